@@ -1,0 +1,48 @@
+"""Arena: a sandboxed referee for two-player card-game bots in any language.
+
+The public surface:
+
+* :func:`arena.games.get_game` and the games in :mod:`arena.games`;
+* :func:`resolve` a bot named as a folder, executable or command line;
+* :func:`play_match` to run one match between two bots (inside ``trio.run``);
+* the error tree (:class:`ArenaError` and its children).
+"""
+
+__version__ = "0.1.0"
+
+from ._errors import (  # noqa: E402
+    ArenaError,
+    BotFault,
+    BuildError,
+    ConfigError,
+    Crash,
+    IllegalMove,
+    InvalidJson,
+    OutputLimit,
+    ProtocolViolation,
+    StoreError,
+    Timeout,
+)
+from .bots import BotSpec, resolve  # noqa: E402
+from .match import Fault, MatchRecord  # noqa: E402
+from .play import play_match  # noqa: E402
+
+__all__ = [
+    "ArenaError",
+    "BotFault",
+    "BotSpec",
+    "BuildError",
+    "ConfigError",
+    "Crash",
+    "Fault",
+    "IllegalMove",
+    "InvalidJson",
+    "MatchRecord",
+    "OutputLimit",
+    "ProtocolViolation",
+    "StoreError",
+    "Timeout",
+    "__version__",
+    "play_match",
+    "resolve",
+]

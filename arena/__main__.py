@@ -1,0 +1,7 @@
+"""``python -m arena``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,82 @@
+"""Every error the arena raises on purpose, in one small tree.
+
+Only the CLI turns these into exit codes and one-line messages.
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Something the user can fix; the message says what and how."""
+
+
+class ConfigError(ArenaError):
+    """A bad command line, manifest, config file or game parameter."""
+
+
+class BuildError(ArenaError):
+    """A bot's build command failed; the message names the bot and shows the output's tail."""
+
+
+class StoreError(ArenaError):
+    """The results database cannot be used as asked."""
+
+
+class BotFault(ArenaError):
+    """A bot broke the rules of the match; it forfeits.
+
+    ``kind`` is a stable short name recorded in logs and results.
+    """
+
+    kind = "fault"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Crash(BotFault):
+    """The bot exited, or closed its output, before the match ended."""
+
+    kind = "crash"
+
+
+class Timeout(BotFault):
+    """The bot did not answer in time."""
+
+    kind = "timeout"
+
+
+class InvalidJson(BotFault):
+    """The bot wrote a line that is not JSON."""
+
+    kind = "invalid_json"
+
+
+class ProtocolViolation(BotFault):
+    """The bot wrote JSON that is not an answer to the pending request."""
+
+    kind = "protocol_error"
+
+
+class IllegalMove(BotFault):
+    """The bot's action breaks the game's rules (bad index, wrong type...)."""
+
+    kind = "illegal_move"
+
+
+class OutputLimit(BotFault):
+    """The bot wrote a line, or a match's worth of output, over its limit."""
+
+    kind = "output_limit"
+
+
+class MemoryLimit(BotFault):
+    """The bot's process tree used more memory than its limit."""
+
+    kind = "memory_limit"
+
+
+FAULT_KINDS = tuple(
+    cls.kind for cls in (Crash, Timeout, InvalidJson, ProtocolViolation, IllegalMove, OutputLimit, MemoryLimit)
+)

@@ -1,0 +1,260 @@
+"""One bot process under the supervisor's control (trio).
+
+``open_bot`` starts a bot and guarantees that, whatever happens (a fault, a
+cancel, Ctrl-C), the process and every descendant it left are killed and
+reaped before the ``async with`` block is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import psutil
+import trio
+
+from ._errors import Crash, OutputLimit, Timeout
+from .bots import BotSpec
+
+GRACE_S = 0.5
+"""How long a bot may take to exit once told to, before it is killed."""
+_CHUNK = 1 << 16
+
+
+@dataclass
+class Stats:
+    """What the supervisor counted of one bot process."""
+
+    bytes_out: int = 0
+    stderr_bytes: int = 0
+    stderr_dropped: int = 0
+    peak_rss: int = 0
+    started_at: float = 0.0
+    requests: int = 0
+
+
+@dataclass
+class SpawnOptions:
+    """How to start a bot: environment, limits on lines and stderr."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    line_bytes: int = 1 << 16
+    stderr_bytes: int = 1 << 20
+    stderr_path: Path | None = None
+    cwd: Path | None = None
+
+
+def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str]:
+    """A small, clean environment: nothing of the organiser's leaks to a bot."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "HOME": str(scratch or spec.cwd),
+        "TMPDIR": str(scratch or "/tmp"),
+        # Python bots that forget to flush still work; other languages must flush.
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "ARENA_BOT_NAME": spec.name,
+    }
+    return env
+
+
+class BotProcess:
+    """A running bot: write lines to it, read bounded lines from it."""
+
+    def __init__(self, spec: BotSpec, process: trio.Process, options: SpawnOptions) -> None:
+        self.spec = spec
+        self.process = process
+        self.options = options
+        self.stats = Stats(started_at=trio.current_time())
+        self._buffer = bytearray()
+        self._eof = False
+        self.next_id = 1
+        self.matches_played = 0
+        self.closed = False
+        try:
+            self._ps: psutil.Process | None = psutil.Process(process.pid)
+        except psutil.Error:
+            self._ps = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def take_id(self) -> int:
+        """A fresh request id: ids never repeat over the life of the process."""
+        request_id = self.next_id
+        self.next_id += 1
+        return request_id
+
+    async def send(self, data: bytes) -> None:
+        """Write ``data``; a bot that closed its input has crashed."""
+        assert self.process.stdin is not None
+        try:
+            await self.process.stdin.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise Crash(await self._exit_reason("closed its input")) from None
+
+    async def read_line(self, *, output_budget: int) -> bytes:
+        """The next line the bot writes (without ``\\n``).
+
+        Raises :class:`OutputLimit` for a line over ``line_bytes`` or output
+        over ``output_budget``; :class:`Crash` when the output closes.
+        Cancel it (a move's deadline) to stop waiting.
+        """
+        assert self.process.stdout is not None
+        limit = self.options.line_bytes
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                if end > limit:
+                    raise OutputLimit(f"line of more than {limit} bytes")
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return line.rstrip(b"\r")
+            if len(self._buffer) > limit:
+                raise OutputLimit(f"line of more than {limit} bytes without a newline")
+            if self._eof:
+                raise Crash(await self._exit_reason("closed its output"))
+            chunk = await self.process.stdout.receive_some(_CHUNK)
+            if not chunk:
+                self._eof = True
+                continue
+            self.stats.bytes_out += len(chunk)
+            if self.stats.bytes_out > output_budget:
+                raise OutputLimit(f"more than {output_budget} bytes of output in one match")
+            self._buffer += chunk
+
+    def sample_memory(self) -> int:
+        """Resident memory of the bot's process tree now (bytes), and track the peak."""
+        if self._ps is None:
+            return 0
+        total = 0
+        try:
+            procs = [self._ps, *self._ps.children(recursive=True)]
+        except psutil.Error:
+            return 0
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                total += proc.memory_info().rss
+        self.stats.peak_rss = max(self.stats.peak_rss, total)
+        return total
+
+    async def _exit_reason(self, what: str) -> str:
+        with trio.move_on_after(0.2):
+            await self.process.wait()
+        code = self.process.poll()
+        if code is None:
+            return f"{what} while still running"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"{what}: killed by {signal.Signals(-code).name}"
+        return f"{what}: exited with code {code}"
+
+    async def drain_stderr(self) -> None:
+        """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``."""
+        assert self.process.stderr is not None
+        sink: BinaryIO | None = None
+        if self.options.stderr_path is not None:
+            self.options.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+            sink = open(self.options.stderr_path, "ab")  # noqa: SIM115  (closed below)
+        try:
+            while True:
+                try:
+                    chunk = await self.process.stderr.receive_some(_CHUNK)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    break
+                if not chunk:
+                    break
+                room = self.options.stderr_bytes - self.stats.stderr_bytes
+                kept = chunk[: max(room, 0)]
+                self.stats.stderr_bytes += len(kept)
+                self.stats.stderr_dropped += len(chunk) - len(kept)
+                if sink is not None and kept:
+                    sink.write(kept)
+                    sink.flush()
+        finally:
+            if sink is not None:
+                if self.stats.stderr_dropped:
+                    sink.write(f"\n[arena: {self.stats.stderr_dropped} more bytes of stderr dropped]\n".encode())
+                sink.close()
+
+    async def shutdown(self, *, polite: bytes | None = None) -> None:
+        """Stop the bot and everything it started, and reap it. Safe to call twice."""
+        if self.closed:
+            return
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            descendants = self._descendants()
+            if polite is not None and self.process.poll() is None:
+                with trio.move_on_after(GRACE_S):
+                    with contextlib.suppress(Crash):
+                        await self.send(polite)
+            if self.process.stdin is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await self.process.stdin.aclose()
+            with trio.move_on_after(GRACE_S if polite is not None else 0.05):
+                await self.process.wait()
+            descendants += [p for p in self._descendants() if p not in descendants]
+            _kill_tree(self.process.pid, descendants)
+            await self.process.wait()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    with contextlib.suppress(trio.ClosedResourceError, OSError):
+                        await stream.aclose()
+
+    def _descendants(self) -> list[psutil.Process]:
+        if self._ps is None:
+            return []
+        try:
+            return list(self._ps.children(recursive=True))
+        except psutil.Error:
+            return []
+
+
+def _kill_tree(pid: int, descendants: list[psutil.Process]) -> None:
+    """SIGKILL the bot's process group and every descendant seen (even after setsid)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for proc in descendants:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.asynccontextmanager
+async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotProcess]:
+    """Start ``spec``'s process; on leaving, kill and reap it and its descendants."""
+    try:
+        process = await trio.lowlevel.open_process(
+            list(spec.command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(options.cwd or spec.cwd),
+            env=options.env or bot_environment(spec),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise Crash(f"could not start {' '.join(spec.command)!r}: {exc.strerror or exc}") from None
+    bot = BotProcess(spec, process, options)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.drain_stderr)
+            try:
+                yield bot
+            finally:
+                await bot.shutdown()
+    finally:
+        await bot.shutdown()
+
+
+__all__ = ["BotProcess", "SpawnOptions", "Stats", "Timeout", "bot_environment", "open_bot"]

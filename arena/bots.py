@@ -1,0 +1,155 @@
+"""Bots as the user names them: a command line, an executable, or a folder.
+
+A bot folder holds a manifest, ``bot.toml``::
+
+    name = "simple"                  # optional; the folder's name by default
+    run = "python3 simple.py"        # the command, run in the folder
+    build = "gcc -O2 -o bot bot.c"   # optional, run once before play
+    reuse = true                     # optional: plays many matches per process
+
+``run`` and ``build`` are split like a shell would (``shlex``) but no shell
+runs them; write ``sh -c '...'`` for pipes or ``&&``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._errors import ConfigError
+
+MANIFEST = "bot.toml"
+_MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s"}
+_SKIP_IN_HASH = {"__pycache__", ".git", ".arena-build", "node_modules"}
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """Everything needed to start one bot."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path
+    build: tuple[str, ...] = ()
+    reuse: bool = False
+    protocol: str = "json"
+    """``json`` (Arena's protocol) or a game's text protocol, such as ``gops-text``."""
+    profile: str = ""
+    """Language profile for sandbox limits (``python``, ``node``, ``java``...); guessed when empty."""
+    build_timeout_s: float = 120.0
+    source: str = ""
+    """What the user wrote to name this bot."""
+    digest: str = field(default="", compare=False)
+    """SHA-256 of the bot's folder or executable, recorded in logs."""
+
+    def with_name(self, name: str) -> BotSpec:
+        """The same bot under another name (to tell two copies apart)."""
+        return BotSpec(**{**self.__dict__, "name": name})
+
+
+def resolve(text: str, *, base: Path | None = None) -> BotSpec:
+    """The bot named by ``text``: a folder with ``bot.toml``, an executable, or a command line."""
+    base = base or Path.cwd()
+    path = (base / text).resolve() if text.strip() else None
+    if path is not None and path.is_dir():
+        return load_folder(path, source=text)
+    if path is not None and path.is_file():
+        if not os.access(path, os.X_OK):
+            raise ConfigError(f"bot {text!r} is a file but not executable (chmod +x it, or give a command line)")
+        return BotSpec(
+            name=path.stem,
+            command=(str(path),),
+            cwd=path.parent,
+            source=text,
+            digest=hash_path(path),
+            profile=guess_profile((str(path),)),
+        )
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise ConfigError(f"bot {text!r}: cannot split the command line ({exc})") from None
+    if not argv:
+        raise ConfigError("an empty bot command was given")
+    if shutil.which(argv[0], path=os.environ.get("PATH")) is None and not (base / argv[0]).exists():
+        raise ConfigError(f"bot {text!r}: {argv[0]!r} is not a folder, a file or a command on PATH")
+    files = [base / a for a in argv[1:] if (base / a).is_file()]
+    name = Path(files[0]).stem if files else Path(argv[0]).name
+    digest = _hash_files(files) if files else hashlib.sha256(" ".join(argv).encode()).hexdigest()
+    return BotSpec(name=name, command=argv, cwd=base, source=text, digest=digest, profile=guess_profile(argv))
+
+
+def load_folder(folder: Path, *, source: str = "") -> BotSpec:
+    """The bot described by ``folder/bot.toml``."""
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        raise ConfigError(f"bot folder {folder} has no {MANIFEST} (it needs at least: run = \"...\")")
+    try:
+        data: dict[str, Any] = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{manifest}: {exc}") from None
+    unknown = sorted(set(data) - _MANIFEST_KEYS)
+    if unknown:
+        raise ConfigError(f"{manifest}: unknown key {unknown[0]!r}; valid keys: {', '.join(sorted(_MANIFEST_KEYS))}")
+    run = data.get("run")
+    if not isinstance(run, str) or not run.strip():
+        raise ConfigError(f"{manifest}: 'run' must be the command that starts the bot, such as run = \"python3 bot.py\"")
+    build = data.get("build", "")
+    if not isinstance(build, str):
+        raise ConfigError(f"{manifest}: 'build' must be a string command")
+    for key, kind in (("name", str), ("reuse", bool), ("protocol", str), ("profile", str)):
+        if key in data and not isinstance(data[key], kind):
+            raise ConfigError(f"{manifest}: {key!r} must be a {kind.__name__}")
+    timeout = data.get("build_timeout_s", 120.0)
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+        raise ConfigError(f"{manifest}: 'build_timeout_s' must be a positive number of seconds")
+    command = tuple(shlex.split(run))
+    return BotSpec(
+        name=data.get("name", folder.name),
+        command=command,
+        cwd=folder,
+        build=tuple(shlex.split(build)),
+        reuse=data.get("reuse", False),
+        protocol=data.get("protocol", "json"),
+        profile=data.get("profile", "") or guess_profile(command),
+        build_timeout_s=float(timeout),
+        source=source or str(folder),
+        digest=hash_path(folder),
+    )
+
+
+def guess_profile(argv: tuple[str, ...]) -> str:
+    """The language profile a command suggests: ``node``, ``java``, ``python``... or ``native``."""
+    head = Path(argv[0]).name if argv else ""
+    for prefix, profile in (("python", "python"), ("node", "node"), ("java", "java"), ("ruby", "ruby")):
+        if head.startswith(prefix):
+            return profile
+    return "native"
+
+
+def hash_path(path: Path) -> str:
+    """SHA-256 over a file, or over a folder's files (names and contents, sorted)."""
+    if path.is_file():
+        return _hash_files([path])
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not _SKIP_IN_HASH.intersection(p.relative_to(path).parts)
+    )
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _hash_files(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()

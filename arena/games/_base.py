@@ -1,0 +1,150 @@
+"""The interface every game implements.
+
+A game is pure: given a seed and the players' legal actions it produces the
+same messages and result on any machine. It knows nothing of processes,
+clocks or files. Seats are ``0`` (seat A) and ``1`` (seat B) inside a game.
+
+The supervisor drives a match like this::
+
+    state = game.new_match(seed)
+    send every notice of state.start()
+    while not state.is_over:
+        requests = state.requests()          # {seat: Request}; one seat or both
+        actions = {seat: state.check(seat, answer) ...}   # IllegalAction -> fault
+        step = state.apply(actions)          # notices to send, and narration
+    result = state.result()
+
+Simultaneous moves are requests to both seats at once; sequential moves are a
+request to one seat. Hidden information leaves a game only through the
+notices and requests it addresses to a seat.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from protocol import SEATS, Notice, Request, Result
+
+ParamValue = int | float | str | bool
+
+
+class IllegalAction(Exception):
+    """An action a game refuses; the message says why, in the rules' words."""
+
+
+class ParamError(ValueError):
+    """A game parameter that does not exist or has a bad value."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One game parameter: its name, default, meaning and allowed values."""
+
+    name: str
+    default: ParamValue
+    doc: str
+    choices: tuple[ParamValue, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def check(self, value: object) -> ParamValue:
+        """``value`` converted to the default's type, or :class:`ParamError`."""
+        kind = type(self.default)
+        if kind is float and type(value) is int:
+            value = float(value)
+        if type(value) is not kind:
+            raise ParamError(f"{self.name} must be {kind.__name__}, not {value!r}")
+        assert isinstance(value, int | float | str | bool)
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise ParamError(f"{self.name} must be one of {allowed}, not {value!r}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if self.minimum is not None and value < self.minimum:
+                raise ParamError(f"{self.name} must be at least {self.minimum}, not {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise ParamError(f"{self.name} must be at most {self.maximum}, not {value}")
+        return value
+
+
+@dataclass
+class Step:
+    """What one step of a match produced."""
+
+    notices: list[tuple[int, Notice]] = field(default_factory=list)
+    """Messages to send, in order, each to one seat."""
+    narration: list[str] = field(default_factory=list)
+    """Readable lines for a person watching (``arena play``)."""
+
+
+class MatchState(ABC):
+    """One match in progress."""
+
+    def start(self) -> Step:
+        """Notices sent right after ``match_start`` (none by default)."""
+        return Step()
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+
+    @abstractmethod
+    def requests(self) -> dict[int, Request]:
+        """The requests the seats must answer now (ids are set by the supervisor)."""
+
+    @abstractmethod
+    def check(self, seat: int, action: Any) -> Any:
+        """``action`` as the rules take it, or :class:`IllegalAction` saying why not."""
+
+    @abstractmethod
+    def apply(self, actions: Mapping[int, Any]) -> Step:
+        """Play checked actions, one for each seat that was asked."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The result of a finished match."""
+
+    @abstractmethod
+    def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
+        """The result when ``offenders`` fault now (see each game for how points go)."""
+
+
+class Game(ABC):
+    """A two-player game: its id, rules version and parameters."""
+
+    id: ClassVar[str]
+    version: ClassVar[int]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    params_table: ClassVar[tuple[Param, ...]] = ()
+    duplicate_deals: ClassVar[bool] = True
+    """Whether tournaments replay each deal with seats swapped, by default."""
+    points_name: ClassVar[str] = "points"
+
+    def __init__(self, params: Mapping[str, object] | None = None) -> None:
+        given = dict(params or {})
+        known = {p.name: p for p in self.params_table}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            valid = ", ".join(known) or "none"
+            raise ParamError(f"unknown parameter {unknown[0]!r} for {self.id}; valid: {valid}")
+        self.params: dict[str, ParamValue] = {
+            name: p.check(given[name]) if name in given else p.default for name, p in known.items()
+        }
+
+    @property
+    def game_id(self) -> str:
+        """Id with rules version, such as ``rps-poker/1``."""
+        return f"{self.id}/{self.version}"
+
+    @abstractmethod
+    def new_match(self, seed: int) -> MatchState:
+        """A new match, dealt from ``seed``."""
+
+
+def seat_name(seat: int) -> str:
+    """``"A"`` or ``"B"``."""
+    return SEATS[seat]

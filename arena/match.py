@@ -1,0 +1,348 @@
+"""Running one match between two bot processes, and judging faults.
+
+This is the one place where a bot's misbehaviour is turned into a fault:
+every :class:`~arena._errors.BotFault` raised while talking to a bot, and every
+:class:`~arena.games.IllegalAction` a game refuses, ends here as a
+:class:`Fault` with a reason, and the match is forfeited by the rules of the
+game (``MatchState.forfeit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+import protocol
+from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
+
+from ._errors import BotFault, IllegalMove, InvalidJson, ProtocolViolation, Timeout
+from ._process import BotProcess
+from .games import Game, IllegalAction, MatchState
+from .matchlog import LOG_FORMAT, MatchLog
+
+
+class Wire:
+    """How messages become lines for a bot and lines become answers (JSON by default)."""
+
+    name = "json"
+
+    def __init__(self) -> None:
+        self._decoder = protocol.AnswerDecoder()
+
+    def encode(self, message: protocol.Message) -> bytes | None:
+        """The line to send for ``message``, or ``None`` to send nothing."""
+        return protocol.encode(message)
+
+    def decode(self, line: bytes, request: Request) -> protocol.Answer:
+        """The answer on ``line`` (raises :class:`BotFault` when it is none)."""
+        try:
+            return self._decoder.decode(line)
+        except protocol.AnswerError as exc:
+            text = str(exc)
+            raise (InvalidJson if text.startswith("invalid JSON") else ProtocolViolation)(text) from None
+
+
+@dataclass
+class Fault:
+    """A bot's fault: which seat, what kind, why, and where in the match."""
+
+    seat: str
+    kind: str
+    reason: str
+    request_id: int | None = None
+    request_type: str = ""
+
+
+@dataclass
+class SeatStats:
+    """What one seat used in a match."""
+
+    requests: int = 0
+    think_s: float = 0.0
+    max_move_s: float = 0.0
+    peak_rss: int = 0
+    bytes_out: int = 0
+    stale_answers: int = 0
+
+
+@dataclass
+class MatchRecord:
+    """A finished match as the arena records it."""
+
+    match_id: str
+    game: str
+    seed: int
+    names: tuple[str, str]
+    result: Result
+    faults: list[Fault] = field(default_factory=list)
+    duration_s: float = 0.0
+    log_path: Path | None = None
+    stats: tuple[SeatStats, SeatStats] = field(default_factory=lambda: (SeatStats(), SeatStats()))
+
+
+class _Clock:
+    """A seat's time in one match: the per-move limit, and the bank drawn on when a move runs over."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.bank = limits.time_bank_s
+
+    def budget(self, first_of_process: bool) -> float:
+        allowed = self.limits.move_s + self.bank
+        if first_of_process:
+            allowed += self.limits.startup_s
+        return min(allowed, self.limits.move_wall_s + (self.limits.startup_s if first_of_process else 0.0))
+
+    def charge(self, elapsed: float, first_of_process: bool) -> None:
+        over = elapsed - self.limits.move_s - (self.limits.startup_s if first_of_process else 0.0)
+        if over > 0:
+            self.bank = max(0.0, self.bank - over)
+
+
+class _Faulted(Exception):
+    def __init__(self, faults: list[Fault]) -> None:
+        super().__init__(faults)
+        self.faults = faults
+
+
+@dataclass
+class Seat:
+    """A bot process in a seat of a match, with its limits and wire format."""
+
+    bot: BotProcess
+    limits: Limits
+    wire: Wire = field(default_factory=Wire)
+    name: str = ""
+
+
+class MatchRunner:
+    """Plays one match: sends the game's messages, judges answers and faults."""
+
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        seats: Sequence[Seat],
+        *,
+        match_id: str,
+        log: MatchLog | None = None,
+        narrate: Callable[[str], None] | None = None,
+        header_extra: dict[str, Any] | None = None,
+    ) -> None:
+        assert len(seats) == 2
+        self.game = game
+        self.seed = seed
+        self.seats = list(seats)
+        self.match_id = match_id
+        self.log = log or MatchLog(None)
+        self.narrate = narrate or (lambda line: None)
+        self.header_extra = header_extra or {}
+        self.clocks = [_Clock(s.limits) for s in seats]
+        self.stats = (SeatStats(), SeatStats())
+        self.faults: list[Fault] = []
+        self._out_at_start = [s.bot.stats.bytes_out for s in seats]
+
+    def _name(self, seat: int) -> str:
+        return self.seats[seat].name or self.seats[seat].bot.spec.name
+
+    def _write_header(self) -> None:
+        bots = []
+        for index, seat in enumerate(self.seats):
+            spec = seat.bot.spec
+            bots.append(
+                {
+                    "seat": SEATS[index],
+                    "name": self._name(index),
+                    "command": list(spec.command),
+                    "cwd": str(spec.cwd),
+                    "digest": spec.digest,
+                    "protocol": seat.wire.name,
+                    "stderr_log": str(seat.bot.options.stderr_path or ""),
+                    "limits": msgspec.to_builtins(seat.limits),
+                }
+            )
+        self.log.write(
+            {
+                "type": "header",
+                "format": LOG_FORMAT,
+                "match_id": self.match_id,
+                "game": self.game.game_id,
+                "params": self.game.params,
+                "seed": self.seed,
+                "bots": bots,
+                **self.header_extra,
+            }
+        )
+
+    async def run(self) -> MatchRecord:
+        """Play the match to its end (or a forfeit) and return its record."""
+        started = trio.current_time()
+        self._write_header()
+        state = self.game.new_match(self.seed)
+        try:
+            for index in (0, 1):
+                start = MatchStart(
+                    match_id=self.match_id,
+                    game=self.game.game_id,
+                    seat=SEATS[index],
+                    params=self.game.params,
+                    limits=self.seats[index].limits,
+                    opponent=self._name(1 - index),
+                )
+                await self._send_all([(index, start)])
+            await self._send_all(state.start().notices)
+            while not state.is_over:
+                actions = await self._ask_all(state)
+                step = state.apply(actions)
+                for line in step.narration:
+                    self.narrate(line)
+                await self._send_all(step.notices)
+            result = state.result()
+        except _Faulted as faulted:
+            self.faults = faulted.faults
+            offenders = frozenset(SEATS.index(f.seat) for f in faulted.faults)  # type: ignore[arg-type]
+            reason = "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in faulted.faults)
+            result = state.forfeit(offenders, reason)
+            for fault in faulted.faults:
+                self.log.write({"type": "fault", **fault.__dict__})
+                self.narrate(f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}")  # type: ignore[arg-type]
+        await self._end(result)
+        for index, seat in enumerate(self.seats):
+            self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
+            self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
+            seat.bot.matches_played += 1
+        duration = trio.current_time() - started
+        self.log.write(
+            {
+                "type": "result",
+                **msgspec.to_builtins(result),
+                "stats": [s.__dict__ for s in self.stats],
+                "duration_s": round(duration, 6),
+            }
+        )
+        return MatchRecord(
+            match_id=self.match_id,
+            game=self.game.game_id,
+            seed=self.seed,
+            names=(self._name(0), self._name(1)),
+            result=result,
+            faults=self.faults,
+            duration_s=duration,
+            log_path=self.log.path,
+            stats=self.stats,
+        )
+
+    async def _end(self, result: Result) -> None:
+        faulted = {f.seat for f in self.faults}
+        for index in (0, 1):
+            if SEATS[index] in faulted:
+                continue
+            end = MatchEnd(match_id=self.match_id, seat=SEATS[index], result=result)
+            try:
+                await self._send(index, end, timeout=self.seats[index].limits.move_wall_s)
+            except BotFault:
+                pass  # the match is over; a bot that left early loses nothing more
+
+    async def _send(self, seat: int, message: protocol.Message, *, timeout: float) -> None:
+        line = self.seats[seat].wire.encode(message)
+        self.log.write({"type": "send", "seat": SEATS[seat], "msg": msgspec.to_builtins(message)})
+        if line is None:
+            return
+        with trio.move_on_after(timeout) as scope:
+            await self.seats[seat].bot.send(line)
+        if scope.cancelled_caught:
+            raise Timeout(f"did not read its input for {timeout:g}s")
+
+    async def _send_all(self, notices: Sequence[tuple[int, protocol.Message]]) -> None:
+        for seat, message in notices:
+            try:
+                await self._send(seat, message, timeout=self.seats[seat].limits.move_wall_s)
+            except BotFault as fault:
+                raise _Faulted([self._fault(seat, fault, None)]) from None
+
+    def _fault(self, seat: int, fault: BotFault, request: Request | None) -> Fault:
+        return Fault(
+            seat=SEATS[seat],
+            kind=fault.kind,
+            reason=fault.reason,
+            request_id=request.id if request is not None else None,
+            request_type=str(request.__struct_config__.tag) if request is not None else "",
+        )
+
+    async def _ask_all(self, state: MatchState) -> dict[int, Any]:
+        requests = state.requests()
+        actions: dict[int, Any] = {}
+        faults: list[Fault] = []
+
+        async def ask(seat: int, request: Request) -> None:
+            request = msgspec.structs.replace(request, id=self.seats[seat].bot.take_id())
+            try:
+                answer = await self._ask(seat, request)
+                try:
+                    actions[seat] = state.check(seat, answer)
+                except IllegalAction as exc:
+                    raise IllegalMove(str(exc)) from None
+            except BotFault as fault:
+                faults.append(self._fault(seat, fault, request))
+
+        async with trio.open_nursery() as nursery:
+            for seat, request in requests.items():
+                nursery.start_soon(ask, seat, request)
+        if faults:
+            raise _Faulted(sorted(faults, key=lambda f: f.seat))
+        return actions
+
+    async def _ask(self, seat: int, request: Request) -> Any:
+        """Send ``request`` and wait for its answer; returns the raw action."""
+        player = self.seats[seat]
+        bot = player.bot
+        clock = self.clocks[seat]
+        first = bot.stats.requests == 0
+        budget = clock.budget(first)
+        started = trio.current_time()
+        await self._send(seat, request, timeout=budget)
+        output_budget = self._out_at_start[seat] + player.limits.output_bytes
+        with trio.move_on_after(max(0.0, budget - (trio.current_time() - started))) as scope:
+            while True:
+                line = await bot.read_line(output_budget=output_budget)
+                answer = self._decode(seat, line, request)
+                if answer is not None:
+                    break
+        if scope.cancelled_caught:
+            raise Timeout(f"no answer within {budget:.3g}s")
+        elapsed = trio.current_time() - started
+        clock.charge(elapsed, first)
+        bot.stats.requests += 1
+        stats = self.stats[seat]
+        stats.requests += 1
+        stats.think_s += elapsed
+        stats.max_move_s = max(stats.max_move_s, elapsed)
+        bot.sample_memory()
+        return answer.action
+
+    def _decode(self, seat: int, line: bytes, request: Request) -> protocol.Answer | None:
+        """The answer to ``request`` on ``line``; ``None`` for a stale answer to an earlier one."""
+        record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
+        try:
+            record["msg"] = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            record["raw"] = line[:1000].decode("utf-8", "replace")
+        try:
+            answer = self.seats[seat].wire.decode(line, request)
+        except BotFault:
+            self.log.write(record)
+            raise
+        if answer.id < request.id:
+            record["stale"] = True
+            self.log.write(record)
+            self.stats[seat].stale_answers += 1
+            return None
+        self.log.write(record)
+        if answer.id != request.id:
+            raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
+        return answer

@@ -1,0 +1,77 @@
+"""Match logs: one JSON-lines file per match that tells everything that happened.
+
+Records, in order (every record has ``"type"``; ``"t"`` is seconds since the
+match started and always comes last, so ``strip_times`` makes logs of the
+same seed and moves identical byte for byte):
+
+``header``  format, match id, game id with rules version, params, seed, both
+            bots (seat, name, command, digest, stderr log), limits per seat
+``send``    a message to a seat: ``{"type":"send","seat":"A","msg":{...}}``
+``recv``    a line from a seat: ``"msg"`` (the JSON) or ``"raw"`` (not JSON);
+            ``"stale": true`` marks a late answer to an earlier request, ignored
+``fault``   seat, kind, reason, and the request it happened at
+``result``  the match's :class:`protocol.Result`, plus per-seat statistics
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+import trio
+
+LOG_FORMAT = 1
+_encoder = msgspec.json.Encoder()
+
+
+class MatchLog:
+    """Writes one match's records; ``MatchLog(None)`` writes nothing."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file: IO[bytes] | None = None
+        self._t0 = trio.current_time() if _in_trio() else 0.0
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "wb")  # noqa: SIM115  (closed by close())
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append one record, stamped with the time since the match began."""
+        if self._file is None:
+            return
+        record["t"] = round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
+        self._file.write(_encoder.encode(record) + b"\n")
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _in_trio() -> bool:
+    try:
+        trio.lowlevel.current_task()
+    except RuntimeError:
+        return False
+    return True
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """Every record of a log (plain or ``.gz``)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as handle:
+        return [json.loads(line) for line in io.BufferedReader(handle) if line.strip()]  # type: ignore[arg-type]
+
+
+def strip_times(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records without their times (and statistics that depend on the clock)."""
+    out = []
+    for record in records:
+        record = {k: v for k, v in record.items() if k not in ("t", "stats", "duration_s", "started")}
+        out.append(record)
+    return out

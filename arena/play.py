@@ -1,0 +1,77 @@
+"""``arena play``: one match between two bots, narrated, with its log."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import trio
+
+import protocol
+from protocol import Limits
+
+from ._process import SpawnOptions, bot_environment, open_bot
+from .bots import BotSpec
+from .games import Game
+from .match import MatchRecord, MatchRunner, Seat
+from .matchlog import MatchLog
+
+QUIT_LINE = protocol.encode(protocol.Quit())
+
+
+def new_seed() -> int:
+    """A fresh random seed (63 bits), for matches where the user gave none."""
+    return int.from_bytes(os.urandom(8), "big") >> 1
+
+
+def spawn_options(spec: BotSpec, limits: Limits, stderr_path: Path | None) -> SpawnOptions:
+    """How to start ``spec`` under ``limits``, with its stderr kept at ``stderr_path``."""
+    return SpawnOptions(
+        env=bot_environment(spec),
+        line_bytes=limits.line_bytes,
+        stderr_bytes=limits.stderr_bytes,
+        stderr_path=stderr_path,
+    )
+
+
+async def play_match(
+    game: Game,
+    specs: tuple[BotSpec, BotSpec],
+    *,
+    seed: int,
+    limits: Limits,
+    log_dir: Path | None,
+    match_id: str | None = None,
+    narrate: Callable[[str], None] | None = None,
+) -> MatchRecord:
+    """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``."""
+    match_id = match_id or f"{game.id}-{seed}"
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    log_path = log_dir / f"{stamp}-{match_id}.jsonl" if log_dir else None
+    names = _seat_names(specs)
+    async with contextlib.AsyncExitStack() as stack:
+        seats = []
+        for index, spec in enumerate(specs):
+            stderr_path = log_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if log_dir else None
+            bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
+            seats.append(Seat(bot=bot, limits=limits, name=names[index]))
+        log = MatchLog(log_path)
+        try:
+            runner = MatchRunner(game, seed, seats, match_id=match_id, log=log, narrate=narrate)
+            record = await runner.run()
+        finally:
+            log.close()
+        async with trio.open_nursery() as nursery:
+            for seat in seats:
+                nursery.start_soon(lambda s=seat: s.bot.shutdown(polite=QUIT_LINE))
+    return record
+
+
+def _seat_names(specs: tuple[BotSpec, BotSpec]) -> tuple[str, str]:
+    a, b = specs[0].name, specs[1].name
+    if a == b:
+        return f"{a}#1", f"{b}#2"
+    return a, b
