@@ -20,7 +20,7 @@ import trio
 import protocol
 from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
-from ._errors import BotFault, IllegalMove, InvalidJson, ProtocolViolation, Timeout
+from ._errors import BotFault, ConfigError, IllegalMove, InvalidJson, ProtocolViolation, Timeout
 from ._process import BotProcess
 from .games import Game, IllegalAction, MatchState
 from .matchlog import LOG_FORMAT, MatchLog
@@ -45,6 +45,18 @@ class Wire:
         except protocol.AnswerError as exc:
             text = str(exc)
             raise (InvalidJson if text.startswith("invalid JSON") else ProtocolViolation)(text) from None
+
+
+WIRES: dict[str, type[Wire]] = {"json": Wire}
+"""Wire formats by the name a bot's manifest gives as ``protocol``."""
+
+
+def wire_for(protocol_name: str, game: Game) -> Wire:
+    """The wire for a bot that speaks ``protocol_name`` in ``game``."""
+    cls = WIRES.get(protocol_name)
+    if cls is None:
+        raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {', '.join(sorted(WIRES))}")
+    return cls()
 
 
 @dataclass

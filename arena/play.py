@@ -16,7 +16,7 @@ from protocol import Limits
 from ._process import SpawnOptions, bot_environment, open_bot
 from .bots import BotSpec
 from .games import Game
-from .match import MatchRecord, MatchRunner, Seat
+from .match import MatchRecord, MatchRunner, Seat, wire_for
 from .matchlog import MatchLog
 
 QUIT_LINE = protocol.encode(protocol.Quit())
@@ -57,7 +57,7 @@ async def play_match(
         for index, spec in enumerate(specs):
             stderr_path = log_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if log_dir else None
             bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
-            seats.append(Seat(bot=bot, limits=limits, name=names[index]))
+            seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wire_for(spec.protocol, game)))
         log = MatchLog(log_path)
         try:
             runner = MatchRunner(game, seed, seats, match_id=match_id, log=log, narrate=narrate)
