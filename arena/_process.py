@@ -62,6 +62,8 @@ def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "ARENA_BOT_NAME": spec.name,
+        # Lets a supervisor (and the tests) find every process it started, even escapees.
+        "ARENA_SUPERVISOR_PID": str(os.getpid()),
     }
     return env
 
