@@ -15,6 +15,7 @@ from protocol import Limits
 
 from ._process import SpawnOptions, bot_environment, open_bot
 from .bots import BotSpec
+from .build import ensure_built
 from .games import Game
 from .match import MatchRecord, MatchRunner, Seat, wire_for
 from .matchlog import MatchLog
@@ -52,6 +53,8 @@ async def play_match(
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     log_path = log_dir / f"{stamp}-{match_id}.jsonl" if log_dir else None
     names = _seat_names(specs)
+    for spec in specs:
+        await ensure_built(spec, log=narrate)
     async with contextlib.AsyncExitStack() as stack:
         seats = []
         for index, spec in enumerate(specs):
