@@ -1,3 +1,3 @@
 """Imports the messages of every game so that decoders and the schema see them."""
 
-from . import rps_poker  # noqa: F401
+from . import gops, rps_poker  # noqa: F401

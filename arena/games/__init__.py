@@ -10,9 +10,10 @@ from collections.abc import Mapping
 
 from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
 from ._rng import Rng, derive_seed
+from .gops import Gops
 from .rps_poker import RpsPoker
 
-GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker,)}
+GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker, Gops)}
 
 
 def get_game(game_id: str, params: Mapping[str, object] | None = None) -> Game:

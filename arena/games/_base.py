@@ -111,6 +111,10 @@ class MatchState(ABC):
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         """The result when ``offenders`` fault now (see each game for how points go)."""
 
+    def legal_actions(self, seat: int) -> list[Any]:
+        """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
+
 
 class Game(ABC):
     """A two-player game: its id, rules version and parameters."""
@@ -143,6 +147,10 @@ class Game(ABC):
     @abstractmethod
     def new_match(self, seed: int) -> MatchState:
         """A new match, dealt from ``seed``."""
+
+    def points_total(self) -> float | None:
+        """The sum of both seats' points in every match played to its end, when the rules fix one."""
+        return None
 
 
 def seat_name(seat: int) -> str:
