@@ -52,6 +52,10 @@ class BotSpec:
         """The same bot under another name (to tell two copies apart)."""
         return BotSpec(**{**self.__dict__, "name": name})
 
+    def speaking(self, protocol: str) -> BotSpec:
+        """The same bot speaking ``protocol``; a text protocol has no match framing, so no reuse."""
+        return BotSpec(**{**self.__dict__, "protocol": protocol, "reuse": self.reuse and protocol == "json"})
+
 
 def resolve(text: str, *, base: Path | None = None) -> BotSpec:
     """The bot named by ``text``: a folder with ``bot.toml``, an executable, or a command line."""
@@ -108,6 +112,8 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     timeout = data.get("build_timeout_s", 120.0)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ConfigError(f"{manifest}: 'build_timeout_s' must be a positive number of seconds")
+    if data.get("reuse") and data.get("protocol", "json") != "json":
+        raise ConfigError(f"{manifest}: a text-protocol bot cannot be reused (it cannot tell matches apart)")
     command = tuple(shlex.split(run))
     return BotSpec(
         name=data.get("name", folder.name),

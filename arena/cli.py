@@ -14,7 +14,7 @@ from protocol import Limits
 
 from . import __version__
 from ._errors import ArenaError, ConfigError
-from .bots import resolve
+from .bots import BotSpec, resolve
 from .games import GAMES, ParamError, get_game
 from .play import new_seed, play_match
 
@@ -52,7 +52,7 @@ def _params(pairs: Sequence[str]) -> dict[str, object]:
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one match and narrate it."""
     game = get_game(args.game, _params(args.param))
-    specs = (resolve(args.bot_a), resolve(args.bot_b))
+    specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     seed = args.seed if args.seed is not None else new_seed()
     log_dir = None if args.no_log else Path(args.log_dir)
     print(f"{game.title} ({game.game_id}), seed {seed}")
@@ -75,6 +75,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if record.log_path:
         print(f"Log: {record.log_path}")
     return 0
+
+
+def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
+    return spec.speaking(protocol) if protocol else spec
 
 
 def _num(value: float) -> str:
@@ -105,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--log-dir", default="arena-runs/logs", help="where match logs go (default %(default)s)")
     play.add_argument("--no-log", action="store_true", help="write no log")
     play.add_argument("--quiet", action="store_true", help="print only the result")
+    for seat in ("a", "b"):
+        play.add_argument(
+            f"--protocol-{seat}", metavar="NAME", help=f"bot {seat.upper()} speaks NAME (json, gops-text)"
+        )
     _limits_args(play)
     play.set_defaults(handler=cmd_play)
 

@@ -30,6 +30,8 @@ class Wire:
     """How messages become lines for a bot and lines become answers (JSON by default)."""
 
     name = "json"
+    games: frozenset[str] = frozenset()
+    """Ids of the games this wire can carry; empty for every game."""
 
     def __init__(self) -> None:
         self._decoder = protocol.AnswerDecoder()
@@ -56,6 +58,8 @@ def wire_for(protocol_name: str, game: Game) -> Wire:
     cls = WIRES.get(protocol_name)
     if cls is None:
         raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {', '.join(sorted(WIRES))}")
+    if cls.games and game.id not in cls.games:
+        raise ConfigError(f"bot protocol {protocol_name!r} is for {', '.join(sorted(cls.games))}, not {game.id}")
     return cls()
 
 
@@ -358,3 +362,9 @@ class MatchRunner:
         if answer.id != request.id:
             raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
         return answer
+
+
+# Text protocols (a game's original referee's lines) subclass Wire in arena/wires.py.
+from .wires import register_text_wires  # noqa: E402
+
+register_text_wires(WIRES)

@@ -55,12 +55,13 @@ async def play_match(
     names = _seat_names(specs)
     for spec in specs:
         await ensure_built(spec, log=narrate)
+    wires = [wire_for(spec.protocol, game) for spec in specs]
     async with contextlib.AsyncExitStack() as stack:
         seats = []
         for index, spec in enumerate(specs):
             stderr_path = log_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if log_dir else None
             bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
-            seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wire_for(spec.protocol, game)))
+            seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wires[index]))
         log = MatchLog(log_path)
         try:
             runner = MatchRunner(game, seed, seats, match_id=match_id, log=log, narrate=narrate)
@@ -69,8 +70,14 @@ async def play_match(
             log.close()
         async with trio.open_nursery() as nursery:
             for seat in seats:
-                nursery.start_soon(lambda s=seat: s.bot.shutdown(polite=QUIT_LINE))
+                nursery.start_soon(_say_goodbye, seat)
     return record
+
+
+async def _say_goodbye(seat: Seat) -> None:
+    """Send ``quit`` (text wires send nothing: closing the input is their goodbye), then stop the bot."""
+    goodbye = seat.wire.encode(protocol.Quit())
+    await seat.bot.shutdown(polite=goodbye if goodbye is not None else b"")
 
 
 def _seat_names(specs: tuple[BotSpec, BotSpec]) -> tuple[str, str]:
