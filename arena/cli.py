@@ -145,12 +145,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except (ArenaError, ParamError) as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("arena: interrupted; every bot process was stopped", file=sys.stderr)
-        return 130
+    except BaseException as exc:  # noqa: BLE001  (sorted out just below)
+        leaf = _user_facing(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            print("arena: interrupted; every bot process was stopped", file=sys.stderr)
+            return 130
+        if isinstance(leaf, ArenaError | ParamError):
+            print(f"arena: error: {leaf}", file=sys.stderr)
+            return 2
+        raise
+
+
+def _user_facing(exc: BaseException) -> BaseException:
+    """The Ctrl-C or user error inside ``exc``, seeing through trio's exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        for kind in (KeyboardInterrupt, ArenaError, ParamError):
+            found = exc.subgroup(kind)
+            if found is not None:
+                return _user_facing(found.exceptions[0])
+    return exc
 
 
 if __name__ == "__main__":

@@ -291,42 +291,61 @@ class MatchRunner:
         )
 
     async def _ask_all(self, state: MatchState) -> dict[int, Any]:
-        requests = state.requests()
-        actions: dict[int, Any] = {}
-        faults: list[Fault] = []
+        """Ask every seat the game asks now; answers are awaited concurrently.
 
-        async def ask(seat: int, request: Request) -> None:
-            request = msgspec.structs.replace(request, id=self.seats[seat].bot.take_id())
+        Requests go out in seat order and each seat's received lines are logged
+        in seat order after the step, so a log does not depend on which bot was
+        quicker: the same seed and answers give the same log.
+        """
+        requests = {
+            seat: msgspec.structs.replace(request, id=self.seats[seat].bot.take_id())
+            for seat, request in sorted(state.requests().items())
+        }
+        actions: dict[int, Any] = {}
+        faults: dict[int, Fault] = {}
+        received: dict[int, list[dict[str, Any]]] = {seat: [] for seat in requests}
+        started: dict[int, float] = {}
+        for seat, request in requests.items():
+            started[seat] = trio.current_time()
             try:
-                answer = await self._ask(seat, request)
+                budget = self.clocks[seat].budget(self.seats[seat].bot.stats.requests == 0)
+                await self._send(seat, request, timeout=budget)
+            except BotFault as fault:
+                faults[seat] = self._fault(seat, fault, request)
+
+        async def answer(seat: int, request: Request) -> None:
+            try:
+                action = await self._receive(seat, request, started[seat], received[seat])
                 try:
-                    actions[seat] = state.check(seat, answer)
+                    actions[seat] = state.check(seat, action)
                 except IllegalAction as exc:
                     raise IllegalMove(str(exc)) from None
             except BotFault as fault:
-                faults.append(self._fault(seat, fault, request))
+                faults[seat] = self._fault(seat, fault, request)
 
         async with trio.open_nursery() as nursery:
             for seat, request in requests.items():
-                nursery.start_soon(ask, seat, request)
+                if seat not in faults:
+                    nursery.start_soon(answer, seat, request)
+        for seat in requests:
+            for record in received[seat]:
+                self.log.write(record)
         if faults:
-            raise _Faulted(sorted(faults, key=lambda f: f.seat))
+            raise _Faulted([faults[seat] for seat in sorted(faults)])
         return actions
 
-    async def _ask(self, seat: int, request: Request) -> Any:
-        """Send ``request`` and wait for its answer; returns the raw action."""
+    async def _receive(self, seat: int, request: Request, started: float, records: list[dict[str, Any]]) -> Any:
+        """Wait for the answer to ``request``; returns the raw action."""
         player = self.seats[seat]
         bot = player.bot
         clock = self.clocks[seat]
         first = bot.stats.requests == 0
         budget = clock.budget(first)
-        started = trio.current_time()
-        await self._send(seat, request, timeout=budget)
         output_budget = self._out_at_start[seat] + player.limits.output_bytes
         with trio.move_on_after(max(0.0, budget - (trio.current_time() - started))) as scope:
             while True:
                 line = await bot.read_line(output_budget=output_budget)
-                answer = self._decode(seat, line, request)
+                answer = self._decode(seat, line, request, records)
                 if answer is not None:
                     break
         if scope.cancelled_caught:
@@ -341,24 +360,22 @@ class MatchRunner:
         bot.sample_memory()
         return answer.action
 
-    def _decode(self, seat: int, line: bytes, request: Request) -> protocol.Answer | None:
+    def _decode(
+        self, seat: int, line: bytes, request: Request, records: list[dict[str, Any]]
+    ) -> protocol.Answer | None:
         """The answer to ``request`` on ``line``; ``None`` for a stale answer to an earlier one."""
         record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
         try:
             record["msg"] = msgspec.json.decode(line)
         except msgspec.DecodeError:
             record["raw"] = line[:1000].decode("utf-8", "replace")
-        try:
-            answer = self.seats[seat].wire.decode(line, request)
-        except BotFault:
-            self.log.write(record)
-            raise
+        records.append(self.log.stamp(record))
+        answer = self.seats[seat].wire.decode(line, request)
         if answer.id < request.id:
             record["stale"] = True
-            self.log.write(record)
+            record["t"] = record.pop("t")  # keep the time last
             self.stats[seat].stale_answers += 1
             return None
-        self.log.write(record)
         if answer.id != request.id:
             raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
         return answer

@@ -16,7 +16,6 @@ same seed and moves identical byte for byte):
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from pathlib import Path
 from typing import IO, Any
@@ -39,11 +38,17 @@ class MatchLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(path, "wb")  # noqa: SIM115  (closed by close())
 
+    def stamp(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` with the time since the match began, as its last key."""
+        record["t"] = round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
+        return record
+
     def write(self, record: dict[str, Any]) -> None:
-        """Append one record, stamped with the time since the match began."""
+        """Append one record; stamp it now unless it was stamped when it happened."""
         if self._file is None:
             return
-        record["t"] = round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
+        if "t" not in record:
+            self.stamp(record)
         self._file.write(_encoder.encode(record) + b"\n")
 
     def close(self) -> None:
@@ -61,11 +66,11 @@ def _in_trio() -> bool:
     return True
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
+def read_log(path: Path | str) -> list[dict[str, Any]]:
     """Every record of a log (plain or ``.gz``)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        return [json.loads(line) for line in io.BufferedReader(handle) if line.strip()]  # type: ignore[arg-type]
+    path = Path(path)
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return [json.loads(line) for line in data.splitlines() if line.strip()]
 
 
 def strip_times(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

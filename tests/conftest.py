@@ -1,0 +1,68 @@
+"""Fixtures shared by every test: above all, no bot process may outlive a test."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SAMPLE_BOTS = REPO / "sample_bots"
+
+
+def _our_bot_processes() -> set[int]:
+    """Pids of live processes this test process started as bots (they carry our pid in their environment)."""
+    me = str(os.getpid())
+    found: set[int] = set()
+    for proc in psutil.process_iter(["pid", "status"]):
+        if proc.info["status"] == psutil.STATUS_ZOMBIE or proc.info["pid"] == os.getpid():
+            continue
+        try:
+            if proc.environ().get("ARENA_SUPERVISOR_PID") == me:
+                found.add(proc.info["pid"])
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_behind() -> Iterator[None]:
+    """Fail a test that leaves a bot process (or any descendant of ours) alive, and kill it."""
+    before_children = {p.pid for p in psutil.Process().children(recursive=True)}
+    yield
+    deadline = time.monotonic() + 2.0
+    while True:
+        left = _our_bot_processes() | {
+            p.pid
+            for p in psutil.Process().children(recursive=True)
+            if p.pid not in before_children and _alive(p)
+        }
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    for pid in left:
+        try:
+            psutil.Process(pid).kill()
+        except psutil.Error:
+            pass
+    assert not left, f"processes left behind: {sorted(left)}"
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The reference material beside the checkout; skips when absent (a user's clone has none)."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent (it exists only beside the project's own checkout)")
+    return SHARED

@@ -1,0 +1,177 @@
+"""The supervisor against real bot processes that misbehave on purpose."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+
+from arena import Crash, play_match, resolve
+from arena._process import open_bot
+from arena.bots import BotSpec
+from arena.games import get_game
+from arena.match import MatchRunner, Seat, Wire
+from arena.matchlog import MatchLog, read_log
+from arena.play import spawn_options
+from protocol import Limits
+
+from .conftest import SAMPLE_BOTS
+
+FAULTY = Path(__file__).with_name("faulty") / "bot.py"
+GOOD = SAMPLE_BOTS / "rps-poker" / "minimal-python"
+FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
+
+
+def faulty(mode: str) -> BotSpec:
+    return BotSpec(name=f"faulty-{mode}", command=(sys.executable, str(FAULTY), mode), cwd=FAULTY.parent)
+
+
+async def _match(mode: str, tmp_path: Path, limits: Limits = FAST, seat: int = 0):  # type: ignore[no-untyped-def]
+    bots = [faulty(mode), resolve(str(GOOD))]
+    if seat == 1:
+        bots.reverse()
+    return await play_match(get_game("rps-poker"), (bots[0], bots[1]), seed=1, limits=limits, log_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "reason"),
+    [
+        ("crash_start", "crash", "exited with code 3"),
+        ("exit_mid", "crash", "exited with code 0"),
+        ("sleep", "timeout", "no answer within"),
+        ("invalid_json", "invalid_json", "invalid JSON"),
+        ("bad_index", "illegal_move", "index 7 is out of range"),
+        ("wrong_type", "illegal_move", "must be an integer"),
+        ("not_answer", "protocol_error", "not an answer"),
+        ("wrong_id", "protocol_error", "answered id"),
+        ("huge_line", "output_limit", "line of more than 4096 bytes"),
+        ("flood", "output_limit", "bytes of output in one match"),
+        ("close_stdout", "crash", "closed its output"),
+    ],
+)
+@pytest.mark.parametrize("seat", [0, 1])
+async def test_each_fault_is_recorded_with_its_reason_and_the_opponent_wins(
+    mode: str, kind: str, reason: str, seat: int, tmp_path: Path
+) -> None:
+    record = await _match(mode, tmp_path, seat=seat)
+    offender, other = "AB"[seat], "AB"[1 - seat]
+    assert [(f.seat, f.kind) for f in record.faults] == [(offender, kind)]
+    assert reason in record.faults[0].reason
+    assert record.result.winner == other and record.result.forfeit == [offender]
+    assert sum(record.result.points) == 10
+    log = read_log(record.log_path)  # type: ignore[arg-type]
+    faults = [r for r in log if r["type"] == "fault"]
+    assert faults and faults[0]["kind"] == kind and faults[0]["seat"] == offender
+    assert log[-1]["type"] == "result" and log[-1]["winner"] == other
+
+
+async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:
+    started = trio.current_time()
+    await _match("sleep", tmp_path)
+    record = await _match("invalid_json", tmp_path)  # the next match runs normally
+    assert record.faults[0].kind == "invalid_json"
+    assert trio.current_time() - started < 30
+
+
+async def test_stderr_is_drained_to_a_capped_file_and_the_bot_is_not_blocked(tmp_path: Path) -> None:
+    limits = msgspec.structs.replace(FAST, stderr_bytes=100_000, move_s=5.0, move_wall_s=10.0)
+    record = await _match("stderr_flood", tmp_path, limits=limits)
+    assert not record.faults, "4 MiB of stderr per turn must not block the bot"
+    header = read_log(record.log_path)[0]  # type: ignore[arg-type]
+    stderr_log = Path(header["bots"][0]["stderr_log"])
+    text = stderr_log.read_bytes()
+    assert 100_000 <= len(text) < 101_000
+    assert b"more bytes of stderr dropped" in text
+
+
+async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) -> None:
+    # One process plays two matches; its late answer to match 1 arrives during match 2.
+    game = get_game("rps-poker")
+    spec, good = faulty("late"), resolve(str(GOOD))
+    records = []
+    async with open_bot(spec, spawn_options(spec, FAST, None)) as late, open_bot(good, spawn_options(good, FAST, None)) as other:
+        for number in (1, 2):
+            runner = MatchRunner(
+                game,
+                seed=number,
+                seats=[Seat(bot=late, limits=FAST, wire=Wire()), Seat(bot=other, limits=FAST, wire=Wire())],
+                match_id=f"m{number}",
+                log=MatchLog(tmp_path / f"m{number}.jsonl"),
+            )
+            records.append(await runner.run())
+            runner.log.close()
+    assert [f.kind for f in records[0].faults] == ["timeout"]
+    assert records[1].faults == [], "the stale answer is ignored, not taken as an answer"
+    stale = [r for r in read_log(tmp_path / "m2.jsonl") if r.get("stale")]
+    assert len(stale) == 1 and stale[0]["msg"]["id"] == records_first_main_id(tmp_path / "m1.jsonl")
+
+
+def records_first_main_id(path: Path) -> int:
+    for record in read_log(path):
+        if record["type"] == "send" and record["seat"] == "A" and record["msg"]["type"] == "main_play":
+            return int(record["msg"]["id"])
+    raise AssertionError("no main_play sent")
+
+
+async def test_a_bot_that_ignores_quit_is_killed(tmp_path: Path) -> None:
+    record = await _match("ignore_quit", tmp_path)
+    assert not record.faults  # the match is fine; the fixture checks the process is gone
+
+
+async def test_a_command_that_cannot_start_is_a_crash_not_an_arena_error(tmp_path: Path) -> None:
+    ghost = BotSpec(name="ghost", command=("/nonexistent/bot",), cwd=tmp_path)
+    with pytest.raises(Crash, match="could not start"):
+        async with open_bot(ghost, spawn_options(ghost, FAST, None)):
+            pass
+
+
+async def test_cancelling_a_match_reaps_every_process(tmp_path: Path) -> None:
+    # What Ctrl-C does: the match is cancelled from outside while bots think.
+    with trio.move_on_after(1.0):
+        await _match("sleep", tmp_path, limits=msgspec.structs.replace(FAST, move_s=30, move_wall_s=60))
+    # no_process_left_behind checks that the sleeping bot was killed and reaped
+
+
+def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    import psutil
+
+    cmd = [
+        sys.executable, "-m", "arena", "play", "rps-poker", f"{sys.executable} {FAULTY} sleep", str(GOOD),
+        "--move-time", "60", "--log-dir", str(tmp_path),
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    deadline = time.monotonic() + 20
+    children: list[psutil.Process] = []
+    while time.monotonic() < deadline and len(children) < 2:
+        time.sleep(0.1)
+        children = psutil.Process(proc.pid).children(recursive=True)
+    assert len(children) >= 2, "both bots started"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    gone, alive = psutil.wait_procs(children, timeout=5)
+    assert not alive, f"left behind: {alive}"
+
+
+def test_bot_environment_is_clean(tmp_path: Path) -> None:
+    import os
+
+    from arena._process import bot_environment
+
+    os.environ["ARENA_TEST_SECRET"] = "x"
+    try:
+        env = bot_environment(faulty("sleep"))
+    finally:
+        del os.environ["ARENA_TEST_SECRET"]
+    assert "ARENA_TEST_SECRET" not in env
+    assert json.dumps(env)  # plain strings only
