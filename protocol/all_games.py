@@ -1,3 +1,3 @@
 """Imports the messages of every game so that decoders and the schema see them."""
 
-from . import card_jitsu, gops, rps_poker, six_card_poker  # noqa: F401
+from . import badugi, card_jitsu, gops, rps_poker, six_card_poker  # noqa: F401

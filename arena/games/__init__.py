@@ -10,12 +10,13 @@ from collections.abc import Mapping
 
 from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
 from ._rng import Rng, derive_seed
+from .badugi import Badugi
 from .card_jitsu import CardJitsu
 from .gops import Gops
 from .rps_poker import RpsPoker
 from .six_card_poker import SixCardPoker
 
-GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker, Gops, CardJitsu, SixCardPoker)}
+GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker, Gops, CardJitsu, SixCardPoker, Badugi)}
 
 
 def get_game(game_id: str, params: Mapping[str, object] | None = None) -> Game:
