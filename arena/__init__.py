@@ -10,7 +10,7 @@ The public surface:
 
 __version__ = "0.1.0"
 
-from ._errors import (  # noqa: E402
+from ._errors import (
     ArenaError,
     BotFault,
     BuildError,
@@ -23,9 +23,9 @@ from ._errors import (  # noqa: E402
     StoreError,
     Timeout,
 )
-from .bots import BotSpec, resolve  # noqa: E402
-from .match import Fault, MatchRecord  # noqa: E402
-from .play import play_match  # noqa: E402
+from .bots import BotSpec, resolve
+from .match import Fault, MatchRecord
+from .play import play_match
 
 __all__ = [
     "ArenaError",

@@ -92,7 +92,7 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     """The bot described by ``folder/bot.toml``."""
     manifest = folder / MANIFEST
     if not manifest.is_file():
-        raise ConfigError(f"bot folder {folder} has no {MANIFEST} (it needs at least: run = \"...\")")
+        raise ConfigError(f'bot folder {folder} has no {MANIFEST} (it needs at least: run = "...")')
     try:
         data: dict[str, Any] = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -102,7 +102,9 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         raise ConfigError(f"{manifest}: unknown key {unknown[0]!r}; valid keys: {', '.join(sorted(_MANIFEST_KEYS))}")
     run = data.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise ConfigError(f"{manifest}: 'run' must be the command that starts the bot, such as run = \"python3 bot.py\"")
+        raise ConfigError(
+            f"{manifest}: 'run' must be the command that starts the bot, such as run = \"python3 bot.py\""
+        )
     build = data.get("build", "")
     if not isinstance(build, str):
         raise ConfigError(f"{manifest}: 'build' must be a string command")
@@ -143,9 +145,7 @@ def hash_path(path: Path) -> str:
     if path.is_file():
         return _hash_files([path])
     files = sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file() and not _SKIP_IN_HASH.intersection(p.relative_to(path).parts)
+        p for p in path.rglob("*") if p.is_file() and not _SKIP_IN_HASH.intersection(p.relative_to(path).parts)
     )
     digest = hashlib.sha256()
     for file in files:

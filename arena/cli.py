@@ -24,9 +24,23 @@ Handler = Callable[[argparse.Namespace], int]
 def _limits_args(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
     group = parser.add_argument_group("limits")
-    group.add_argument("--move-time", type=float, default=defaults.move_s, metavar="S", help="seconds per move (default %(default)s)")
-    group.add_argument("--startup-time", type=float, default=defaults.startup_s, metavar="S", help="seconds to start up (default %(default)s)")
-    group.add_argument("--time-bank", type=float, default=defaults.time_bank_s, metavar="S", help="extra seconds per match (default %(default)s)")
+    group.add_argument(
+        "--move-time", type=float, default=defaults.move_s, metavar="S", help="seconds per move (default %(default)s)"
+    )
+    group.add_argument(
+        "--startup-time",
+        type=float,
+        default=defaults.startup_s,
+        metavar="S",
+        help="seconds to start up (default %(default)s)",
+    )
+    group.add_argument(
+        "--time-bank",
+        type=float,
+        default=defaults.time_bank_s,
+        metavar="S",
+        help="extra seconds per match (default %(default)s)",
+    )
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
@@ -145,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except BaseException as exc:  # noqa: BLE001  (sorted out just below)
+    except BaseException as exc:
         leaf = _user_facing(exc)
         if isinstance(leaf, KeyboardInterrupt):
             print("arena: interrupted; every bot process was stopped", file=sys.stderr)

@@ -9,6 +9,7 @@ game (``MatchState.forfeit``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,12 +222,14 @@ class MatchRunner:
             result = state.result()
         except _Faulted as faulted:
             self.faults = faulted.faults
-            offenders = frozenset(SEATS.index(f.seat) for f in faulted.faults)  # type: ignore[arg-type]
+            offenders = frozenset(SEATS.index(f.seat) for f in faulted.faults)
             reason = "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in faulted.faults)
             result = state.forfeit(offenders, reason)
             for fault in faulted.faults:
                 self.log.write({"type": "fault", **fault.__dict__})
-                self.narrate(f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}")  # type: ignore[arg-type]
+                self.narrate(
+                    f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}"
+                )
         await self._end(result)
         for index, seat in enumerate(self.seats):
             self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
@@ -259,10 +262,9 @@ class MatchRunner:
             if SEATS[index] in faulted:
                 continue
             end = MatchEnd(match_id=self.match_id, seat=SEATS[index], result=result)
-            try:
+            # The match is over: a bot that left early loses nothing more.
+            with contextlib.suppress(BotFault):
                 await self._send(index, end, timeout=self.seats[index].limits.move_wall_s)
-            except BotFault:
-                pass  # the match is over; a bot that left early loses nothing more
 
     async def _send(self, seat: int, message: protocol.Message, *, timeout: float) -> None:
         line = self.seats[seat].wire.encode(message)
@@ -358,6 +360,7 @@ class MatchRunner:
         stats.think_s += elapsed
         stats.max_move_s = max(stats.max_move_s, elapsed)
         bot.sample_memory()
+        assert answer is not None
         return answer.action
 
     def _decode(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
@@ -50,7 +50,7 @@ async def play_match(
 ) -> MatchRecord:
     """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``."""
     match_id = match_id or f"{game.id}-{seed}"
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     log_path = log_dir / f"{stamp}-{match_id}.jsonl" if log_dir else None
     names = _seat_names(specs)
     for spec in specs:

@@ -46,7 +46,7 @@ def _describe(line: bytes, exc: msgspec.DecodeError) -> str:
         json.loads(line)
     except ValueError:
         return f"invalid JSON: {text!r}"
-    return f"not an answer ({exc}): {text!r}; expected {{\"id\": <request id>, \"action\": ...}}"
+    return f'not an answer ({exc}): {text!r}; expected {{"id": <request id>, "action": ...}}'
 
 
 def message_types() -> list[type[messages.Message]]:
@@ -82,7 +82,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of every message to a bot and of a bot's answer."""
     types = message_types()
     (refs, answer_ref), components = msgspec.json.schema_components(
-        [Union[tuple(types)], messages.Answer],  # type: ignore[valid-type]  # noqa: UP007
+        [Union[tuple(types)], messages.Answer],  # noqa: UP007
         ref_template="#/$defs/{name}",
     )
     return {

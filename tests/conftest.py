@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -38,18 +39,14 @@ def no_process_left_behind() -> Iterator[None]:
     deadline = time.monotonic() + 2.0
     while True:
         left = _our_bot_processes() | {
-            p.pid
-            for p in psutil.Process().children(recursive=True)
-            if p.pid not in before_children and _alive(p)
+            p.pid for p in psutil.Process().children(recursive=True) if p.pid not in before_children and _alive(p)
         }
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     for pid in left:
-        try:
+        with contextlib.suppress(psutil.Error):
             psutil.Process(pid).kill()
-        except psutil.Error:
-            pass
     assert not left, f"processes left behind: {sorted(left)}"
 
 

@@ -94,7 +94,9 @@ def test_random_playouts_keep_every_card_unique_and_ten_points(seed: int) -> Non
     _play(state, random.Random(seed), trace)
     result = state.result()
     assert sum(result.points) == 10
-    assert result.winner == (None if result.points[0] == result.points[1] else "AB"[result.points[1] > result.points[0]])
+    assert result.winner == (
+        None if result.points[0] == result.points[1] else "AB"[result.points[1] > result.points[0]]
+    )
     again: list[object] = []
     _play(get_game("rps-poker").new_match(seed), random.Random(seed), again)
     assert again == trace

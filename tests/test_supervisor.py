@@ -93,7 +93,10 @@ async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) 
     game = get_game("rps-poker")
     spec, good = faulty("late"), resolve(str(GOOD))
     records = []
-    async with open_bot(spec, spawn_options(spec, FAST, None)) as late, open_bot(good, spawn_options(good, FAST, None)) as other:
+    async with (
+        open_bot(spec, spawn_options(spec, FAST, None)) as late,
+        open_bot(good, spawn_options(good, FAST, None)) as other,
+    ):
         for number in (1, 2):
             runner = MatchRunner(
                 game,
@@ -159,7 +162,7 @@ def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert b"interrupted" in err
-    gone, alive = psutil.wait_procs(children, timeout=5)
+    _gone, alive = psutil.wait_procs(children, timeout=5)
     assert not alive, f"left behind: {alive}"
 
 

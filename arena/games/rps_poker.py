@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from protocol import Result, SEATS
+from protocol import SEATS, Result
 from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step
@@ -109,10 +109,7 @@ class RpsPokerMatch(MatchState):
 
     def requests(self) -> dict[int, Any]:
         if self.in_draft:
-            return {
-                seat: DraftPick(round=self.draft_round, cards=list(self._offered[seat]))
-                for seat in (0, 1)
-            }
+            return {seat: DraftPick(round=self.draft_round, cards=list(self._offered[seat])) for seat in (0, 1)}
         return {
             seat: MainPlay(
                 turn=self.turn,
@@ -144,8 +141,7 @@ class RpsPokerMatch(MatchState):
             self.decks[seat] += [kept[seat], received]
             step.notices.append((seat, DraftReceive(round=self.draft_round, card=received)))
         step.narration.append(
-            f"Draft {self.draft_round}: A keeps {kept[0]} (gives {given[0]}), "
-            f"B keeps {kept[1]} (gives {given[1]})"
+            f"Draft {self.draft_round}: A keeps {kept[0]} (gives {given[0]}), B keeps {kept[1]} (gives {given[1]})"
         )
         self.draft_round += 1
         if self.in_draft:
