@@ -40,8 +40,12 @@ SCORINGS = ("win-loss", "point-difference", "total-points")
 PARAMS: tuple[Param, ...] = (
     Param("cards", 13, "cards per suit: each hand and the prizes are valued 1..cards", minimum=1, maximum=52),
     Param("prize_order", "random", "order the prize cards are turned up in", choices=PRIZE_ORDERS),
-    Param("scoring", "win-loss", "the points a match records (the winner always has the higher prize sum)",
-          choices=SCORINGS),
+    Param(
+        "scoring",
+        "win-loss",
+        "the points a match records (the winner always has the higher prize sum)",
+        choices=SCORINGS,
+    ),
 )
 """GOPS parameters; the defaults are the 2007 quiz's game."""
 
