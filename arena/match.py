@@ -212,7 +212,10 @@ class MatchRunner:
                     opponent=self._name(1 - index),
                 )
                 await self._send_all([(index, start)])
-            await self._send_all(state.start().notices)
+            opening = state.start()
+            for line in opening.narration:
+                self.narrate(line)
+            await self._send_all(opening.notices)
             while not state.is_over:
                 actions = await self._ask_all(state)
                 step = state.apply(actions)
