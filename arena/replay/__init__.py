@@ -1,0 +1,29 @@
+"""Replaying logged matches: watch them, verify them against the rules, re-run a bot on them.
+
+``load_log`` reads a match log; ``verify`` re-runs the rules from the log's
+seed and answers and names the first difference; ``rerun`` gives the frames
+that the terminal and HTML viewers draw; ``regress`` feeds a new build of a
+bot the messages one seat was sent and lists where its answers differ.
+"""
+
+from ._log import LoggedMatch, load_log
+from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
+from ._timeline import Event, Frame, Timeline, for_seat, from_log
+from ._verify import Difference, Verdict, verify
+
+__all__ = [
+    "Difference",
+    "Event",
+    "Frame",
+    "LoggedMatch",
+    "Rerun",
+    "RulesUnavailable",
+    "Timeline",
+    "Verdict",
+    "for_seat",
+    "from_log",
+    "load_log",
+    "rerun",
+    "rules_for",
+    "verify",
+]

@@ -1,0 +1,256 @@
+"""Re-running a logged match's rules from its seed and recorded answers.
+
+This mirrors :class:`arena.match.MatchRunner` step for step, with the log
+standing in for the bots: each request is answered by the line that answered
+it in the log (stale answers excluded), decoded by the same wire and checked
+by the same rules, so an illegal move or a bad line faults again exactly as
+it did. Faults the rules cannot reproduce (timeouts, crashes, output limits)
+are taken from the log's fault records, at the request they name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+import protocol
+from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
+
+from .._errors import ArenaError, BotFault, ConfigError, IllegalMove, ProtocolViolation
+from ..games import GAMES, Game, IllegalAction, MatchState, get_game
+from ..match import Wire, wire_for
+from ._log import LoggedMatch
+from ._timeline import Event, Frame, Timeline, frame_title
+
+REPRODUCIBLE = ("illegal_move", "invalid_json", "protocol_error")
+"""Fault kinds that the rules and the wire judge again from the logged line."""
+
+
+class RulesUnavailable(ConfigError):
+    """The log's game, or its rules version, is not in this arena."""
+
+
+class _Stop(Exception):
+    """The log and the rules part ways so that the rules cannot go on."""
+
+    def __init__(self, seat: int, line: int, text: str) -> None:
+        super().__init__(text)
+        self.seat = seat
+        self.line = line
+        self.text = text
+
+
+class _Faulted(Exception):
+    def __init__(self, faults: list[dict[str, Any]]) -> None:
+        super().__init__(faults)
+        self.faults = faults
+
+
+@dataclass
+class Rerun:
+    """What the rules produce for a log's seed and answers."""
+
+    timeline: Timeline
+    sent: tuple[list[dict[str, Any]], list[dict[str, Any]]] = field(default_factory=lambda: ([], []))
+    """Messages the rules send to seat A and seat B, in order, as the log records them."""
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    stopped: str = ""
+    """Why the rules could not be run to the end ("" when they were)."""
+    stopped_seat: int | None = None
+    stopped_line: int = 0
+
+
+def rules_for(log: LoggedMatch) -> Game:
+    """The game of ``log`` with its parameters; :class:`RulesUnavailable` when this arena lacks those rules."""
+    name, _, version = log.game.partition("/")
+    cls = GAMES.get(name)
+    if cls is None:
+        known = ", ".join(sorted(GAMES))
+        raise RulesUnavailable(f"{log.path}: the game {log.game!r} is not in this arena (it has {known})")
+    if version != str(cls.version):
+        raise RulesUnavailable(
+            f"{log.path} was played under {name} rules version {version or '?'}, and this arena has "
+            f"version {cls.version}: the rules changed since, so the match cannot be re-run "
+            f"(`arena replay` without --verify still shows the logged messages)"
+        )
+    try:
+        return get_game(log.game, log.header.get("params") or {})
+    except ValueError as exc:
+        raise RulesUnavailable(f"{log.path}: {exc}") from None
+
+
+def score_of(state: MatchState) -> list[float] | None:
+    """The running points of A and B, when the state keeps them as ``points``."""
+    points = getattr(state, "points", None)
+    if (
+        isinstance(points, list | tuple)
+        and len(points) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in points)
+    ):
+        return [float(points[0]), float(points[1])]
+    return None
+
+
+class _Runner:
+    def __init__(self, log: LoggedMatch, game: Game) -> None:
+        self.log = log
+        self.game = game
+        self.wires: list[Wire] = [wire_for(str(log.bot(s).get("protocol", "json")), game) for s in (0, 1)]
+        self.sent: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+        self.asked = [0, 0]
+        first = [log.requests(s)[0].msg.get("id") if log.requests(s) else None for s in (0, 1)]
+        self.first_id = [f if isinstance(f, int) else 1 for f in first]
+        self.notice_faults = {
+            SEATS.index(f["seat"]): f for f in log.faults if f.get("request_id") is None and f.get("seat") in SEATS
+        }
+        self.frames: list[Frame] = [Frame("match start")]
+
+    def send(self, seat: int, message: protocol.Message) -> None:
+        as_logged = msgspec.to_builtins(message)
+        self.sent[seat].append(as_logged)
+        self.wires[seat].encode(message)  # a text wire may keep state from what it sends
+        kind = "request" if isinstance(message, Request) else "notice"
+        self.frames[-1].events.append(Event(kind, seat, as_logged))
+        # A fault while sending a notice happened at the last message the log has for that seat.
+        fault = self.notice_faults.get(seat)
+        if fault is not None and kind == "notice" and len(self.sent[seat]) == len(self.log.sent[seat]):
+            raise _Faulted([fault])
+
+    def send_all(self, notices: list[tuple[int, protocol.Notice]]) -> None:
+        for seat, message in notices:
+            self.send(seat, message)
+
+    def logged_fault(self, seat: int, request_id: int) -> dict[str, Any] | None:
+        for fault in self.log.faults:
+            if fault.get("seat") == SEATS[seat] and fault.get("request_id") == request_id:
+                return fault
+        return None
+
+    def ask(self, state: MatchState, seat: int, request: Request) -> tuple[Any, dict[str, Any] | None]:
+        k = self.asked[seat]
+        self.asked[seat] += 1
+        request = msgspec.structs.replace(request, id=self.first_id[seat] + k)
+        self.send(seat, request)
+        answers = self.log.answers[seat]
+        answer = answers[k] if k < len(answers) else None
+        logged_fault = self.logged_fault(seat, request.id)
+        kind = str(request.__struct_config__.tag)
+        if answer is None or (logged_fault is not None and logged_fault.get("kind") not in REPRODUCIBLE):
+            if logged_fault is not None:
+                return None, logged_fault
+            line = self.log.requests(seat)[k].line if k < len(self.log.requests(seat)) else 0
+            where = f"request {request.id} ({kind})"
+            raise _Stop(seat, line, f"the log has no answer from {SEATS[seat]} to {where} and no fault for it")
+        try:
+            if not answer.complete and logged_fault is not None:
+                return None, logged_fault  # the log kept only the start of that line
+            decoded = self.wires[seat].decode(answer.as_bytes(), request)
+            if decoded.id != request.id:
+                raise ProtocolViolation(f"answered id {decoded.id}, but the pending request has id {request.id}")
+            try:
+                action = state.check(seat, decoded.action)
+            except IllegalAction as exc:
+                raise IllegalMove(str(exc)) from None
+            self.frames[-1].events.append(Event("answer", seat, msgspec.to_builtins(request), decoded.action))
+            return action, None
+        except BotFault as fault:
+            return None, {
+                "seat": SEATS[seat],
+                "kind": fault.kind,
+                "reason": fault.reason,
+                "request_id": request.id,
+                "request_type": kind,
+            }
+
+    def run(self) -> Rerun:
+        state = self.game.new_match(self.log.seed)
+        faults: list[dict[str, Any]] = []
+        out = Rerun(timeline=self._timeline())
+        try:
+            try:
+                for seat in (0, 1):
+                    limits = msgspec.convert(self.log.bot(seat).get("limits") or {}, Limits)
+                    start = MatchStart(
+                        match_id=self.log.match_id,
+                        game=self.game.game_id,
+                        seat=SEATS[seat],
+                        params=self.game.params,
+                        limits=limits,
+                        opponent=self.log.name(1 - seat),
+                    )
+                    self.send(seat, start)
+                self.send_all(state.start().notices)
+                while not state.is_over:
+                    requests = state.requests()
+                    frame = Frame(frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()}))
+                    self.frames.append(frame)
+                    actions: dict[int, Any] = {}
+                    step_faults: list[dict[str, Any]] = []
+                    for seat, request in sorted(requests.items()):
+                        action, fault = self.ask(state, seat, request)
+                        if fault is not None:
+                            step_faults.append(fault)
+                            frame.events.append(Event("fault", seat, text=f"{fault['kind']}: {fault['reason']}"))
+                        else:
+                            actions[seat] = action
+                    if step_faults:
+                        raise _Faulted(step_faults)
+                    step = state.apply(actions)
+                    frame.events += [Event("narration", text=line) for line in step.narration]
+                    self.send_all(step.notices)
+                    frame.score = score_of(state)
+                result = state.result()
+            except _Faulted as faulted:
+                faults = faulted.faults
+                offenders = frozenset(SEATS.index(f["seat"]) for f in faults)
+                reason = "; ".join(f"{f['seat']} {f['kind']}: {f['reason']}" for f in faults)
+                result = state.forfeit(offenders, reason)
+                if not any(e.kind == "fault" for e in self.frames[-1].events):
+                    for f in faults:
+                        self.frames[-1].events.append(
+                            Event("fault", SEATS.index(f["seat"]), text=f"{f['kind']}: {f['reason']}")
+                        )
+            self._end(result, faults)
+        except _Stop as stop:
+            out.stopped, out.stopped_seat, out.stopped_line = stop.text, stop.seat, stop.line
+        except (ArenaError, ValueError, KeyError, IndexError, TypeError, AssertionError) as exc:
+            # The rules refused the logged history outright (a log edited into nonsense).
+            out.stopped = f"the rules failed on this log: {type(exc).__name__}: {exc}"
+        out.sent, out.faults = self.sent, faults
+        out.timeline = self._timeline(out.result)
+        return out
+
+    def _end(self, result: Result, faults: list[dict[str, Any]]) -> None:
+        self.result = msgspec.to_builtins(result)
+        points = [float(p) for p in result.points]
+        self.frames.append(Frame("result", [Event("result", msg=self.result)], score=points))
+        faulted = {f["seat"] for f in faults}
+        for seat in (0, 1):
+            if SEATS[seat] not in faulted:
+                end = MatchEnd(match_id=self.log.match_id, seat=SEATS[seat], result=result)
+                self.sent[seat].append(msgspec.to_builtins(end))
+                self.frames[-1].events.append(Event("notice", seat, msgspec.to_builtins(end)))
+
+    def _timeline(self, result: dict[str, Any] | None = None) -> Timeline:
+        return Timeline(
+            game=self.game.game_id,
+            title=self.game.title,
+            names=(self.log.name(0), self.log.name(1)),
+            seed=self.log.seed,
+            frames=self.frames,
+            source="rules",
+            result=result,
+        )
+
+
+def rerun(log: LoggedMatch) -> Rerun:
+    """Re-run ``log``'s rules; raises :class:`RulesUnavailable` when this arena lacks them."""
+    game = rules_for(log)
+    runner = _Runner(log, game)
+    out = runner.run()
+    out.result = getattr(runner, "result", None)
+    out.timeline.result = out.result
+    return out

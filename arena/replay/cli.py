@@ -1,0 +1,137 @@
+"""``arena replay``: watch a logged match, verify it, audit a seat, re-run a bot on it, or make a web page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import trio
+from rich.console import Console
+
+from protocol import SEATS
+
+from .._errors import ConfigError, StoreError
+from ..bots import resolve
+from ._html import render_page
+from ._log import LoggedMatch, load_log
+from ._regress import regress
+from ._render import renderer_for
+from ._rerun import RulesUnavailable, rerun
+from ._terminal import show
+from ._timeline import Timeline, for_seat, from_log
+from ._verify import verify
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena replay`` to the command line."""
+    parser = sub.add_parser(
+        "replay",
+        help="watch, verify or re-run a logged match",
+        description=(
+            "Replay a match log: show it turn by turn (default), check it against the rules (--verify), "
+            "feed its messages to a new build of a bot (--bot), or write a web page (--html)."
+        ),
+    )
+    parser.add_argument("log", metavar="LOG", help="a match log (.jsonl or .jsonl.gz), or a match id with --db")
+    parser.add_argument("--db", type=Path, help="a tournament's results database: LOG is then a match id or key")
+    parser.add_argument("--verify", action="store_true", help="re-run the rules and check every message and the result")
+    parser.add_argument("--seat", choices=SEATS, help="show only what this seat was told and answered")
+    parser.add_argument("--speed", type=float, metavar="S", help="play one step every S seconds instead of stepping by key")
+    parser.add_argument(
+        "--bot", action="append", default=[], metavar="SEAT=BOT", help="feed BOT (folder or command) what SEAT was sent"
+    )
+    parser.add_argument("--html", type=Path, metavar="OUT.html", help="write a self-contained page that steps through the match")
+    parser.add_argument("--no-color", action="store_true", help="no colours in the terminal")
+    parser.set_defaults(handler=cmd_replay)
+
+
+def log_path_from_db(db: Path, match: str) -> Path:
+    """The log of match ``match`` (its key, or its row number) in the results database ``db``."""
+    from ..store import Store
+
+    with Store.open(db, readonly=True) as store:
+        for tournament in store.tournaments():
+            for index, played in enumerate(store.matches(tournament.id), start=1):
+                if match in (played.key, str(index)):
+                    if not played.log_path:
+                        raise StoreError(f"match {match!r} in {db} was played without a log")
+                    path = Path(played.log_path)
+                    if not path.is_absolute() and not path.exists():
+                        path = db.parent / path
+                    return path
+    raise StoreError(f"no match {match!r} in {db} (`arena results {db}` lists them)")
+
+
+def timeline_of(log: LoggedMatch) -> Timeline:
+    """The rules' frames when the log is what the rules produce; the logged records otherwise."""
+    try:
+        verdict = verify(log)
+    except RulesUnavailable as exc:
+        return from_log(log, note=str(exc))
+    if verdict.difference is not None:
+        return from_log(log, note=f"the log does not match the rules ({verdict.difference.where})")
+    return verdict.rerun.timeline
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Run ``arena replay`` as the arguments ask."""
+    path = log_path_from_db(args.db, args.log) if args.db else Path(args.log)
+    log = load_log(path)
+    if args.verify:
+        return _verify(log)
+    if args.bot:
+        return _regress(log, args.bot)
+    timeline = timeline_of(log)
+    if args.seat:
+        timeline = for_seat(timeline, SEATS.index(args.seat))
+    renderer = renderer_for(log.game)
+    if args.html:
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(render_page(timeline, renderer), encoding="utf-8")
+        print(f"wrote {args.html} ({len(timeline.frames)} steps)")
+        return 0
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    console = Console(no_color=args.no_color or None, highlight=False)
+    try:
+        show(timeline, renderer, console, speed=args.speed, interactive=interactive)
+    except BrokenPipeError:
+        pass
+    return 0
+
+
+def _verify(log: LoggedMatch) -> int:
+    try:
+        verdict = verify(log)
+    except RulesUnavailable as exc:
+        print(f"cannot verify: {exc}")
+        return 1
+    if verdict.difference is None:
+        print(
+            f"verified: {log.path} ({log.game}, seed {log.seed}): {verdict.checked['messages']} messages, "
+            f"{verdict.checked['faults']} faults and the result are what the rules produce"
+        )
+        return 0
+    print(f"NOT verified: {log.path}\n{verdict.difference}")
+    return 1
+
+
+def _regress(log: LoggedMatch, bots: list[str]) -> int:
+    differ = 0
+    for item in bots:
+        seat_name, sep, command = item.partition("=")
+        if not sep or seat_name not in SEATS or not command:
+            raise ConfigError(f"--bot {item!r}: write SEAT=BOT, such as A=sample_bots/rps-poker/random-python")
+        seat = SEATS.index(seat_name)
+        spec = resolve(command)
+        report = trio.run(lambda: regress(log, seat, spec))
+        print(
+            f"seat {seat_name}: {spec.name} replayed {report.requests} requests that {log.name(seat)} answered; "
+            f"{len(report.mismatches)} answers differ"
+        )
+        for mismatch in report.mismatches:
+            print(f"  {mismatch}")
+        if report.stopped:
+            print(f"  stopped: {report.stopped}")
+        differ += 0 if report.same else 1
+    return 1 if differ else 0
