@@ -1,0 +1,66 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from arena import ConfigError, resolve
+from arena.bots import hash_path, load_folder
+
+from .conftest import SAMPLE_BOTS
+
+
+def test_folder_with_manifest(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text('name = "x"\nrun = "python3 -u bot.py --fast"\nreuse = true\n')
+    (tmp_path / "bot.py").write_text("print()")
+    spec = resolve(str(tmp_path))
+    assert (spec.name, spec.command, spec.cwd, spec.reuse) == ("x", ("python3", "-u", "bot.py", "--fast"), tmp_path, True)
+    assert spec.profile == "python" and len(spec.digest) == 64
+
+
+def test_folder_digest_changes_with_content_and_ignores_build_output(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text('run = "./bot"\n')
+    (tmp_path / "bot.c").write_text("int main(){}")
+    first = hash_path(tmp_path)
+    (tmp_path / ".arena-build").mkdir()
+    (tmp_path / ".arena-build" / "bot").write_text("binary")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "x.pyc").write_text("cache")
+    assert hash_path(tmp_path) == first
+    (tmp_path / "bot.c").write_text("int main(){return 1;}")
+    assert hash_path(tmp_path) != first
+
+
+def test_executable_file(tmp_path: Path) -> None:
+    bot = tmp_path / "mybot.sh"
+    bot.write_text("#!/bin/sh\n")
+    with pytest.raises(ConfigError, match="not executable"):
+        resolve(str(bot))
+    os.chmod(bot, 0o755)
+    spec = resolve(str(bot))
+    assert spec.name == "mybot" and spec.command == (str(bot),)
+
+
+def test_command_line_names_the_bot_after_its_script() -> None:
+    spec = resolve(f"python3 {SAMPLE_BOTS / 'rps-poker' / 'minimal-python' / 'bot.py'}")
+    assert spec.name == "bot" and spec.command[0] == "python3"
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ("", "'run' must be the command"),
+        ('run = "x"\nreuse = "yes"\n', "'reuse' must be a bool"),
+        ('run = "x"\nbuild_timeout_s = -1\n', "positive number"),
+        ('run = "x"\nrun_command = "y"\n', "unknown key 'run_command'"),
+        ("run = [", "bot.toml"),
+    ],
+)
+def test_bad_manifests(tmp_path: Path, manifest: str, message: str) -> None:
+    (tmp_path / "bot.toml").write_text(manifest)
+    with pytest.raises(ConfigError, match=message):
+        load_folder(tmp_path)
+
+
+def test_folder_without_manifest(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="has no bot.toml"):
+        resolve(str(tmp_path))
