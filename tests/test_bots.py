@@ -13,7 +13,12 @@ def test_folder_with_manifest(tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_text('name = "x"\nrun = "python3 -u bot.py --fast"\nreuse = true\n')
     (tmp_path / "bot.py").write_text("print()")
     spec = resolve(str(tmp_path))
-    assert (spec.name, spec.command, spec.cwd, spec.reuse) == ("x", ("python3", "-u", "bot.py", "--fast"), tmp_path, True)
+    assert (spec.name, spec.command, spec.cwd, spec.reuse) == (
+        "x",
+        ("python3", "-u", "bot.py", "--fast"),
+        tmp_path,
+        True,
+    )
     assert spec.profile == "python" and len(spec.digest) == 64
 
 
@@ -62,5 +67,5 @@ def test_bad_manifests(tmp_path: Path, manifest: str, message: str) -> None:
 
 
 def test_folder_without_manifest(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="has no bot.toml"):
+    with pytest.raises(ConfigError, match=r"has no bot\.toml"):
         resolve(str(tmp_path))
