@@ -36,7 +36,8 @@ class MatchLog:
         self._t0 = trio.current_time() if _in_trio() else 0.0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "wb")  # noqa: SIM115  (closed by close())
+            # A path ending in .gz writes the log compressed (read_log reads both).
+            self._file = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
 
     def stamp(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` with the time since the match began, as its last key."""
