@@ -17,7 +17,7 @@ from ._process import SpawnOptions, bot_environment, open_bot
 from .bots import BotSpec
 from .build import ensure_built
 from .games import Game
-from .match import MatchRecord, MatchRunner, Seat, wire_for
+from .match import WIRES, MatchRecord, MatchRunner, Seat, Wire, wire_for
 from .matchlog import MatchLog
 
 QUIT_LINE = protocol.encode(protocol.Quit())
@@ -75,9 +75,13 @@ async def play_match(
 
 
 async def _say_goodbye(seat: Seat) -> None:
-    """Send ``quit`` (text wires send nothing: closing the input is their goodbye), then stop the bot."""
-    goodbye = seat.wire.encode(protocol.Quit())
-    await seat.bot.shutdown(polite=goodbye if goodbye is not None else b"")
+    await seat.bot.shutdown(polite=goodbye_line(seat.bot.spec.protocol))
+
+
+def goodbye_line(protocol_name: str) -> bytes:
+    """What a bot is sent before its input closes: ``quit``, or nothing for a text protocol (it has no framing)."""
+    line = WIRES.get(protocol_name, Wire)().encode(protocol.Quit())
+    return line if line is not None else b""
 
 
 def _seat_names(specs: tuple[BotSpec, BotSpec]) -> tuple[str, str]:
