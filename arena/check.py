@@ -1,0 +1,460 @@
+"""``arena check BOT``: conformance checks for a bot author, before submitting a bot.
+
+In the spirit of fastchess's ``--compliance``: the bot is built, started and
+timed, plays several matches against reference bots (in one process when its
+manifest says ``reuse = true``), and is told to quit; another copy has its
+input closed. Each check prints one ``PASS``/``FAIL``/``SKIP`` line; a failure
+says what went wrong and where in the exchange (match, request, the last lines
+sent and received, the bot's stderr), and makes the command exit non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+import trio
+
+import protocol
+from protocol import Limits
+
+from ._errors import BotFault, BuildError, ConfigError
+from ._process import GRACE_S, BotProcess, open_bot
+from .bots import BotSpec, resolve
+from .build import ensure_built
+from .games import Game, IllegalAction, get_game
+from .match import Fault, MatchRecord, MatchRunner, Seat, wire_for
+from .matchlog import MatchLog, read_log
+from .play import QUIT_LINE, spawn_options
+
+EXIT_WAIT_S = 2.0
+"""How long a bot may take to exit when told to, or when its input closes.
+
+The arena itself kills a bot GRACE_S after telling it; the check allows more,
+so that a busy machine does not fail a correct bot, and shows the time taken.
+"""
+SAMPLE_BOTS = Path(__file__).resolve().parents[1] / "sample_bots"
+REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
+"""Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
+EXCERPT_RECORDS = 6
+STDERR_LINES = 5
+
+CHECKS = (
+    "builds",
+    "starts and answers its first request",
+    "answers every request",
+    "answers within limits",
+    "legal moves",
+    "handles match start and end",
+    "plays several matches in one process",
+    "exits when told to",
+    "exits when its input closes",
+)
+
+
+@dataclass
+class Check:
+    """One check's outcome: ``passed`` is None when it was skipped."""
+
+    name: str
+    passed: bool | None
+    detail: str
+    where: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The PASS/FAIL/SKIP line and, for a failure, where it went wrong."""
+        word = "SKIP" if self.passed is None else "PASS" if self.passed else "FAIL"
+        return [f"{word}  {self.name}: {self.detail}", *("      " + line for line in self.where)]
+
+
+@dataclass
+class Report:
+    """Every check of one bot."""
+
+    bot: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether no check failed."""
+        return all(check.passed is not False for check in self.checks)
+
+    def get(self, name: str) -> Check:
+        """The check called ``name``."""
+        return next(check for check in self.checks if check.name == name)
+
+
+@dataclass
+class _Played:
+    """One checked match: its record, the tested bot's seat, its opponent."""
+
+    record: MatchRecord
+    seat: int
+    opponent: str
+    fresh_process: bool
+    stderr_path: Path | None
+
+    @property
+    def faults(self) -> list[Fault]:
+        return [f for f in self.record.faults if f.seat == protocol.SEATS[self.seat]]
+
+
+async def check_bot(
+    spec: BotSpec,
+    game: Game,
+    *,
+    references: Sequence[BotSpec],
+    limits: Limits,
+    log_dir: Path,
+    matches: int = 4,
+    seed: int = 1,
+    say: Callable[[str], None] | None = None,
+) -> Report:
+    """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``."""
+    if not references:
+        raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
+    say = say or (lambda _line: None)
+    report = Report(spec.name)
+
+    def done(check: Check) -> None:
+        report.checks.append(check)
+        for line in check.lines():
+            say(line)
+
+    done(await _check_build(spec))
+    if report.checks[-1].passed is False:
+        return report
+    for reference in references:
+        await ensure_built(reference)
+    done(await _check_startup(spec, game, limits, log_dir, seed))
+    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed)
+    for check in _judge_matches(spec, played, limits):
+        done(check)
+    done(told_to_exit)
+    done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
+    return report
+
+
+async def _check_build(spec: BotSpec) -> Check:
+    if not spec.build:
+        return Check("builds", None, "no build command")
+    started = trio.current_time()
+    try:
+        await ensure_built(spec)
+    except BuildError as exc:
+        first, *rest = str(exc).splitlines()
+        return Check("builds", False, first, rest)
+    return Check("builds", True, f"{' '.join(spec.build)} ({trio.current_time() - started:.2f} s)")
+
+
+async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int) -> Check:
+    """Start the bot, send a match start and the first request, and time the answer."""
+    name = "starts and answers its first request"
+    wire = wire_for(spec.protocol, game)
+    allowed = limits.startup_s + limits.move_s
+    state = game.new_match(seed)
+    start = protocol.MatchStart(
+        match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
+    )
+    sent: list[protocol.Message] = [start, *(m for s, m in state.start().notices if s == 0)]
+    first_request = state.requests()[0]
+    where: list[str] = []
+    stderr_path = log_dir / "startup.stderr.log"
+    try:
+        async with open_bot(spec, spawn_options(spec, limits, stderr_path)) as bot:
+            started = trio.current_time()
+            request = msgspec.structs.replace(first_request, id=bot.take_id())
+            where += [*_shown(">", sent), *_shown(">", [request])]
+            with trio.move_on_after(allowed) as scope:
+                for message in [*sent, request]:
+                    line = wire.encode(message)
+                    if line is not None:
+                        await bot.send(line)
+                while True:
+                    text = await bot.read_line(output_budget=limits.output_bytes)
+                    where.append("< " + text.decode("utf-8", "replace").rstrip()[:300])
+                    answer = wire.decode(text, request)
+                    if answer.id == request.id:
+                        break
+                    raise ProtocolFailure(f"answered id {answer.id}, but the request's id was {request.id}")
+            elapsed = trio.current_time() - started
+            if scope.cancelled_caught:
+                return Check(name, False, f"no answer within {allowed:g} s", [*where, *_stderr_tail(stderr_path)])
+            try:
+                state.check(0, answer.action)
+            except IllegalAction as exc:
+                return Check(name, False, f"illegal first action: {exc}", where)
+    except (BotFault, ProtocolFailure) as exc:
+        return Check(name, False, str(exc), [*where, *_stderr_tail(stderr_path)])
+    return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)")
+
+
+class ProtocolFailure(Exception):
+    """The start-up probe got an answer that is not the one it asked for."""
+
+
+async def _play_matches(
+    spec: BotSpec,
+    game: Game,
+    references: Sequence[BotSpec],
+    limits: Limits,
+    log_dir: Path,
+    matches: int,
+    seed: int,
+) -> tuple[list[_Played], Check]:
+    """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit."""
+    played: list[_Played] = []
+    told = Check("exits when told to", None, "no healthy process to tell")
+    async with contextlib.AsyncExitStack() as stack:
+        bot: BotProcess | None = None
+        for number in range(matches):
+            fresh = bot is None or not spec.reuse or bot.process.poll() is not None
+            if fresh:
+                if bot is not None:
+                    await bot.shutdown(polite=QUIT_LINE)
+                stderr_path = log_dir / f"match-{number + 1}.stderr.log"
+                bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
+            assert bot is not None
+            reference = references[number % len(references)]
+            seat = number % 2
+            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number)
+            played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path))
+            if played[-1].faults:
+                await bot.shutdown()
+                bot = None
+        if bot is not None:
+            told = await _tell_to_quit(bot)
+    return played, told
+
+
+async def _one_match(
+    bot: BotProcess,
+    reference: BotSpec,
+    seat: int,
+    game: Game,
+    limits: Limits,
+    log_dir: Path,
+    number: int,
+    seed: int,
+) -> MatchRecord:
+    match_id = f"check-{number + 1}"
+    stderr_path = log_dir / f"{match_id}.{reference.name}.stderr.log"
+    async with open_bot(reference, spawn_options(reference, limits, stderr_path)) as opponent:
+        tested = Seat(bot=bot, limits=limits, name=bot.spec.name, wire=wire_for(bot.spec.protocol, game))
+        other = Seat(bot=opponent, limits=limits, name=reference.name, wire=wire_for(reference.protocol, game))
+        if tested.name == other.name:
+            other.name += "#2"
+        seats = [tested, other] if seat == 0 else [other, tested]
+        log = MatchLog(log_dir / f"{match_id}.jsonl")
+        try:
+            record = await MatchRunner(game, seed, seats, match_id=match_id, log=log).run()
+        finally:
+            log.close()
+        await opponent.shutdown(polite=QUIT_LINE)
+    return record
+
+
+async def _tell_to_quit(bot: BotProcess) -> Check:
+    name = "exits when told to"
+    started = trio.current_time()
+    try:
+        await bot.send(QUIT_LINE)
+    except BotFault as exc:
+        return Check(name, False, f"could not be sent quit: {exc}")
+    return await _await_exit(bot, name, started, "after quit", ["> " + QUIT_LINE.decode().strip()])
+
+
+async def _await_exit(bot: BotProcess, name: str, started: float, when: str, where: list[str]) -> Check:
+    with trio.move_on_after(EXIT_WAIT_S):
+        await bot.process.wait()
+    elapsed = trio.current_time() - started
+    if bot.process.returncode is None:
+        await bot.shutdown()
+        return Check(name, False, f"still running {EXIT_WAIT_S:g} s {when}: it was killed", where)
+    note = f" (the arena kills a bot {GRACE_S:g} s after telling it)" if elapsed > GRACE_S else ""
+    return Check(name, True, f"exited {elapsed * 1000:.0f} ms {when}, status {bot.process.returncode}{note}")
+
+
+async def _check_input_closed(
+    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int
+) -> Check:
+    """Play one match in a new process, then close its input without a quit."""
+    name = "exits when its input closes"
+    async with open_bot(spec, spawn_options(spec, limits, log_dir / "input-closed.stderr.log")) as bot:
+        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed)
+        if bot.process.poll() is not None and record.faults:
+            return Check(name, None, "the bot faulted in its match (see above)")
+        started = trio.current_time()
+        assert bot.process.stdin is not None
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await bot.process.stdin.aclose()
+        return await _await_exit(bot, name, started, "after its input closed", [])
+
+
+def _judge_matches(spec: BotSpec, played: list[_Played], limits: Limits) -> list[Check]:
+    """The checks that the matches decide, each with where its first failure happened."""
+    kinds = {
+        "answers every request": ("crash", "invalid_json", "protocol_error"),
+        "answers within limits": ("timeout", "output_limit", "memory_limit"),
+        "legal moves": ("illegal_move",),
+    }
+    requests = sum(p.record.stats[p.seat].requests for p in played)
+    slowest = max((p.record.stats[p.seat].max_move_s for p in played), default=0.0)
+    good = {
+        "answers every request": f"{requests} requests in {len(played)} matches, each answered once",
+        "answers within limits": f"slowest answer {slowest * 1000:.0f} ms (move limit {limits.move_s:g} s)",
+        "legal moves": f"{requests} legal actions",
+    }
+    checks = []
+    for name, fault_kinds in kinds.items():
+        hit = next(((p, f) for p in played for f in p.faults if f.kind in fault_kinds), None)
+        checks.append(Check(name, True, good[name]) if hit is None else _failed(name, *hit))
+    # Start and end of a match: no fault on a notice, nor on the first request after a match_end.
+    hit = next(
+        (
+            (p, f)
+            for index, p in enumerate(played)
+            for f in p.faults
+            if f.request_id is None or (index > 0 and not p.fresh_process and p.record.stats[p.seat].requests == 0)
+        ),
+        None,
+    )
+    checks.append(
+        _failed("handles match start and end", *hit)
+        if hit
+        else Check("handles match start and end", True, f"{len(played)} match_start/match_end pairs")
+    )
+    name = "plays several matches in one process"
+    if not spec.reuse:
+        checks.append(Check(name, None, "its manifest does not say reuse = true: each match gets a new process"))
+    else:
+        restarted = next((p for p in played[1:] if p.fresh_process), None)
+        if restarted is None:
+            checks.append(Check(name, True, f"{len(played)} matches in one process"))
+        else:
+            before = played[played.index(restarted) - 1]
+            fault = before.faults[0] if before.faults else None
+            checks.append(
+                _failed(name, before, fault)
+                if fault
+                else Check(name, False, f"the process had exited before {restarted.record.match_id}")
+            )
+    return checks
+
+
+def _failed(name: str, played: _Played, fault: Fault) -> Check:
+    record = played.record
+    request = f"request {fault.request_id} ({fault.request_type})" if fault.request_id is not None else "a notice"
+    detail = (
+        f"{fault.kind}: {fault.reason} -- in match {record.match_id} (seed {record.seed}, "
+        f"seat {fault.seat}, against {played.opponent}), at {request}"
+    )
+    where = _excerpt(record, fault.seat)
+    if played.stderr_path is not None:
+        where += _stderr_tail(played.stderr_path)
+    if record.log_path:
+        where.append(f"log: {record.log_path}")
+    return Check(name, False, detail, where)
+
+
+def _excerpt(record: MatchRecord, seat: str) -> list[str]:
+    """The last lines exchanged with ``seat`` before its fault, as ``>`` sent and ``<`` received."""
+    if record.log_path is None or not record.log_path.is_file():
+        return []
+    lines = []
+    for entry in read_log(record.log_path):
+        if entry.get("seat") != seat:
+            continue
+        if entry["type"] == "send":
+            lines.append("> " + json.dumps(entry["msg"], separators=(",", ":"))[:300])
+        elif entry["type"] == "recv":
+            shown = entry.get("raw") if "raw" in entry else json.dumps(entry.get("msg"), separators=(",", ":"))
+            lines.append("< " + str(shown)[:300])
+        elif entry["type"] == "fault":
+            break
+    return ["exchange (last lines):", *lines[-EXCERPT_RECORDS:]]
+
+
+def _shown(arrow: str, messages: Sequence[protocol.Message]) -> list[str]:
+    return [f"{arrow} {protocol.encode(m).decode().strip()[:300]}" for m in messages]
+
+
+def _stderr_tail(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
+    except OSError:
+        return []
+    if not text:
+        return []
+    return [f"stderr ({path.name}):", *("  " + line for line in text.splitlines()[-STDERR_LINES:])]
+
+
+def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
+    """Sample bots of ``game`` to play against: the preferred ones, else any without a build step."""
+    folder = SAMPLE_BOTS / game.id
+    if not folder.is_dir():
+        return []
+    candidates = [folder / name for name in REFERENCE_BOTS if (folder / name).is_dir()]
+    candidates += sorted(p for p in folder.iterdir() if p.is_dir() and p not in candidates)
+    found = []
+    for path in candidates:
+        if path.resolve() == tested.cwd.resolve() or not (path / "bot.toml").is_file():
+            continue
+        spec = resolve(str(path))
+        if not spec.build:
+            found.append(spec)
+    return found[:3]
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check one bot and print a line per check; exit status 1 when any fails."""
+    from .cli import _params, limits_from
+
+    game = get_game(args.game, _params(args.param))
+    spec = resolve(args.bot)
+    references = [resolve(text) for text in args.against] or default_references(game, spec)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    log_dir = Path(args.log_dir) / f"{spec.name}-{stamp}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    print(f"Checking {spec.name} ({' '.join(spec.command)}) at {game.title} ({game.game_id})")
+    print(f"  against {', '.join(r.name for r in references) or 'nobody'}; logs in {log_dir}")
+    report = trio.run(
+        lambda: check_bot(
+            spec,
+            game,
+            references=references,
+            limits=limits_from(args),
+            log_dir=log_dir,
+            matches=args.matches,
+            seed=args.seed,
+            say=print,
+        )
+    )
+    failed = [c.name for c in report.checks if c.passed is False]
+    print(f"{spec.name}: {'all checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}")
+    return 0 if report.ok else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena check`` to the command line."""
+    from .cli import _limits_args
+
+    parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
+    parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
+    parser.add_argument("--game", default="rps-poker", help="game id (default %(default)s)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
+    parser.add_argument("--matches", type=int, default=4, help="matches against reference bots (default %(default)s)")
+    parser.add_argument("--against", action="append", default=[], metavar="BOT", help="a reference bot (repeatable)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
+    parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")
+    _limits_args(parser)
+    parser.set_defaults(handler=cmd_check)
+
+
+__all__ = ["CHECKS", "Check", "Report", "check_bot", "default_references", "register"]
