@@ -1,0 +1,359 @@
+"""Tournament configuration: a TOML file, or the short command line form.
+
+A config file looks like this (every key but ``game`` and ``bots`` is optional)::
+
+    name = "RPS Poker round-robin"
+    game = "rps-poker"            # a game id, as `arena games` lists them
+    format = "round-robin"        # or "gauntlet"
+    challenger = "my-bot"         # gauntlet only: the bot that meets the field (default: the first bot)
+    cycles = 4                    # how many times the whole schedule is played
+    seed = 2024                   # the tournament seed; every match seed derives from it
+    duplicate_deals = true        # each deal twice, seats swapped (default: the game's own default)
+    max_faults = 10               # a bot with more faults is disqualified
+    jobs = 2                      # matches at once (default: the CPU count)
+    bots = [                      # as `arena play` takes them; globs allowed
+        "../sample_bots/rps-poker/*",
+        { bot = "python3 my_bot.py", name = "mine" },
+    ]
+
+    [params]                      # the game's parameters
+    [limits]                      # protocol.Limits: move_s, startup_s, time_bank_s, ...
+    [output]
+    db = "arena-runs/results.sqlite"
+    log_dir = "arena-runs/logs"
+    logs = true
+
+Paths in the file are relative to the file's folder. A key that is not known,
+or a value of the wrong type or range, is an error that names the key and the
+line it is on.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol import Limits
+
+from ._errors import ConfigError
+from .games import ParamError, get_game
+
+FORMATS = ("round-robin", "gauntlet")
+DEFAULT_MAX_FAULTS = 10
+"""A bot with more faults than this is disqualified from the rest of a tournament."""
+DEFAULT_DB = Path("arena-runs") / "results.sqlite"
+DEFAULT_LOG_DIR = Path("arena-runs") / "logs"
+
+_TOP_KEYS = {
+    "name",
+    "game",
+    "format",
+    "challenger",
+    "cycles",
+    "seed",
+    "duplicate_deals",
+    "max_faults",
+    "jobs",
+    "bots",
+    "params",
+    "limits",
+    "output",
+}
+_OUTPUT_KEYS = {"db", "log_dir", "logs"}
+_BOT_KEYS = {"bot", "name"}
+
+
+@dataclass
+class BotEntry:
+    """A bot as the config names it: what ``arena play`` accepts, and an optional new name."""
+
+    text: str
+    name: str = ""
+    base: Path = field(default_factory=Path.cwd)
+
+
+@dataclass
+class TournamentConfig:
+    """Everything a tournament needs to know, checked."""
+
+    game: str
+    bots: list[BotEntry]
+    name: str = ""
+    format: str = "round-robin"
+    challenger: str = ""
+    cycles: int = 1
+    seed: int | None = None
+    duplicate_deals: bool | None = None
+    """``None``: the game's own default (on for card games)."""
+    max_faults: int = DEFAULT_MAX_FAULTS
+    jobs: int = 0
+    """``0``: the CPU count."""
+    params: dict[str, object] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    db: Path = DEFAULT_DB
+    log_dir: Path = DEFAULT_LOG_DIR
+    logs: bool = True
+    source: str = ""
+    """Where the config came from (a file's path, or ``command line``)."""
+
+
+def effective_jobs(jobs: int) -> int:
+    """``jobs``, or the CPU count when it is 0."""
+    return jobs if jobs > 0 else max(1, os.cpu_count() or 1)
+
+
+def line_of(text: str, path: tuple[str, ...]) -> int | None:
+    """The 1-based line of ``text`` where the key ``path`` (such as ``("limits", "move_s")``) is set.
+
+    ``tomllib`` keeps no positions, so this reads the text: it follows
+    ``[table]`` headers and also finds dotted keys (``limits.move_s = 1``) and
+    inline tables (``limits = { move_s = 1 }``). Good enough to point a person
+    at the line; ``None`` when the key cannot be found.
+    """
+    table: tuple[str, ...] = ()
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+    for number, line in enumerate(lines, start=1):
+        match = header.match(line)
+        if match:
+            table = tuple(_key_parts(match.group(1)))
+            if table == path:
+                return number
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip() or key.lstrip().startswith("#"):
+            continue
+        full = table + tuple(_key_parts(key))
+        if full == path:
+            return number
+        # an inline table (limits = { move_s = 1 }): look for the rest of the path on this line
+        inline = len(full) < len(path) and full == path[: len(full)] and "{" in value
+        if inline and re.search(rf"[{{,]\s*[\"']?{re.escape(path[len(full)])}[\"']?\s*=", value):
+            return number
+    return None
+
+
+def _key_parts(key: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in key.strip().split(".")]
+
+
+class _Checker:
+    """Reads values out of the parsed TOML, raising errors that name the key and its line."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def error(self, key: tuple[str, ...], message: str) -> ConfigError:
+        line = line_of(self.text, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return ConfigError(f"{where}: {'.'.join(key)}: {message}")
+
+    def unknown(self, data: dict[str, Any], known: set[str], prefix: tuple[str, ...] = ()) -> None:
+        for key in data:
+            if key not in known:
+                valid = ", ".join(sorted(known))
+                raise self.error((*prefix, key), f"unknown key; valid keys here: {valid}")
+
+    def get(self, data: dict[str, Any], key: tuple[str, ...], kind: type | tuple[type, ...], default: Any) -> Any:
+        value = data.get(key[-1], default)
+        if value is default:
+            return default
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds:
+            raise self.error(key, f"must be {_names(kinds)}, not {value!r}")
+        if not isinstance(value, kinds):
+            raise self.error(key, f"must be {_names(kinds)}, not {value!r}")
+        return value
+
+
+def _names(kinds: tuple[type, ...]) -> str:
+    words = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        list: "a list",
+        dict: "a table",
+    }
+    return " or ".join(words.get(k, k.__name__) for k in kinds)
+
+
+def load(path: Path) -> TournamentConfig:
+    """The tournament config in the TOML file at ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read tournament config {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return parse(data, path=path, text=text)
+
+
+def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
+    """Check the parsed TOML ``data`` (read from ``text`` at ``path``) and build the config."""
+    check = _Checker(path, text)
+    base = path.parent.resolve()
+    check.unknown(data, _TOP_KEYS)
+    game = check.get(data, ("game",), str, None)
+    if game is None:
+        raise ConfigError(f"{path}: the key 'game' is missing (for example game = \"rps-poker\")")
+    fmt = check.get(data, ("format",), str, "round-robin")
+    if fmt not in FORMATS:
+        raise check.error(("format",), f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    cycles = check.get(data, ("cycles",), int, 1)
+    if cycles < 1:
+        raise check.error(("cycles",), f"must be at least 1, not {cycles}")
+    seed = check.get(data, ("seed",), int, None)
+    if seed is not None and not 0 <= seed < 1 << 63:
+        raise check.error(("seed",), "must be between 0 and 2**63 - 1")
+    max_faults = check.get(data, ("max_faults",), int, DEFAULT_MAX_FAULTS)
+    if max_faults < 0:
+        raise check.error(("max_faults",), f"must be 0 or more, not {max_faults}")
+    jobs = check.get(data, ("jobs",), int, 0)
+    if jobs < 0:
+        raise check.error(("jobs",), f"must be 1 or more (0 means the CPU count), not {jobs}")
+    params = check.get(data, ("params",), dict, {})
+    _check_game(check, game, params)
+    limits = _limits(check, check.get(data, ("limits",), dict, {}))
+    output = check.get(data, ("output",), dict, {})
+    check.unknown(output, _OUTPUT_KEYS, ("output",))
+    db = check.get(output, ("output", "db"), str, None)
+    log_dir = check.get(output, ("output", "log_dir"), str, None)
+    config = TournamentConfig(
+        game=game,
+        bots=_bots(check, data.get("bots"), base),
+        name=check.get(data, ("name",), str, ""),
+        format=fmt,
+        challenger=check.get(data, ("challenger",), str, ""),
+        cycles=cycles,
+        seed=seed,
+        duplicate_deals=check.get(data, ("duplicate_deals",), bool, None),
+        max_faults=max_faults,
+        jobs=jobs,
+        params=dict(params),
+        limits=limits,
+        db=base / db if db is not None else DEFAULT_DB,
+        log_dir=base / log_dir if log_dir is not None else DEFAULT_LOG_DIR,
+        logs=check.get(output, ("output", "logs"), bool, True),
+        source=str(path),
+    )
+    if config.challenger and config.format != "gauntlet":
+        raise check.error(("challenger",), 'only a gauntlet has a challenger (set format = "gauntlet")')
+    return config
+
+
+def _check_game(check: _Checker, game: str, params: dict[str, Any]) -> None:
+    try:
+        get_game(game)
+    except ParamError as exc:
+        raise check.error(("game",), str(exc)) from None
+    for key, value in params.items():
+        try:
+            get_game(game, {key: value})
+        except ParamError as exc:
+            raise check.error(("params", key), str(exc)) from None
+
+
+def _limits(check: _Checker, table: dict[str, Any]) -> Limits:
+    fields = set(Limits.__struct_fields__)
+    check.unknown(table, fields, ("limits",))
+    for key, value in table.items():
+        default = getattr(Limits(), key)
+        kinds: tuple[type, ...] = (int, float) if isinstance(default, float) else (int,)
+        check.get(table, ("limits", key), kinds, None)
+        if value <= 0:
+            raise check.error(("limits", key), f"must be more than 0, not {value}")
+    try:
+        return msgspec.convert(table, Limits)
+    except msgspec.ValidationError as exc:  # pragma: no cover - the checks above come first
+        raise ConfigError(f"{check.path}: limits: {exc}") from None
+
+
+def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:
+    if value is None:
+        raise ConfigError(f"{check.path}: the key 'bots' is missing (a list of bot folders or command lines)")
+    if not isinstance(value, list):
+        raise check.error(("bots",), 'must be a list of bots, such as ["sample_bots/rps-poker/*"]')
+    entries: list[BotEntry] = []
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            entries += expand_bot(item, base)
+        elif isinstance(item, dict):
+            unknown = sorted(set(item) - _BOT_KEYS)
+            if unknown:
+                raise check.error(("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: bot, name")
+            text, name = item.get("bot"), item.get("name", "")
+            if not isinstance(text, str) or not isinstance(name, str):
+                raise check.error(("bots",), f"item {index + 1}: 'bot' and 'name' must be strings")
+            entries.append(BotEntry(text=text, name=name, base=base))
+        else:
+            raise check.error(("bots",), f'item {index + 1} must be a string or {{ bot = "...", name = "..." }}')
+    if len(entries) < 2:
+        raise check.error(("bots",), f"a tournament needs at least two bots, found {len(entries)}")
+    return entries
+
+
+def expand_bot(text: str, base: Path) -> list[BotEntry]:
+    """``text`` as one bot, or as every bot folder a glob pattern matches (sorted)."""
+    if any(ch in text for ch in "*?[") and " " not in text.strip():
+        found = sorted(glob.glob(str(base / text)))
+        if not found:
+            raise ConfigError(f"bot pattern {text!r} matches nothing (looked in {base})")
+        return [BotEntry(text=p, base=base) for p in found]
+    return [BotEntry(text=text, base=base)]
+
+
+def from_command_line(
+    game: str,
+    bots: list[str],
+    *,
+    cycles: int,
+    seed: int | None,
+    jobs: int,
+    duplicate_deals: bool | None,
+    max_faults: int,
+    fmt: str,
+    challenger: str,
+    limits: Limits,
+    params: dict[str, object],
+    db: Path,
+    log_dir: Path,
+    logs: bool,
+) -> TournamentConfig:
+    """The config for the short form ``arena tournament GAME BOT BOT ...``."""
+    if len(bots) < 2:
+        raise ConfigError(f"a tournament needs at least two bots, {len(bots)} given")
+    if cycles < 1:
+        raise ConfigError(f"--cycles must be at least 1, not {cycles}")
+    if max_faults < 0:
+        raise ConfigError(f"--max-faults must be 0 or more, not {max_faults}")
+    if jobs < 0:
+        raise ConfigError(f"--jobs must be 1 or more, not {jobs}")
+    base = Path.cwd()
+    return TournamentConfig(
+        game=game,
+        bots=[entry for text in bots for entry in expand_bot(text, base)],
+        format=fmt,
+        challenger=challenger,
+        cycles=cycles,
+        seed=seed,
+        duplicate_deals=duplicate_deals,
+        max_faults=max_faults,
+        jobs=jobs,
+        params=params,
+        limits=limits,
+        db=db,
+        log_dir=log_dir,
+        logs=logs,
+        source="command line",
+    )
