@@ -149,7 +149,7 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "check"]
+EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "tournament", "results", "check"]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...)."""
 
 
