@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from arena import play_match, resolve
+from arena.bots import BotSpec
 from arena.games import GAMES, IllegalAction, ParamError, get_game
 from arena.games.card_jitsu import (
     ALL_CARDS,
@@ -24,7 +25,7 @@ from arena.matchlog import read_log, strip_times
 from protocol import Limits
 from protocol.card_jitsu import JitsuResult
 
-from .conftest import SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS
 
 BOTS = SAMPLE_BOTS / "card-jitsu"
 
@@ -342,15 +343,14 @@ async def test_sample_bots_play_a_match_that_the_log_explains_and_replays(tmp_pa
 
 
 async def test_an_out_of_range_card_is_an_illegal_move_and_a_forfeit(tmp_path: Path) -> None:
-    bot = tmp_path / "bad.py"
-    bot.write_text(
+    code = (
         "import json, sys\n"
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"
         "    if 'id' in m:\n"
         "        print(json.dumps({'id': m['id'], 'action': m['round'] + 3}), flush=True)\n"
     )
-    specs = (resolve(str(BOTS / "set-seeker-js")), resolve(f"python3 {bot}"))
+    specs = (resolve(str(BOTS / "set-seeker-js")), BotSpec(name="bad", command=("python3", "-c", code), cwd=REPO))
     record = await play_match(get_game("card-jitsu"), specs, seed=4, limits=Limits(), log_dir=None)
     # Round 1 gets index 4 (legal); round 2 gets index 5, before anyone can hold three cards.
     assert [(f.seat, f.kind, f.request_type) for f in record.faults] == [("B", "illegal_move", "jitsu_play")]
