@@ -96,6 +96,7 @@ main { padding: 14px 20px; max-width: 1100px; }
 .c-red { color: #b91c1c; border-color: #b91c1c; } .c-blue { color: #1d4ed8; border-color: #1d4ed8; }
 .c-green { color: #15803d; border-color: #15803d; } .c-black { color: #111827; border-color: #111827; }
 .c-purple { color: #7e22ce; border-color: #7e22ce; } .c-orange { color: #c2410c; border-color: #c2410c; }
+.c-yellow { color: #a16207; border-color: #ca8a04; background: #fefce8; }
 .help { color: var(--dim); font-size: 12px; }
 </style>
 </head>

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 Seg = dict[str, Any]
 
-COLOURS = ("red", "blue", "green", "black", "purple", "orange")
+COLOURS = ("red", "blue", "green", "black", "purple", "orange", "yellow")
 """Colour names a card may have; each viewer maps them to its own palette."""
 
 _PLAYING_CARD = re.compile(r"^(10|[2-9TJQKA])([SHDCshdc♠♥♦♣])$")
@@ -81,9 +81,12 @@ class Renderer:
         out = [text(json.dumps(action, separators=(",", ":"), ensure_ascii=False))]
         if request is None or not isinstance(action, int) or isinstance(action, bool):
             return out
-        lists = [v for k, v in request.items() if isinstance(v, list) and k != "score"]
-        if len(lists) == 1 and 0 <= action < len(lists[0]):
-            chosen = lists[0][action]
+        lists = {k: v for k, v in request.items() if isinstance(v, list) and k != "score"}
+        for name in ("hand", "cards", "options"):
+            if name in lists:
+                lists = {name: lists[name]}
+        if len(lists) == 1 and 0 <= action < len(chosen_from := next(iter(lists.values()))):
+            chosen = chosen_from[action]
             out += [text(" = "), *self.value(chosen)]
         return out
 
@@ -113,6 +116,24 @@ class RpsPokerRenderer(Renderer):
         return None
 
 
+class CardJitsuRenderer(Renderer):
+    """Card-Jitsu's cards: element (fire, water, snow), colour and value, such as ``FR7``."""
+
+    games = ("card-jitsu",)
+    ELEMENTS: ClassVar[dict[str, str]] = {"F": "🔥", "W": "💧", "S": "❄"}
+    COLOURS: ClassVar[dict[str, str]] = {
+        "R": "red", "B": "blue", "G": "green", "Y": "yellow", "O": "orange", "P": "purple"
+    }
+    _CARD = re.compile(r"^([FWS])([RBGYOP])(\d{1,2})$")
+
+    def card(self, value: str) -> Seg | None:
+        match = self._CARD.match(value)
+        if match is None:
+            return None
+        element, colour, number = match.groups()
+        return {"face": value, "sym": self.ELEMENTS[element], "rank": number, "c": self.COLOURS[colour]}
+
+
 _RENDERERS: dict[str, Renderer] = {}
 
 
@@ -134,3 +155,4 @@ def _num(value: Any) -> str:
 
 
 register_renderer(RpsPokerRenderer())
+register_renderer(CardJitsuRenderer())

@@ -22,7 +22,7 @@ from .._errors import ArenaError, BotFault, ConfigError, IllegalMove, ProtocolVi
 from ..games import GAMES, Game, IllegalAction, MatchState, get_game
 from ..match import Wire, wire_for
 from ._log import LoggedMatch
-from ._timeline import Event, Frame, Timeline, frame_title
+from ._timeline import Event, Frame, Timeline, frame_title, score_from
 
 REPRODUCIBLE = ("illegal_move", "invalid_json", "protocol_error")
 """Fault kinds that the rules and the wire judge again from the logged line."""
@@ -107,12 +107,15 @@ class _Runner:
             SEATS.index(f["seat"]): f for f in log.faults if f.get("request_id") is None and f.get("seat") in SEATS
         }
         self.frames: list[Frame] = [Frame("match start")]
+        self.told_score: list[float] | None = None
+        """The latest score a message told a seat, for games whose state keeps no ``points``."""
 
     def send(self, seat: int, message: protocol.Message) -> None:
         as_logged = msgspec.to_builtins(message)
         self.sent[seat].append(as_logged)
         self.wires[seat].encode(message)  # a text wire may keep state from what it sends
         kind = "request" if isinstance(message, Request) else "notice"
+        self.told_score = score_from(as_logged, seat) or self.told_score
         self.frames[-1].events.append(Event(kind, seat, as_logged))
         # A fault while sending a notice happened at the last message the log has for that seat.
         fault = self.notice_faults.get(seat)
@@ -201,7 +204,7 @@ class _Runner:
                     step = state.apply(actions)
                     frame.events += [Event("narration", text=line) for line in step.narration]
                     self.send_all(step.notices)
-                    frame.score = score_of(state)
+                    frame.score = score_of(state) or self.told_score
                 result = state.result()
             except _Faulted as faulted:
                 faults = faulted.faults

@@ -22,6 +22,7 @@ _CARD_STYLE = {
     "black": "bold black on grey85",
     "purple": "bold white on purple4",
     "orange": "bold black on orange1",
+    "yellow": "bold black on yellow1",
 }
 _SEAT_STYLE = ("bold cyan", "bold magenta")
 
