@@ -1,4 +1,5 @@
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -351,3 +352,32 @@ async def test_text_bot_faults_are_judged_as_for_json_bots(tmp_path: Path, sourc
     assert reason in record.faults[0].reason
     assert record.result.winner == "A" and record.result.forfeit == ["B"]
     assert record.result.points == [1.0, 0.0]
+
+
+@needs_ruby
+def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
+    echo = tmp_path / "echo-text"
+    echo.mkdir()
+    (echo / "bot.py").write_text(ECHO_BOT.replace("{bid}", "match.group(1)"))
+    (echo / "bot.toml").write_text(f'run = "{sys.executable} bot.py"\nprotocol = "gops-text"\n')
+    bots = [str(GOPS_BOTS / name) for name in ("mimic-ruby", "sure-wins-ruby", "planner-python")] + [str(echo)]
+    command = [sys.executable, "-m", "arena", "tournament", "gops", *bots, "--seed", "1", "--jobs", "2", "--quiet"]
+    command += ["--db", str(tmp_path / "results.sqlite"), "--log-dir", str(tmp_path / "logs")]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Played 12 matches" in done.stdout, done.stdout
+    logs = sorted((tmp_path / "logs").glob("tournament-*/*.jsonl.gz"))
+    assert len(logs) == 12
+    for path in logs:
+        records = read_log(path)
+        assert not [r for r in records if r["type"] == "fault"], path.name
+        protocols = {bot["name"]: bot["protocol"] for bot in records[0]["bots"]}
+        assert protocols.get("planner-python", "json") == "json"
+        assert all(protocols.get(name, "gops-text") == "gops-text" for name in ("mimic-ruby", "echo-text"))
+    stderr = sorted((tmp_path / "logs").glob("tournament-*/stderr/*.log"))
+    processes = {name: [p for p in stderr if p.name.startswith(name + ".")] for name in ("mimic-ruby", "echo-text")}
+    assert len(processes["mimic-ruby"]) == len(processes["echo-text"]) == 6, "a text bot gets a process per match"
+    for path in processes["echo-text"]:
+        seen = path.read_text().splitlines()
+        assert seen[0].startswith("got 'Competition card:  ") and seen[-1] == "input closed"
+        assert len(seen) == 27 and not any("{" in line for line in seen), "13 rounds of two lines, never JSON"
