@@ -29,9 +29,9 @@ from ._process import GRACE_S, BotProcess, open_bot
 from .bots import BotSpec, resolve
 from .build import ensure_built
 from .games import Game, IllegalAction, get_game
-from .match import Fault, MatchRecord, MatchRunner, Seat, wire_for
+from .match import Fault, MatchRecord, MatchRunner, Seat, Wire, wire_for
 from .matchlog import MatchLog, read_log
-from .play import QUIT_LINE, spawn_options
+from .play import goodbye_line, spawn_options
 
 EXIT_WAIT_S = 2.0
 """How long a bot may take to exit when told to, or when its input closes.
@@ -156,47 +156,53 @@ async def _check_build(spec: BotSpec) -> Check:
 async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int) -> Check:
     """Start the bot, send a match start and the first request, and time the answer."""
     name = "starts and answers its first request"
-    wire = wire_for(spec.protocol, game)
     allowed = limits.startup_s + limits.move_s
     state = game.new_match(seed)
     start = protocol.MatchStart(
         match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
     )
     sent: list[protocol.Message] = [start, *(m for s, m in state.start().notices if s == 0)]
-    first_request = state.requests()[0]
     where: list[str] = []
     stderr_path = log_dir / "startup.stderr.log"
     try:
         async with open_bot(spec, spawn_options(spec, limits, stderr_path)) as bot:
+            request = msgspec.structs.replace(state.requests()[0], id=bot.take_id())
+            where += _shown(">", [*sent, request])
             started = trio.current_time()
-            request = msgspec.structs.replace(first_request, id=bot.take_id())
-            where += [*_shown(">", sent), *_shown(">", [request])]
-            with trio.move_on_after(allowed) as scope:
-                for message in [*sent, request]:
-                    line = wire.encode(message)
-                    if line is not None:
-                        await bot.send(line)
-                while True:
-                    text = await bot.read_line(output_budget=limits.output_bytes)
-                    where.append("< " + text.decode("utf-8", "replace").rstrip()[:300])
-                    answer = wire.decode(text, request)
-                    if answer.id == request.id:
-                        break
-                    raise ProtocolFailure(f"answered id {answer.id}, but the request's id was {request.id}")
+            outcome = await _first_answer(bot, wire_for(spec.protocol, game), [*sent, request], allowed, where)
             elapsed = trio.current_time() - started
-            if scope.cancelled_caught:
-                return Check(name, False, f"no answer within {allowed:g} s", [*where, *_stderr_tail(stderr_path)])
-            try:
-                state.check(0, answer.action)
-            except IllegalAction as exc:
-                return Check(name, False, f"illegal first action: {exc}", where)
-    except (BotFault, ProtocolFailure) as exc:
-        return Check(name, False, str(exc), [*where, *_stderr_tail(stderr_path)])
+    except BotFault as exc:  # it could not be started
+        outcome = str(exc)
+    if isinstance(outcome, str):
+        return Check(name, False, outcome, [*where, *_stderr_tail(stderr_path)])
+    try:
+        state.check(0, outcome.action)
+    except IllegalAction as exc:
+        return Check(name, False, f"illegal first action: {exc}", where)
     return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)")
 
 
-class ProtocolFailure(Exception):
-    """The start-up probe got an answer that is not the one it asked for."""
+async def _first_answer(
+    bot: BotProcess, wire: Wire, messages: list[protocol.Message], allowed: float, where: list[str]
+) -> protocol.Answer | str:
+    """The answer to the last of ``messages`` (a request), or what went wrong."""
+    request = messages[-1]
+    assert isinstance(request, protocol.Request)
+    with trio.move_on_after(allowed):
+        try:
+            for message in messages:
+                line = wire.encode(message)
+                if line is not None:
+                    await bot.send(line)
+            text = await bot.read_line(output_budget=bot.options.line_bytes * 4)
+            where.append("< " + text.decode("utf-8", "replace").rstrip()[:300])
+            answer = wire.decode(text, request)
+        except BotFault as exc:
+            return f"{exc.kind}: {exc}"
+        if answer.id != request.id:
+            return f"protocol_error: answered id {answer.id}, but the request's id was {request.id}"
+        return answer
+    return f"timeout: no answer within {allowed:g} s"
 
 
 async def _play_matches(
@@ -217,7 +223,7 @@ async def _play_matches(
             fresh = bot is None or not spec.reuse or bot.process.poll() is not None
             if fresh:
                 if bot is not None:
-                    await bot.shutdown(polite=QUIT_LINE)
+                    await bot.shutdown(polite=goodbye_line(spec.protocol))
                 stderr_path = log_dir / f"match-{number + 1}.stderr.log"
                 bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
             assert bot is not None
@@ -256,18 +262,22 @@ async def _one_match(
             record = await MatchRunner(game, seed, seats, match_id=match_id, log=log).run()
         finally:
             log.close()
-        await opponent.shutdown(polite=QUIT_LINE)
+        await opponent.shutdown(polite=goodbye_line(reference.protocol))
     return record
 
 
 async def _tell_to_quit(bot: BotProcess) -> Check:
     name = "exits when told to"
+    line = goodbye_line(bot.spec.protocol)
+    if not line:
+        await bot.shutdown()
+        return Check(name, None, f"the {bot.spec.protocol} protocol has no quit message")
     started = trio.current_time()
     try:
-        await bot.send(QUIT_LINE)
+        await bot.send(line)
     except BotFault as exc:
         return Check(name, False, f"could not be sent quit: {exc}")
-    return await _await_exit(bot, name, started, "after quit", ["> " + QUIT_LINE.decode().strip()])
+    return await _await_exit(bot, name, started, "after quit", ["> " + line.decode().strip()])
 
 
 async def _await_exit(bot: BotProcess, name: str, started: float, when: str, where: list[str]) -> Check:

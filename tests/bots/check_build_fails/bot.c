@@ -1,0 +1,2 @@
+/* Broken on purpose (arena check's tests): does not compile. */
+int main(void) { return undeclared_variable; }
