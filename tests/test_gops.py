@@ -1,3 +1,4 @@
+import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from arena.wires import GopsTextWire
 from protocol import Answer, Limits, MatchEnd, MatchStart, Quit, Result
 from protocol.gops import GopsBid, GopsResult
 
-from .conftest import SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS
 
 GOPS_BOTS = SAMPLE_BOTS / "gops"
 FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
@@ -363,7 +364,8 @@ def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
     bots = [str(GOPS_BOTS / name) for name in ("mimic-ruby", "sure-wins-ruby", "planner-python")] + [str(echo)]
     command = [sys.executable, "-m", "arena", "tournament", "gops", *bots, "--seed", "1", "--jobs", "2", "--quiet"]
     command += ["--db", str(tmp_path / "results.sqlite"), "--log-dir", str(tmp_path / "logs")]
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the arena of this checkout, whatever is installed
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Played 12 matches" in done.stdout, done.stdout
     logs = sorted((tmp_path / "logs").glob("tournament-*/*.jsonl.gz"))
