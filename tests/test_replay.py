@@ -266,7 +266,7 @@ def test_terminal_output_when_not_a_tty(rps_log: Path, capsys: pytest.CaptureFix
 
 def test_rps_cards_are_drawn_in_colour(rps_log: Path) -> None:
     renderer = renderer_for("rps-poker/1")
-    assert renderer.card("R7") == {"face": "R7", "sym": "✊", "rank": "7", "c": "red"}
+    assert renderer.card("R7") == {"face": "R7", "sym": "rock", "rank": "7", "c": "red"}
     assert renderer.card("S0")["c"] == "green" and renderer.card("X1") is None  # type: ignore[index]
     generic = renderer_for("some-game/3")
     assert generic.card("QH") == {"face": "QH", "sym": "♥", "rank": "Q", "c": "red"}

@@ -90,9 +90,9 @@ main { padding: 14px 20px; max-width: 1100px; }
 .narration { font-style: italic; margin: 3px 0; }
 .result { font-weight: 700; font-size: 17px; margin: 3px 0; }
 .card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
-  width: 38px; height: 52px; border-radius: 6px; border: 2px solid; background: #fff; margin: 0 2px;
+  width: 44px; height: 54px; border-radius: 6px; border: 2px solid; background: #fff; margin: 0 2px;
   box-shadow: 0 1px 2px rgba(0,0,0,.15); line-height: 1.05; }
-.card .sym { font-size: 16px; } .card .rank { font-size: 17px; font-weight: 700; }
+.card .sym { font-size: 16px; } .card .sym.word { font-size: 9px; text-transform: uppercase; letter-spacing: .02em; } .card .rank { font-size: 17px; font-weight: 700; }
 .c-red { color: #b91c1c; border-color: #b91c1c; } .c-blue { color: #1d4ed8; border-color: #1d4ed8; }
 .c-green { color: #15803d; border-color: #15803d; } .c-black { color: #111827; border-color: #111827; }
 .c-purple { color: #7e22ce; border-color: #7e22ce; } .c-orange { color: #c2410c; border-color: #c2410c; }
@@ -104,11 +104,11 @@ main { padding: 14px 20px; max-width: 1100px; }
 <header><h1 id="title"></h1><div class="sub" id="sub"></div></header>
 <div class="note" id="note" hidden></div>
 <div class="controls">
-  <button id="first" title="first (Home)">&#9198;</button>
+  <button id="first" title="first (Home)">&#9664;&#9664;</button>
   <button id="prev" title="previous (&larr;)">&#9664; Prev</button>
   <button id="play" title="play / pause (space)">Play</button>
   <button id="next" title="next (&rarr;)">Next &#9654;</button>
-  <button id="last" title="last (End)">&#9197;</button>
+  <button id="last" title="last (End)">&#9654;&#9654;</button>
   <input type="range" id="slider" min="0" value="0" aria-label="frame">
   <span id="counter"></span>
   <span class="help">keys: &larr; &rarr; Home End, space plays</span>
@@ -139,7 +139,8 @@ function segs(list, into) {
       const c = el("span", "card c-" + (s.c || "black"));
       c.title = s.face;
       c.dataset.card = s.face;
-      c.append(el("span", "sym", s.sym || ""), el("span", "rank", s.rank || s.face));
+      const sym = s.sym || "";
+      c.append(el("span", sym.length > 1 ? "sym word" : "sym", sym), el("span", "rank", s.rank || s.face));
       into.append(c);
     } else {
       into.append(el("span", s.k ? "k" : "", s.t));

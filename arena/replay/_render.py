@@ -2,7 +2,8 @@
 
 A renderer turns messages and actions into *segments* that both viewers
 draw: ``{"t": text}``, ``{"t": text, "k": 1}`` (a field's name), or a card
-``{"face": "R3", "sym": "✊", "rank": "3", "c": "red"}``. The default
+``{"face": "R3", "sym": "rock", "rank": "3", "c": "red"}`` (``sym``: a suit
+symbol, or a word where a symbol would need an emoji font). The default
 renderer shows any game's messages field by field and draws strings that
 look like playing cards (``QH``, ``10s``, ``7♣``) as cards; a game can
 register a renderer that knows its own cards (:func:`register_renderer`).
@@ -107,7 +108,7 @@ class RpsPokerRenderer(Renderer):
     """RPS Poker's cards: rock, paper or scissors and a number, each symbol its colour."""
 
     games = ("rps-poker",)
-    SYMBOLS: ClassVar[dict[str, tuple[str, str]]] = {"R": ("✊", "red"), "P": ("✋", "blue"), "S": ("✌", "green")}
+    SYMBOLS: ClassVar[dict[str, tuple[str, str]]] = {"R": ("rock", "red"), "P": ("paper", "blue"), "S": ("scissors", "green")}
 
     def card(self, value: str) -> Seg | None:
         if len(value) == 2 and value[0] in self.SYMBOLS and value[1].isdigit():
@@ -120,7 +121,7 @@ class CardJitsuRenderer(Renderer):
     """Card-Jitsu's cards: element (fire, water, snow), colour and value, such as ``FR7``."""
 
     games = ("card-jitsu",)
-    ELEMENTS: ClassVar[dict[str, str]] = {"F": "🔥", "W": "💧", "S": "❄"}
+    ELEMENTS: ClassVar[dict[str, str]] = {"F": "fire", "W": "water", "S": "snow"}
     COLOURS: ClassVar[dict[str, str]] = {
         "R": "red", "B": "blue", "G": "green", "Y": "yellow", "O": "orange", "P": "purple"
     }

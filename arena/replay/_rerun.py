@@ -110,8 +110,12 @@ class _Runner:
         self.told_score: list[float] | None = None
         """The latest score a message told a seat, for games whose state keeps no ``points``."""
 
-    def send(self, seat: int, message: protocol.Message) -> None:
+    def send(self, seat: int, message: protocol.Message, limits: dict[str, Any] | None = None) -> None:
         as_logged = msgspec.to_builtins(message)
+        if limits is not None:
+            # Limits are not the rules' output: they are sent as the header recorded them, and a log
+            # written before Limits gained a field still says what that bot was told.
+            as_logged["limits"] = limits
         self.sent[seat].append(as_logged)
         self.wires[seat].encode(message)  # a text wire may keep state from what it sends
         kind = "request" if isinstance(message, Request) else "notice"
@@ -175,7 +179,9 @@ class _Runner:
         try:
             try:
                 for seat in (0, 1):
-                    limits = msgspec.convert(self.log.bot(seat).get("limits") or {}, Limits)
+                    logged_limits = self.log.bot(seat).get("limits") or {}
+                    known = {k: v for k, v in logged_limits.items() if k in Limits.__struct_fields__}
+                    limits = msgspec.convert(known, Limits)
                     start = MatchStart(
                         match_id=self.log.match_id,
                         game=self.game.game_id,
@@ -184,7 +190,7 @@ class _Runner:
                         limits=limits,
                         opponent=self.log.name(1 - seat),
                     )
-                    self.send(seat, start)
+                    self.send(seat, start, logged_limits or None)
                 self.send_all(state.start().notices)
                 while not state.is_over:
                     requests = state.requests()
