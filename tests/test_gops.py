@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ from arena.match import wire_for
 from arena.matchlog import read_log
 from arena.play import play_match
 from arena.wires import GopsTextWire
-from protocol import Answer, Limits, MatchEnd, MatchStart, Quit, Result
+from protocol import Answer, Limits, MatchEnd, MatchStart, MessageDecoder, Quit, Result
 from protocol.gops import GopsBid, GopsResult
 
 from .conftest import REPO, SAMPLE_BOTS
@@ -383,3 +384,28 @@ def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
         seen = path.read_text().splitlines()
         assert seen[0].startswith("got 'Competition card:  ") and seen[-1] == "input closed"
         assert len(seen) == 27 and not any("{" in line for line in seen), "13 rounds of two lines, never JSON"
+
+
+@needs_ruby
+def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
+    readme = (REPO / "protocol" / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### GOPS") : readme.index("## Match logs")]
+    json_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ {", "← {")) and "{...}" not in line]
+    text_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ ", "← ")) and "{" not in line]
+    command = [sys.executable, "-m", "arena", "play", "gops", str(GOPS_BOTS / "mimic-ruby")]
+    command += [str(GOPS_BOTS / "planner-python"), "--seed", "5", "--log-dir", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    records = read_log(next(tmp_path.glob("*.jsonl")))
+    seen_by_b = [json.dumps(r["msg"], separators=(",", ":")) for r in records if r.get("seat") == "B" and "msg" in r]
+    assert json_lines[:6] == seen_by_b[1:7] and json_lines[6:] == ['{"type":"quit"}']
+    wire = GopsTextWire()
+    seen_by_a = []
+    for r in records:
+        if r.get("seat") == "A" and r["type"] == "send" and r["msg"]["type"].startswith("gops_"):
+            decoded = MessageDecoder().decode(json.dumps(r["msg"]))
+            seen_by_a.append((wire.encode(decoded) or b"").decode().rstrip("\n"))
+        elif r.get("seat") == "A" and r["type"] == "recv":
+            seen_by_a.append(str(r["msg"]))
+    assert text_lines == seen_by_a[: len(text_lines)] and len(text_lines) == 6
