@@ -87,11 +87,15 @@ PARAMS: tuple[Param, ...] = (
 # Hand evaluation ----------------------------------------------------------
 
 
+_PARSED = {rank + suit: (RANKS.index(rank) + 1, SUITS.index(suit)) for suit in SUITS for rank in RANKS}
+
+
 def parse_card(card: str) -> tuple[int, int]:
     """``(rank, suit)`` of a card such as ``"Td"``: rank 1 (ace) .. 13 (king), suit 0..3 (``c d h s``)."""
-    if not isinstance(card, str) or len(card) != 2 or card[0] not in RANKS or card[1] not in SUITS:
+    parsed = _PARSED.get(card) if isinstance(card, str) else None
+    if parsed is None:
         raise ValueError(f"{card!r} is not a card: write rank then suit, such as 'Kc', 'Td', 'As'")
-    return RANKS.index(card[0]) + 1, SUITS.index(card[1])
+    return parsed
 
 
 def _parse_hand(cards: Iterable[str]) -> list[tuple[int, int]]:
@@ -103,49 +107,33 @@ def _parse_hand(cards: Iterable[str]) -> list[tuple[int, int]]:
     return parsed
 
 
-def _max_matching(cards: Sequence[tuple[int, int]], allowed: Sequence[int]) -> list[int]:
-    """Indices of a largest set of ``allowed`` cards with distinct ranks and suits.
-
-    Such a set is a matching between ranks and suits in the bipartite graph
-    whose edges are the cards; this is Kuhn's augmenting-path algorithm.
-    """
-    owner: dict[int, int] = {}  # suit -> index of the card that holds it
-
-    def augment(rank: int, seen: set[int]) -> bool:
-        for i in allowed:
-            card_rank, suit = cards[i]
-            if card_rank != rank or suit in seen:
-                continue
-            seen.add(suit)
-            if suit not in owner or augment(cards[owner[suit]][0], seen):
-                owner[suit] = i
-                return True
-        return False
-
-    for rank in sorted({cards[i][0] for i in allowed}):
-        augment(rank, set())
-    return sorted(owner.values())
-
-
-def _played(cards: Sequence[tuple[int, int]]) -> list[int]:
+def _played(cards: Sequence[tuple[int, int]]) -> tuple[int, ...]:
     """Indices of the played hand's cards.
 
-    Any larger set beats any smaller one, and among sets of one size comparing
-    rank lists from the highest down is comparing ``sum(2**rank)``: leaving out
-    a high rank is worth more than anything lower. So: find the largest size,
-    then from the king down drop every rank the hand can do without while
-    keeping that size. The ranks left are exactly the played hand's.
+    Dynamic programming over the ranks, lowest first, keeping for each set of
+    suits already used the best partial hand: the most cards, then the lowest
+    ``sum(2**rank)``. Comparing rank lists from the highest down is comparing
+    those sums, and ranks added later are all higher, so the best partial hand
+    for a set of suits stays best whatever is added to it.
     """
-    everything = list(range(len(cards)))
-    size = len(_max_matching(cards, everything))
-    allowed = everything
-    for rank in sorted({rank for rank, _ in cards}, reverse=True):
-        without = [i for i in allowed if cards[i][0] != rank]
-        if len(_max_matching(cards, without)) == size:
-            allowed = without
-    played = _max_matching(cards, allowed)
-    assert len(played) == size
-    return played
+    by_rank: dict[int, list[int]] = {}
+    for i, (rank, _) in enumerate(cards):
+        by_rank.setdefault(rank, []).append(i)
+    # suit mask -> (cards played, sum of 2**rank, indices played)
+    best: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, 0, ())}
+    for rank in sorted(by_rank):
+        extended = dict(best)
+        for used, (size, weight, chosen) in best.items():
+            for i in by_rank[rank]:
+                suit = 1 << cards[i][1]
+                if used & suit:
+                    continue
+                candidate = (size + 1, weight | 1 << rank, (*chosen, i))
+                current = extended.get(used | suit)
+                if current is None or (candidate[0], -candidate[1]) > (current[0], -current[1]):
+                    extended[used | suit] = candidate
+        best = extended
+    return max(best.values(), key=lambda entry: (entry[0], -entry[1]))[2]
 
 
 def best_hand(cards: Iterable[str]) -> list[str]:
@@ -492,9 +480,9 @@ class BadugiMatch(MatchState):
         )
         step.notices.append((1 - seat, BadugiOpponentDraw(hand=self.hand, draw=self.draw_no, count=len(thrown))))
         step.narration.append(
-            f"  Draw {self.draw_no}: {SEATS[seat]} draws {len(thrown)}"
-            + (f" ({_cards(thrown)} -> {_cards(self.cards[seat])})" if thrown else ", stands pat")
-            + f"; {describe(self.cards[seat])}"
+            f"  Draw {self.draw_no}: {SEATS[seat]} "
+            + (f"draws {len(thrown)} for {_cards(thrown)}" if thrown else "stands pat")
+            + f" -> {_cards(self.cards[seat])} ({describe(self.cards[seat])})"
         )
         if seat != self.button:
             self.drawing = self.button
