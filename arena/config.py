@@ -10,7 +10,8 @@ A config file looks like this (every key but ``game`` and ``bots`` is optional):
     seed = 2024                   # the tournament seed; every match seed derives from it
     duplicate_deals = true        # each deal twice, seats swapped (default: the game's own default)
     max_faults = 10               # a bot with more faults is disqualified
-    jobs = 2                      # matches at once (default: the CPU count)
+    jobs = 2                      # matches at once (default: the CPU count; on a cluster, its threads)
+    cluster = "tcp://host:8786"   # optional: play the matches on this Dask cluster's workers
     bots = [                      # as `arena play` takes them; globs allowed
         "../sample_bots/rps-poker/*",
         { bot = "python3 my_bot.py", name = "mine" },
@@ -61,6 +62,7 @@ _TOP_KEYS = {
     "duplicate_deals",
     "max_faults",
     "jobs",
+    "cluster",
     "bots",
     "params",
     "limits",
@@ -102,6 +104,8 @@ class TournamentConfig:
     logs: bool = True
     source: str = ""
     """Where the config came from (a file's path, or ``command line``)."""
+    cluster: str = ""
+    """A Dask scheduler's address (``tcp://host:8786``): play the matches on its workers (:mod:`arena.cluster`)."""
 
 
 def effective_jobs(jobs: int) -> int:
@@ -240,6 +244,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         duplicate_deals=check.get(data, ("duplicate_deals",), bool, None),
         max_faults=max_faults,
         jobs=jobs,
+        cluster=check.get(data, ("cluster",), str, ""),
         params=dict(params),
         limits=limits,
         db=base / db if db is not None else DEFAULT_DB,

@@ -25,7 +25,7 @@ import math
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
-from protocol import SEATS
+from protocol import SEATS, Limits
 
 from . import config as config_mod
 from ._errors import BotFault, ConfigError
@@ -361,6 +361,7 @@ class _Runner:
         self.banned = disqualifications(self.recorded, plan.config.max_faults)
         self.skipped = 0
         self.played = 0
+        self.executor: MatchExecutor | None = None
 
     def _count(self, match: PlayedMatch) -> None:
         for seat_index, seat in enumerate(SEATS):
@@ -402,87 +403,115 @@ class _Runner:
         return self.log_dir / f"{scheduled.key}.jsonl.gz"  # compressed: arena replay and read_log read it
 
     async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch:
-        game, limits = self.plan.game, self.plan.config.limits
-        names = (scheduled.bot_a, scheduled.bot_b)
-        bots = []
-        spawn_faults: dict[int, BotFault] = {}
-        try:
-            for index, name in enumerate(names):
-                try:
-                    bots.append(await pool.acquire(self.plan.specs[name], limits))
-                except BotFault as fault:
-                    spawn_faults[index] = fault
-            if spawn_faults:
-                return self._unplayed(scheduled, spawn_faults)
-            seats = [
-                Seat(bot=bot, limits=limits, name=name, wire=wire_for(bot.spec.protocol, game))
-                for bot, name in zip(bots, names, strict=True)
-            ]
-            log = MatchLog(self._log_path(scheduled))
-            try:
-                runner = MatchRunner(
-                    game,
-                    scheduled.seed,
-                    seats,
-                    match_id=scheduled.key,
-                    log=log,
-                    header_extra={
-                        "tournament": self.tid,
-                        "cycle": scheduled.cycle,
-                        "deal": scheduled.deal,
-                        "leg": scheduled.leg,
-                    },
-                )
-                record = await runner.run()
-            finally:
-                log.close()
-        except BaseException:
-            for bot in bots:  # abandoned mid-match (Ctrl-C): never reuse these
-                pool.release(bot, faulted=True)
-            raise
-        offenders = {f.seat for f in record.faults}
-        for seat, bot in zip(SEATS, bots, strict=True):
-            pool.release(bot, faulted=seat in offenders)
-        return PlayedMatch(
-            key=scheduled.key,
-            cycle=scheduled.cycle,
-            deal=scheduled.deal,
-            leg=scheduled.leg,
-            bot_a=scheduled.bot_a,
-            bot_b=scheduled.bot_b,
-            seed=scheduled.seed,
-            points=(float(record.result.points[0]), float(record.result.points[1])),
-            winner=record.result.winner,
-            forfeit=tuple(record.result.forfeit),
-            reason=record.result.reason,
-            duration_s=record.duration_s,
-            peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
-            log_path=str(record.log_path) if record.log_path else None,
-            faults=tuple(
-                FaultRow(f.seat, names[SEATS.index(f.seat)], f.kind, f.reason, f.request_id, f.request_type)
-                for f in record.faults
-            ),
+        if self.executor is not None:  # elsewhere, such as on a cluster (arena.cluster)
+            return await self.executor(scheduled)
+        return await play_scheduled(
+            self.plan.game,
+            self.plan.specs,
+            self.plan.config.limits,
+            scheduled,
+            pool,
+            log_path=self._log_path(scheduled),
+            tournament_id=self.tid,
         )
 
-    def _unplayed(self, scheduled: Scheduled, faults: dict[int, BotFault]) -> PlayedMatch:
-        """A bot that could not even start forfeits the match before it begins."""
-        names = (scheduled.bot_a, scheduled.bot_b)
-        reason = "; ".join(f"{SEATS[s]} {f.kind}: {f.reason}" for s, f in sorted(faults.items()))
-        result = self.plan.game.new_match(scheduled.seed).forfeit(frozenset(faults), reason)
-        return PlayedMatch(
-            key=scheduled.key,
-            cycle=scheduled.cycle,
-            deal=scheduled.deal,
-            leg=scheduled.leg,
-            bot_a=scheduled.bot_a,
-            bot_b=scheduled.bot_b,
-            seed=scheduled.seed,
-            points=(float(result.points[0]), float(result.points[1])),
-            winner=result.winner,
-            forfeit=tuple(result.forfeit),
-            reason=result.reason,
-            faults=tuple(FaultRow(SEATS[s], names[s], f.kind, f.reason) for s, f in sorted(faults.items())),
-        )
+
+MatchExecutor = Callable[[Scheduled], Awaitable[PlayedMatch]]
+"""Plays one scheduled match somewhere else than in this process's pool (see :mod:`arena.cluster`)."""
+
+
+async def play_scheduled(
+    game: Game,
+    specs: Mapping[str, BotSpec],
+    limits: Limits,
+    scheduled: Scheduled,
+    pool: BotPool,
+    *,
+    log_path: Path | None,
+    tournament_id: int,
+) -> PlayedMatch:
+    """Play ``scheduled`` with processes from ``pool`` and return it as the store records it."""
+    names = (scheduled.bot_a, scheduled.bot_b)
+    bots = []
+    spawn_faults: dict[int, BotFault] = {}
+    try:
+        for index, name in enumerate(names):
+            try:
+                bots.append(await pool.acquire(specs[name], limits))
+            except BotFault as fault:
+                spawn_faults[index] = fault
+        if spawn_faults:
+            return _unplayed(game, scheduled, spawn_faults)
+        seats = [
+            Seat(bot=bot, limits=limits, name=name, wire=wire_for(bot.spec.protocol, game))
+            for bot, name in zip(bots, names, strict=True)
+        ]
+        log = MatchLog(log_path)
+        try:
+            runner = MatchRunner(
+                game,
+                scheduled.seed,
+                seats,
+                match_id=scheduled.key,
+                log=log,
+                header_extra={
+                    "tournament": tournament_id,
+                    "cycle": scheduled.cycle,
+                    "deal": scheduled.deal,
+                    "leg": scheduled.leg,
+                },
+            )
+            record = await runner.run()
+        finally:
+            log.close()
+    except BaseException:
+        for bot in bots:  # abandoned mid-match (Ctrl-C): never reuse these
+            pool.release(bot, faulted=True)
+        raise
+    offenders = {f.seat for f in record.faults}
+    for seat, bot in zip(SEATS, bots, strict=True):
+        pool.release(bot, faulted=seat in offenders)
+    return PlayedMatch(
+        key=scheduled.key,
+        cycle=scheduled.cycle,
+        deal=scheduled.deal,
+        leg=scheduled.leg,
+        bot_a=scheduled.bot_a,
+        bot_b=scheduled.bot_b,
+        seed=scheduled.seed,
+        points=(float(record.result.points[0]), float(record.result.points[1])),
+        winner=record.result.winner,
+        forfeit=tuple(record.result.forfeit),
+        reason=record.result.reason,
+        duration_s=record.duration_s,
+        peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
+        log_path=str(record.log_path) if record.log_path else None,
+        faults=tuple(
+            FaultRow(f.seat, names[SEATS.index(f.seat)], f.kind, f.reason, f.request_id, f.request_type)
+            for f in record.faults
+        ),
+    )
+
+
+def _unplayed(game: Game, scheduled: Scheduled, faults: dict[int, BotFault]) -> PlayedMatch:
+    """A bot that could not even start forfeits the match before it begins."""
+    names = (scheduled.bot_a, scheduled.bot_b)
+    reason = "; ".join(f"{SEATS[s]} {f.kind}: {f.reason}" for s, f in sorted(faults.items()))
+    result = game.new_match(scheduled.seed).forfeit(frozenset(faults), reason)
+    return PlayedMatch(
+        key=scheduled.key,
+        cycle=scheduled.cycle,
+        deal=scheduled.deal,
+        leg=scheduled.leg,
+        bot_a=scheduled.bot_a,
+        bot_b=scheduled.bot_b,
+        seed=scheduled.seed,
+        points=(float(result.points[0]), float(result.points[1])),
+        winner=result.winner,
+        forfeit=tuple(result.forfeit),
+        reason=result.reason,
+        faults=tuple(FaultRow(SEATS[s], names[s], f.kind, f.reason) for s, f in sorted(faults.items())),
+    )
 
 
 async def run_tournament(
@@ -496,8 +525,13 @@ async def run_tournament(
     progress: Progress | None = None,
     handle_signals: bool = False,
     say: Callable[[str], None] = lambda _text: None,
+    cluster: str = "",
 ) -> Summary:
     """Build every bot, then play the matches of tournament ``tid`` not yet in ``store``.
+
+    With ``cluster`` (a Dask scheduler's address) the matches are played on
+    the cluster's workers (:mod:`arena.cluster`), ``jobs`` at once (``0``: as
+    many as the workers have threads); results are still recorded here.
 
     With ``handle_signals``, Ctrl-C (SIGINT) and SIGTERM stop the run cleanly:
     matches in flight are abandoned (their processes killed), finished ones
@@ -524,7 +558,15 @@ async def run_tournament(
                     await nursery.start(_stop_on_signal, scope, summary)
                 async with open_pool(reuse=reuse, stderr_path=stderr_path) as pool:
                     summary.pool = pool.stats
-                    await runner.run(pool)
+                    if cluster:
+                        from .cluster import open_executor
+
+                        async with open_executor(cluster, plan, tid, log_dir) as executor:
+                            runner.executor = executor
+                            runner.jobs = jobs or executor.slots
+                            await runner.run(pool)
+                    else:
+                        await runner.run(pool)
                 nursery.cancel_scope.cancel()
     finally:
         progress.stop()
@@ -588,8 +630,9 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Run (or resume) a tournament and print its leaderboard."""
     config = config_from_args(args)
+    config.cluster = args.cluster or config.cluster
     plan = prepare(config)
-    jobs = effective_jobs(config.jobs)
+    jobs = config.jobs if config.cluster else effective_jobs(config.jobs)
     with Store.open(config.db) as store:
         tid, seed = open_tournament(plan, store, fresh=args.fresh)
         schedule_size = len(plan.schedule(seed))
@@ -599,7 +642,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             f"Tournament {tid} in {config.db}: {plan.game.game_id}, {config.format}, {len(plan.specs)} bots, "
             f"{config.cycles} cycle(s), {dup}; seed {seed}; {schedule_size} matches"
             + (f", {done} already done" if done else "")
-            + f"; {jobs} at once"
+            + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
         )
         progress: Progress = (
             QuietProgress() if args.quiet else RichProgress() if sys.stdout.isatty() else PlainProgress()
@@ -615,6 +658,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 progress=progress,
                 handle_signals=True,
                 say=print,
+                cluster=config.cluster,
             )
         )
         from .results import board_from_store
@@ -671,5 +715,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")
     parser.add_argument("--fresh", action="store_true", help="start a new tournament instead of resuming")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--cluster", metavar="ADDRESS", help="play the matches on a Dask cluster, such as tcp://scheduler:8786"
+    )
     _limits_args(parser)
     parser.set_defaults(handler=cmd_tournament)

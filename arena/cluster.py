@@ -1,0 +1,378 @@
+"""Tournaments on a Dask cluster: bot bundles, matches played on workers, and the coordinator's executor.
+
+``arena tournament ... --cluster tcp://scheduler:8786`` (or ``cluster = "..."``
+in a tournament config) plays the matches on the workers of an existing Dask
+cluster instead of on this machine. The coordinator keeps everything else:
+it builds the schedule, decides which match starts next, disqualifies bots,
+and alone writes the SQLite results, so resuming and ``arena results`` work
+exactly as for a local run. Same tournament seed, same results table.
+
+* **Bundles.** A bot folder travels as a *bundle*: a reproducible tar of the
+  folder (``.arena-build``, ``__pycache__``... left out, as in the bot's
+  digest), gzip-compressed and named by the SHA-256 of its bytes. Each bundle
+  is registered once as a Dask worker plugin (:class:`BundlePlugin`), so the
+  scheduler hands it to every worker once, including workers that join or
+  restart later; the worker checks the hash and unpacks it into its bundle
+  cache (``ARENA_BUNDLE_CACHE``, or ``arena-bundles`` in the worker's local
+  directory). Matches then name the bundle only by its hash.
+* **Matches.** :func:`play_on_worker` plays one scheduled match on a worker
+  with the same trio supervisor and sandbox as a local run
+  (:func:`arena.tournament.play_scheduled`) and returns a plain, picklable
+  :class:`~arena.store.PlayedMatch`. A bot builds in its bundle folder on
+  each worker (once per content, like locally).
+* **Lost workers.** When a worker dies, the scheduler gives its matches to
+  another worker; a match whose workers keep dying is submitted again up to
+  ``RESUBMITS`` times before the tournament stops with an error. A match that
+  was played twice still counts once: the coordinator records the first
+  result to come back, under the store's unique key per scheduled match.
+
+Only bots given as folders (with ``bot.toml``) or as command lines that name
+no local file (``"python3 -c ..."``, a program on the workers' ``PATH``) can
+play on a cluster; anything else is refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gzip
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from protocol import Limits
+
+from ._errors import ArenaError, ConfigError
+from .bots import _SKIP_IN_HASH, MANIFEST, BotSpec, hash_path
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from .store import PlayedMatch
+    from .tournament import Plan, Scheduled
+
+RESUBMITS = 3
+"""How many times a match is submitted again after Dask gave up on it (its workers kept dying)."""
+CACHE_ENV = "ARENA_BUNDLE_CACHE"
+"""Environment variable naming a worker's bundle cache directory."""
+CONNECT_TIMEOUT_S = 30.0
+
+
+class ClusterError(ArenaError):
+    """The cluster cannot be reached or used, or a bundle arrived damaged."""
+
+
+# Bundles -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bundle:
+    """A bot folder as bytes (a gzip'd tar) and the SHA-256 of those bytes."""
+
+    digest: str
+    data: bytes
+
+    def check(self) -> None:
+        """Raise :class:`ClusterError` unless ``data`` hashes to ``digest``."""
+        actual = hashlib.sha256(self.data).hexdigest()
+        if actual != self.digest:
+            raise ClusterError(f"bot bundle {self.digest[:16]} arrived damaged (its bytes hash to {actual[:16]})")
+
+
+def make_bundle(folder: Path) -> Bundle:
+    """The bundle of ``folder``: the same files give the same bytes, and so the same digest."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in _bundled_files(folder):
+            info = tar.gettarinfo(str(path), arcname=path.relative_to(folder).as_posix())
+            info.mtime = 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mode = 0o755 if info.mode & 0o111 else 0o644
+            with path.open("rb") as handle:
+                tar.addfile(info, handle)
+    data = gzip.compress(raw.getvalue(), compresslevel=6, mtime=0)
+    return Bundle(hashlib.sha256(data).hexdigest(), data)
+
+
+def _bundled_files(folder: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink() and not _SKIP_IN_HASH.intersection(p.relative_to(folder).parts)
+    )
+
+
+def unpack_bundle(bundle: Bundle, cache: Path) -> Path:
+    """The folder of ``bundle`` in ``cache``, unpacked now unless it already is there.
+
+    The hash is checked before anything is written. Unpacking goes to a
+    temporary folder renamed into place, so a crash leaves no half folder and
+    two processes sharing a cache do not trip over each other.
+    """
+    target = cache / bundle.digest
+    if target.is_dir():
+        return target
+    bundle.check()
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{bundle.digest[:16]}-", dir=cache))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(gzip.decompress(bundle.data)), mode="r") as tar:
+            tar.extractall(scratch, filter="data")  # refuses absolute paths, "..", devices and links out
+        try:
+            scratch.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    _STATS["unpacked"] += 1
+    return target
+
+
+_STATS: Counter[str] = Counter()
+"""What this process did with bundles (read on workers by tests and benchmarks)."""
+
+
+def bundle_stats() -> dict[str, int]:
+    """How many bundles this process received and unpacked (run it on workers with ``client.run``)."""
+    return dict(_STATS)
+
+
+# The worker side ---------------------------------------------------------------------
+def cache_dir(local_directory: str | None = None) -> Path:
+    """Where bundles are kept on this worker."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    if local_directory is None:
+        from distributed import get_worker
+
+        local_directory = get_worker().local_directory
+    return Path(local_directory) / "arena-bundles"
+
+
+try:
+    from distributed import WorkerPlugin
+except ImportError:  # without the cluster extra, bundles still work; clusters do not
+    WorkerPlugin = object  # type: ignore[misc,assignment]
+
+
+class BundlePlugin(WorkerPlugin):
+    """Puts one bundle into the cache of every worker (registered once per bundle; see :func:`share_bundles`)."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.name = plugin_name(bundle.digest)
+
+    def setup(self, worker: Any) -> None:
+        _STATS["received"] += 1
+        unpack_bundle(self.bundle, cache_dir(worker.local_directory))
+
+    def teardown(self, worker: Any) -> None:
+        pass
+
+
+def plugin_name(digest: str) -> str:
+    """The Dask plugin name of the bundle ``digest``: one plugin per content, however many bots share it."""
+    return f"arena-bundle-{digest}"
+
+
+@dataclass(frozen=True)
+class RemoteBot:
+    """A bot as a worker gets it: its spec, and the bundle holding its folder (``""`` for a command line)."""
+
+    spec: BotSpec
+    bundle: str
+
+    def local_spec(self, cache: Path) -> BotSpec:
+        """The spec with its folder in this worker's bundle cache."""
+        if not self.bundle:
+            scratch = cache / "command-line-bots"
+            scratch.mkdir(parents=True, exist_ok=True)
+            return dataclasses.replace(self.spec, cwd=scratch)
+        folder = cache / self.bundle
+        if not folder.is_dir():
+            raise ClusterError(f"bot {self.spec.name!r}: bundle {self.bundle[:16]} is not on this worker")
+        return dataclasses.replace(self.spec, cwd=folder)
+
+
+@dataclass(frozen=True)
+class MatchOrder:
+    """Everything a worker needs to play one scheduled match (small, and pickled per match)."""
+
+    game: str
+    params: dict[str, object]
+    limits: Limits
+    bots: tuple[RemoteBot, RemoteBot]
+    scheduled: Scheduled
+    tournament_id: int
+    log_dir: str | None
+
+
+def play_on_worker(order: MatchOrder) -> PlayedMatch:
+    """Play ``order``'s match here, on a Dask worker, and return it as the store records it."""
+    from .games import get_game
+    from .tournament import play_scheduled
+
+    game = get_game(order.game, order.params)
+    cache = cache_dir()
+    specs = {remote.spec.name: remote.local_spec(cache) for remote in order.bots}
+    log_dir = Path(order.log_dir) if order.log_dir else None
+    scheduled = order.scheduled
+
+    async def play() -> PlayedMatch:
+        from ._pool import open_pool
+
+        def stderr_path(spec: BotSpec, number: int) -> Path | None:
+            return log_dir / "stderr" / f"{scheduled.key}.{spec.name}.{number}.log" if log_dir else None
+
+        # A fresh pool per match: a worker thread's trio run lasts one match.
+        async with open_pool(reuse=False, stderr_path=stderr_path) as pool:
+            return await play_scheduled(
+                game,
+                specs,
+                order.limits,
+                scheduled,
+                pool,
+                log_path=log_dir / f"{scheduled.key}.jsonl" if log_dir else None,
+                tournament_id=order.tournament_id,
+            )
+
+    return trio.run(play)
+
+
+# The coordinator side -----------------------------------------------------------------
+def remote_bots(specs: dict[str, BotSpec]) -> tuple[dict[str, RemoteBot], dict[str, Bundle]]:
+    """Each bot as workers will see it, and the bundles they need (by digest)."""
+    bots: dict[str, RemoteBot] = {}
+    bundles: dict[str, Bundle] = {}
+    for name, spec in specs.items():
+        if (spec.cwd / MANIFEST).is_file() and hash_path(spec.cwd) == spec.digest:
+            bundle = make_bundle(spec.cwd)
+            bundles[bundle.digest] = bundle
+            bots[name] = RemoteBot(dataclasses.replace(spec, cwd=Path(".")), bundle.digest)
+        elif _names_local_files(spec):
+            raise ConfigError(
+                f"bot {name!r} ({spec.source}) names files on this machine, which cluster workers do not have:"
+                " give it as a folder with a bot.toml to play on a cluster"
+            )
+        else:
+            bots[name] = RemoteBot(dataclasses.replace(spec, cwd=Path(".")), "")
+    return bots, bundles
+
+
+def _names_local_files(spec: BotSpec) -> bool:
+    return any((spec.cwd / arg).exists() for arg in spec.command if arg and not arg.startswith("-"))
+
+
+class ClusterExecutor:
+    """Plays one tournament's matches on a Dask cluster; call it with a :class:`Scheduled` match."""
+
+    def __init__(self, client: Client, plan: Plan, tournament_id: int, log_dir: Path | None) -> None:
+        self.client = client
+        self._plan = plan
+        self._tid = tournament_id
+        self._log_dir = str(log_dir.resolve()) if log_dir else None
+        self.bots, self.bundles = remote_bots(plan.specs)
+        self.resubmitted = 0
+        """Matches submitted again after Dask gave up on them (see ``RESUBMITS``)."""
+
+    @property
+    def slots(self) -> int:
+        """How many matches the cluster plays at once (its workers' threads)."""
+        return max(1, sum(self.client.nthreads().values()))  # type: ignore[no-untyped-call]
+
+    def share_bundles(self) -> None:
+        """Register every bundle as a worker plugin (blocking; run it in a thread)."""
+        for bundle in self.bundles.values():
+            self.client.register_plugin(BundlePlugin(bundle), name=plugin_name(bundle.digest))
+
+    def order(self, scheduled: Scheduled) -> MatchOrder:
+        """The order a worker gets for ``scheduled``."""
+        config = self._plan.config
+        return MatchOrder(
+            game=config.game,
+            params=dict(config.params),
+            limits=config.limits,
+            bots=(self.bots[scheduled.bot_a], self.bots[scheduled.bot_b]),
+            scheduled=scheduled,
+            tournament_id=self._tid,
+            log_dir=self._log_dir,
+        )
+
+    async def __call__(self, scheduled: Scheduled) -> PlayedMatch:
+        from distributed import KilledWorker
+
+        order = self.order(scheduled)
+        for attempt in range(RESUBMITS + 1):
+            key = f"arena-match-{self._tid}-{scheduled.key}-{uuid.uuid4().hex[:8]}"
+            future = self.client.submit(play_on_worker, order, key=key, pure=False)
+            try:
+                await _until_done(future)
+            except BaseException:
+                future.cancel()  # type: ignore[no-untyped-call]
+                raise
+            try:
+                match: PlayedMatch = future.result()
+            except KilledWorker:
+                if attempt == RESUBMITS:
+                    raise ClusterError(
+                        f"match {scheduled.key}: the workers playing it died {RESUBMITS + 1} times over;"
+                        " see the workers' logs (a bot may exhaust a worker's memory)"
+                    ) from None
+                self.resubmitted += 1
+                continue
+            finally:
+                future.release()  # type: ignore[no-untyped-call]
+            return match
+        raise AssertionError("unreachable")
+
+
+async def _until_done(future: Any) -> None:
+    """Wait, without blocking trio, until the Dask ``future`` is finished (done, failed or cancelled)."""
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+
+    def wake(_future: Any) -> None:
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(done.set)
+
+    future.add_done_callback(wake)
+    await done.wait()
+
+
+def connect(address: str) -> Client:
+    """A Dask client for the scheduler at ``address`` (blocking; raises :class:`ClusterError`)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError("--cluster needs Dask's distributed package: pip install 'arena[cluster]'") from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+@contextlib.asynccontextmanager
+async def open_executor(
+    address: str, plan: Plan, tournament_id: int, log_dir: Path | None
+) -> AsyncIterator[ClusterExecutor]:
+    """A :class:`ClusterExecutor` on the cluster at ``address``, with every bot's bundle shared with its workers."""
+    client = await trio.to_thread.run_sync(connect, address)
+    try:
+        executor = ClusterExecutor(client, plan, tournament_id, log_dir)
+        await trio.to_thread.run_sync(executor.share_bundles)
+        yield executor
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(client.close)
