@@ -108,7 +108,7 @@ def make_schedule(
     for cycle in range(1, cycles + 1):
         for first, second in pairs(names, fmt, challenger):
             deal = f"c{cycle}-{first}-vs-{second}"
-            deal_seed = derive_seed(seed, "deal", cycle, first, second)
+            deal_seed = derive_seed(seed, "deal", cycle, *sorted((first, second)))
             if duplicate:
                 seatings = [(first, second), (second, first)]
             else:

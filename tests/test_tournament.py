@@ -1,0 +1,322 @@
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.bots import BotSpec, resolve
+from arena.cli import main
+from arena.config import BotEntry, TournamentConfig
+from arena.games import derive_seed, get_game
+from arena.matchlog import read_log
+from arena.results import leaderboard, render, t975
+from arena.store import FaultRow, PlayedMatch, Store
+from arena.tournament import Plan, Summary, make_schedule, open_tournament, pairs, prepare, run_tournament
+from protocol import Limits
+
+from .conftest import SAMPLE_BOTS
+
+RPS = SAMPLE_BOTS / "rps-poker"
+FAULTY = Path(__file__).with_name("faulty") / "bot.py"
+FAST = Limits(startup_s=10.0, move_s=1.0, time_bank_s=2.0, move_wall_s=5.0)
+
+
+# The schedule -------------------------------------------------------------------
+def test_a_round_robin_meets_every_pair_once_per_cycle_in_fair_rounds() -> None:
+    names = ["a", "b", "c", "d", "e"]
+    found = pairs(names, "round-robin")
+    assert sorted(found) == [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
+    # circle method: in the first two rounds (4 pairs) nobody plays twice in a round
+    first_round = found[:2]
+    assert len({bot for pair in first_round for bot in pair}) == 4
+
+
+def test_a_gauntlet_meets_the_challenger_with_each_other_bot() -> None:
+    assert pairs(["a", "b", "c"], "gauntlet", "b") == [("b", "a"), ("b", "c")]
+    assert pairs(["a", "b", "c"], "gauntlet") == [("a", "b"), ("a", "c")]
+
+
+def test_duplicate_legs_share_the_deal_seed_with_the_seats_swapped() -> None:
+    schedule = make_schedule(["x", "y", "z"], seed=99, cycles=2, duplicate=True)
+    assert len(schedule) == 3 * 2 * 2
+    assert len({m.key for m in schedule}) == len(schedule)
+    by_deal: dict[str, list[Any]] = {}
+    for match in schedule:
+        by_deal.setdefault(match.deal, []).append(match)
+    assert len(by_deal) == 6
+    for legs in by_deal.values():
+        first, second = sorted(legs, key=lambda m: m.leg)
+        assert (first.leg, second.leg) == (0, 1)
+        assert first.seed == second.seed
+        assert (first.bot_a, first.bot_b) == (second.bot_b, second.bot_a)
+        assert first.seed == derive_seed(99, "deal", first.cycle, *sorted((first.bot_a, first.bot_b)))
+    assert len({legs[0].seed for legs in by_deal.values()}) == 6
+
+
+def test_without_duplicates_each_deal_is_played_once_and_seats_alternate_by_cycle() -> None:
+    schedule = make_schedule(["x", "y"], seed=1, cycles=2, duplicate=False)
+    assert [(m.bot_a, m.bot_b) for m in schedule] == [("x", "y"), ("y", "x")]
+    assert schedule[0].seed != schedule[1].seed
+
+
+def test_deal_seeds_do_not_depend_on_the_order_bots_were_named_in() -> None:
+    one = {
+        (m.deal.split("-")[0], frozenset((m.bot_a, m.bot_b)), m.seed)
+        for m in make_schedule(["x", "y", "z"], seed=4, cycles=1, duplicate=True)
+    }
+    two = {
+        (m.deal.split("-")[0], frozenset((m.bot_a, m.bot_b)), m.seed)
+        for m in make_schedule(["z", "y", "x"], seed=4, cycles=1, duplicate=True)
+    }
+    assert one == two
+
+
+# Leaderboard arithmetic against a hand-computed tournament ---------------------------
+def hand_tournament() -> list[PlayedMatch]:
+    def m(key: str, a: str, b: str, points: tuple[float, float], winner: str | None, **kw: Any) -> PlayedMatch:
+        return PlayedMatch(key=key, cycle=1, deal=key[:2], leg=0 if key.endswith("a") else 1, bot_a=a, bot_b=b,
+                           seed=1, points=points, winner=winner, **kw)  # fmt: skip
+
+    return [
+        m("d1a", "X", "Y", (6, 4), "A"),
+        m("d1b", "Y", "X", (5, 5), None),
+        m("d2a", "X", "Z", (3, 7), "B"),
+        m("d2b", "Z", "X", (10, 0), "A", forfeit=("B",), faults=(FaultRow("B", "X", "timeout", "slow"),)),
+        m("d3a", "Y", "Z", (8, 2), "A"),
+        m("d3b", "Z", "Y", (4, 6), "B"),
+    ]
+
+
+def test_leaderboard_points_record_intervals_and_faults_match_the_hand_computation() -> None:
+    board = leaderboard(["X", "Y", "Z"], hand_tournament(), max_faults=1, scheduled=6)
+    rows = {row.bot: row for row in board.standings}
+    x, y, z = rows["X"], rows["Y"], rows["Z"]
+    assert (x.points, x.matches, x.wins, x.draws, x.losses) == (14, 4, 1, 1, 2)
+    assert (y.points, y.matches, y.wins, y.draws, y.losses) == (23, 4, 2, 1, 1)
+    assert (z.points, z.matches, z.wins, z.draws, z.losses) == (23, 4, 2, 0, 2)
+    assert x.mean == 3.5 and y.mean == 5.75 and z.mean == 5.75
+    # X's deals: d1 (6+5)/2 = 5.5 and d2 (3+0)/2 = 1.5; sd = 2*sqrt(2); half = t(1) * sd / sqrt(2) = 2 t(1)
+    assert t975(1) == 12.706
+    assert x.mean_high - x.mean == pytest.approx(2 * 12.706)
+    # Y's deals: 4.5 and 7 -> half = t(1) * 1.25; Z's: 8.5 and 3 -> half = t(1) * 2.75
+    assert y.mean_high - y.mean == pytest.approx(1.25 * 12.706)
+    assert z.mean - z.mean_low == pytest.approx(2.75 * 12.706)
+    assert x.faults == {"timeout": 1} and y.faults == {} and z.faults == {}
+    assert not x.disqualified
+    # Y and Z tie on points and mean, so the rating decides; X scored least.
+    assert x.rank == 3
+    assert {y.rank, z.rank} == {1, 2}
+    assert (y.rank < z.rank) == (y.rating > z.rating)
+    assert sum(r.rating for r in board.standings) == pytest.approx(0, abs=1e-9)
+    cell = board.pairwise["X"]["Y"]
+    assert (cell.matches, cell.wins, cell.draws, cell.losses, cell.points_for, cell.points_against) == (
+        2,
+        1,
+        1,
+        0,
+        11,
+        9,
+    )
+    assert cell.score == 1.5
+    assert board.pairwise["Z"]["X"].wins == 2 and board.pairwise["X"]["Z"].losses == 2
+
+
+def test_more_faults_than_allowed_disqualify_and_rank_last_with_the_reason() -> None:
+    matches = hand_tournament()
+    matches[0] = PlayedMatch(**{**matches[0].__dict__, "faults": (FaultRow("B", "Y", "crash", "gone"),)})
+    board = leaderboard(["X", "Y", "Z"], matches, max_faults=0)
+    rows = {row.bot: row for row in board.standings}
+    assert rows["X"].disqualified == "1 faults, more than the 0 allowed (timeout x1)"
+    assert rows["Y"].disqualified == "1 faults, more than the 0 allowed (crash x1)"
+    assert [r.bot for r in board.standings] == ["Z", "Y", "X"]
+    text = render(board, "table")
+    assert "X (DQ)" in text and "X was disqualified: 1 faults, more than the 0 allowed (timeout x1)" in text
+
+
+def test_a_double_forfeit_is_a_loss_for_both_and_no_rating_outcome() -> None:
+    both = PlayedMatch(key="k", cycle=1, deal="k", leg=0, bot_a="X", bot_b="Y", seed=1, points=(2, 3), winner=None,
+                       forfeit=("A", "B"))  # fmt: skip
+    board = leaderboard(["X", "Y"], [both], max_faults=5)
+    for row in board.standings:
+        assert (row.wins, row.draws, row.losses) == (0, 0, 1)
+        assert row.rating == pytest.approx(0, abs=1e-9)
+        assert math.isnan(row.mean_low)  # one deal gives no interval
+
+
+def test_json_and_csv_carry_the_same_numbers() -> None:
+    board = leaderboard(["X", "Y", "Z"], hand_tournament(), max_faults=1, scheduled=6)
+    data = json.loads(render(board, "json"))
+    assert data["matches"] == 6 and data["scheduled"] == 6
+    assert [s["bot"] for s in data["standings"]][-1] == "X"
+    assert data["pairwise"]["X"]["Y"]["score"] == 1.5
+    rows = render(board, "csv").splitlines()
+    assert rows[0].startswith("rank,bot,points,matches,wins,draws,losses,mean")
+    last = rows[-1].split(",")
+    assert last[:7] == ["3", "X", "14.0", "4", "1", "1", "2"]
+    assert "timeout=1" in rows[-1]
+
+
+# Real tournaments ---------------------------------------------------------------------
+def config_for(tmp_path: Path, bots: list[str], **changes: Any) -> TournamentConfig:
+    config = TournamentConfig(
+        game="rps-poker",
+        bots=[BotEntry(text=str(RPS / b)) for b in bots],
+        seed=12345,
+        limits=FAST,
+        db=tmp_path / "results.sqlite",
+        log_dir=tmp_path / "logs",
+    )
+    for key, value in changes.items():
+        setattr(config, key, value)
+    return config
+
+
+def play(plan: Plan, *, jobs: int, reuse: bool = True) -> tuple[Summary, list[PlayedMatch]]:
+    with Store.open(plan.config.db) as store:
+        tid, seed = open_tournament(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, reuse=reuse))
+        return summary, store.matches(tid)
+
+
+def table(matches: list[PlayedMatch]) -> list[tuple[Any, ...]]:
+    return sorted((m.key, m.bot_a, m.bot_b, m.seed, m.points, m.winner, m.forfeit) for m in matches)
+
+
+def test_the_same_seed_gives_the_same_results_at_jobs_1_and_jobs_4(tmp_path: Path) -> None:
+    # Bots that reset their state at match_start, as the protocol asks: then which process of a
+    # reused bot plays which match cannot matter. (tsh-py and basic-odds-py keep state across matches, like the
+    # originals they port, so they are reproducible across --jobs only with --no-reuse.)
+    bots = ["random-python", "simple-py", "minimal-valid-py"]
+    one = prepare(config_for(tmp_path / "one", bots))
+    four = prepare(config_for(tmp_path / "four", bots))
+    s1, m1 = play(one, jobs=1)
+    s4, m4 = play(four, jobs=4)
+    assert s1.played == s4.played == 6
+    assert [f for m in m1 + m4 for f in m.faults] == []
+    assert table(m1) == table(m4)
+    names = one.names
+    b1 = render(leaderboard(names, m1, max_faults=10), "json")
+    b4 = render(leaderboard(names, sorted(m4, key=lambda m: m.key), max_faults=10), "json")
+    assert b1 == b4
+
+
+def test_without_reuse_even_bots_that_keep_state_across_matches_give_the_same_results(tmp_path: Path) -> None:
+    bots = ["tsh-py", "basic-odds-py", "random-python"]
+    _, m1 = play(prepare(config_for(tmp_path / "one", bots)), jobs=1, reuse=False)
+    _, m4 = play(prepare(config_for(tmp_path / "four", bots)), jobs=4, reuse=False)
+    assert len(m1) == 6
+    assert table(m1) == table(m4)
+
+
+def test_duplicate_legs_deal_the_same_cards_with_the_seats_swapped(tmp_path: Path) -> None:
+    plan = prepare(config_for(tmp_path, ["random-python", "simple-py"]))
+    _, matches = play(plan, jobs=2)
+    first, second = sorted(matches, key=lambda m: m.leg)
+    assert first.deal == second.deal and first.seed == second.seed
+    logs = [read_log(Path(m.log_path or "")) for m in (first, second)]
+    headers = [log[0] for log in logs]
+    assert [b["name"] for b in headers[0]["bots"]] == [b["name"] for b in reversed(headers[1]["bots"])]
+    assert headers[0]["seed"] == headers[1]["seed"] == first.seed
+    assert (headers[0]["deal"], headers[1]["leg"]) == (first.deal, 1)
+
+    def offers(log: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+        # what each seat was offered in draft round 1 (before any choice shapes the deal)
+        return [
+            (r["seat"], r["msg"]["cards"])
+            for r in log
+            if r["type"] == "send" and r["msg"]["type"] == "draft_pick" and r["msg"]["round"] == 1
+        ]
+
+    assert offers(logs[0]) == offers(logs[1])
+    assert len(offers(logs[0])) == 2
+
+
+def test_reusable_bots_keep_their_processes_and_no_reuse_starts_two_per_match(tmp_path: Path) -> None:
+    bots = ["random-python", "minimal-python", "simple-py"]
+    reused, _ = play(prepare(config_for(tmp_path / "a", bots, cycles=2)), jobs=1)
+    assert reused.played == 12
+    assert reused.pool.started == 3  # one process per bot, at jobs 1
+    assert reused.pool.reused == 2 * 12 - 3
+    fresh, _ = play(prepare(config_for(tmp_path / "b", bots)), jobs=2, reuse=False)
+    assert fresh.pool.started == 2 * fresh.played == 12
+    assert fresh.pool.reused == 0
+
+
+def faulty_plan(tmp_path: Path, mode: str, **changes: Any) -> Plan:
+    plan = prepare(config_for(tmp_path, ["minimal-python", "random-python"], **changes))
+    spec = BotSpec(name="faulty", command=(sys.executable, str(FAULTY), mode), cwd=FAULTY.parent, reuse=True)
+    plan.specs = {"faulty": spec, **plan.specs}
+    return plan
+
+
+def test_a_process_that_faulted_is_replaced_and_the_fault_costs_only_the_offender(tmp_path: Path) -> None:
+    plan = faulty_plan(tmp_path, "bad_index")
+    summary, matches = play(plan, jobs=1)
+    faulty_matches = [m for m in matches if "faulty" in (m.bot_a, m.bot_b)]
+    assert len(faulty_matches) == 4
+    for m in faulty_matches:
+        seat = "A" if m.bot_a == "faulty" else "B"
+        assert [(f.seat, f.bot, f.kind) for f in m.faults] == [(seat, "faulty", "illegal_move")]
+        assert m.forfeit == (seat,) and m.winner == ("B" if seat == "A" else "A")
+    assert all(not m.faults for m in matches if m not in faulty_matches)
+    assert summary.pool.discarded_after_fault == 4
+    # faulty started 4 times (never reused); the two good bots once each at jobs 1
+    assert summary.pool.started == 4 + 2
+    board = leaderboard(plan.names, matches, max_faults=10)
+    assert {r.bot: r.faults for r in board.standings} == {
+        "faulty": {"illegal_move": 4},
+        "minimal-python": {},
+        "random-python": {},
+    }
+
+
+def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: Path) -> None:
+    plan = faulty_plan(tmp_path, "crash_start", max_faults=1, cycles=2)
+    summary, matches = play(plan, jobs=1)
+    with_faulty = [m for m in matches if "faulty" in (m.bot_a, m.bot_b)]
+    assert len(with_faulty) == 2  # the second fault is one more than allowed
+    assert all(f.kind == "crash" for m in with_faulty for f in m.faults)
+    assert summary.skipped == 8 - 2
+    assert summary.played == 12 - summary.skipped
+    assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (crash x2)"}
+
+
+def test_arena_tournament_resumes_and_arena_results_prints_every_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    args = ["tournament", "rps-poker", str(RPS / "minimal-python"), str(RPS / "random-python"),
+            "--seed", "3", "--db", str(db), "--log-dir", str(tmp_path / "logs"), "--jobs", "2"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Leaderboard (2 matches of 2)" in out and "Played 2 matches" in out
+    assert main([*args, "--cycles", "2"]) == 0  # the same tournament, with one more cycle
+    out = capsys.readouterr().out
+    assert "2 already done" in out and "Played 2 matches" in out and "(4 matches of 4)" in out
+    assert main(["results", str(db), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["matches"] == data["scheduled"] == 4
+    assert sum(s["matches"] for s in data["standings"]) == 8
+    assert main(["results", str(db), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.count("\n") == 3
+    assert main(["results", str(tmp_path / "missing.sqlite")]) == 2
+    assert "no results database" in capsys.readouterr().err
+
+
+def test_config_file_errors_reach_the_user_as_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('game = "rps-poker"\njobs = -2\nbots = ["a", "b"]\n', encoding="utf-8")
+    assert main(["tournament", str(path)]) == 2
+    assert f"{path}:2: jobs: must be 1 or more" in capsys.readouterr().err
+
+
+def test_same_bot_twice_gets_distinct_names(tmp_path: Path) -> None:
+    plan = prepare(config_for(tmp_path, ["minimal-python", "minimal-python"]))
+    assert plan.names == ["minimal-python", "minimal-python#2"]
+    assert resolve(str(RPS / "minimal-python")).name == "minimal-python"
+    assert get_game("rps-poker").duplicate_deals and plan.duplicate

@@ -1,0 +1,116 @@
+"""``arena tournament`` as a process: killed with SIGKILL or stopped with Ctrl-C, then resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from arena.store import Store
+from arena.tournament import make_schedule
+
+from .conftest import REPO, SAMPLE_BOTS
+
+RPS = SAMPLE_BOTS / "rps-poker"
+BOTS = ["random-python", "simple-py", "minimal-python"]
+
+
+def command(db: Path, tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "arena", "tournament", "rps-poker", *(str(RPS / b) for b in BOTS),
+        "--cycles", "6", "--seed", "77", "--db", str(db), "--log-dir", str(tmp_path / "logs"), "--jobs", "2",
+        "--no-reuse", *extra,
+    ]  # fmt: skip
+
+
+def recorded(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for_matches(db: Path, process: subprocess.Popen[bytes], count: int) -> None:
+    deadline = time.monotonic() + 120
+    while recorded(db) < count:
+        assert process.poll() is None, "the tournament ended before it could be stopped"
+        assert time.monotonic() < deadline, "no matches were recorded in time"
+        time.sleep(0.02)
+
+
+def orphans_of(pid: int) -> list[psutil.Process]:
+    """Bot processes the killed arena started (they carry its pid in their environment)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("ARENA_SUPERVISOR_PID") == str(pid):
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def expected_keys() -> set[str]:
+    return {m.key for m in make_schedule(BOTS, seed=77, cycles=6, duplicate=True)}
+
+
+def test_sigkill_mid_run_then_rerun_records_every_match_exactly_once(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(command(db, tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        wait_for_matches(db, process, 3)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # The killed arena could not stop its bots; they exit when their input closes. Reap any straggler.
+    for proc in orphans_of(process.pid):
+        proc.kill()
+    before = recorded(db)
+    assert 3 <= before < len(expected_keys())
+    rerun = subprocess.run(command(db, tmp_path), capture_output=True, text=True, env=env, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{before} already done" in rerun.stdout
+    assert f"Played {len(expected_keys()) - before} matches" in rerun.stdout
+    with Store.open(db) as store:
+        (tournament,) = store.tournaments()
+        keys = [m.key for m in store.matches(tournament.id)]
+    assert len(keys) == len(set(keys)) == len(expected_keys())
+    assert set(keys) == expected_keys()
+
+
+def test_ctrl_c_keeps_finished_matches_prints_the_summary_and_leaves_no_process(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        command(db, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    try:
+        wait_for_matches(db, process, 2)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Leaderboard (" in out
+    assert "Interrupted:" in err and "run the same command again to resume" in err
+    assert orphans_of(process.pid) == []
+    done = recorded(db)
+    assert 2 <= done < len(expected_keys())
