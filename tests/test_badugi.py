@@ -634,3 +634,59 @@ def test_structure_matches_the_parameter_table() -> None:
     game = get_game("badugi")
     assert game.game_id == "badugi/1"
     assert Structure() == game.structure  # type: ignore[attr-defined]
+
+
+# A round-robin tournament of the sample bots, with duplicate deals -------------------------
+
+
+@needs_node
+def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path: Path) -> None:
+    import trio
+
+    from arena.config import BotEntry, TournamentConfig
+    from arena.results import leaderboard
+    from arena.store import Store
+    from arena.tournament import open_tournament, prepare, run_tournament
+
+    bots = ["calling-station-python", "calling-station-node", "rule-based-python", "rule-based-node"]
+    config = TournamentConfig(
+        game="badugi",
+        bots=[BotEntry(text=str(BOTS / bot)) for bot in bots],
+        seed=2026,
+        params={"hands": 24},
+        limits=FAST,
+        db=tmp_path / "results.sqlite",
+        log_dir=tmp_path / "logs",
+    )
+    plan = prepare(config)
+    assert plan.duplicate  # Badugi plays duplicate deals by default
+    with Store.open(config.db) as store:
+        tid, seed = open_tournament(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=2))
+        matches = store.matches(tid)
+    assert summary.played == len(matches) == 6 * 2
+    assert all(not m.faults and m.points[0] + m.points[1] == 0 for m in matches)
+    by_deal: dict[str, list[Any]] = {}
+    for match in matches:
+        by_deal.setdefault(match.deal, []).append(match)
+    assert len(by_deal) == 6
+    for legs in by_deal.values():
+        first, second = sorted(legs, key=lambda m: m.leg)
+        assert first.seed == second.seed and (first.bot_a, first.bot_b) == (second.bot_b, second.bot_a)
+        # The same seat is dealt the same cards in every hand of both legs.
+        starts = [
+            [(r["seat"], r["msg"]["cards"]) for r in read_log(Path(m.log_path or "")) if r["type"] == "send"
+             and r["msg"]["type"] == "badugi_hand_start"]
+            for m in (first, second)
+        ]  # fmt: skip
+        assert starts[0] == starts[1] and len(starts[0]) == 2 * 24
+        names = {first.bot_a, first.bot_b}
+        if names in ({"rule-based-python", "rule-based-node"}, {"calling-station-python", "calling-station-node"}):
+            # Ports of one strategy: the second leg replays the first with names swapped, so the deal nets zero.
+            assert first.points == second.points
+    board = leaderboard(plan.names, matches, max_faults=10)
+    points = {row.bot: row.points for row in board.standings}
+    # Each pair of bots gets its own deals, so only the signs compare across pairs.
+    assert points["rule-based-python"] > 0 and points["rule-based-node"] > 0
+    assert points["calling-station-python"] < 0 and points["calling-station-node"] < 0
+    assert {row.bot for row in board.standings[:2]} == {"rule-based-python", "rule-based-node"}
