@@ -690,3 +690,21 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
     assert points["rule-based-python"] > 0 and points["rule-based-node"] > 0
     assert points["calling-station-python"] < 0 and points["calling-station-node"] < 0
     assert {row.bot for row in board.standings[:2]} == {"rule-based-python", "rule-based-node"}
+
+
+async def test_the_protocol_readme_example_is_a_real_match(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parents[1] / "protocol" / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Badugi (`badugi/1`)", 1)[1].split("\n## ", 1)[0]
+    example = section.split("```\n", 1)[1].split("```", 1)[0]
+    shown = [line for line in example.splitlines() if line[:2] in ("> ", "< ") and "{...}" not in line]
+    _, log, _ = await run_match(tmp_path, "rule-based-python", "calling-station-python", seed=5, hands=1)
+    real = [
+        ("> " if r["type"] == "send" else "< ") + msgspec.json.encode(r["msg"]).decode()
+        for r in log
+        if r.get("seat") == "A" and r["type"] in ("send", "recv")
+    ] + ["> " + msgspec.json.encode({"type": "quit"}).decode()]  # quit is sent after the log closes
+    assert len(shown) > 15
+    position = 0
+    for line in shown:  # the example's lines appear in the real exchange, in order
+        assert line in real[position:], line
+        position = real.index(line, position) + 1
