@@ -110,7 +110,8 @@ def test_unknown_game_is_a_clear_error(tmp_path: Path) -> None:
 def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
     """The RPS Poker exchange in protocol/README.md is what seat A really sees at seed 7."""
     readme = (Path(__file__).resolve().parents[1] / "protocol" / "README.md").read_text()
-    shown = [line[2:] for line in readme.splitlines() if line.startswith(("> {", "< {"))]
+    section = readme.split("### RPS Poker", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    shown = [line[2:] for line in section.splitlines() if line.startswith(("> {", "< {"))]
     out = arena("play", "rps-poker", str(RPS / "random-python"), str(RPS / "minimal-bash"), "--seed", "7", cwd=tmp_path)
     assert out.returncode == 0
     import json
