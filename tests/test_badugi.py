@@ -584,7 +584,7 @@ async def run_match(tmp_path: Path, bot_a: str, bot_b: str, *, seed: int, hands:
 )
 async def test_sample_bots_play_full_matches(tmp_path: Path, bot_a: str, bot_b: str) -> None:
     record, log, lines = await run_match(tmp_path, bot_a, bot_b, seed=11)
-    assert record.faults == [] and record.result.forfeit == []
+    assert record.faults == [] and record.result.forfeit == [], record.faults
     assert record.result.points[0] + record.result.points[1] == 0
     won = sum(
         r["msg"]["won"]
@@ -665,7 +665,8 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
         summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=2))
         matches = store.matches(tid)
     assert summary.played == len(matches) == 6 * 2
-    assert all(not m.faults and m.points[0] + m.points[1] == 0 for m in matches)
+    assert [m.faults for m in matches if m.faults] == []
+    assert all(m.points[0] + m.points[1] == 0 for m in matches)
     by_deal: dict[str, list[Any]] = {}
     for match in matches:
         by_deal.setdefault(match.deal, []).append(match)
