@@ -128,6 +128,7 @@ def unpack_bundle(bundle: Bundle, cache: Path) -> Path:
     try:
         with tarfile.open(fileobj=io.BytesIO(gzip.decompress(bundle.data)), mode="r") as tar:
             tar.extractall(scratch, filter="data")  # refuses absolute paths, "..", devices and links out
+        scratch.chmod(0o755)  # mkdtemp made it private; the sandbox runs bots under their own UIDs
         try:
             scratch.rename(target)
         except OSError:
@@ -216,7 +217,8 @@ class MatchOrder:
     bots: tuple[RemoteBot, RemoteBot]
     scheduled: Scheduled
     tournament_id: int
-    log_dir: str | None
+    log_path: str | None
+    """Where the worker writes the match log (a folder the coordinator and workers share, in a deployment)."""
 
 
 def play_on_worker(order: MatchOrder) -> PlayedMatch:
@@ -227,14 +229,16 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
     game = get_game(order.game, order.params)
     cache = cache_dir()
     specs = {remote.spec.name: remote.local_spec(cache) for remote in order.bots}
-    log_dir = Path(order.log_dir) if order.log_dir else None
+    log_path = Path(order.log_path) if order.log_path else None
     scheduled = order.scheduled
 
     async def play() -> PlayedMatch:
         from ._pool import open_pool
 
         def stderr_path(spec: BotSpec, number: int) -> Path | None:
-            return log_dir / "stderr" / f"{scheduled.key}.{spec.name}.{number}.log" if log_dir else None
+            if log_path is None:
+                return None
+            return log_path.parent / "stderr" / f"{scheduled.key}.{spec.name}.{number}.log"
 
         # A fresh pool per match: a worker thread's trio run lasts one match.
         async with open_pool(reuse=False, stderr_path=stderr_path) as pool:
@@ -244,7 +248,7 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
                 order.limits,
                 scheduled,
                 pool,
-                log_path=log_dir / f"{scheduled.key}.jsonl" if log_dir else None,
+                log_path=log_path,
                 tournament_id=order.tournament_id,
             )
 
@@ -278,11 +282,10 @@ def _names_local_files(spec: BotSpec) -> bool:
 class ClusterExecutor:
     """Plays one tournament's matches on a Dask cluster; call it with a :class:`Scheduled` match."""
 
-    def __init__(self, client: Client, plan: Plan, tournament_id: int, log_dir: Path | None) -> None:
+    def __init__(self, client: Client, plan: Plan, tournament_id: int) -> None:
         self.client = client
         self._plan = plan
         self._tid = tournament_id
-        self._log_dir = str(log_dir.resolve()) if log_dir else None
         self.bots, self.bundles = remote_bots(plan.specs)
         self.resubmitted = 0
         """Matches submitted again after Dask gave up on them (see ``RESUBMITS``)."""
@@ -297,7 +300,7 @@ class ClusterExecutor:
         for bundle in self.bundles.values():
             self.client.register_plugin(BundlePlugin(bundle), name=plugin_name(bundle.digest))
 
-    def order(self, scheduled: Scheduled) -> MatchOrder:
+    def order(self, scheduled: Scheduled, log_path: Path | None) -> MatchOrder:
         """The order a worker gets for ``scheduled``."""
         config = self._plan.config
         return MatchOrder(
@@ -307,13 +310,13 @@ class ClusterExecutor:
             bots=(self.bots[scheduled.bot_a], self.bots[scheduled.bot_b]),
             scheduled=scheduled,
             tournament_id=self._tid,
-            log_dir=self._log_dir,
+            log_path=str(log_path.resolve()) if log_path else None,
         )
 
-    async def __call__(self, scheduled: Scheduled) -> PlayedMatch:
+    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
         from distributed import KilledWorker
 
-        order = self.order(scheduled)
+        order = self.order(scheduled, log_path)
         for attempt in range(RESUBMITS + 1):
             key = f"arena-match-{self._tid}-{scheduled.key}-{uuid.uuid4().hex[:8]}"
             future = self.client.submit(play_on_worker, order, key=key, pure=False)
@@ -364,13 +367,11 @@ def connect(address: str) -> Client:
 
 
 @contextlib.asynccontextmanager
-async def open_executor(
-    address: str, plan: Plan, tournament_id: int, log_dir: Path | None
-) -> AsyncIterator[ClusterExecutor]:
+async def open_executor(address: str, plan: Plan, tournament_id: int) -> AsyncIterator[ClusterExecutor]:
     """A :class:`ClusterExecutor` on the cluster at ``address``, with every bot's bundle shared with its workers."""
     client = await trio.to_thread.run_sync(connect, address)
     try:
-        executor = ClusterExecutor(client, plan, tournament_id, log_dir)
+        executor = ClusterExecutor(client, plan, tournament_id)
         await trio.to_thread.run_sync(executor.share_bundles)
         yield executor
     finally:

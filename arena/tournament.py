@@ -404,7 +404,7 @@ class _Runner:
 
     async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch:
         if self.executor is not None:  # elsewhere, such as on a cluster (arena.cluster)
-            return await self.executor(scheduled)
+            return await self.executor(scheduled, self._log_path(scheduled))
         return await play_scheduled(
             self.plan.game,
             self.plan.specs,
@@ -416,8 +416,8 @@ class _Runner:
         )
 
 
-MatchExecutor = Callable[[Scheduled], Awaitable[PlayedMatch]]
-"""Plays one scheduled match somewhere else than in this process's pool (see :mod:`arena.cluster`)."""
+MatchExecutor = Callable[[Scheduled, Path | None], Awaitable[PlayedMatch]]
+"""Plays a scheduled match, logged at the given path, elsewhere than in this process's pool (:mod:`arena.cluster`)."""
 
 
 async def play_scheduled(
@@ -561,7 +561,7 @@ async def run_tournament(
                     if cluster:
                         from .cluster import open_executor
 
-                        async with open_executor(cluster, plan, tid, log_dir) as executor:
+                        async with open_executor(cluster, plan, tid) as executor:
                             runner.executor = executor
                             runner.jobs = jobs or executor.slots
                             await runner.run(pool)
