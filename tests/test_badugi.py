@@ -709,3 +709,12 @@ async def test_the_protocol_readme_example_is_a_real_match(tmp_path: Path) -> No
     for line in shown:  # the example's lines appear in the real exchange, in order
         assert line in real[position:], line
         position = real.index(line, position) + 1
+
+
+def test_the_evaluators_docstring_examples() -> None:
+    import doctest
+
+    from arena.games import badugi
+
+    assert doctest.testmod(badugi).attempted >= 4
+    assert doctest.testmod(badugi).failed == 0

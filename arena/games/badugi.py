@@ -99,11 +99,12 @@ def parse_card(card: str) -> tuple[int, int]:
 
 
 def _parse_hand(cards: Iterable[str]) -> list[tuple[int, int]]:
+    cards = list(cards)
     parsed = [parse_card(card) for card in cards]
     if not 1 <= len(parsed) <= HAND_SIZE:
         raise ValueError(f"a badugi hand holds 1 to 4 cards, not {len(parsed)}")
     if len(set(parsed)) != len(parsed):
-        raise ValueError(f"the same card twice in {list(cards)}")
+        raise ValueError(f"the same card twice in {cards}")
     return parsed
 
 
