@@ -1,8 +1,10 @@
 """One bot process under the supervisor's control (trio).
 
-``open_bot`` starts a bot and guarantees that, whatever happens (a fault, a
-cancel, Ctrl-C), the process and every descendant it left are killed and
-reaped before the ``async with`` block is left.
+``open_bot`` starts a bot inside its sandbox (:mod:`arena.sandbox`: a jail of
+the strongest layers this machine offers) and guarantees that, whatever
+happens (a fault, a cancel, Ctrl-C), the process and every descendant it left
+are killed and reaped, and its jail removed, before the ``async with`` block
+is left.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from typing import BinaryIO
 import psutil
 import trio
 
-from ._errors import Crash, OutputLimit, Timeout
+from protocol import Limits
+
+from ._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
 from .bots import BotSpec
+from .sandbox import Jail, SandboxPolicy, capabilities, current_policy
 
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""
@@ -48,6 +53,10 @@ class SpawnOptions:
     stderr_bytes: int = 1 << 20
     stderr_path: Path | None = None
     cwd: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    """Memory, processes, file size and open files for the sandbox (the rest is the match's business)."""
+    sandbox: SandboxPolicy | None = field(default_factory=current_policy)
+    """The sandbox policy; ``None`` starts the bot bare (trusted bots, and tests of the arena itself)."""
 
 
 def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str]:
@@ -71,10 +80,13 @@ def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str
 class BotProcess:
     """A running bot: write lines to it, read bounded lines from it."""
 
-    def __init__(self, spec: BotSpec, process: trio.Process, options: SpawnOptions) -> None:
+    def __init__(self, spec: BotSpec, process: trio.Process, options: SpawnOptions, jail: Jail | None = None) -> None:
         self.spec = spec
         self.process = process
         self.options = options
+        self.jail = jail
+        """The bot's sandbox, or ``None`` when it runs bare."""
+        self._abandoned_polls = 0
         self.stats = Stats(started_at=trio.current_time())
         self._buffer = bytearray()
         self._eof = False
@@ -102,18 +114,22 @@ class BotProcess:
         try:
             await self.process.stdin.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise Crash(await self._exit_reason("closed its input")) from None
+            raise await self._exit_fault("closed its input") from None
 
-    async def read_line(self, *, output_budget: int) -> bytes:
+    async def read_line(self, *, output_budget: int, move_budget: int | None = None) -> bytes:
         """The next line the bot writes (without ``\\n``).
 
-        Raises :class:`OutputLimit` for a line over ``line_bytes`` or output
-        over ``output_budget``; :class:`Crash` when the output closes.
-        Cancel it (a move's deadline) to stop waiting.
+        Raises :class:`OutputLimit` for a line over ``line_bytes``, output
+        over ``output_budget`` (a match's) or ``move_budget`` (a move's, both
+        counted in ``stats.bytes_out``); :class:`Crash` when the output closes
+        (:class:`MemoryLimit` when the kernel killed it for memory). Cancel it
+        (a move's deadline) to stop waiting.
         """
         assert self.process.stdout is not None
         limit = self.options.line_bytes
         while True:
+            if move_budget is not None and self.stats.bytes_out > move_budget:
+                raise OutputLimit(f"more than {self.options.limits.move_output_bytes} bytes of output in one move")
             end = self._buffer.find(b"\n")
             if end >= 0:
                 if end > limit:
@@ -124,18 +140,57 @@ class BotProcess:
             if len(self._buffer) > limit:
                 raise OutputLimit(f"line of more than {limit} bytes without a newline")
             if self._eof:
-                raise Crash(await self._exit_reason("closed its output"))
+                raise await self._exit_fault("closed its output")
             chunk = await self.process.stdout.receive_some(_CHUNK)
             if not chunk:
                 self._eof = True
                 continue
             self.stats.bytes_out += len(chunk)
-            if self.stats.bytes_out > output_budget:
-                raise OutputLimit(f"more than {output_budget} bytes of output in one match")
             self._buffer += chunk
+            if self.stats.bytes_out > output_budget and self._buffer.find(b"\n", 0, limit + 1) >= 0:
+                raise OutputLimit(f"more than {output_budget} bytes of output in one match")
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of the bot's whole process tree so far, or ``None`` when it cannot be measured."""
+        if self.jail is not None:
+            return self.jail.cpu_seconds()
+        if self._ps is None:
+            return None
+        total = 0.0
+        with contextlib.suppress(psutil.Error):
+            for proc in [self._ps, *self._ps.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    times = proc.cpu_times()
+                    total += times.user + times.system + times.children_user + times.children_system
+        return total
+
+    def memory_fault(self) -> MemoryLimit | None:
+        """A :class:`MemoryLimit` when the bot's tree is over its memory limit now (or was killed for it)."""
+        limit = self.options.limits.memory_bytes
+        if self.jail is not None and self.jail.oom_killed():
+            return MemoryLimit(f"killed by the kernel for using more than {limit >> 20} MiB")
+        used = self.sample_memory()
+        if (self.jail is None or not self.jail.enforces_memory()) and used > limit:
+            return MemoryLimit(f"used {used >> 20} MiB, over its limit of {limit >> 20} MiB")
+        return None
+
+    def output_fault(self) -> Crash | None:
+        """A :class:`Crash` when the bot closed its stdout but a sandbox helper keeps the pipe open."""
+        if self.jail is None or self.process.stdout is None or self._eof:
+            return None
+        if not self.jail.output_abandoned(os.fstat(self.process.stdout.fileno()).st_ino):
+            self._abandoned_polls = 0
+            return None
+        # Seen twice in a row: a bot that exited gives end-of-file (a precise crash) in between.
+        self._abandoned_polls += 1
+        return Crash("closed its output while still running") if self._abandoned_polls >= 2 else None
 
     def sample_memory(self) -> int:
-        """Resident memory of the bot's process tree now (bytes), and track the peak."""
+        """Memory of the bot's process tree now (bytes), and track the peak."""
+        if self.jail is not None:
+            used = self.jail.memory_bytes()
+            self.stats.peak_rss = max(self.stats.peak_rss, used)
+            return used
         if self._ps is None:
             return 0
         total = 0
@@ -148,6 +203,13 @@ class BotProcess:
                 total += proc.memory_info().rss
         self.stats.peak_rss = max(self.stats.peak_rss, total)
         return total
+
+    async def _exit_fault(self, what: str) -> BotFault:
+        reason = await self._exit_reason(what)
+        memory = self.memory_fault() if self.jail is not None else None
+        if memory is not None:
+            return MemoryLimit(f"{memory.reason} ({reason})")
+        return Crash(reason)
 
     async def _exit_reason(self, what: str) -> str:
         with trio.move_on_after(0.2):
@@ -197,7 +259,7 @@ class BotProcess:
             descendants = self._descendants()
             if polite is not None and self.process.poll() is None:
                 with trio.move_on_after(GRACE_S):
-                    with contextlib.suppress(Crash):
+                    with contextlib.suppress(BotFault):
                         await self.send(polite)
             if self.process.stdin is not None:
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -206,7 +268,12 @@ class BotProcess:
                 await self.process.wait()
             descendants += [p for p in self._descendants() if p not in descendants]
             _kill_tree(self.process.pid, descendants)
+            if self.jail is not None:
+                self.jail.kill_all()
             await self.process.wait()
+            if self.jail is not None:
+                self.sample_memory()
+                self.jail.close()
             for stream in (self.process.stdout, self.process.stderr):
                 if stream is not None:
                     with contextlib.suppress(trio.ClosedResourceError, OSError):
@@ -235,19 +302,34 @@ def _kill_tree(pid: int, descendants: list[psutil.Process]) -> None:
 @contextlib.asynccontextmanager
 async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotProcess]:
     """Start ``spec``'s process; on leaving, kill and reap it and its descendants."""
+    env = options.env or bot_environment(spec)
+    jail = None
+    argv, cwd = list(spec.command), options.cwd or spec.cwd
+    if options.sandbox is not None:
+        jail = Jail(spec, options.limits, options.sandbox, capabilities())
+        try:
+            jail.prepare(env)
+        except OSError as exc:
+            raise Crash(f"could not build the sandbox for {spec.name!r}: {exc}") from None
+        argv, env, cwd = jail.argv, {"PATH": env.get("PATH", "/usr/bin:/bin")}, jail.cwd
     try:
         process = await trio.lowlevel.open_process(
-            list(spec.command),
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=str(options.cwd or spec.cwd),
-            env=options.env or bot_environment(spec),
+            cwd=str(cwd),
+            env=env,
             start_new_session=True,
+            pass_fds=(jail.lifeline_r,) if jail is not None else (),
         )
     except OSError as exc:
+        if jail is not None:
+            jail.close()
         raise Crash(f"could not start {' '.join(spec.command)!r}: {exc.strerror or exc}") from None
-    bot = BotProcess(spec, process, options)
+    if jail is not None:
+        jail.spawned(process.pid)
+    bot = BotProcess(spec, process, options, jail)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.drain_stderr)

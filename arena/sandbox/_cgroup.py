@@ -1,0 +1,218 @@
+"""Control groups for one bot: memory and process limits, CPU accounting, kill-all.
+
+cgroup v1 (separate ``memory``, ``pids``, ``cpuacct`` hierarchies) and v2 (one
+unified tree with ``memory.max``, ``pids.max``, ``cpu.stat``) are both handled;
+which one is usable is detected at run time by creating a probe group. A bot's
+group is created *inside the arena's own group* of each hierarchy, so limits
+set on the arena (a CI job's, say) still hold for its bots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_ROOT = Path("/sys/fs/cgroup")
+_PREFIX = "arena-sandbox"
+
+
+def _own_paths() -> dict[str, str]:
+    """The arena's cgroup path per v1 controller (key ``""`` for v2)."""
+    paths: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                paths[controller] = path
+    return paths
+
+
+def _mounts() -> dict[str, Path]:
+    """Mount points of cgroup hierarchies: v1 controller name -> path, ``""`` -> the v2 mount."""
+    found: dict[str, Path] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            fstype, _, options = (right.split(" ") + ["", "", ""])[:3]
+            mount = Path(left.split(" ")[4])
+            if fstype == "cgroup2":
+                found.setdefault("", mount)
+            elif fstype == "cgroup":
+                for option in options.split(","):
+                    if option in ("memory", "pids", "cpuacct", "freezer"):
+                        found.setdefault(option, mount)
+    return found
+
+
+@dataclass
+class CgroupBase:
+    """Where bots' groups are made: one parent directory per controller (v1) or one (v2)."""
+
+    version: int
+    parents: dict[str, Path]
+    """``memory``, ``pids``, ``cpuacct`` (v1) or ``unified`` (v2) -> the directory bots' groups go in."""
+
+    def create(self, name: str, *, memory_bytes: int, tasks: int) -> BotCgroup:
+        """A fresh group for one bot with its limits set."""
+        dirs = {controller: parent / name for controller, parent in self.parents.items()}
+        group = BotCgroup(version=self.version, dirs=dirs)
+        try:
+            for path in dirs.values():
+                path.mkdir()
+            if self.version == 1:
+                _write(dirs["memory"] / "memory.limit_in_bytes", memory_bytes)
+                with contextlib.suppress(OSError):  # absent without swap accounting
+                    _write(dirs["memory"] / "memory.memsw.limit_in_bytes", memory_bytes)
+                _write(dirs["pids"] / "pids.max", tasks)
+            else:
+                _write(dirs["unified"] / "memory.max", memory_bytes)
+                with contextlib.suppress(OSError):
+                    _write(dirs["unified"] / "memory.swap.max", 0)
+                _write(dirs["unified"] / "pids.max", tasks)
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+
+@dataclass
+class BotCgroup:
+    """One bot's groups."""
+
+    version: int
+    dirs: dict[str, Path]
+    removed: bool = field(default=False)
+
+    @property
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a process writes its pid to, to join."""
+        return [str(d / "cgroup.procs") for d in self.dirs.values()]
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process that ever ran in the group."""
+        try:
+            if self.version == 1:
+                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            for line in (self.dirs["unified"] / "cpu.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        except (OSError, ValueError, KeyError):
+            return None
+        return None
+
+    def memory_bytes(self) -> int:
+        """Memory charged to the group now (resident pages and page cache)."""
+        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
+        key = "memory" if self.version == 1 else "unified"
+        try:
+            return int((self.dirs[key] / name).read_text())
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed for going over the memory limit."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        key = "memory" if self.version == 1 else "unified"
+        try:
+            for line in (self.dirs[key] / name).read_text().splitlines():
+                field_name, _, value = line.partition(" ")
+                if field_name == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError, KeyError):
+            return 0
+        return 0
+
+    def pids(self) -> list[int]:
+        """Every process in the group now."""
+        key = "pids" if self.version == 1 else "unified"
+        try:
+            return [int(p) for p in (self.dirs[key] / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError, KeyError):
+            return []
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the group, until it is empty (a fork bomb cannot outrun it)."""
+        kill_file = self.dirs.get("unified", Path("/nonexistent")) / "cgroup.kill"
+        if self.version == 2 and kill_file.exists():
+            with contextlib.suppress(OSError):
+                _write(kill_file, 1)
+        for _ in range(200):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        """Remove the (empty) groups; a group still busy is retried briefly, then left."""
+        if self.removed:
+            return
+        self.removed = True
+        for path in self.dirs.values():
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
+def _write(path: Path, value: int | str) -> None:
+    path.write_text(str(value))
+
+
+def detect() -> tuple[CgroupBase | None, str]:
+    """A usable cgroup base and a one-line account of why (or why not)."""
+    mounts, own = _mounts(), _own_paths()
+    v1: dict[str, Path] = {c: mounts[c] / own.get(c, "/").lstrip("/") / _PREFIX for c in ("memory", "pids", "cpuacct") if c in mounts}
+    if len(v1) == 3:
+        reason = _probe(CgroupBase(1, v1))
+        if reason is None:
+            return CgroupBase(1, v1), "cgroup v1 memory+pids+cpuacct"
+        v1_reason = f"cgroup v1 not writable ({reason})"
+    else:
+        v1_reason = "no cgroup v1 memory/pids/cpuacct hierarchies"
+    if "" in mounts:
+        own_dir = mounts[""] / own.get("", "/").lstrip("/")
+        base = own_dir / _PREFIX
+        reason = _probe_v2(own_dir, base)
+        if reason is None:
+            return CgroupBase(2, {"unified": base}), "cgroup v2 memory+pids+cpu"
+        return None, f"{v1_reason}; cgroup v2: {reason}"
+    return None, v1_reason
+
+
+def _probe(base: CgroupBase) -> str | None:
+    try:
+        for parent in base.parents.values():
+            parent.mkdir(exist_ok=True)
+        group = base.create(f"probe-{os.getpid()}", memory_bytes=1 << 30, tasks=64)
+        group.remove()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _probe_v2(own_dir: Path, base: Path) -> str | None:
+    try:
+        controllers = (own_dir / "cgroup.controllers").read_text().split()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    missing = [c for c in ("memory", "pids", "cpu") if c not in controllers]
+    if missing:
+        return f"controllers {', '.join(missing)} not delegated here"
+    try:
+        base.mkdir(exist_ok=True)
+        _write(base / "cgroup.subtree_control", "+memory +pids +cpu")
+        return _probe(CgroupBase(2, {"unified": base}))
+    except OSError as exc:
+        return exc.strerror or str(exc)

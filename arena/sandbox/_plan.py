@@ -1,0 +1,512 @@
+"""Which isolation layers this machine offers, and a jail for one bot built from them.
+
+:func:`capabilities` probes the machine once per arena process (about 0.1 s):
+root or not, cgroups, user/PID/network namespaces, Landlock, seccomp,
+bubblewrap. :class:`Jail` turns a bot's spec and limits into the launcher's
+command line (see ``_launch.py``), its scratch folder, cgroup and UID, and
+answers the arena's questions about the running bot: CPU time and memory of
+its whole tree, whether the kernel killed it for memory, and kill everything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from protocol import Limits
+
+from ..bots import MANIFEST, BotSpec
+from . import _cgroup, _tree
+from ._launch import landlock_abi
+
+LAUNCHER = Path(__file__).with_name("_launch.py")
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+_READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+_COPY_LIMIT = 256 << 20
+
+ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "landlock", "seccomp", "bwrap", "rlimits")
+"""Every layer by its short name, strongest-first is not implied (see docs/readme/sandbox.md)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a language runtime is started under the memory limit."""
+
+    name: str
+    data_rlimit: bool = True
+    """Whether RLIMIT_DATA may bound it (Node and the JVM reserve far more than they use)."""
+    heap_share: float = 0.0
+    """The heap's share of the memory limit, passed as ``-Xmx`` / ``--max-old-space-size``."""
+
+
+PROFILES: dict[str, Profile] = {
+    "python": Profile("python"),
+    "native": Profile("native"),
+    "ruby": Profile("ruby"),
+    "node": Profile("node", data_rlimit=False, heap_share=0.6),
+    "java": Profile("java", data_rlimit=False, heap_share=0.5),
+}
+"""Language profiles by the name ``BotSpec.profile`` gives; unknown names use ``native``."""
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What the organiser asks of the sandbox (the limits themselves are in :class:`protocol.Limits`)."""
+
+    layers: frozenset[str] = frozenset(ALL_LAYERS)
+    """Layers to use when the machine offers them; drop one to switch it off."""
+    uid_base: int = 2_000_000_000
+    """Bots run as UIDs from here (root only); one UID per running bot, locked while in use."""
+    uid_count: int = 10_000
+    scratch_root: Path | None = None
+    """Where each bot's private scratch folder is made (default ``$TMPDIR/arena-sandbox-UID``)."""
+    cpu_backstop_s: float = 3600.0
+    """RLIMIT_CPU per process, a backstop behind the per-move CPU clock."""
+    poll_s: float = 0.1
+    """How often a waiting move polls the bot's CPU time and memory."""
+
+
+_policy = SandboxPolicy()
+
+
+def configure(policy: SandboxPolicy) -> None:
+    """Set the policy every bot started from now on gets."""
+    global _policy
+    _policy = policy
+
+
+def current_policy() -> SandboxPolicy:
+    """The policy in force."""
+    return _policy
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What this machine offers, probed once: layer name -> how it is provided, or why not."""
+
+    root: bool
+    available: dict[str, str]
+    missing: dict[str, str]
+    cgroup: _cgroup.CgroupBase | None = field(default=None, compare=False)
+    bwrap: str | None = None
+    landlock_abi: int = 0
+
+
+def _run_launcher(config: dict[str, object]) -> str | None:
+    """Run the launcher on ``true``; ``None`` when it worked, else its complaint."""
+    base: dict[str, object] = {"argv": ["true"], "cwd": "/", "env": {"PATH": SYSTEM_PATH}}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", str(LAUNCHER), json.dumps({**base, **config})],
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit {done.returncode}"
+
+
+@cache
+def capabilities() -> Capabilities:
+    """Probe the machine (cached for the life of the arena process)."""
+    root = os.geteuid() == 0
+    available: dict[str, str] = {"rlimits": "setrlimit (core 0, file size, open files, CPU backstop, data)"}
+    missing: dict[str, str] = {}
+    if root:
+        available["uid"] = "a dedicated UID per bot"
+    else:
+        missing["uid"] = "needs root"
+    base, why = _cgroup.detect()
+    (available if base is not None else missing)["cgroup"] = why
+    problem = _run_launcher({"netns": True, "pidns": True})
+    how = "unshare as root" if root else "unshare in a user namespace"
+    for name in ("pidns", "netns"):
+        if problem is None:
+            available[name] = how
+        else:
+            missing[name] = f"unshare failed: {problem}"
+    abi = landlock_abi()
+    if abi >= 1:
+        problem = _run_launcher({"landlock": {"ro": ["/usr"]}})
+        if problem is None:
+            available["landlock"] = f"Landlock ABI {abi}" + (" (files, TCP, signals)" if abi >= 6 else "")
+        else:
+            missing["landlock"] = problem
+    else:
+        missing["landlock"] = "the kernel offers no Landlock"
+    problem = _run_launcher({"seccomp": True})
+    if problem is None:
+        available["seccomp"] = "seccomp deny-list via pyseccomp (AF_INET/AF_INET6/AF_PACKET sockets, ptrace, mount...)"
+    else:
+        missing["seccomp"] = problem
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        missing["bwrap"] = "bubblewrap is not installed (apt-get install bubblewrap)"
+    else:
+        shape = ["--unshare-pid", "--unshare-net"] if root else ["--unshare-all"]
+        args = [bwrap, *shape, "--die-with-parent", "--ro-bind", "/", "/"]
+        dropped = {"uid": 65534, "gid": 65534, "setpriv": shutil.which("setpriv") or "setpriv"} if root else {}
+        problem = _run_launcher({"bwrap": args, **dropped})
+        if problem is None:
+            available["bwrap"] = f"bubblewrap ({bwrap})"
+        else:
+            missing["bwrap"] = f"bubblewrap does not start here: {problem}"
+            bwrap = None
+    return Capabilities(root, available, missing, base, bwrap, abi)
+
+
+class _UidLease:
+    """A UID held for one bot: an exclusive lock on ``/run/arena-sandbox/uid-N.lock``."""
+
+    def __init__(self, policy: SandboxPolicy) -> None:
+        folder = Path("/run/arena-sandbox")
+        folder.mkdir(mode=0o700, exist_ok=True)
+        start = secrets.randbelow(policy.uid_count)
+        for step in range(policy.uid_count):
+            uid = policy.uid_base + (start + step) % policy.uid_count
+            fd = os.open(folder / f"uid-{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise OSError("no free sandbox UID")
+
+    def release(self) -> None:
+        os.close(self._fd)
+
+
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a process of another, unprivileged UID could read ``path`` (all folders above it searchable)."""
+    try:
+        for part in [*reversed(path.parents), path]:
+            mode = part.stat().st_mode
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+                return False
+        return bool(path.stat().st_mode & stat.S_IROTH)
+    except OSError:
+        return False
+
+
+def bot_paths(spec: BotSpec) -> list[Path]:
+    """What a bot may read of the organiser's files: its folder, or the files its command line names."""
+    if (spec.cwd / MANIFEST).is_file():
+        return [spec.cwd]
+    found = []
+    for arg in spec.command:
+        candidate = spec.cwd / arg
+        with contextlib.suppress(OSError, ValueError):
+            if candidate.exists() and candidate.resolve() != Path("/"):
+                found.append(candidate.resolve())
+    return found
+
+
+class Jail:
+    """The sandbox around one bot process; build with :meth:`prepare`, then spawn ``argv``."""
+
+    def __init__(self, spec: BotSpec, limits: Limits, policy: SandboxPolicy, caps: Capabilities) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.policy = policy
+        self.caps = caps
+        self.layers = [name for name in ALL_LAYERS if name in caps.available and name in policy.layers]
+        if "bwrap" in self.layers:
+            # bubblewrap brings its own namespaces, and Landlock would forbid its mounts.
+            self.layers = [n for n in self.layers if n not in ("landlock", "pidns", "netns")]
+        self.token = secrets.token_hex(6)
+        self.cgroup: _cgroup.BotCgroup | None = None
+        self._lease: _UidLease | None = None
+        self.uid: int | None = None
+        root = policy.scratch_root or Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}"
+        root.mkdir(mode=0o711, exist_ok=True)
+        self.home = root / f"{spec.name[:40].replace('/', '_')}-{self.token}"
+        self.scratch = self.home / "scratch"
+        self.argv: list[str] = []
+        self.env: dict[str, str] = {}
+        self.cwd = spec.cwd
+        self._peak_memory = 0
+        self._cpu_seen = 0.0
+        self.pid = 0
+        self.lifeline_r = self._lifeline_w = -1
+
+    def prepare(self, env: dict[str, str]) -> None:
+        """Make the scratch folder, UID and cgroup, and the launcher's command line."""
+        try:
+            self._prepare(env)
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, env: dict[str, str]) -> None:
+        self.home.mkdir(mode=0o711)
+        self.scratch.mkdir(mode=0o700)
+        if "uid" in self.layers and "bwrap" not in self.layers and not self._command_reachable():
+            # Without bubblewrap's fd binds a dedicated UID could not even start this command.
+            self.layers.remove("uid")
+        if "uid" in self.layers:
+            self._lease = _UidLease(self.policy)
+            self.uid = self._lease.uid
+            os.chown(self.scratch, self.uid, self.uid)
+        cwd, argv, readable = self._stage()
+        profile = PROFILES.get(self.spec.profile, PROFILES["native"])
+        memory = self.limits.memory_bytes
+        self.env = {
+            **env,
+            "HOME": str(self.scratch),
+            "TMPDIR": str(self.scratch),
+            "ARENA_SCRATCH": str(self.scratch),
+            "ARENA_SANDBOX": self.token,
+        }
+        if self.uid is not None or "bwrap" in self.layers:
+            self.env["PATH"] = SYSTEM_PATH  # the organiser's PATH may point into private folders
+        heap_mib = int(memory * profile.heap_share) >> 20
+        if profile.name == "java" and heap_mib:
+            self.env["JAVA_TOOL_OPTIONS"] = (
+                f"-Xmx{heap_mib}m -XX:+UseSerialGC -XX:-UsePerfData -XX:ErrorFile={self.scratch}/hs_err_%p.log"
+            )
+        elif profile.name == "node" and heap_mib:
+            self.env["NODE_OPTIONS"] = f"--max-old-space-size={heap_mib}"
+        if "cgroup" in self.layers and self.caps.cgroup is not None:
+            self.cgroup = self.caps.cgroup.create(f"bot-{self.token}", memory_bytes=memory, tasks=self.limits.processes)
+        config: dict[str, object] = {
+            "argv": argv,
+            "cwd": str(cwd),
+            "env": self.env,
+            "rlimits": self._rlimits(profile),
+            "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            "uid": self.uid,
+            "gid": self.uid,
+            "netns": "netns" in self.layers,
+            "pidns": "pidns" in self.layers,
+            "seccomp": "seccomp" in self.layers,
+        }
+        if "landlock" in self.layers:
+            config["landlock"] = {
+                "ro": [*_READ_ONLY_SYSTEM, *self._prefixes(), *map(str, readable)],
+                "rw": [str(self.scratch)],
+                "dev": list(_DEVICES),
+            }
+        if "bwrap" in self.layers and self.caps.bwrap:
+            config["bwrap"] = self._bwrap_args(cwd, readable)
+            config["setpriv"] = shutil.which("setpriv") or "setpriv"
+        # The launcher learns of the arena's death by this pipe's end-of-file.
+        self.lifeline_r, self._lifeline_w = os.pipe()
+        config["lifeline"] = self.lifeline_r
+        self.cwd = cwd
+        self.argv = [sys.executable, "-I", str(LAUNCHER), json.dumps(config)]
+
+    def _command_reachable(self) -> bool:
+        head = self.spec.command[0] if self.spec.command else ""
+        found = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else str(self.spec.cwd / head)
+        return found is not None and _reachable_by_others(Path(found).resolve())
+
+    def _stage(self) -> tuple[Path, list[str], list[Path]]:
+        """The bot's working folder, command and readable paths; copied into the jail if its UID could not read them."""
+        readable = bot_paths(self.spec)
+        argv = list(self.spec.command)
+        if self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
+            return self.spec.cwd, argv, readable
+        copy = self.home / "bot"
+        copy.mkdir(mode=0o755)
+        total = 0
+        sources = [self.spec.cwd] if (self.spec.cwd / MANIFEST).is_file() else readable
+        for source in sources:
+            target = copy if source == self.spec.cwd else copy / source.name
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+            else:
+                shutil.copy2(source, target)
+            total += sum(f.stat().st_size for f in target.rglob("*") if f.is_file()) if target.is_dir() else 0
+            if total > _COPY_LIMIT:
+                raise OSError(f"bot folder over {_COPY_LIMIT >> 20} MiB cannot be copied into its jail")
+        for path in [copy, *copy.rglob("*")]:
+            mode = path.stat().st_mode
+            path.chmod(mode | stat.S_IROTH | (stat.S_IXOTH if mode & stat.S_IXUSR or path.is_dir() else 0))
+        renamed = {str(p): str(copy if p == self.spec.cwd else copy / p.name) for p in readable}
+        argv = [renamed.get(str((self.spec.cwd / a).resolve()), a) if (self.spec.cwd / a).exists() else a for a in argv]
+        return copy, argv, [copy]
+
+    def _rlimits(self, profile: Profile) -> dict[str, tuple[int, int]]:
+        if "rlimits" not in self.layers:
+            return {}
+        limits = self.limits
+        backstop = int(self.policy.cpu_backstop_s)
+        found: dict[str, tuple[int, int]] = {
+            "RLIMIT_CORE": (0, 0),
+            "RLIMIT_FSIZE": (limits.file_bytes, limits.file_bytes),
+            "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+            "RLIMIT_CPU": (backstop, backstop + 5),
+        }
+        if profile.data_rlimit:
+            # With a cgroup the kernel's OOM killer is the precise limit; RLIMIT_DATA stays a loose backstop.
+            data = limits.memory_bytes * (2 if self.cgroup is not None else 1)
+            found["RLIMIT_DATA"] = (data, data)
+        if self.uid is not None:
+            found["RLIMIT_NPROC"] = (limits.processes, limits.processes)
+        elif os.geteuid() != 0:
+            # Counted per UID, shared with the arena and other bots: a bound, not a fair share.
+            tasks = _tasks_of_uid(os.getuid()) + limits.processes
+            found["RLIMIT_NPROC"] = (tasks, tasks)
+        return found
+
+    def _prefixes(self) -> list[str]:
+        """The arena's Python installation, for bots run with it (when the bot's UID may read it)."""
+        found = sorted({sys.prefix, sys.base_prefix})
+        return [p for p in found if self.uid is None or _reachable_by_others(Path(p))]
+
+    def _bwrap_args(self, cwd: Path, readable: list[Path]) -> list[str]:
+        assert self.caps.bwrap is not None
+        args = [self.caps.bwrap, "--die-with-parent", "--new-session"]
+        if os.geteuid() == 0:
+            # No user namespace: setpriv (inside) drops to the bot's UID, which removes every capability.
+            args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        else:
+            args += ["--unshare-all", "--cap-drop", "ALL"]
+        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+            if Path(top).is_symlink():
+                args += ["--symlink", os.readlink(top), top]
+            elif Path(top).is_dir():
+                args += ["--ro-bind", top, top]
+        binds = [name for name in ("/usr", "/etc", "/opt") if Path(name).exists()]
+        args += [arg for name in binds for arg in ("--ro-bind", name, name)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        made = {"/", "/tmp", "/proc", "/dev", *binds}
+        extra = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
+        for name, how in [*extra, (str(self.scratch), "--bind")]:
+            if not Path(name).exists() or any(name == m or name.startswith(m.rstrip("/") + "/") for m in binds):
+                continue
+            # bubblewrap (as root) makes missing parents 0700: make them searchable for the bot's UID.
+            for parent in reversed(Path(name).parents):
+                if str(parent) not in made:
+                    args += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(str(parent))
+            args += [how, name, name]
+            binds.append(name)
+        args += ["--chdir", str(cwd)]
+        return args
+
+    # --- while the bot runs -------------------------------------------------------------------
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the bot's whole process tree so far (never decreases)."""
+        value = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        if value is None:
+            value = _tree.usage(self.pid, with_memory=False).cpu_s if self.pid else 0.0
+        self._cpu_seen = max(self._cpu_seen, value)
+        return self._cpu_seen
+
+    def memory_bytes(self) -> int:
+        """Memory of the bot's tree now: the cgroup's charge, or private resident pages summed."""
+        if self.cgroup is not None:
+            value = self.cgroup.memory_bytes()
+        else:
+            value = _tree.usage(self.pid).private_bytes if self.pid else 0
+        self._peak_memory = max(self._peak_memory, value)
+        return value
+
+    def output_abandoned(self, pipe_inode: int) -> bool:
+        """Under bubblewrap, whether no bot process holds its stdout any more (only bwrap's helpers do).
+
+        bubblewrap's own processes keep the bot's stdio open, so a bot that
+        closes its stdout gives the arena no end-of-file: look in ``/proc``.
+        """
+        if "bwrap" not in self.layers or not self.pid:
+            return False
+        target = f"pipe:[{pipe_inode}]"
+        holders = bot_processes = 0
+        for pid in _tree.tree_pids(self.pid)[1:]:  # not the launcher's waiting half
+            try:
+                if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bwrap":
+                    continue
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                return False  # cannot tell: say nothing
+            if not fds:
+                continue  # exiting: its end-of-file is on the way
+            bot_processes += 1
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                        holders += 1
+        return bot_processes > 0 and holders == 0  # none yet: still starting
+
+    def enforces_memory(self) -> bool:
+        """Whether the kernel enforces the memory limit (else the arena's polling does)."""
+        return self.cgroup is not None
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of this bot for exceeding its memory."""
+        return self.cgroup is not None and self.cgroup.oom_kills() > 0
+
+    def kill_all(self) -> None:
+        """SIGKILL every process the bot started, by every handle the jail has."""
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        if self.uid is not None:
+            for _ in range(20):
+                victims = [p for p in _pids_of_uid(self.uid)]
+                if not victims:
+                    break
+                for pid in victims:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+
+    def spawned(self, pid: int) -> None:
+        """Tell the jail its launcher runs as ``pid`` (the arena keeps only its end of the lifeline)."""
+        self.pid = pid
+        self._close_fd("lifeline_r")
+
+    def _close_fd(self, name: str) -> None:
+        fd = getattr(self, name)
+        if fd >= 0:
+            os.close(fd)
+            setattr(self, name, -1)
+
+    def close(self) -> None:
+        """Remove the cgroup and scratch folder and give back the UID (after :meth:`kill_all`)."""
+        self._close_fd("lifeline_r")
+        self._close_fd("_lifeline_w")
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        shutil.rmtree(self.home, ignore_errors=True)
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+
+
+def _pids_of_uid(uid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found.append(int(name))
+    return found
+
+
+def _tasks_of_uid(uid: int) -> int:
+    total = 0
+    for pid in _pids_of_uid(uid):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                data = file.read()
+            total += int(data[data.rfind(b")") + 2 :].split()[17])
+    return total
