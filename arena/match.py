@@ -10,7 +10,7 @@ game (``MatchState.forfeit``).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,22 +103,98 @@ class MatchRecord:
 
 
 class _Clock:
-    """A seat's time in one match: the per-move limit, and the bank drawn on when a move runs over."""
+    """A seat's time in one match: CPU per move, the bank drawn on when a move runs over, a wall cap.
+
+    A move is judged on the CPU time of the bot's whole process tree (children
+    included), so a loaded machine (``--jobs`` above the core count) does not
+    time out an honest bot; the wall-clock cap still catches a bot that
+    sleeps or blocks. While a move is awaited :meth:`watch` polls the tree's
+    CPU time and memory, so a busy loop ends at ``move_s`` + bank, not at the
+    wall cap, and a memory hog ends as a ``memory_limit`` fault.
+    """
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.bank = limits.time_bank_s
 
-    def budget(self, first_of_process: bool) -> float:
-        allowed = self.limits.move_s + self.bank
-        if first_of_process:
-            allowed += self.limits.startup_s
-        return min(allowed, self.limits.move_wall_s + (self.limits.startup_s if first_of_process else 0.0))
+    def _startup(self, first_of_process: bool) -> float:
+        return self.limits.startup_s if first_of_process else 0.0
 
-    def charge(self, elapsed: float, first_of_process: bool) -> None:
-        over = elapsed - self.limits.move_s - (self.limits.startup_s if first_of_process else 0.0)
+    def cpu_budget(self, first_of_process: bool) -> float:
+        """CPU seconds the next move may use: the move's share, the bank, and start-up for a first move."""
+        return self.limits.move_s + self.bank + self._startup(first_of_process)
+
+    def budget(self, first_of_process: bool) -> float:
+        """Wall-clock cap of the next move (the backstop for bots that sleep or block)."""
+        return self.limits.move_wall_s + self._startup(first_of_process)
+
+    def charge(self, cpu_s: float, first_of_process: bool) -> None:
+        """Draw on the bank for the CPU time a move used over its share."""
+        over = cpu_s - self.limits.move_s - self._startup(first_of_process)
         if over > 0:
             self.bank = max(0.0, self.bank - over)
+
+    @contextlib.asynccontextmanager
+    async def watch(self, bot: BotProcess, first_of_process: bool, started: float) -> AsyncIterator[_Move]:
+        """Around the wait for one answer: cancels the wait (setting ``fault``) when the move runs out."""
+        move = _Move(
+            started=started,
+            cpu_at_start=bot.cpu_seconds(),
+            output_budget=bot.stats.bytes_out + self.limits.move_output_bytes,
+        )
+        cpu_budget, wall_cap = self.cpu_budget(first_of_process), self.budget(first_of_process)
+        poll_s = bot.jail.policy.poll_s if bot.jail is not None else 0.1
+        failure: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+
+            async def poll() -> None:
+                while True:
+                    wall = trio.current_time() - started
+                    await trio.sleep(max(0.0, min(poll_s, wall_cap - wall)))
+                    move.fault = self._check(bot, move, cpu_budget, wall_cap)
+                    if move.fault is not None:
+                        nursery.cancel_scope.cancel()
+                        return
+
+            nursery.start_soon(poll)
+            try:
+                yield move
+            except BotFault as exc:  # raised after the nursery, so it is not wrapped in a group
+                failure = exc
+            finally:
+                nursery.cancel_scope.cancel()
+        move.wall_s = trio.current_time() - started
+        move.cpu_s = move.used_cpu(bot)
+        if failure is not None:
+            raise failure
+
+    def _check(self, bot: BotProcess, move: _Move, cpu_budget: float, wall_cap: float) -> BotFault | None:
+        wall = trio.current_time() - move.started
+        cpu = move.used_cpu(bot)
+        if move.cpu_at_start is not None and cpu > cpu_budget:
+            return Timeout(f"no answer within {cpu_budget:.3g}s of CPU (used {cpu:.3g}s over its process tree)")
+        if wall >= wall_cap:
+            return Timeout(f"no answer within {wall_cap:.3g}s (wall clock; {cpu:.3g}s of CPU used)")
+        return bot.memory_fault() or bot.output_fault()
+
+
+@dataclass
+class _Move:
+    """One awaited answer, as :meth:`_Clock.watch` measured it."""
+
+    started: float
+    cpu_at_start: float | None
+    output_budget: int
+    fault: BotFault | None = None
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+
+    def used_cpu(self, bot: BotProcess) -> float:
+        """CPU seconds the bot's tree used since the move began (wall seconds when CPU cannot be measured)."""
+        now = bot.cpu_seconds()
+        if now is None or self.cpu_at_start is None:
+            return trio.current_time() - self.started
+        return max(0.0, now - self.cpu_at_start)
 
 
 class _Faulted(Exception):
@@ -347,16 +423,17 @@ class MatchRunner:
         first = bot.stats.requests == 0
         budget = clock.budget(first)
         output_budget = self._out_at_start[seat] + player.limits.output_bytes
-        with trio.move_on_after(max(0.0, budget - (trio.current_time() - started))) as scope:
+        answer = None
+        async with clock.watch(bot, first, started) as move:
             while True:
-                line = await bot.read_line(output_budget=output_budget)
+                line = await bot.read_line(output_budget=output_budget, move_budget=move.output_budget)
                 answer = self._decode(seat, line, request, records)
                 if answer is not None:
                     break
-        if scope.cancelled_caught:
-            raise Timeout(f"no answer within {budget:.3g}s")
-        elapsed = trio.current_time() - started
-        clock.charge(elapsed, first)
+        if answer is None:
+            raise move.fault or Timeout(f"no answer within {budget:.3g}s")
+        elapsed = move.wall_s
+        clock.charge(move.cpu_s, first)
         bot.stats.requests += 1
         stats = self.stats[seat]
         stats.requests += 1
