@@ -58,6 +58,16 @@ class Limits(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Most bytes of stdout a bot may send over a whole match."""
     stderr_bytes: int = 1 << 20
     """Bytes of stderr kept in the bot's log file per match; the rest is dropped."""
+    memory_bytes: int = 512 << 20
+    """Memory of the bot's whole process tree (Node and the JVM get their heap flags from it)."""
+    processes: int = 64
+    """Processes and threads the bot may run at once."""
+    file_bytes: int = 64 << 20
+    """Largest file the bot may write (it may write only in its scratch folder, ``$HOME``)."""
+    open_files: int = 256
+    """Files, pipes and sockets the bot may hold open at once."""
+    move_output_bytes: int = 1 << 18
+    """Most bytes of stdout a bot may send while answering one request."""
 
 
 class Result(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
