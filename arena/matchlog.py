@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import msgspec
 import trio
@@ -37,7 +37,8 @@ class MatchLog:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz writes the log compressed (read_log reads both).
-            self._file = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
+            opened = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
+            self._file = cast(IO[bytes], opened)
 
     def stamp(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` with the time since the match began, as its last key."""

@@ -35,9 +35,7 @@ FLAGS = [
 def page_file(tmp_path: Path) -> Path:
     rps = SAMPLE_BOTS / "rps-poker"
     specs = (resolve(str(rps / "random-python")), resolve(str(rps / "minimal-python")))
-    record = trio.run(
-        lambda: play_match(get_game("rps-poker"), specs, seed=7, limits=Limits(), log_dir=tmp_path)
-    )
+    record = trio.run(lambda: play_match(get_game("rps-poker"), specs, seed=7, limits=Limits(), log_dir=tmp_path))
     out = tmp_path / "match.html"
     assert main(["replay", str(record.log_path), "--html", str(out)]) == 0
     return out

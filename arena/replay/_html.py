@@ -69,7 +69,8 @@ header .sub { color: #cbd5e1; font-size: 13px; }
 .note { background: #fef9c3; color: #713f12; padding: 6px 20px; }
 .controls { display: flex; gap: 8px; align-items: center; padding: 10px 20px; flex-wrap: wrap;
   border-bottom: 1px solid #e2e8f0; background: #fff; position: sticky; top: 0; }
-button { font: inherit; padding: 4px 12px; border: 1px solid #94a3b8; border-radius: 6px; background: #f1f5f9; cursor: pointer; }
+button { font: inherit; padding: 4px 12px; border: 1px solid #94a3b8; border-radius: 6px;
+  background: #f1f5f9; cursor: pointer; }
 button:hover { background: #e2e8f0; }
 #slider { flex: 1; min-width: 120px; }
 #counter { font-variant-numeric: tabular-nums; color: var(--dim); min-width: 70px; }
@@ -92,7 +93,9 @@ main { padding: 14px 20px; max-width: 1100px; }
 .card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
   width: 44px; height: 54px; border-radius: 6px; border: 2px solid; background: #fff; margin: 0 2px;
   box-shadow: 0 1px 2px rgba(0,0,0,.15); line-height: 1.05; }
-.card .sym { font-size: 16px; } .card .sym.word { font-size: 9px; text-transform: uppercase; letter-spacing: .02em; } .card .rank { font-size: 17px; font-weight: 700; }
+.card .sym { font-size: 16px; }
+.card .sym.word { font-size: 9px; text-transform: uppercase; letter-spacing: .02em; }
+.card .rank { font-size: 17px; font-weight: 700; }
 .c-red { color: #b91c1c; border-color: #b91c1c; } .c-blue { color: #1d4ed8; border-color: #1d4ed8; }
 .c-green { color: #15803d; border-color: #15803d; } .c-black { color: #111827; border-color: #111827; }
 .c-purple { color: #7e22ce; border-color: #7e22ce; } .c-orange { color: #c2410c; border-color: #c2410c; }

@@ -105,7 +105,9 @@ def _wire(log: LoggedMatch, spec: BotSpec) -> tuple[Wire, Game | None]:
     if game is not None:
         return wire_for(spec.protocol, game), game
     if spec.protocol != "json":
-        raise ConfigError(f"the log's rules ({log.game}) are not in this arena, so its {spec.protocol!r} wire cannot be used")
+        raise ConfigError(
+            f"the log's rules ({log.game}) are not in this arena, so the {spec.protocol!r} wire cannot be used"
+        )
     return Wire(), None
 
 

@@ -108,7 +108,11 @@ class RpsPokerRenderer(Renderer):
     """RPS Poker's cards: rock, paper or scissors and a number, each symbol its colour."""
 
     games = ("rps-poker",)
-    SYMBOLS: ClassVar[dict[str, tuple[str, str]]] = {"R": ("rock", "red"), "P": ("paper", "blue"), "S": ("scissors", "green")}
+    SYMBOLS: ClassVar[dict[str, tuple[str, str]]] = {
+        "R": ("rock", "red"),
+        "P": ("paper", "blue"),
+        "S": ("scissors", "green"),
+    }
 
     def card(self, value: str) -> Seg | None:
         if len(value) == 2 and value[0] in self.SYMBOLS and value[1].isdigit():
@@ -123,7 +127,12 @@ class CardJitsuRenderer(Renderer):
     games = ("card-jitsu",)
     ELEMENTS: ClassVar[dict[str, str]] = {"F": "fire", "W": "water", "S": "snow"}
     COLOURS: ClassVar[dict[str, str]] = {
-        "R": "red", "B": "blue", "G": "green", "Y": "yellow", "O": "orange", "P": "purple"
+        "R": "red",
+        "B": "blue",
+        "G": "green",
+        "Y": "yellow",
+        "O": "orange",
+        "P": "purple",
     }
     _CARD = re.compile(r"^([FWS])([RBGYOP])(\d{1,2})$")
 

@@ -137,7 +137,7 @@ def for_seat(timeline: Timeline, seat: int) -> Timeline:
         events = [e for e in frame.events if e.seat == seat and e.kind in ("request", "answer", "notice", "fault")]
         if not events:
             continue
-        requests = {seat: e.msg or {} for e in events if e.kind == "request"}
+        requests = {seat: e.msg or {} for e in events if e.kind == "request"}  # noqa: B035  (one seat)
         for event in events:
             if event.kind in ("request", "notice") and event.msg is not None:
                 score = score_from(event.msg, seat) or score

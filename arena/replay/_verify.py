@@ -77,9 +77,8 @@ def verify(log: LoggedMatch) -> Verdict:
                 line = found[i].line if i < len(found) else 0
                 if again.stopped and want is None:
                     break  # the rules stopped: the stop itself is reported below
-                candidates.append(
-                    Difference(line, SEATS[seat], _where(expected if want else [m.msg for m in found], i), _text(want), _text(got))
-                )
+                context = expected if want else [m.msg for m in found]
+                candidates.append(Difference(line, SEATS[seat], _where(context, i), _text(want), _text(got)))
                 break
             verdict.checked["messages"] += 1
     if again.stopped:

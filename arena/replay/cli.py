@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from ._html import render_page
 from ._log import LoggedMatch, load_log
 from ._regress import regress
 from ._render import renderer_for
-from ._rerun import RulesUnavailable, rerun
+from ._rerun import RulesUnavailable
 from ._terminal import show
 from ._timeline import Timeline, for_seat, from_log
 from ._verify import verify
@@ -37,11 +39,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--db", type=Path, help="a tournament's results database: LOG is then a match id or key")
     parser.add_argument("--verify", action="store_true", help="re-run the rules and check every message and the result")
     parser.add_argument("--seat", choices=SEATS, help="show only what this seat was told and answered")
-    parser.add_argument("--speed", type=float, metavar="S", help="play one step every S seconds instead of stepping by key")
+    parser.add_argument(
+        "--speed", type=float, metavar="S", help="play one step every S seconds instead of stepping by key"
+    )
     parser.add_argument(
         "--bot", action="append", default=[], metavar="SEAT=BOT", help="feed BOT (folder or command) what SEAT was sent"
     )
-    parser.add_argument("--html", type=Path, metavar="OUT.html", help="write a self-contained page that steps through the match")
+    parser.add_argument(
+        "--html", type=Path, metavar="OUT.html", help="write a self-contained page that steps through the match"
+    )
     parser.add_argument("--no-color", action="store_true", help="no colours in the terminal")
     parser.set_defaults(handler=cmd_replay)
 
@@ -93,10 +99,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     console = Console(no_color=args.no_color or None, highlight=False)
-    try:
+    with contextlib.suppress(BrokenPipeError):
         show(timeline, renderer, console, speed=args.speed, interactive=interactive)
-    except BrokenPipeError:
-        pass
     return 0
 
 
@@ -124,7 +128,7 @@ def _regress(log: LoggedMatch, bots: list[str]) -> int:
             raise ConfigError(f"--bot {item!r}: write SEAT=BOT, such as A=sample_bots/rps-poker/random-python")
         seat = SEATS.index(seat_name)
         spec = resolve(command)
-        report = trio.run(lambda: regress(log, seat, spec))
+        report = trio.run(functools.partial(regress, log, seat, spec))
         print(
             f"seat {seat_name}: {spec.name} replayed {report.requests} requests that {log.name(seat)} answered; "
             f"{len(report.mismatches)} answers differ"
