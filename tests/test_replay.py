@@ -315,3 +315,19 @@ def test_replay_by_match_id_from_a_results_database(
     assert "verified" in capsys.readouterr().out
     assert main(["replay", "--db", str(tmp_path / "results.db"), "nope"]) == 2
     assert "no match 'nope'" in capsys.readouterr().err
+
+
+def test_stepping_by_key_goes_forward_back_and_quits(rps_log: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from arena.replay._terminal import show
+
+    log = load_log(rps_log)
+    console = Console(file=StringIO(), width=200, no_color=True)
+    keys = iter(["\n", "\x1b[C", "b", "q"])
+    show(timeline_of(log), renderer_for(log.game), console, speed=None, interactive=True, key=lambda: next(keys))
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    shown = [line.split("]")[0] + "]" for line in out.splitlines() if line.startswith("[") and "/17]" in line]
+    assert shown == ["[1/17]", "[2/17]", "[3/17]", "[2/17]"]
