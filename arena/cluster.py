@@ -42,9 +42,10 @@ import os
 import shutil
 import tarfile
 import tempfile
+import threading
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,7 +55,9 @@ import trio
 from protocol import Limits
 
 from ._errors import ArenaError, ConfigError
+from ._pool import BotPool, open_pool
 from .bots import _SKIP_IN_HASH, MANIFEST, BotSpec, hash_path
+from .build import ensure_built
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -218,6 +221,8 @@ class MatchOrder:
     scheduled: Scheduled
     tournament_id: int
     log_path: str | None
+    reuse: bool = True
+    """Keep reusable bots' processes between matches on the worker (off: fresh processes per match)."""
     """Where the worker writes the match log (a folder the coordinator and workers share, in a deployment)."""
 
 
@@ -228,31 +233,122 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
 
     game = get_game(order.game, order.params)
     cache = cache_dir()
-    specs = {remote.spec.name: remote.local_spec(cache) for remote in order.bots}
     log_path = Path(order.log_path) if order.log_path else None
     scheduled = order.scheduled
+    # The pool tells processes apart by bot name; on a worker that serves many
+    # tournaments, the name carries what the bot is and how it is limited.
+    specs = {}
+    for remote in order.bots:
+        spec = remote.local_spec(cache)
+        identity = hashlib.sha256(repr((remote.bundle, spec.command, order.limits)).encode()).hexdigest()[:12]
+        specs[spec.name] = spec.with_name(f"{spec.name}@{identity}")
 
-    async def play() -> PlayedMatch:
-        from ._pool import open_pool
+    async def play(pool: BotPool) -> PlayedMatch:
+        for spec in specs.values():
+            if spec.build and spec.cwd not in _BUILT:
+                await ensure_built(spec)
+                _BUILT.add(spec.cwd)
+        return await play_scheduled(
+            game, specs, order.limits, scheduled, pool, log_path=log_path, tournament_id=order.tournament_id
+        )
 
-        def stderr_path(spec: BotSpec, number: int) -> Path | None:
-            if log_path is None:
-                return None
-            return log_path.parent / "stderr" / f"{scheduled.key}.{spec.name}.{number}.log"
+    if order.reuse:
+        return _host(cache).play(play)
 
-        # A fresh pool per match: a worker thread's trio run lasts one match.
-        async with open_pool(reuse=False, stderr_path=stderr_path) as pool:
-            return await play_scheduled(
-                game,
-                specs,
-                order.limits,
-                scheduled,
-                pool,
-                log_path=log_path,
-                tournament_id=order.tournament_id,
-            )
+    async def play_fresh() -> PlayedMatch:
+        async with open_pool(reuse=False, stderr_path=_stderr_paths(cache)) as pool:
+            return await play(pool)
 
-    return trio.run(play)
+    return trio.run(play_fresh)
+
+
+_BUILT: set[Path] = set()
+"""Bundle folders this worker has built (``ensure_built`` checks a stamp too, but hashes the folder to do it)."""
+
+
+def _stderr_paths(cache: Path) -> Callable[[BotSpec, int], Path | None]:
+    """Where bots' stderr files go on a worker: beside its bundles, one per process."""
+
+    def stderr_path(spec: BotSpec, number: int) -> Path | None:
+        return cache / "stderr" / f"{spec.name}.{os.getpid()}.{number}.log"
+
+    return stderr_path
+
+
+class _MatchHost:
+    """A trio loop in a thread of this worker process, holding a bot pool between matches.
+
+    Dask runs tasks in its own threads; each hands its match to this loop and
+    waits, so the matches of one worker share a pool and reusable bots keep
+    their processes, as in a local tournament.
+    """
+
+    def __init__(self, cache: Path) -> None:
+        self._cache = cache
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._stop: trio.Event | None = None
+        self._pool: BotPool | None = None
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), name="arena-match-host", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+
+    async def _main(self) -> None:
+        self._stop = trio.Event()
+        async with open_pool(reuse=True, stderr_path=_stderr_paths(self._cache)) as pool:
+            self._pool = pool
+            self._token = trio.lowlevel.current_trio_token()
+            self._ready.set()
+            await self._stop.wait()
+
+    def play(self, match: Callable[[BotPool], Awaitable[PlayedMatch]]) -> PlayedMatch:
+        """Play ``match`` with the host's pool (blocking the calling thread until it is over)."""
+        assert self._pool is not None and self._token is not None
+        return trio.from_thread.run(match, self._pool, trio_token=self._token)
+
+    def close(self) -> None:
+        """Stop the loop: idle bots are told to quit and every process is reaped."""
+        assert self._stop is not None and self._token is not None
+        with contextlib.suppress(trio.RunFinishedError):
+            trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
+        self._thread.join()
+
+
+_HOST: _MatchHost | None = None
+_HOST_LOCK = threading.Lock()
+
+
+def _host(cache: Path) -> _MatchHost:
+    global _HOST
+    with _HOST_LOCK:
+        if _HOST is None:
+            _HOST = _MatchHost(cache)
+        return _HOST
+
+
+def host_stats() -> dict[str, int]:
+    """Bot processes this worker's match host started and reused (run it on workers with ``client.run``)."""
+    with _HOST_LOCK:
+        pool = _HOST._pool if _HOST is not None else None
+    return dataclasses.asdict(pool.stats) if pool is not None else {}
+
+
+def close_host() -> None:
+    """Stop this process's match host, if it runs (the worker is closing)."""
+    global _HOST
+    with _HOST_LOCK:
+        host, _HOST = _HOST, None
+    if host is not None:
+        host.close()
+
+
+class HostPlugin(WorkerPlugin):
+    """Stops a worker's match host, and so its bot processes, when the worker closes."""
+
+    name = "arena-match-host"
+
+    def teardown(self, worker: Any) -> None:
+        close_host()
 
 
 # The coordinator side -----------------------------------------------------------------
@@ -282,8 +378,9 @@ def _names_local_files(spec: BotSpec) -> bool:
 class ClusterExecutor:
     """Plays one tournament's matches on a Dask cluster; call it with a :class:`Scheduled` match."""
 
-    def __init__(self, client: Client, plan: Plan, tournament_id: int) -> None:
+    def __init__(self, client: Client, plan: Plan, tournament_id: int, *, reuse: bool = True) -> None:
         self.client = client
+        self._reuse = reuse
         self._plan = plan
         self._tid = tournament_id
         self.bots, self.bundles = remote_bots(plan.specs)
@@ -296,7 +393,8 @@ class ClusterExecutor:
         return max(1, sum(self.client.nthreads().values()))  # type: ignore[no-untyped-call]
 
     def share_bundles(self) -> None:
-        """Register every bundle as a worker plugin (blocking; run it in a thread)."""
+        """Register every bundle, and the match host's stopper, as worker plugins (blocking; run it in a thread)."""
+        self.client.register_plugin(HostPlugin(), name=HostPlugin.name)
         for bundle in self.bundles.values():
             self.client.register_plugin(BundlePlugin(bundle), name=plugin_name(bundle.digest))
 
@@ -311,6 +409,7 @@ class ClusterExecutor:
             scheduled=scheduled,
             tournament_id=self._tid,
             log_path=str(log_path.resolve()) if log_path else None,
+            reuse=self._reuse,
         )
 
     async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
@@ -367,11 +466,13 @@ def connect(address: str) -> Client:
 
 
 @contextlib.asynccontextmanager
-async def open_executor(address: str, plan: Plan, tournament_id: int) -> AsyncIterator[ClusterExecutor]:
+async def open_executor(
+    address: str, plan: Plan, tournament_id: int, *, reuse: bool = True
+) -> AsyncIterator[ClusterExecutor]:
     """A :class:`ClusterExecutor` on the cluster at ``address``, with every bot's bundle shared with its workers."""
     client = await trio.to_thread.run_sync(connect, address)
     try:
-        executor = ClusterExecutor(client, plan, tournament_id)
+        executor = ClusterExecutor(client, plan, tournament_id, reuse=reuse)
         await trio.to_thread.run_sync(executor.share_bundles)
         yield executor
     finally:

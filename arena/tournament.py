@@ -561,7 +561,7 @@ async def run_tournament(
                     if cluster:
                         from .cluster import open_executor
 
-                        async with open_executor(cluster, plan, tid) as executor:
+                        async with open_executor(cluster, plan, tid, reuse=reuse) as executor:
                             runner.executor = executor
                             runner.jobs = jobs or executor.slots
                             await runner.run(pool)

@@ -165,15 +165,19 @@ async def test_cluster_run_gives_the_local_results_and_sends_each_bot_once_per_w
 ) -> None:
     from distributed import Client
 
-    from arena.cluster import bundle_stats
+    from arena.cluster import bundle_stats, host_stats
 
     with Client(cluster.scheduler_address, set_as_default=False) as client:
         before = client.run(bundle_stats)
         plan = prepare(tournament_config(tmp_path))
         rows, played = await run(plan, cluster=cluster.scheduler_address)
         after = client.run(bundle_stats)
+        processes = client.run(host_stats)
     assert rows == local_results[2]
     assert played == len(rows) == 12
+    started = sum(stats["started"] for stats in processes.values())
+    assert sum(stats["reused"] for stats in processes.values()) > 0, "workers keep reusable bots between matches"
+    assert started < 2 * played
     for address, stats in after.items():
         assert stats.get("received", 0) - before[address].get("received", 0) == len(BOTS)
         assert stats.get("unpacked", 0) - before[address].get("unpacked", 0) <= len(BOTS)
