@@ -19,7 +19,9 @@ exactly as for a local run. Same tournament seed, same results table.
   with the same trio supervisor and sandbox as a local run
   (:func:`arena.tournament.play_scheduled`) and returns a plain, picklable
   :class:`~arena.store.PlayedMatch`. A bot builds in its bundle folder on
-  each worker (once per content, like locally).
+  each worker (once per content, like locally). Each worker process keeps
+  one trio loop in a thread with a bot pool (``_MatchHost``), so reusable
+  bots keep their processes between the matches of that worker.
 * **Lost workers.** When a worker dies, the scheduler gives its matches to
   another worker; a match whose workers keep dying is submitted again up to
   ``RESUBMITS`` times before the tournament stops with an error. A match that

@@ -5,9 +5,10 @@
 Both runs play the same schedule (same bots, same seed) into fresh databases;
 the cluster is a LocalCluster with two worker processes of one thread each on
 loopback, started before the clock starts. The local run plays ``--jobs``
-matches at once (2 by default, as many as the cluster) and reuses bot
-processes where bots allow it; on the cluster each match starts fresh
-processes. The script checks that both runs recorded the same results.
+matches at once (2 by default, as many as the cluster); both reuse bot
+processes where bots allow it (on the cluster, per worker). The script checks
+that both runs recorded the same results. The figures are only comparable
+from one run: the machine is shared, so absolute rates vary with its load.
 """
 
 from __future__ import annotations
