@@ -257,7 +257,7 @@ def render_table(board: Leaderboard, *, width: int | None = None) -> str:
     names = [row.bot for row in board.standings]
     if len(names) > 1:
         matrix = Table(
-            title="Pairwise: the row bot's wins-draws-losses against each column bot (columns by rank)",
+            title="Pairwise (row's W-D-L vs column)",
             title_justify="left",
         )
         matrix.add_column("bot")
