@@ -24,7 +24,7 @@ import trio
 import protocol
 from protocol import Limits
 
-from ._errors import BotFault, BuildError, ConfigError
+from ._errors import BotFault, BuildError, ConfigError, Crash
 from ._process import GRACE_S, BotProcess, open_bot
 from .bots import BotSpec, resolve
 from .build import ensure_built
@@ -220,7 +220,7 @@ async def _play_matches(
     async with contextlib.AsyncExitStack() as stack:
         bot: BotProcess | None = None
         for number in range(matches):
-            fresh = bot is None or not spec.reuse or bot.process.poll() is not None
+            fresh = bot is None or not spec.reuse  # a bot that left early faults at its next request
             if fresh:
                 if bot is not None:
                     await bot.shutdown(polite=goodbye_line(spec.protocol))
@@ -274,8 +274,14 @@ async def _tell_to_quit(bot: BotProcess) -> Check:
         return Check(name, None, f"the {bot.spec.protocol} protocol has no quit message")
     started = trio.current_time()
     try:
+        if bot.process.poll() is not None:
+            raise Crash("exited")
         await bot.send(line)
     except BotFault as exc:
+        with trio.move_on_after(EXIT_WAIT_S):
+            await bot.process.wait()
+        if bot.process.returncode is not None:
+            return Check(name, None, f"it had exited before quit was sent (status {bot.process.returncode})")
         return Check(name, False, f"could not be sent quit: {exc}")
     return await _await_exit(bot, name, started, "after quit", ["> " + line.decode().strip()])
 
