@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -306,6 +307,10 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
     jail = None
     argv, cwd = list(spec.command), options.cwd or spec.cwd
     if options.sandbox is not None:
+        head = spec.command[0] if spec.command else ""
+        found = (cwd / head).exists() if "/" in head else shutil.which(head, path=env.get("PATH")) is not None
+        if not found:  # the launcher would report it only later, as an exit code
+            raise Crash(f"could not start {' '.join(spec.command)!r}: {head!r} not found")
         jail = Jail(spec, options.limits, options.sandbox, capabilities())
         try:
             jail.prepare(env)

@@ -10,7 +10,7 @@ game (``MatchState.forfeit``).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,7 +108,7 @@ class _Clock:
     A move is judged on the CPU time of the bot's whole process tree (children
     included), so a loaded machine (``--jobs`` above the core count) does not
     time out an honest bot; the wall-clock cap still catches a bot that
-    sleeps or blocks. While a move is awaited :meth:`watch` polls the tree's
+    sleeps or blocks. While a move is awaited the wait wakes to poll the tree's
     CPU time and memory, so a busy loop ends at ``move_s`` + bank, not at the
     wall cap, and a memory hog ends as a ``memory_limit`` fault.
     """
@@ -134,39 +134,16 @@ class _Clock:
         if over > 0:
             self.bank = max(0.0, self.bank - over)
 
-    @contextlib.asynccontextmanager
-    async def watch(self, bot: BotProcess, first_of_process: bool, started: float) -> AsyncIterator[_Move]:
-        """Around the wait for one answer: cancels the wait (setting ``fault``) when the move runs out."""
-        move = _Move(
+    def start(self, bot: BotProcess, first_of_process: bool, started: float) -> _Move:
+        """Begin timing one awaited answer (call :meth:`_Move.check` each ``poll_s`` while waiting)."""
+        return _Move(
+            clock=self,
             started=started,
+            first=first_of_process,
             cpu_at_start=bot.cpu_seconds(),
             output_budget=bot.stats.bytes_out + self.limits.move_output_bytes,
+            poll_s=bot.jail.policy.poll_s if bot.jail is not None else 0.1,
         )
-        cpu_budget, wall_cap = self.cpu_budget(first_of_process), self.budget(first_of_process)
-        poll_s = bot.jail.policy.poll_s if bot.jail is not None else 0.1
-        failure: BaseException | None = None
-        async with trio.open_nursery() as nursery:
-
-            async def poll() -> None:
-                while True:
-                    wall = trio.current_time() - started
-                    await trio.sleep(max(0.0, min(poll_s, wall_cap - wall)))
-                    move.fault = self._check(bot, move, cpu_budget, wall_cap)
-                    if move.fault is not None:
-                        nursery.cancel_scope.cancel()
-                        return
-
-            nursery.start_soon(poll)
-            try:
-                yield move
-            except BotFault as exc:  # raised after the nursery, so it is not wrapped in a group
-                failure = exc
-            finally:
-                nursery.cancel_scope.cancel()
-        move.wall_s = trio.current_time() - started
-        move.cpu_s = move.used_cpu(bot)
-        if failure is not None:
-            raise failure
 
     def _check(self, bot: BotProcess, move: _Move, cpu_budget: float, wall_cap: float) -> BotFault | None:
         wall = trio.current_time() - move.started
@@ -180,14 +157,27 @@ class _Clock:
 
 @dataclass
 class _Move:
-    """One awaited answer, as :meth:`_Clock.watch` measured it."""
+    """One awaited answer, as :meth:`_Clock.start` times it."""
 
+    clock: _Clock
     started: float
+    first: bool
     cpu_at_start: float | None
     output_budget: int
-    fault: BotFault | None = None
+    poll_s: float
     wall_s: float = 0.0
     cpu_s: float = 0.0
+
+    def check(self, bot: BotProcess) -> BotFault | None:
+        """The fault that ends this move now (CPU over budget, wall cap, memory), or ``None``."""
+        clock = self.clock
+        return clock._check(bot, self, clock.cpu_budget(self.first), clock.budget(self.first))
+
+    def finish(self, bot: BotProcess) -> None:
+        """Record the move's wall and CPU time, and draw on the bank."""
+        self.wall_s = trio.current_time() - self.started
+        self.cpu_s = self.used_cpu(bot)
+        self.clock.charge(self.cpu_s, self.first)
 
     def used_cpu(self, bot: BotProcess) -> float:
         """CPU seconds the bot's tree used since the move began (wall seconds when CPU cannot be measured)."""
@@ -424,16 +414,18 @@ class MatchRunner:
         budget = clock.budget(first)
         output_budget = self._out_at_start[seat] + player.limits.output_bytes
         answer = None
-        async with clock.watch(bot, first, started) as move:
-            while True:
-                line = await bot.read_line(output_budget=output_budget, move_budget=move.output_budget)
-                answer = self._decode(seat, line, request, records)
-                if answer is not None:
-                    break
-        if answer is None:
-            raise move.fault or Timeout(f"no answer within {budget:.3g}s")
+        move = clock.start(bot, first, started)
+        while answer is None:
+            # Wake every poll_s to judge CPU, wall and memory (reads are safe to cancel).
+            with trio.move_on_after(move.poll_s):
+                while answer is None:
+                    line = await bot.read_line(output_budget=output_budget, move_budget=move.output_budget)
+                    answer = self._decode(seat, line, request, records)
+            fault = move.check(bot) if answer is None else None
+            if fault is not None:
+                raise fault
+        move.finish(bot)
         elapsed = move.wall_s
-        clock.charge(move.cpu_s, first)
         bot.stats.requests += 1
         stats = self.stats[seat]
         stats.requests += 1

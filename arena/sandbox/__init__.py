@@ -115,9 +115,12 @@ def layers_in_force(policy: SandboxPolicy | None = None) -> list[str]:
 
 def level(policy: SandboxPolicy | None = None) -> str:
     """The strongest level whose every property some layer (not only the arena's polling) holds."""
-    held = _mechanisms(layers_in_force(policy))
+    layers = layers_in_force(policy)
+    held = _mechanisms(layers)
     best = "none"
     for name, props in LEVELS.items():
+        if name == "strong" and not {"uid", "cgroup"} <= set(layers):
+            continue  # strong: the kernel enforces memory and processes per bot
         if all(held[p] and (held[p] != ["arena"] or p in ("stdout_flood", "cpu_children")) for p in props):
             best = name
     return best

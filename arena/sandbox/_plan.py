@@ -78,7 +78,15 @@ class SandboxPolicy:
     """How often a waiting move polls the bot's CPU time and memory."""
 
 
-_policy = SandboxPolicy()
+def _layers_from_env() -> frozenset[str]:
+    """``ARENA_SANDBOX_LAYERS=landlock,pidns,...`` narrows the layers (for comparison runs; default all)."""
+    text = os.environ.get("ARENA_SANDBOX_LAYERS", "")
+    if not text.strip():
+        return frozenset(ALL_LAYERS)
+    return frozenset(n.strip() for n in text.split(",") if n.strip() in ALL_LAYERS)
+
+
+_policy = SandboxPolicy(layers=_layers_from_env())
 
 
 def configure(policy: SandboxPolicy) -> None:
@@ -122,9 +130,45 @@ def _run_launcher(config: dict[str, object]) -> str | None:
     return lines[-1] if lines else f"exit {done.returncode}"
 
 
+def _cache_file() -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}" / "capabilities.json"
+
+
+def _cache_key() -> str:
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    return f"{boot}|{os.uname().release}|{sys.executable}|{shutil.which('bwrap')}|{LAUNCHER.stat().st_mtime}"
+
+
 @cache
 def capabilities() -> Capabilities:
-    """Probe the machine (cached for the life of the arena process)."""
+    """What this machine offers: probed once per boot (kept in ``$TMPDIR/arena-sandbox-UID``), then cached."""
+    file, key = _cache_file(), _cache_key()
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        data = json.loads(file.read_text())
+        if data["key"] == key and data["euid"] == os.geteuid():
+            # The cgroup is detected afresh: it depends on the group this process was started in.
+            available, missing = dict(data["available"]), dict(data["missing"])
+            available.pop("cgroup", None)
+            missing.pop("cgroup", None)
+            cgroup, why = _cgroup.detect()
+            (available if cgroup is not None else missing)["cgroup"] = why
+            return Capabilities(data["root"], available, missing, cgroup, data["bwrap"], data["abi"])
+    caps = probe()
+    with contextlib.suppress(OSError):
+        file.parent.mkdir(mode=0o711, exist_ok=True)
+        record = {"key": key, "euid": os.geteuid(), "root": caps.root, "available": caps.available,
+                  "missing": caps.missing, "bwrap": caps.bwrap, "abi": caps.landlock_abi}  # fmt: skip
+        tmp = file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record))
+        tmp.replace(file)
+    return caps
+
+
+def probe() -> Capabilities:
+    """Probe the machine now (about a second: each layer is tried on ``true``)."""
     root = os.geteuid() == 0
     available: dict[str, str] = {"rlimits": "setrlimit (core 0, file size, open files, CPU backstop, data)"}
     missing: dict[str, str] = {}
