@@ -42,11 +42,18 @@ def _limits_args(parser: argparse.ArgumentParser) -> None:
         help="extra seconds per match (default %(default)s)",
     )
 
+    from .sandbox.cli import sandbox_args
+
+    sandbox_args(group)
+
 
 def limits_from(args: argparse.Namespace) -> Limits:
-    """The :class:`Limits` the command line asks for."""
-    return msgspec.structs.replace(
-        Limits(), move_s=args.move_time, startup_s=args.startup_time, time_bank_s=args.time_bank
+    """The :class:`Limits` the command line asks for (and the sandbox checked against its minimum)."""
+    from .sandbox.cli import limits_with_sandbox
+
+    return limits_with_sandbox(
+        args,
+        msgspec.structs.replace(Limits(), move_s=args.move_time, startup_s=args.startup_time, time_bank_s=args.time_bank),
     )
 
 
@@ -149,7 +156,7 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "tournament", "results", "check"]
+EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "tournament", "results", "check", "sandbox.cli"]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...)."""
 
 
