@@ -19,6 +19,7 @@ from .build import ensure_built
 from .games import Game
 from .match import WIRES, MatchRecord, MatchRunner, Seat, Wire, wire_for
 from .matchlog import MatchLog
+from .sandbox import summary
 
 QUIT_LINE = protocol.encode(protocol.Quit())
 
@@ -35,6 +36,7 @@ def spawn_options(spec: BotSpec, limits: Limits, stderr_path: Path | None) -> Sp
         line_bytes=limits.line_bytes,
         stderr_bytes=limits.stderr_bytes,
         stderr_path=stderr_path,
+        limits=limits,
     )
 
 
@@ -64,7 +66,9 @@ async def play_match(
             seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wires[index]))
         log = MatchLog(log_path)
         try:
-            runner = MatchRunner(game, seed, seats, match_id=match_id, log=log, narrate=narrate)
+            runner = MatchRunner(
+                game, seed, seats, match_id=match_id, log=log, narrate=narrate, header_extra={"sandbox": summary()}
+            )
             record = await runner.run()
         finally:
             log.close()
