@@ -145,12 +145,14 @@ async def _check_build(spec: BotSpec) -> Check:
     if not spec.build:
         return Check("builds", None, "no build command")
     started = trio.current_time()
+    said: list[str] = []
     try:
-        await ensure_built(spec)
+        await ensure_built(spec, log=said.append)
     except BuildError as exc:
         first, *rest = str(exc).splitlines()
         return Check("builds", False, first, rest)
-    return Check("builds", True, f"{' '.join(spec.build)} ({trio.current_time() - started:.2f} s)")
+    how = "up to date" if any("up to date" in line for line in said) else f"{trio.current_time() - started:.2f} s"
+    return Check("builds", True, f"{' '.join(spec.build)} ({how})")
 
 
 async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int) -> Check:

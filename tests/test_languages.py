@@ -56,7 +56,7 @@ async def test_each_language_plays_a_full_match(name: str) -> None:
 async def test_strategy_bots_beat_the_minimal_bot(name: str) -> None:
     # Index 0 always: a real strategy takes most of the turns over a few deals, seats swapped.
     bot, minimal = sample(name), sample("minimal-python")
-    won = lost = 0
+    won = lost = 0.0
     for seed in range(3):
         for flip in (False, True):
             record = await match(minimal, bot, seed) if flip else await match(bot, minimal, seed)

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 import protocol
-from arena.games.rps_poker import MainResult, RpsPoker
+from arena.games.rps_poker import RpsPoker
 from arena.js import HOST_JS
-from protocol.rps_poker import DraftPick, DraftReceive, MainPlay
+from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -89,7 +89,7 @@ def play_port(bot: Any, seed: int, matches: int) -> Transcript:
             protocol.MatchStart(
                 match_id=match_id,
                 game="rps-poker/1",
-                seat="AB"[seat],
+                seat=protocol.SEATS[seat],
                 params={},
                 limits=protocol.Limits(),
                 opponent="random",
@@ -120,7 +120,7 @@ def play_port(bot: Any, seed: int, matches: int) -> Transcript:
                     bot.draft_receive(message.card)
                 elif isinstance(message, MainResult):
                     bot.main_postprocess(message.opponent_card)
-        transcript.notice(protocol.MatchEnd(match_id=match_id, seat="AB"[seat], result=state.result()))
+        transcript.notice(protocol.MatchEnd(match_id=match_id, seat=protocol.SEATS[seat], result=state.result()))
     return transcript
 
 
