@@ -366,7 +366,13 @@ class Jail:
         """The bot's working folder, command and readable paths; copied into the jail if its UID could not read them."""
         readable = bot_paths(self.spec)
         argv = list(self.spec.command)
-        if self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
+        if not (self.spec.cwd / MANIFEST).is_file():
+            # A command-line bot is not given the folder it was named from (the organiser's results may be
+            # there): its files are named by absolute path and it runs in its scratch folder.
+            argv = [str((self.spec.cwd / a).resolve()) if (self.spec.cwd / a).exists() else a for a in argv]
+            if self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
+                return self.scratch, argv, readable
+        elif self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
             return self.spec.cwd, argv, readable
         copy = self.home / "bot"
         copy.mkdir(mode=0o755)
@@ -386,7 +392,7 @@ class Jail:
             path.chmod(mode | stat.S_IROTH | (stat.S_IXOTH if mode & stat.S_IXUSR or path.is_dir() else 0))
         renamed = {str(p): str(copy if p == self.spec.cwd else copy / p.name) for p in readable}
         argv = [renamed.get(str((self.spec.cwd / a).resolve()), a) if (self.spec.cwd / a).exists() else a for a in argv]
-        return copy, argv, [copy]
+        return (copy if sources == [self.spec.cwd] else self.scratch), argv, [copy]
 
     def _rlimits(self, profile: Profile) -> dict[str, tuple[int, int]]:
         if "rlimits" not in self.layers:
