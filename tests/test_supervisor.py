@@ -24,6 +24,7 @@ from .conftest import SAMPLE_BOTS
 FAULTY = Path(__file__).with_name("faulty") / "bot.py"
 GOOD = SAMPLE_BOTS / "rps-poker" / "minimal-python"
 FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
+LATE = msgspec.structs.replace(FAST, move_wall_s=0.6)
 
 
 def faulty(mode: str) -> BotSpec:
@@ -101,7 +102,8 @@ async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) 
             runner = MatchRunner(
                 game,
                 seed=number,
-                seats=[Seat(bot=late, limits=FAST, wire=Wire()), Seat(bot=other, limits=FAST, wire=Wire())],
+                # Moves are judged on CPU time; a bot that sleeps is caught by the wall cap, so make it short.
+                seats=[Seat(bot=late, limits=LATE, wire=Wire()), Seat(bot=other, limits=FAST, wire=Wire())],
                 match_id=f"m{number}",
                 log=MatchLog(tmp_path / f"m{number}.jsonl"),
             )
