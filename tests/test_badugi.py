@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import shutil
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -723,39 +724,32 @@ def test_the_evaluators_docstring_examples() -> None:
 # A bot's illegal answers end as recorded faults, scored by the forfeit rule -------------------
 
 
-def script_bot(name: str, act: str, draw: str) -> Any:
+FAULTY = Path(__file__).with_name("faulty_badugi") / "bot.py"
+
+
+def faulty_bot(mode: str) -> Any:
     from arena.bots import BotSpec
 
-    code = (
-        "import json, sys\n"
-        "for line in sys.stdin:\n"
-        "    m = json.loads(line)\n"
-        "    if m['type'] == 'quit': break\n"
-        f"    if m['type'] == 'badugi_act': print(json.dumps({{'id': m['id'], 'action': {act}}}), flush=True)\n"
-        f"    if m['type'] == 'badugi_draw': print(json.dumps({{'id': m['id'], 'action': {draw}}}), flush=True)\n"
-    )
-    # No file of its own, run in the checkout (as tests/test_replay.py does), so no sandbox has to copy one.
-    return BotSpec(name=name, command=("python3", "-c", code), cwd=SAMPLE_BOTS.parent, profile="python")
+    return BotSpec(name=f"faulty-{mode}", command=(sys.executable, str(FAULTY), mode), cwd=FAULTY.parent)
 
 
 @pytest.mark.parametrize(
-    ("act", "draw", "kind", "points", "says"),
+    ("mode", "points", "says"),
     [
         # Folds the button's small blind in hand 1 (legal), then folds a free check in hand 2 as the big blind:
         # it loses its 2 in hand 2, then its blinds in hands 3 (1) and 4 (2).
-        ("'fold'", "[]", "illegal_move", [-6.0, 6.0], 'legal: "check"'),
+        ("fold", [-6.0, 6.0], 'legal: "check"'),
         # Calls, then draws a card that does not exist: its 2 chips in hand 1, then blinds 2, 1, 2.
-        ("'check' if 'check' in m['legal'] else 'call'", "[4]", "illegal_move", [-7.0, 7.0], "0..3"),
-        ("'CALL'", "[]", "illegal_move", [-6.0, 6.0], '"CALL" is not allowed'),
-        ("1", "[]", "illegal_move", [-6.0, 6.0], "as a string"),
+        ("bad_discard", [-7.0, 7.0], "0..3"),
+        # At the first request: its small blind, then blinds 2, 1, 2.
+        ("shout", [-6.0, 6.0], '"CALL" is not allowed'),
+        ("number", [-6.0, 6.0], "as a string"),
     ],
 )
-async def test_illegal_answers_are_faults_and_forfeit_by_the_rules(
-    tmp_path: Path, act: str, draw: str, kind: str, points: list[float], says: str
-) -> None:
+async def test_illegal_answers_are_faults_and_forfeit_by_the_rules(mode: str, points: list[float], says: str) -> None:
     game = get_game("badugi", {"hands": 4})
-    specs = (script_bot("bad", act, draw), resolve(str(BOTS / "calling-station-python")))
+    specs = (faulty_bot(mode), resolve(str(BOTS / "calling-station-python")))
     record = await play_match(game, specs, seed=3, limits=FAST, log_dir=None)
-    assert [(f.seat, f.kind) for f in record.faults] == [("A", kind)]
+    assert [(f.seat, f.kind) for f in record.faults] == [("A", "illegal_move")]
     assert says in record.faults[0].reason
     assert record.result.points == points and record.result.winner == "B" and record.result.forfeit == ["A"]
