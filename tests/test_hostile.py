@@ -1,0 +1,192 @@
+"""Hostile bots against the sandbox in force, with real processes.
+
+Each hostile bot must end as a precise fault of its own, its opponent
+unharmed (it wins), the arena's memory bounded, and no process left behind
+(the autouse fixture in conftest checks that by pid).
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import socket
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+
+from arena import play_match, resolve
+from arena.bots import BotSpec
+from arena.games import get_game
+from arena.match import MatchRecord
+from arena.sandbox import summary
+from protocol import Limits
+
+from .conftest import SAMPLE_BOTS
+
+HOSTILE = Path(__file__).with_name("hostile")
+GOOD = SAMPLE_BOTS / "rps-poker" / "minimal-python"
+LIMITS = Limits(
+    startup_s=10.0, move_s=0.3, time_bank_s=0.2, move_wall_s=3.0, line_bytes=4096, output_bytes=1 << 16,
+    memory_bytes=128 << 20, processes=32, stderr_bytes=1 << 16,
+)  # fmt: skip
+
+
+def hostile(mode: str, arg: str = "") -> BotSpec:
+    return BotSpec(
+        name=f"hostile-{mode}", command=(sys.executable, str(HOSTILE / "bot.py"), mode, *([arg] if arg else [])),
+        cwd=HOSTILE, profile="python",
+    )  # fmt: skip
+
+
+async def duel(bot: BotSpec, tmp_path: Path, limits: Limits = LIMITS) -> MatchRecord:
+    return await play_match(get_game("rps-poker"), (bot, resolve(str(GOOD))), seed=3, limits=limits, log_dir=tmp_path)
+
+
+def assert_fault(record: MatchRecord, kind: str, reason: str) -> None:
+    assert [(f.seat, f.kind) for f in record.faults] == [("A", kind)], record.faults
+    assert reason in record.faults[0].reason, record.faults[0].reason
+    assert record.result.winner == "B" and record.result.forfeit == ["A"]
+
+
+def held(prop: str) -> list[str]:
+    return list(summary()["properties"][prop])
+
+
+@pytest.mark.parametrize(
+    ("mode", "arg", "kind", "reason"),
+    [
+        ("crash_start", "", "crash", "exited with code 3"),
+        ("exit_mid", "", "crash", "exited with code 0"),
+        ("sleep", "", "timeout", "wall clock"),
+        ("busy", "", "timeout", "of CPU"),
+        ("never_flush", "", "timeout", "wall clock"),
+        ("invalid_json", "", "invalid_json", "invalid JSON"),
+        ("huge_line", "", "output_limit", "line of more than 4096 bytes"),
+        ("cpu_children", "", "timeout", "of CPU"),
+        ("close_stdout", "", "crash", "closed its output"),
+        ("daemon", "", "crash", "exited with code 0"),
+    ],
+)
+async def test_a_hostile_bot_ends_as_its_own_precise_fault(
+    mode: str, arg: str, kind: str, reason: str, tmp_path: Path
+) -> None:
+    record = await duel(hostile(mode, arg), tmp_path)
+    assert_fault(record, kind, reason)
+
+
+async def test_a_100_mb_line_does_not_grow_the_arena(tmp_path: Path) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    record = await duel(hostile("huge_line"), tmp_path)
+    assert_fault(record, "output_limit", "without a newline")
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 32 << 10, f"the arena grew by {grown_kib} KiB reading a 100 MB line"
+
+
+async def test_a_stderr_flood_is_cut_to_its_limit_and_costs_nothing_else(tmp_path: Path) -> None:
+    record = await duel(hostile("stderr_flood"), tmp_path)
+    assert record.faults == []
+    (log,) = tmp_path.glob("*.A.stderr.log")
+    assert log.stat().st_size < LIMITS.stderr_bytes + 200
+    assert b"more bytes of stderr dropped" in log.read_bytes()
+
+
+async def test_a_bot_that_ignores_sigterm_and_quit_is_still_killed(tmp_path: Path) -> None:
+    record = await duel(hostile("ignore_sigterm"), tmp_path)
+    assert record.faults == []  # it played well; the conftest fixture checks that it is gone
+
+
+@pytest.mark.parametrize(("mode", "mib"), [("memory_gradual", ""), ("memory_at_once", "200")])
+async def test_a_memory_hog_is_a_memory_limit_fault(mode: str, mib: str, tmp_path: Path) -> None:
+    record = await duel(hostile(mode, mib), tmp_path)
+    if "cgroup" in summary()["layers"] or mode == "memory_gradual":
+        assert_fault(record, "memory_limit", "MiB")
+    else:  # RLIMIT_DATA refuses the allocation: Python dies of MemoryError
+        assert_fault(record, "crash", "exited with code 1")
+
+
+async def test_a_fork_bomb_is_contained_and_other_matches_go_on(tmp_path: Path) -> None:
+    if not held("fork_bomb"):
+        pytest.skip("nothing bounds processes here (root without cgroups or a dedicated UID)")
+    records: dict[str, MatchRecord] = {}
+
+    async def run(name: str, bot: BotSpec) -> None:
+        folder = tmp_path / name
+        folder.mkdir()
+        records[name] = await duel(bot, folder)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run, "bomb", hostile("fork_bomb"))
+        nursery.start_soon(run, "calm", resolve(str(SAMPLE_BOTS / "rps-poker" / "random-python")))
+    assert_fault(records["bomb"], "timeout", "of CPU")
+    assert records["calm"].faults == []
+
+
+@pytest.mark.parametrize("mode", ["tcp", "udp"])
+async def test_network_connects_are_refused(mode: str, tmp_path: Path) -> None:
+    if not held("network"):
+        pytest.skip("no layer here blocks the network")
+    kind = socket.SOCK_STREAM if mode == "tcp" else socket.SOCK_DGRAM
+    with socket.socket(socket.AF_INET, kind) as server:
+        server.bind(("127.0.0.1", 0))
+        if mode == "tcp":
+            server.listen()
+        server.setblocking(False)
+        record = await duel(hostile(mode, str(server.getsockname()[1])), tmp_path)
+        with pytest.raises(BlockingIOError):
+            server.accept() if mode == "tcp" else server.recv(64)
+    if mode == "udp" and "seccomp" not in summary()["layers"]:
+        # In a network namespace the datagram is sent into a loopback of its own: nothing reaches us.
+        assert_fault(record, "crash", "exited with code")
+    else:
+        assert_fault(record, "crash", "exited with code 4")
+
+
+def _secret(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    path = folder / name
+    path.write_text("secret")
+    path.chmod(0o644)
+    return path
+
+
+@pytest.mark.parametrize("target", ["other_bot", "results_db", "home"])
+async def test_reading_what_is_not_its_own_is_refused(target: str, tmp_path: Path) -> None:
+    if not held("secret"):
+        pytest.skip("no layer here hides other files")
+    if target == "other_bot":
+        path = GOOD / "bot.py"
+    elif target == "results_db":
+        path = _secret(tmp_path / "arena-runs", "results.db")
+    else:
+        path = _secret(Path.home() / f".arena-hostile-{tmp_path.name}", "secret.txt")
+    try:
+        record = await duel(hostile("read_file", str(path).encode().hex()), tmp_path)
+    finally:
+        if target == "home":
+            shutil.rmtree(path.parent, ignore_errors=True)
+    assert_fault(record, "crash", "exited with code 4")
+
+
+async def test_writing_outside_scratch_is_refused(tmp_path: Path) -> None:
+    if not held("write_outside"):
+        pytest.skip("no layer here confines writes")
+    open_folder = tmp_path / "open"
+    open_folder.mkdir()
+    open_folder.chmod(0o777)
+    target = open_folder / "written.txt"
+    record = await duel(hostile("write_outside", str(target).encode().hex()), tmp_path)
+    assert_fault(record, "crash", "exited with code 4")
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(("folder", "tool"), [("java", "java"), ("node", "node")])
+async def test_jvm_and_node_bots_play_well_under_the_default_limits(folder: str, tool: str, tmp_path: Path) -> None:
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+    limits = msgspec.structs.replace(Limits(), startup_s=30.0)  # a JVM compiling Bot.java on a busy machine
+    record = await duel(resolve(str(HOSTILE / folder)), tmp_path, limits)
+    assert record.faults == [], record.faults
