@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up .venv and runs the main job: a round-robin tournament of the sample
+# RPS Poker bots (duplicate deals, all CPUs), with live progress and a
+# leaderboard at the end. Bots whose runtime this machine lacks (node, ruby,
+# gcc, javac) are left out, with a note. Extra arguments go to `arena tournament`.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/bootstrap.sh
+
+bots=()
+for dir in sample_bots/rps-poker/*/; do
+  dir=${dir%/}
+  manifest="$dir/bot.toml"
+  need=""
+  grep -qE '^run = "node ' "$manifest" && need=node
+  grep -qE '^run = "ruby ' "$manifest" && need=ruby
+  grep -qE '^build = "gcc ' "$manifest" && need=gcc
+  grep -qE '^build = "javac ' "$manifest" && need=javac
+  if [ -n "$need" ] && ! command -v "$need" >/dev/null; then
+    echo "demo: leaving out $dir ($need is not installed)" >&2
+    continue
+  fi
+  bots+=("$dir")
+done
+
+exec .venv/bin/arena tournament rps-poker "${bots[@]}" --cycles 2 --fresh \
+  --db arena-runs/demo.sqlite --log-dir arena-runs/demo-logs "$@"
