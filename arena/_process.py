@@ -213,7 +213,8 @@ class BotProcess:
         return Crash(reason)
 
     async def _exit_reason(self, what: str) -> str:
-        with trio.move_on_after(0.2):
+        # Shielded: the caller's short polling deadline must not turn a crash into a timeout.
+        with trio.CancelScope(shield=True), trio.move_on_after(0.2):
             await self.process.wait()
         code = self.process.poll()
         if code is None:

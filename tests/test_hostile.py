@@ -73,6 +73,8 @@ def held(prop: str) -> list[str]:
 async def test_a_hostile_bot_ends_as_its_own_precise_fault(
     mode: str, arg: str, kind: str, reason: str, tmp_path: Path
 ) -> None:
+    if mode == "daemon" and not held("escape"):
+        pytest.skip("nothing here kills a setsid double-forked daemon (no PID namespace, cgroup or own UID)")
     record = await duel(hostile(mode, arg), tmp_path)
     assert_fault(record, kind, reason)
 
@@ -101,10 +103,7 @@ async def test_a_bot_that_ignores_sigterm_and_quit_is_still_killed(tmp_path: Pat
 @pytest.mark.parametrize(("mode", "mib"), [("memory_gradual", ""), ("memory_at_once", "200")])
 async def test_a_memory_hog_is_a_memory_limit_fault(mode: str, mib: str, tmp_path: Path) -> None:
     record = await duel(hostile(mode, mib), tmp_path)
-    if "cgroup" in summary()["layers"] or mode == "memory_gradual":
-        assert_fault(record, "memory_limit", "MiB")
-    else:  # RLIMIT_DATA refuses the allocation: Python dies of MemoryError
-        assert_fault(record, "crash", "exited with code 1")
+    assert_fault(record, "memory_limit", "MiB")
 
 
 async def test_a_fork_bomb_is_contained_and_other_matches_go_on(tmp_path: Path) -> None:

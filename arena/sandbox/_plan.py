@@ -406,8 +406,9 @@ class Jail:
             "RLIMIT_CPU": (backstop, backstop + 5),
         }
         if profile.data_rlimit:
-            # With a cgroup the kernel's OOM killer is the precise limit; RLIMIT_DATA stays a loose backstop.
-            data = limits.memory_bytes * (2 if self.cgroup is not None else 1)
+            # The precise limit is the cgroup's OOM killer or the arena's polling (a memory_limit fault);
+            # RLIMIT_DATA is a loose per-process backstop against one huge allocation between two polls.
+            data = limits.memory_bytes * 2
             found["RLIMIT_DATA"] = (data, data)
         if self.uid is not None:
             found["RLIMIT_NPROC"] = (limits.processes, limits.processes)
