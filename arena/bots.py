@@ -60,7 +60,7 @@ class BotSpec:
 def resolve(text: str, *, base: Path | None = None) -> BotSpec:
     """The bot named by ``text``: a folder with ``bot.toml``, an executable, or a command line."""
     base = base or Path.cwd()
-    path = (base / text).resolve() if text.strip() else None
+    path = _existing(base / text) if text.strip() else None
     if path is not None and path.is_dir():
         return load_folder(path, source=text)
     if path is not None and path.is_file():
@@ -80,12 +80,20 @@ def resolve(text: str, *, base: Path | None = None) -> BotSpec:
         raise ConfigError(f"bot {text!r}: cannot split the command line ({exc})") from None
     if not argv:
         raise ConfigError("an empty bot command was given")
-    if shutil.which(argv[0], path=os.environ.get("PATH")) is None and not (base / argv[0]).exists():
+    if shutil.which(argv[0], path=os.environ.get("PATH")) is None and _existing(base / argv[0]) is None:
         raise ConfigError(f"bot {text!r}: {argv[0]!r} is not a folder, a file or a command on PATH")
-    files = [base / a for a in argv[1:] if (base / a).is_file()]
+    files = [file for a in argv[1:] if (file := _existing(base / a)) is not None and file.is_file()]
     name = Path(files[0]).stem if files else Path(argv[0]).name
     digest = _hash_files(files) if files else hashlib.sha256(" ".join(argv).encode()).hexdigest()
     return BotSpec(name=name, command=argv, cwd=base, source=text, digest=digest, profile=guess_profile(argv))
+
+
+def _existing(path: Path) -> Path | None:
+    """``path`` resolved, or ``None`` when nothing is there (or it cannot be a path at all)."""
+    try:
+        return path.resolve() if path.exists() else None
+    except (OSError, ValueError):  # a name too long, a NUL byte: an argument, not a file
+        return None
 
 
 def load_folder(folder: Path, *, source: str = "") -> BotSpec:

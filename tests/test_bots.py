@@ -69,3 +69,9 @@ def test_bad_manifests(tmp_path: Path, manifest: str, message: str) -> None:
 def test_folder_without_manifest(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"has no bot\.toml"):
         resolve(str(tmp_path))
+
+
+def test_inline_code_command_line_is_a_command_not_a_path() -> None:
+    code = "import sys\n" + "# padding\n" * 60 + "print(1)"
+    spec = resolve(f"python3 -c '{code}'")
+    assert spec.command == ("python3", "-c", code) and spec.name == "python3"
