@@ -179,7 +179,8 @@ class BotProcess:
         """A :class:`Crash` when the bot closed its stdout but a sandbox helper keeps the pipe open."""
         if self.jail is None or self.process.stdout is None or self._eof:
             return None
-        if not self.jail.output_abandoned(os.fstat(self.process.stdout.fileno()).st_ino):
+        stdout_fd: int = self.process.stdout.fileno()  # type: ignore[attr-defined]
+        if not self.jail.output_abandoned(os.fstat(stdout_fd).st_ino):
             self._abandoned_polls = 0
             return None
         # Seen twice in a row: a bot that exited gives end-of-file (a precise crash) in between.

@@ -51,10 +51,10 @@ def limits_from(args: argparse.Namespace) -> Limits:
     """The :class:`Limits` the command line asks for (and the sandbox checked against its minimum)."""
     from .sandbox.cli import limits_with_sandbox
 
-    return limits_with_sandbox(
-        args,
-        msgspec.structs.replace(Limits(), move_s=args.move_time, startup_s=args.startup_time, time_bank_s=args.time_bank),
+    limits = msgspec.structs.replace(
+        Limits(), move_s=args.move_time, startup_s=args.startup_time, time_bank_s=args.time_bank
     )
+    return limits_with_sandbox(args, limits)
 
 
 def _params(pairs: Sequence[str]) -> dict[str, object]:

@@ -411,7 +411,6 @@ class MatchRunner:
         bot = player.bot
         clock = self.clocks[seat]
         first = bot.stats.requests == 0
-        budget = clock.budget(first)
         output_budget = self._out_at_start[seat] + player.limits.output_bytes
         answer = None
         move = clock.start(bot, first, started)

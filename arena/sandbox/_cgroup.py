@@ -37,7 +37,7 @@ def _mounts() -> dict[str, Path]:
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/mountinfo").read_text().splitlines():
             left, _, right = line.partition(" - ")
-            fstype, _, options = (right.split(" ") + ["", "", ""])[:3]
+            fstype, _, options = [*right.split(" "), "", "", ""][:3]
             mount = Path(left.split(" ")[4])
             if fstype == "cgroup2":
                 found.setdefault("", mount)
@@ -173,7 +173,9 @@ def _write(path: Path, value: int | str) -> None:
 def detect() -> tuple[CgroupBase | None, str]:
     """A usable cgroup base and a one-line account of why (or why not)."""
     mounts, own = _mounts(), _own_paths()
-    v1: dict[str, Path] = {c: mounts[c] / own.get(c, "/").lstrip("/") / _PREFIX for c in ("memory", "pids", "cpuacct") if c in mounts}
+    v1: dict[str, Path] = {
+        c: mounts[c] / own.get(c, "/").lstrip("/") / _PREFIX for c in ("memory", "pids", "cpuacct") if c in mounts
+    }
     if len(v1) == 3:
         reason = _probe(CgroupBase(1, v1))
         if reason is None:

@@ -39,7 +39,7 @@ def sandbox_args(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--max-processes", type=int, default=defaults.processes, metavar="N",
                        help="processes and threads per bot (default %(default)s)")  # fmt: skip
     group.add_argument("--sandbox-min", default=DEFAULT_MINIMUM, choices=list(LEVELS),
-                       help="refuse to run bots below this sandbox level (default %(default)s; see `arena sandbox`)")  # fmt: skip
+                       help="refuse bots below this sandbox level (default %(default)s, see `arena sandbox`)")
     group.add_argument("--allow-weak-sandbox", action="store_true",
                        help="run bots even when the sandbox here is below --sandbox-min")  # fmt: skip
 
@@ -107,8 +107,10 @@ async def verify() -> dict[str, Verdict]:
         with contextlib.suppress(BlockingIOError):
             udp.recv(64)
             reached.append("UDP")
-        verdicts["network"] = Verdict(not reached, f"reached the arena by {' and '.join(reached)}" if reached
-                                      else f"TCP and UDP to the arena's loopback failed ({_short(report, what)})")  # fmt: skip
+        detail = f"reached the arena by {' and '.join(reached)}" if reached else ""
+        verdicts["network"] = Verdict(
+            not reached, detail or f"TCP and UDP to the arena's loopback failed ({_short(report, what)})"
+        )
 
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-canary-")))
         folder.chmod(0o777)
@@ -133,10 +135,14 @@ async def verify() -> dict[str, Verdict]:
 
     limit_mib = CANARY_LIMITS.memory_bytes >> 20
     report, what = await _run(_canary("memory_hog", str(limit_mib * 3)), watch_memory=True)
-    got = report.get("allocated_mib", 0) if report else None
-    held = report is None or got < limit_mib * 3
-    verdicts["memory_hog"] = Verdict(held, f"{what}" if report is None else f"allocated {got} of {limit_mib * 3} MiB "
-                                     f"(limit {limit_mib} MiB){'; ' + str(report.get('error')) if 'error' in report else ''}")  # fmt: skip
+    if report is None:
+        verdicts["memory_hog"] = Verdict(True, what)
+    else:
+        got = int(report.get("allocated_mib", 0))
+        error = f"; {report['error']}" if "error" in report else ""
+        verdicts["memory_hog"] = Verdict(
+            got < limit_mib * 3, f"allocated {got} of {limit_mib * 3} MiB (limit {limit_mib} MiB){error}"
+        )
 
     verdicts["cpu_children"] = await _cpu_children()
     verdicts["escape"] = await _escape()
