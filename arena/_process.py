@@ -176,16 +176,21 @@ class BotProcess:
         return None
 
     def output_fault(self) -> Crash | None:
-        """A :class:`Crash` when the bot closed its stdout but a sandbox helper keeps the pipe open."""
-        if self.jail is None or self.process.stdout is None or self._eof:
+        """A :class:`Crash` when the bot closed its stdout or stdin but a sandbox helper keeps the pipe open."""
+        if self.jail is None or self.process.stdout is None or self.process.stdin is None or self._eof:
             return None
-        stdout_fd: int = self.process.stdout.fileno()  # type: ignore[attr-defined]
-        if not self.jail.output_abandoned(os.fstat(stdout_fd).st_ino):
+        found = None
+        for stream, what in ((self.process.stdout, "output"), (self.process.stdin, "input")):
+            fd: int = stream.fileno()  # type: ignore[union-attr]
+            if self.jail.output_abandoned(os.fstat(fd).st_ino):
+                found = what
+                break
+        if found is None:
             self._abandoned_polls = 0
             return None
         # Seen twice in a row: a bot that exited gives end-of-file (a precise crash) in between.
         self._abandoned_polls += 1
-        return Crash("closed its output while still running") if self._abandoned_polls >= 2 else None
+        return Crash(f"closed its {found} while still running") if self._abandoned_polls >= 2 else None
 
     def sample_memory(self) -> int:
         """Memory of the bot's process tree now (bytes), and track the peak."""

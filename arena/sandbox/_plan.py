@@ -257,9 +257,8 @@ def bot_paths(spec: BotSpec) -> list[Path]:
     found = []
     for arg in spec.command:
         candidate = spec.cwd / arg
-        with contextlib.suppress(OSError, ValueError):
-            if candidate.exists() and candidate.resolve() != Path("/"):
-                found.append(candidate.resolve())
+        if _exists(candidate) and candidate.resolve() != Path("/"):
+            found.append(candidate.resolve())
     return found
 
 
@@ -369,7 +368,7 @@ class Jail:
         if not (self.spec.cwd / MANIFEST).is_file():
             # A command-line bot is not given the folder it was named from (the organiser's results may be
             # there): its files are named by absolute path and it runs in its scratch folder.
-            argv = [str((self.spec.cwd / a).resolve()) if (self.spec.cwd / a).exists() else a for a in argv]
+            argv = [str((self.spec.cwd / a).resolve()) if _exists(self.spec.cwd / a) else a for a in argv]
             if self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
                 return self.scratch, argv, readable
         elif self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
@@ -391,7 +390,7 @@ class Jail:
             mode = path.stat().st_mode
             path.chmod(mode | stat.S_IROTH | (stat.S_IXOTH if mode & stat.S_IXUSR or path.is_dir() else 0))
         renamed = {str(p): str(copy if p == self.spec.cwd else copy / p.name) for p in readable}
-        argv = [renamed.get(str((self.spec.cwd / a).resolve()), a) if (self.spec.cwd / a).exists() else a for a in argv]
+        argv = [renamed.get(str((self.spec.cwd / a).resolve()), a) if _exists(self.spec.cwd / a) else a for a in argv]
         return (copy if sources == [self.spec.cwd] else self.scratch), argv, [copy]
 
     def _rlimits(self, profile: Profile) -> dict[str, tuple[int, int]]:
@@ -474,10 +473,11 @@ class Jail:
         return value
 
     def output_abandoned(self, pipe_inode: int) -> bool:
-        """Under bubblewrap, whether no bot process holds its stdout any more (only bwrap's helpers do).
+        """Under bubblewrap, whether no bot process holds this pipe (its stdin or stdout) any more.
 
         bubblewrap's own processes keep the bot's stdio open, so a bot that
-        closes its stdout gives the arena no end-of-file: look in ``/proc``.
+        closes its stdout gives the arena no end-of-file (nor a broken pipe
+        for a closed stdin): look in ``/proc``.
         """
         if "bwrap" not in self.layers or not self.pid:
             return False
@@ -541,6 +541,14 @@ class Jail:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; ``False`` for what cannot be a path at all (a long ``-c`` program)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _pids_of_uid(uid: int) -> list[int]:
