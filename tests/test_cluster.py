@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -226,5 +227,6 @@ async def test_killed_worker_mid_tournament_still_every_match_exactly_once(
     # The killed worker's bots die with it (their supervisor is gone).
     _, alive = psutil.wait_procs(orphans, timeout=10)
     for process in alive:
-        process.kill()
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
     assert not alive, f"bots outlived their killed worker: {[p.pid for p in alive]}"

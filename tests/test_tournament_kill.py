@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -80,7 +81,8 @@ def test_sigkill_mid_run_then_rerun_records_every_match_exactly_once(tmp_path: P
             process.wait()
     # The killed arena could not stop its bots; they exit when their input closes. Reap any straggler.
     for proc in orphans_of(process.pid):
-        proc.kill()
+        with contextlib.suppress(psutil.NoSuchProcess):  # it may exit on its own meanwhile
+            proc.kill()
     before = recorded(db)
     assert 3 <= before < len(expected_keys())
     rerun = subprocess.run(command(db, tmp_path), capture_output=True, text=True, env=env, timeout=300)
