@@ -22,7 +22,7 @@ notices and requests it addresses to a seat.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -151,6 +151,23 @@ class Game(ABC):
     def points_total(self) -> float | None:
         """The sum of both seats' points in every match played to its end, when the rules fix one."""
         return None
+
+
+def points_result(points: Sequence[float]) -> Result:
+    """A finished match's result: more points wins, equal points draw."""
+    a, b = points
+    winner = None if a == b else SEATS[0] if a > b else SEATS[1]
+    return Result(points=list(points), winner=winner)
+
+
+def forfeit_result(points: Sequence[float], offenders: frozenset[int], reason: str) -> Result:
+    """A forfeit's result, once the game has awarded the points.
+
+    A forfeit is always a loss for the offender: a lone offender's opponent
+    wins whatever the points say; when both seats fault nobody wins.
+    """
+    winner = SEATS[1 - next(iter(offenders))] if len(offenders) == 1 else None
+    return Result(points=list(points), winner=winner, forfeit=[SEATS[s] for s in sorted(offenders)], reason=reason)
 
 
 def seat_name(seat: int) -> str:

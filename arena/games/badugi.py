@@ -62,7 +62,7 @@ from protocol.badugi import (
     BettingAction,
 )
 
-from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
+from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step, forfeit_result, points_result
 from ._rng import Rng, derive_seed
 
 RANKS = "A23456789TJQK"
@@ -554,13 +554,10 @@ class BadugiMatch(MatchState):
             self._over = True
 
     def result(self) -> Result:
-        a, b = self.score
-        winner = None if a == b else SEATS[0] if a > b else SEATS[1]
-        return Result(points=[float(a), float(b)], winner=winner)
+        return points_result([float(chips) for chips in self.score])
 
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         points = list(self.score)
-        winner = None
         if len(offenders) == 1:
             (offender,) = offenders
             other = 1 - offender
@@ -569,13 +566,7 @@ class BadugiMatch(MatchState):
                 lost += self.structure.blind(offender, hand)
             points[offender] -= lost
             points[other] += lost
-            winner = SEATS[other]
-        return Result(
-            points=[float(p) for p in points],
-            winner=winner,
-            forfeit=[SEATS[s] for s in sorted(offenders)],
-            reason=reason,
-        )
+        return forfeit_result([float(p) for p in points], offenders, reason)
 
 
 _VERBS: dict[BettingAction, str] = {

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from protocol import SEATS, Result
 from protocol.card_jitsu import JitsuPlay, JitsuResult
 
-from ._base import Game, IllegalAction, MatchState, Param, Step
+from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result
 from ._rng import Rng, derive_seed
 
 ELEMENTS = "FWS"
@@ -229,12 +229,10 @@ class CardJitsuMatch(MatchState):
 
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         points = [0.0, 0.0]
-        winner = None
         if len(offenders) == 1:
             (offender,) = offenders
             points[1 - offender] = 1.0
-            winner = SEATS[1 - offender]
-        return Result(points=points, winner=winner, forfeit=[SEATS[s] for s in sorted(offenders)], reason=reason)
+        return forfeit_result(points, offenders, reason)
 
 
 class CardJitsu(Game):

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from protocol import SEATS, Result
 from protocol.gops import GopsBid, GopsResult
 
-from ._base import Game, IllegalAction, MatchState, Param, Step
+from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result
 from ._rng import Rng
 
 PRIZE_ORDERS = ("random", "ascending", "descending")
@@ -177,12 +177,8 @@ class GopsMatch(MatchState):
             (offender,) = offenders
             winner = 1 - offender
             sums[winner] += sum(self.prizes[self.round - 1 :])
-        return Result(
-            points=match_points((sums[0], sums[1]), winner, self.scoring, forfeited=True),
-            winner=None if winner is None else SEATS[winner],
-            forfeit=[SEATS[s] for s in sorted(offenders)],
-            reason=reason,
-        )
+        points = match_points((sums[0], sums[1]), winner, self.scoring, forfeited=True)
+        return forfeit_result(points, offenders, reason)
 
 
 class Gops(Game):

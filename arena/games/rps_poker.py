@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from protocol import SEATS, Result
 from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
-from ._base import Game, IllegalAction, MatchState, Param, Step
+from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
 from ._rng import Rng
 
 SYMBOLS = "RPS"
@@ -186,9 +186,7 @@ class RpsPokerMatch(MatchState):
         return step
 
     def result(self) -> Result:
-        a, b = self.points
-        winner = None if a == b else SEATS[0] if a > b else SEATS[1]
-        return Result(points=[a, b], winner=winner)
+        return points_result(self.points)
 
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         points = list(self.points)
@@ -196,15 +194,7 @@ class RpsPokerMatch(MatchState):
             (offender,) = offenders
             played = 0 if self.in_draft else self.turn - 1
             points[1 - offender] += TURNS - played
-            winner = SEATS[1 - offender]
-        else:
-            winner = None
-        return Result(
-            points=list(points),
-            winner=winner,
-            forfeit=[SEATS[s] for s in sorted(offenders)],
-            reason=reason,
-        )
+        return forfeit_result(points, offenders, reason)
 
 
 class RpsPoker(Game):

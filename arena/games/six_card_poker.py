@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from protocol import SEATS, Result
 from protocol.six_card_poker import PokerSet, PokerShowdown, PokerSplit
 
-from ._base import Game, IllegalAction, MatchState, Param, Step
+from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
 from ._rng import Rng
 
 DECK: tuple[int, ...] = tuple(v for v in (1, 2, 3, 4) for _ in range(4))
@@ -213,18 +213,14 @@ class SixCardPokerMatch(MatchState):
         return step
 
     def result(self) -> Result:
-        a, b = self.points
-        winner = None if a == b else SEATS[0] if a > b else SEATS[1]
-        return Result(points=[a, b], winner=winner)
+        return points_result(self.points)
 
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         points = list(self.points)
-        winner = None
         if len(offenders) == 1:
             (offender,) = offenders
             points[1 - offender] += self.deals - self.deal + 1
-            winner = SEATS[1 - offender]
-        return Result(points=points, winner=winner, forfeit=[SEATS[s] for s in sorted(offenders)], reason=reason)
+        return forfeit_result(points, offenders, reason)
 
 
 class SixCardPoker(Game):
