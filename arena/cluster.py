@@ -45,6 +45,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -67,6 +68,8 @@ if TYPE_CHECKING:
     from .store import PlayedMatch
     from .tournament import Plan, Scheduled
 
+REGISTER_TRIES = 4
+"""Times a worker plugin is sent before a cluster is given up on (workers may die meanwhile)."""
 RESUBMITS = 3
 """How many times a match is submitted again after Dask gave up on it (its workers kept dying)."""
 CACHE_ENV = "ARENA_BUNDLE_CACHE"
@@ -396,9 +399,22 @@ class ClusterExecutor:
 
     def share_bundles(self) -> None:
         """Register every bundle, and the match host's stopper, as worker plugins (blocking; run it in a thread)."""
-        self.client.register_plugin(HostPlugin(), name=HostPlugin.name)
+        self._register(HostPlugin(), HostPlugin.name)
         for bundle in self.bundles.values():
-            self.client.register_plugin(BundlePlugin(bundle), name=plugin_name(bundle.digest))
+            self._register(BundlePlugin(bundle), plugin_name(bundle.digest))
+
+    def _register(self, plugin: Any, name: str) -> None:
+        # The scheduler keeps a plugin for workers that join later, then sends it to
+        # the live ones; a worker that dies during that broadcast fails the call.
+        # Registering again under the same name is harmless, so retry a few times.
+        for attempt in range(REGISTER_TRIES):
+            try:
+                self.client.register_plugin(plugin, name=name)
+                return
+            except OSError as exc:  # distributed's CommClosedError is an OSError
+                if attempt == REGISTER_TRIES - 1:
+                    raise ClusterError(f"could not send {name} to the workers: {exc}") from None
+                time.sleep(0.5 * (attempt + 1))
 
     def order(self, scheduled: Scheduled, log_path: Path | None) -> MatchOrder:
         """The order a worker gets for ``scheduled``."""
