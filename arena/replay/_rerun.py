@@ -191,10 +191,15 @@ class _Runner:
                         opponent=self.log.name(1 - seat),
                     )
                     self.send(seat, start, logged_limits or None)
-                self.send_all(state.start().notices)
+                opening = state.start()
+                self.send_all(opening.notices)
+                # What the game says as it opens (Badugi's first hand) heads the first frame.
+                pending = [Event("narration", text=line) for line in opening.narration]
                 while not state.is_over:
                     requests = state.requests()
                     frame = Frame(frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()}))
+                    frame.events += pending
+                    pending = []
                     self.frames.append(frame)
                     actions: dict[int, Any] = {}
                     step_faults: list[dict[str, Any]] = []
