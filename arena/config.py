@@ -69,7 +69,7 @@ _TOP_KEYS = {
     "output",
 }
 _OUTPUT_KEYS = {"db", "log_dir", "logs"}
-_BOT_KEYS = {"bot", "name"}
+_BOT_KEYS = {"bot", "name", "protocol"}
 
 
 @dataclass
@@ -79,6 +79,8 @@ class BotEntry:
     text: str
     name: str = ""
     base: Path = field(default_factory=Path.cwd)
+    protocol: str = ""
+    """The protocol the bot speaks, when the config says (``gops-text``); else its manifest's."""
 
 
 @dataclass
@@ -296,13 +298,17 @@ def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:
         elif isinstance(item, dict):
             unknown = sorted(set(item) - _BOT_KEYS)
             if unknown:
-                raise check.error(("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: bot, name")
-            text, name = item.get("bot"), item.get("name", "")
-            if not isinstance(text, str) or not isinstance(name, str):
-                raise check.error(("bots",), f"item {index + 1}: 'bot' and 'name' must be strings")
-            entries.append(BotEntry(text=text, name=name, base=base))
+                raise check.error(
+                    ("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: bot, name, protocol"
+                )
+            text, name, protocol = item.get("bot"), item.get("name", ""), item.get("protocol", "")
+            if not all(isinstance(v, str) for v in (text, name, protocol)):
+                raise check.error(("bots",), f"item {index + 1}: 'bot', 'name' and 'protocol' must be strings")
+            entries.append(BotEntry(text=text, name=name, base=base, protocol=protocol))
         else:
-            raise check.error(("bots",), f'item {index + 1} must be a string or {{ bot = "...", name = "..." }}')
+            raise check.error(
+                ("bots",), f'item {index + 1} must be a string or {{ bot = "...", name = "...", protocol = "..." }}'
+            )
     if len(entries) < 2:
         raise check.error(("bots",), f"a tournament needs at least two bots, found {len(entries)}")
     return entries

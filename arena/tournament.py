@@ -182,6 +182,9 @@ def prepare(config: TournamentConfig) -> Plan:
     specs: dict[str, BotSpec] = {}
     for entry in config.bots:
         spec = resolve(entry.text, base=entry.base)
+        if entry.protocol:
+            spec = spec.speaking(entry.protocol)
+        wire_for(spec.protocol, game)  # an unknown protocol, or one of another game, is an error now
         name = entry.name or spec.name
         if not name or "/" in name:
             raise ConfigError(f"bot {entry.text!r}: its name {name!r} must be non-empty and have no '/'")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from arena._errors import ConfigError
 from arena.bots import BotSpec, resolve
 from arena.games import IllegalAction, ParamError, get_game
 from arena.games._rng import Rng
@@ -409,3 +410,21 @@ def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
         elif r.get("seat") == "A" and r["type"] == "recv":
             seen_by_a.append(str(r["msg"]))
     assert text_lines == seen_by_a[: len(text_lines)] and len(text_lines) == 6
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="ruby is not installed (.ci/run installs it)")
+def test_a_tournament_config_declares_a_command_line_text_bot(tmp_path: Path) -> None:
+    from arena.config import load
+    from arena.tournament import prepare
+
+    mimic = REPO / "sample_bots" / "gops" / "mimic-ruby" / "bot.rb"
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'game = "gops"\nbots = [{{ bot = "ruby {mimic}", name = "quiz", protocol = "gops-text" }}, '
+        f'"{REPO / "sample_bots" / "gops" / "random-python"}"]\n'
+    )
+    plan = prepare(load(config))
+    assert plan.specs["quiz"].protocol == "gops-text" and not plan.specs["quiz"].reuse
+    config.write_text(config.read_text().replace("gops-text", "morse"))
+    with pytest.raises(ConfigError, match="unknown bot protocol 'morse'"):
+        prepare(load(config))
