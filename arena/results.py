@@ -354,13 +354,58 @@ def board_from_store(store: Store, tid: int | None = None) -> Leaderboard:
     )
 
 
+def match_rows(matches: Sequence[PlayedMatch]) -> list[dict[str, Any]]:
+    """One plain row per match, numbered from 1 as ``arena replay --db DB N`` takes them."""
+    return [
+        {
+            "n": number,
+            "key": m.key,
+            "a": m.bot_a,
+            "b": m.bot_b,
+            "points": list(m.points),
+            "winner": m.winner,
+            "seed": m.seed,
+            "faults": "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in m.faults),
+            "log": m.log_path or "",
+        }
+        for number, m in enumerate(matches, start=1)
+    ]
+
+
+def render_matches(matches: Sequence[PlayedMatch], fmt: str) -> str:
+    """The list of matches with their logs, as a table (tab-separated), JSON or CSV."""
+    rows = match_rows(matches)
+    if fmt == "json":
+        return json.dumps(rows, indent=2) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["n"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**row, "points": " ".join(f"{p:g}" for p in row["points"])} for row in rows)
+        return out.getvalue()
+    lines = ["#\tmatch\tA\tB\tpoints\twinner\tfaults\tlog"]
+    for row in rows:
+        points = "-".join(f"{p:g}" for p in row["points"])
+        lines.append(
+            f"{row['n']}\t{row['key']}\t{row['a']}\t{row['b']}\t{points}\t{row['winner'] or 'draw'}"
+            f"\t{row['faults'] or '-'}\t{row['log'] or '-'}"
+        )
+    return "\n".join(lines) + "\n"
+
+
 # ``arena results`` -----------------------------------------------------------
 def cmd_results(args: argparse.Namespace) -> int:
-    """Print the leaderboard of a results database."""
+    """Print the leaderboard of a results database (or its tournaments, or its matches)."""
     with Store.open(Path(args.db), readonly=True) as store:
         if args.list:
             for t in store.tournaments():
                 print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{t.name}")
+            return 0
+        if args.matches:
+            tournament = store.tournament(args.tournament)
+            if tournament is None:
+                raise StoreError(f"{store.path} holds no tournament")
+            sys.stdout.write(render_matches(store.matches(tournament.id), args.format))
             return 0
         board = board_from_store(store, args.tournament)
     sys.stdout.write(render(board, args.format))
@@ -374,4 +419,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--tournament", type=int, metavar="ID", help="which tournament (default: the latest)")
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
     parser.add_argument("--list", action="store_true", help="list the tournaments in the database")
+    parser.add_argument(
+        "--matches",
+        action="store_true",
+        help="list the matches with their results, faults and logs (replay one: arena replay --db DB KEY)",
+    )
     parser.set_defaults(handler=cmd_results)

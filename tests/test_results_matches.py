@@ -1,0 +1,40 @@
+"""``arena results --matches``: every match with its result and log, replayable by its key."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import SAMPLE_BOTS
+
+RPS = SAMPLE_BOTS / "rps-poker"
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_results_lists_every_match_with_its_log_and_each_replays(tmp_path: Path) -> None:
+    bots = [str(RPS / name) for name in ("minimal-python", "random-python", "minimal-bash")]
+    run = arena("tournament", "rps-poker", *bots, "--seed", "5", "--jobs", "2", "--quiet", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    db = "arena-runs/results.sqlite"
+    listed = arena("results", db, "--matches", "--format", "csv", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = list(csv.DictReader(io.StringIO(listed.stdout)))
+    assert len(rows) == 6, "three pairs, each deal played twice with seats swapped"
+    assert [row["n"] for row in rows] == ["1", "2", "3", "4", "5", "6"]
+    for row in rows:
+        a, b = (float(p) for p in row["points"].split())
+        assert a + b == 10
+        assert (tmp_path / row["log"]).is_file()
+        verified = arena("replay", "--db", db, row["key"], "--verify", cwd=tmp_path)
+        assert verified.returncode == 0 and "verified" in verified.stdout, verified.stdout + verified.stderr
+    as_json = json.loads(arena("results", db, "--matches", "--format", "json", cwd=tmp_path).stdout)
+    assert [r["key"] for r in as_json] == [r["key"] for r in rows]
+    table = arena("results", db, "--matches", cwd=tmp_path).stdout.splitlines()
+    assert table[0].split("\t")[:4] == ["#", "match", "A", "B"] and len(table) == 7
