@@ -444,6 +444,8 @@ async def play_scheduled(
             except BotFault as fault:
                 spawn_faults[index] = fault
         if spawn_faults:
+            for bot in bots:  # the seat that did start played nothing: back to the pool
+                pool.release(bot, faulted=False)
             return _unplayed(game, scheduled, spawn_faults)
         seats = [
             Seat(bot=bot, limits=limits, name=name, wire=wire_for(bot.spec.protocol, game))

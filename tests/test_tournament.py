@@ -275,6 +275,27 @@ def test_a_process_that_faulted_is_replaced_and_the_fault_costs_only_the_offende
     }
 
 
+def test_a_bot_that_cannot_start_forfeits_and_the_tournament_still_ends(tmp_path: Path) -> None:
+    # The opponent's process, started first, must go back to the pool, or shutting the pool down waits forever.
+    plan = prepare(config_for(tmp_path, ["minimal-python", "random-python"]))
+    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, reuse=True)
+    plan.specs = {"ghost": ghost, **plan.specs}
+
+    async def bounded() -> tuple[Summary, list[PlayedMatch]]:
+        with Store.open(plan.config.db) as store:
+            tid, seed = open_tournament(plan, store)
+            with trio.fail_after(60):
+                summary = await run_tournament(plan, store, tid, seed, jobs=2)
+            return summary, store.matches(tid)
+
+    summary, matches = trio.run(bounded)
+    ghost_matches = [m for m in matches if "ghost" in (m.bot_a, m.bot_b)]
+    assert len(ghost_matches) == 4 and summary.played == 6
+    assert all(
+        [f.kind for f in m.faults] == ["crash"] and "could not start" in m.faults[0].reason for m in ghost_matches
+    )
+
+
 def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: Path) -> None:
     plan = faulty_plan(tmp_path, "crash_start", max_faults=1, cycles=2)
     summary, matches = play(plan, jobs=1)
