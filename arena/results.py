@@ -188,9 +188,12 @@ def leaderboard(
         row.rating = ratings[name].elo
         row.rating_error = ratings[name].error95
         row.disqualified = banned.get(name, "")
+    # Points per match decide: the same order as total points when every bot played as many
+    # matches (a round-robin), and still fair when they did not (a gauntlet's challenger plays
+    # more; a disqualified bot's opponents play fewer).
     order = sorted(
         rows.values(),
-        key=lambda r: (bool(r.disqualified), -r.points, -_finite(r.mean), -r.rating, r.bot),
+        key=lambda r: (bool(r.disqualified), -_finite(r.mean), -r.points, -r.rating, r.bot),
     )
     for rank, row in enumerate(order, start=1):
         row.rank = rank

@@ -126,6 +126,25 @@ def test_leaderboard_points_record_intervals_and_faults_match_the_hand_computati
     assert board.pairwise["Z"]["X"].wins == 2 and board.pairwise["X"]["Z"].losses == 2
 
 
+def test_a_gauntlet_ranks_by_points_per_match_not_by_the_challenger_s_extra_matches() -> None:
+    def m(key: str, a: str, b: str, points: tuple[float, float], winner: str | None) -> PlayedMatch:
+        return PlayedMatch(
+            key=key, cycle=1, deal=key[:2], leg=0, bot_a=a, bot_b=b, seed=1, points=points, winner=winner
+        )
+
+    # C meets Y and Z twice each and loses every time; with 16 turns it out-totals Y (12) and Z (12).
+    matches = [
+        m("g1", "C", "Y", (4, 6), "B"),
+        m("g2", "Y", "C", (6, 4), "A"),
+        m("g3", "C", "Z", (4, 6), "B"),
+        m("g4", "Z", "C", (6, 4), "A"),
+    ]
+    board = leaderboard(["C", "Y", "Z"], matches, max_faults=10)
+    rows = {row.bot: row for row in board.standings}
+    assert rows["C"].points == 16 > rows["Y"].points == rows["Z"].points == 12
+    assert rows["C"].rank == 3, "4 per match ranks below 6 per match"
+
+
 def test_more_faults_than_allowed_disqualify_and_rank_last_with_the_reason() -> None:
     matches = hand_tournament()
     matches[0] = PlayedMatch(**{**matches[0].__dict__, "faults": (FaultRow("B", "Y", "crash", "gone"),)})
