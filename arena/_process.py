@@ -149,7 +149,8 @@ class BotProcess:
             self.stats.bytes_out += len(chunk)
             self._buffer += chunk
             if self.stats.bytes_out > output_budget and self._buffer.find(b"\n", 0, limit + 1) >= 0:
-                raise OutputLimit(f"more than {output_budget} bytes of output in one match")
+                # output_budget counts from the process's start; the limit is per match.
+                raise OutputLimit(f"more than {self.options.limits.output_bytes} bytes of output in one match")
 
     def cpu_seconds(self) -> float | None:
         """CPU time of the bot's whole process tree so far, or ``None`` when it cannot be measured."""

@@ -21,22 +21,53 @@ from .play import new_seed, play_match
 Handler = Callable[[argparse.Namespace], int]
 
 
+def positive(kind: Callable[[str], float]) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` greater than zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+def not_negative(text: str) -> float:
+    """An argparse type: a number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def _limits_args(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
     group = parser.add_argument_group("limits")
     group.add_argument(
-        "--move-time", type=float, default=defaults.move_s, metavar="S", help="seconds per move (default %(default)s)"
+        "--move-time",
+        type=positive(float),
+        default=defaults.move_s,
+        metavar="S",
+        help="seconds of CPU per move (default %(default)s)",
     )
     group.add_argument(
         "--startup-time",
-        type=float,
+        type=positive(float),
         default=defaults.startup_s,
         metavar="S",
         help="seconds to start up (default %(default)s)",
     )
     group.add_argument(
         "--time-bank",
-        type=float,
+        type=not_negative,
         default=defaults.time_bank_s,
         metavar="S",
         help="extra seconds per match (default %(default)s)",

@@ -302,7 +302,7 @@ def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:
                     ("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: bot, name, protocol"
                 )
             text, name, protocol = item.get("bot"), item.get("name", ""), item.get("protocol", "")
-            if not all(isinstance(v, str) for v in (text, name, protocol)):
+            if not (isinstance(text, str) and isinstance(name, str) and isinstance(protocol, str)):
                 raise check.error(("bots",), f"item {index + 1}: 'bot', 'name' and 'protocol' must be strings")
             entries.append(BotEntry(text=text, name=name, base=base, protocol=protocol))
         else:

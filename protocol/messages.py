@@ -48,9 +48,13 @@ class Limits(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Time to start up: from spawn until it answers its first request."""
     move_s: float = 2.0
     """Time to answer one request (judged on CPU time where the sandbox can)."""
-    move_wall_s: float = 10.0
-    """Wall-clock cap for one request, a backstop for bots that sleep or block."""
-    time_bank_s: float = 10.0
+    move_wall_s: float = 15.0
+    """Wall-clock cap for one request, a backstop for bots that sleep or block.
+
+    Twice the most CPU a move may use by default (``move_s`` + ``time_bank_s``),
+    so a machine running two matches per core still judges busy bots on CPU.
+    """
+    time_bank_s: float = 5.0
     """Extra time a bot may draw on over a whole match when a move runs over."""
     line_bytes: int = 1 << 16
     """Longest line a bot may send."""

@@ -125,3 +125,19 @@ def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
     seen.append('{"type":"quit"}')
     for line in shown:
         assert line in seen, line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--move-time", "0", "must be more than 0"),
+        ("--move-time", "-1", "must be more than 0"),
+        ("--startup-time", "x", "is not a number"),
+        ("--time-bank", "-2", "must be 0 or more"),
+    ],
+)
+def test_bad_limits_on_the_command_line_are_refused_before_play(
+    tmp_path: Path, option: str, value: str, message: str
+) -> None:
+    out = arena("play", "rps-poker", str(RPS / "minimal-bash"), str(RPS / "minimal-bash"), option, value, cwd=tmp_path)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

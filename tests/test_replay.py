@@ -331,3 +331,18 @@ def test_stepping_by_key_goes_forward_back_and_quits(rps_log: Path) -> None:
     out = console.file.getvalue()  # type: ignore[attr-defined]
     shown = [line.split("]")[0] + "]" for line in out.splitlines() if line.startswith("[") and "/17]" in line]
     assert shown == ["[1/17]", "[2/17]", "[3/17]", "[2/17]"]
+
+
+def test_regression_replay_of_the_same_faulty_bot_finds_no_difference(tmp_path: Path) -> None:
+    import sys
+
+    faulty = Path(__file__).with_name("faulty") / "bot.py"
+    garbage = BotSpec(name="garbage", command=(sys.executable, str(faulty), "invalid_json"), cwd=faulty.parent)
+    specs = (resolve(str(RPS / "minimal-python")), garbage)
+    trio.run(lambda: play_match(get_game("rps-poker"), specs, seed=4, limits=Limits(), log_dir=tmp_path))
+    log = load_log(next(tmp_path.glob("*.jsonl")))
+    assert [f["kind"] for f in log.faults] == ["invalid_json"]
+    report = trio.run(lambda: regress(log, 1, garbage))
+    assert report.same, [str(m) for m in report.mismatches]
+    other = trio.run(lambda: regress(log, 1, specs[0]))
+    assert not other.same, "a build that answers where the old one faulted differs"

@@ -50,7 +50,7 @@ async def _match(mode: str, tmp_path: Path, limits: Limits = FAST, seat: int = 0
         ("not_answer", "protocol_error", "not an answer"),
         ("wrong_id", "protocol_error", "answered id"),
         ("huge_line", "output_limit", "line of more than 4096 bytes"),
-        ("flood", "output_limit", "bytes of output in one match"),
+        ("flood", "output_limit", "more than 65536 bytes of output in one match"),
         ("close_stdout", "crash", "closed its output"),
     ],
 )

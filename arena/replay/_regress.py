@@ -143,7 +143,8 @@ async def regress(log: LoggedMatch, seat: int, spec: BotSpec, *, limits: Limits 
                 action = await _answer(bot, wire, request, limits, first=report.requests == 1)
             except BotFault as fault:
                 found = f"{fault.kind} ({fault.reason})"
-                report.mismatches.append(Mismatch(sent.msg, sent.line, logged_text, found))
+                if found != logged_text:  # the same fault for the same reason is no difference
+                    report.mismatches.append(Mismatch(sent.msg, sent.line, logged_text, found))
                 if isinstance(fault, Crash | Timeout | OutputLimit):
                     report.stopped = f"the new build faulted: {found}"
                     break
