@@ -69,10 +69,26 @@ def _in_trio() -> bool:
 
 
 def read_log(path: Path | str) -> list[dict[str, Any]]:
-    """Every record of a log (plain or ``.gz``)."""
+    """Every record of a log (plain or ``.gz``).
+
+    A last line without its newline is a record cut off while it was written
+    (the arena was killed): it is left out, and the records before it stand.
+    Any other line that is not JSON raises :class:`ValueError` naming it.
+    """
     path = Path(path)
     data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    return [json.loads(line) for line in data.splitlines() if line.strip()]
+    lines = data.split(b"\n")
+    if lines and lines[-1].strip():
+        lines.pop()  # cut off mid-record
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except ValueError as exc:
+            raise ValueError(f"line {number} is not JSON ({exc})") from None
+    return records
 
 
 def strip_times(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
