@@ -20,9 +20,12 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+import psutil
 
 from protocol import Limits
 
@@ -280,6 +283,7 @@ class Jail:
         self.uid: int | None = None
         root = policy.scratch_root or Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}"
         root.mkdir(mode=0o711, exist_ok=True)
+        sweep_stale(root, caps.cgroup)
         self.home = root / f"{spec.name[:40].replace('/', '_')}-{self.token}"
         self.scratch = self.home / "scratch"
         self.argv: list[str] = []
@@ -300,6 +304,7 @@ class Jail:
 
     def _prepare(self, env: dict[str, str]) -> None:
         self.home.mkdir(mode=0o711)
+        (self.home / OWNER_FILE).write_text(_owner_stamp(os.getpid()))
         self.scratch.mkdir(mode=0o700)
         if "uid" in self.layers and "bwrap" not in self.layers and not self._command_reachable():
             # Without bubblewrap's fd binds a dedicated UID could not even start this command.
@@ -541,6 +546,61 @@ class Jail:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
+
+
+OWNER_FILE = "owner"
+"""In a jail's home: the pid and start time of the arena that made it."""
+ORPHAN_GROUP_AGE_S = 60.0
+"""An empty bot cgroup that no jail home claims is removed once it is this old."""
+_swept: set[Path] = set()
+
+
+def _owner_stamp(pid: int) -> str:
+    return f"{pid} {psutil.Process(pid).create_time()}"
+
+
+def _owner_alive(home: Path) -> bool:
+    """Whether the arena that made ``home`` still runs (a pid reused since does not count)."""
+    try:
+        pid, _ = (home / OWNER_FILE).read_text().split()
+        return (home / OWNER_FILE).read_text() == _owner_stamp(int(pid))
+    except (OSError, ValueError):
+        # No stamp: made by an older arena, or being made right now. Spare it for a while.
+        with contextlib.suppress(OSError):
+            return time.time() - home.stat().st_mtime < ORPHAN_GROUP_AGE_S
+        return False
+    except psutil.Error:
+        return False
+
+
+def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
+    """Remove what arenas killed with ``kill -9`` left: their bots' homes, scratch folders and cgroups.
+
+    Runs once per arena process and scratch root. The bots themselves died with
+    their arena (the launcher's lifeline); only their folders and groups remain.
+    """
+    if root in _swept:
+        return
+    _swept.add(root)
+    live_tokens = set()
+    for home in root.iterdir():
+        if not home.is_dir():
+            continue
+        token = home.name.rsplit("-", 1)[-1]
+        if _owner_alive(home):
+            live_tokens.add(token)
+            continue
+        shutil.rmtree(home, ignore_errors=True)
+    if cgroup is None:
+        return
+    for parent in cgroup.parents.values():
+        with contextlib.suppress(OSError):
+            for group in parent.glob("bot-*"):
+                if group.name[4:] in live_tokens:
+                    continue
+                with contextlib.suppress(OSError):
+                    if time.time() - group.stat().st_mtime > ORPHAN_GROUP_AGE_S:
+                        group.rmdir()  # fails, harmlessly, while a process is still in it
 
 
 def _exists(path: Path) -> bool:
