@@ -132,7 +132,12 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    done(await _check_startup(spec, game, limits, log_dir, seed))
+    startup = await _check_startup(spec, game, limits, log_dir, seed)
+    done(startup)
+    if startup.passed is False:  # a bot that cannot start and answer plays no match
+        for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
+            done(Check(name, None, "not run: the bot did not start and answer"))
+        return report
     played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed)
     for check in _judge_matches(spec, played, limits):
         done(check)
@@ -332,7 +337,12 @@ def _judge_matches(spec: BotSpec, played: list[_Played], limits: Limits) -> list
     checks = []
     for name, fault_kinds in kinds.items():
         hit = next(((p, f) for p in played for f in p.faults if f.kind in fault_kinds), None)
-        checks.append(Check(name, True, good[name]) if hit is None else _failed(name, *hit))
+        if hit is not None:
+            checks.append(_failed(name, *hit))
+        elif requests == 0:  # nothing answered, so nothing shows this holds (another check says why)
+            checks.append(Check(name, None, "no request was answered"))
+        else:
+            checks.append(Check(name, True, good[name]))
     # Start and end of a match: no fault on a notice, nor on the first request after a match_end.
     hit = next(
         (
@@ -461,13 +471,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena check`` to the command line."""
-    from .cli import _limits_args
+    from .cli import _limits_args, positive
 
     parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
     parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
     parser.add_argument("--game", default="rps-poker", help="game id (default %(default)s)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
-    parser.add_argument("--matches", type=int, default=4, help="matches against reference bots (default %(default)s)")
+    parser.add_argument(
+        "--matches", type=positive(int), default=4, help="matches against reference bots (default %(default)s)"
+    )
     parser.add_argument("--against", action="append", default=[], metavar="BOT", help="a reference bot (repeatable)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
     parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")

@@ -62,7 +62,7 @@ async def test_every_sample_bot_passes(folder: Path, tmp_path: Path) -> None:
     [
         ("check_illegal.py", {"legal moves"}, "illegal_move: index 3 is out of range"),
         ("check_junk.py", {"answers every request"}, "invalid_json"),
-        ("check_silent.py", {"starts and answers its first request", "answers within limits"}, "timeout: no answer"),
+        ("check_silent.py", {"starts and answers its first request"}, "timeout: no answer"),
         ("check_no_exit.py", {"exits when told to", "exits when its input closes"}, "still running"),
     ],
 )
@@ -119,3 +119,14 @@ def test_cli_exit_status_and_lines(tmp_path: Path, capsys: pytest.CaptureFixture
     assert bad == 1
     assert "FAIL  legal moves: illegal_move" in out
     assert "FAILED: legal moves" in out
+
+
+async def test_a_bot_that_cannot_start_fails_that_check_and_the_rest_are_not_run(tmp_path: Path) -> None:
+    from arena.check import CHECKS
+
+    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path)
+    report = await run_check(ghost, tmp_path)
+    assert [c.name for c in report.checks] == list(CHECKS)
+    assert [c.name for c in report.checks if c.passed is False] == ["starts and answers its first request"]
+    assert "could not start" in report.get("starts and answers its first request").detail
+    assert all(c.passed is None for c in report.checks[2:]) and not report.ok
