@@ -216,7 +216,10 @@ def open_tournament(plan: Plan, store: Store, *, fresh: bool = False) -> tuple[i
         config=plan.stored_config(scheduled),
         bots=bots,
     )
-    store.update_config(row.id, plan.stored_config(scheduled))
+    # A rerun with more cycles extends the tournament; one with fewer plays nothing new and
+    # must not shrink the schedule the matches already recorded belong to.
+    if existing is None or scheduled >= int(existing.config.get("scheduled", 0)):
+        store.update_config(row.id, plan.stored_config(scheduled))
     return row.id, seed
 
 

@@ -338,6 +338,9 @@ def test_arena_tournament_resumes_and_arena_results_prints_every_format(
     assert main([*args, "--cycles", "2"]) == 0  # the same tournament, with one more cycle
     out = capsys.readouterr().out
     assert "2 already done" in out and "Played 2 matches" in out and "(4 matches of 4)" in out
+    assert main(args) == 0  # fewer cycles again: nothing to play, and the schedule does not shrink
+    out = capsys.readouterr().out
+    assert "(4 matches of 4)" in out
     assert main(["results", str(db), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["matches"] == data["scheduled"] == 4
