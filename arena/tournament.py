@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import msgspec
 import trio
 
-from protocol import SEATS, Limits
+from protocol import SEATS, Limits, Result
 
 from . import config as config_mod
 from ._errors import BotFault, ConfigError
@@ -62,6 +62,10 @@ class Scheduled:
     bot_a: str
     bot_b: str
     seed: int
+
+    def bot(self, seat: str) -> str:
+        """The bot in ``seat``."""
+        return self.bot_a if seat == "A" else self.bot_b
 
 
 def pairs(names: Sequence[str], fmt: str, challenger: str = "") -> list[tuple[str, str]]:
@@ -479,33 +483,37 @@ async def play_scheduled(
     offenders = {f.seat for f in record.faults}
     for seat, bot in zip(SEATS, bots, strict=True):
         pool.release(bot, faulted=seat in offenders)
-    return PlayedMatch(
-        key=scheduled.key,
-        cycle=scheduled.cycle,
-        deal=scheduled.deal,
-        leg=scheduled.leg,
-        bot_a=scheduled.bot_a,
-        bot_b=scheduled.bot_b,
-        seed=scheduled.seed,
-        points=(float(record.result.points[0]), float(record.result.points[1])),
-        winner=record.result.winner,
-        forfeit=tuple(record.result.forfeit),
-        reason=record.result.reason,
+    return _played(
+        scheduled,
+        record.result,
+        tuple(
+            FaultRow(f.seat, scheduled.bot(f.seat), f.kind, f.reason, f.request_id, f.request_type)
+            for f in record.faults
+        ),
         duration_s=record.duration_s,
         peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
         log_path=str(record.log_path) if record.log_path else None,
-        faults=tuple(
-            FaultRow(f.seat, names[SEATS.index(f.seat)], f.kind, f.reason, f.request_id, f.request_type)
-            for f in record.faults
-        ),
     )
 
 
 def _unplayed(game: Game, scheduled: Scheduled, faults: dict[int, BotFault]) -> PlayedMatch:
     """A bot that could not even start forfeits the match before it begins."""
-    names = (scheduled.bot_a, scheduled.bot_b)
     reason = "; ".join(f"{SEATS[s]} {f.kind}: {f.reason}" for s, f in sorted(faults.items()))
     result = game.new_match(scheduled.seed).forfeit(frozenset(faults), reason)
+    rows = tuple(FaultRow(SEATS[s], scheduled.bot(SEATS[s]), f.kind, f.reason) for s, f in sorted(faults.items()))
+    return _played(scheduled, result, rows)
+
+
+def _played(
+    scheduled: Scheduled,
+    result: Result,
+    faults: tuple[FaultRow, ...],
+    *,
+    duration_s: float = 0.0,
+    peak_rss: tuple[int | None, int | None] = (None, None),
+    log_path: str | None = None,
+) -> PlayedMatch:
+    """``scheduled`` as the store records it, once it ended with ``result``."""
     return PlayedMatch(
         key=scheduled.key,
         cycle=scheduled.cycle,
@@ -518,7 +526,10 @@ def _unplayed(game: Game, scheduled: Scheduled, faults: dict[int, BotFault]) -> 
         winner=result.winner,
         forfeit=tuple(result.forfeit),
         reason=result.reason,
-        faults=tuple(FaultRow(SEATS[s], names[s], f.kind, f.reason) for s, f in sorted(faults.items())),
+        faults=faults,
+        duration_s=duration_s,
+        peak_rss=peak_rss,
+        log_path=log_path,
     )
 
 
