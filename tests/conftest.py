@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -63,3 +65,29 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent (it exists only beside the project's own checkout)")
     return SHARED
+
+
+def protocol_readme_section(title: str) -> str:
+    """The section of protocol/README.md under the heading ``### {title}...`` (up to the next heading)."""
+    readme = (REPO / "protocol" / "README.md").read_text(encoding="utf-8")
+    return readme.split(f"### {title}", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+
+
+def readme_exchange(title: str) -> list[str]:
+    """The JSON lines of a game's example exchange in protocol/README.md (``> {...}`` and ``< {...}``)."""
+    return [line[2:] for line in protocol_readme_section(title).splitlines() if line.startswith(("> {", "< {"))]
+
+
+def seen_by(records: list[dict[str, Any]], seat: str, *, abbreviate_limits: bool = False) -> list[str]:
+    """What ``seat`` was sent and answered in a match log, as compact JSON lines, then the ``quit`` it gets.
+
+    With ``abbreviate_limits``, a limits object reads ``{...}``, as the README writes it.
+    """
+    seen = []
+    for record in records:
+        if record.get("seat") == seat and record["type"] in ("send", "recv"):
+            msg = dict(record["msg"])
+            if abbreviate_limits and "limits" in msg:
+                msg["limits"] = "..."
+            seen.append(json.dumps(msg, separators=(",", ":")).replace('"limits":"..."', '"limits":{...}'))
+    return [*seen, '{"type":"quit"}']

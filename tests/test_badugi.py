@@ -42,7 +42,7 @@ from protocol.badugi import (
     BadugiShowdown,
 )
 
-from .conftest import SAMPLE_BOTS
+from .conftest import SAMPLE_BOTS, protocol_readme_section
 
 BOTS = SAMPLE_BOTS / "badugi"
 ACTIONS = ("fold", "check", "call", "bet", "raise")
@@ -695,8 +695,7 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
 
 
 async def test_the_protocol_readme_example_is_a_real_match(tmp_path: Path) -> None:
-    text = (Path(__file__).resolve().parents[1] / "protocol" / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Badugi (`badugi/1`)", 1)[1].split("\n## ", 1)[0]
+    section = protocol_readme_section("Badugi (`badugi/1`)")
     example = section.split("```\n", 1)[1].split("```", 1)[0]
     shown = [line for line in example.splitlines() if line[:2] in ("> ", "< ") and "{...}" not in line]
     _, log, _ = await run_match(tmp_path, "rule-based-python", "calling-station-python", seed=5, hands=1)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from arena.matchlog import read_log, strip_times
 from protocol import Limits
 from protocol.card_jitsu import JitsuResult
 
-from .conftest import REPO, SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS, readme_exchange, seen_by
 
 BOTS = SAMPLE_BOTS / "card-jitsu"
 
@@ -358,28 +357,11 @@ async def test_an_out_of_range_card_is_an_illegal_move_and_a_forfeit(tmp_path: P
     assert record.result.points == [1.0, 0.0] and record.result.winner == "A" and record.result.forfeit == ["B"]
 
 
-def _readme_exchange(title: str) -> list[str]:
-    readme = (REPO / "protocol" / "README.md").read_text(encoding="utf-8")
-    section = readme.split(f"### {title}", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
-    return [line[2:] for line in section.splitlines() if line.startswith(("> {", "< {"))]
-
-
-def _seen_by_a(log_dir: Path) -> list[str]:
-    seen = ['{"type":"quit"}']
-    for record in read_log(next(log_dir.glob("*.jsonl"))):
-        if record.get("seat") == "A" and record["type"] in ("send", "recv"):
-            msg = dict(record["msg"])
-            if "limits" in msg:
-                msg["limits"] = "..."  # the README abbreviates the limits object
-            seen.append(json.dumps(msg, separators=(",", ":")).replace('"limits":"..."', '"limits":{...}'))
-    return seen
-
-
 async def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
-    shown = _readme_exchange("Card-Jitsu")
+    shown = readme_exchange("Card-Jitsu")
     assert len(shown) >= 10
     specs = (resolve(str(BOTS / "set-seeker-js")), resolve(str(BOTS / "random-python")))
     await play_match(get_game("card-jitsu"), specs, seed=3, limits=Limits(), log_dir=tmp_path)
-    seen = _seen_by_a(tmp_path)
+    seen = seen_by(read_log(next(tmp_path.glob("*.jsonl"))), "A", abbreviate_limits=True)
     for line in shown:
         assert line in seen, line

@@ -20,7 +20,7 @@ from arena.wires import GopsTextWire
 from protocol import Answer, Limits, MatchEnd, MatchStart, MessageDecoder, Quit, Result
 from protocol.gops import GopsBid, GopsResult
 
-from .conftest import REPO, SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS, protocol_readme_section
 
 GOPS_BOTS = SAMPLE_BOTS / "gops"
 FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
@@ -389,8 +389,7 @@ def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
 
 @needs_ruby
 def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
-    readme = (REPO / "protocol" / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### GOPS") : readme.index("## Match logs")]
+    section = protocol_readme_section("GOPS")
     json_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ {", "← {")) and "{...}" not in line]
     text_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ ", "← ")) and "{" not in line]
     command = [sys.executable, "-m", "arena", "play", "gops", str(GOPS_BOTS / "mimic-ruby")]

@@ -14,7 +14,7 @@ from arena.games import get_game
 from arena.matchlog import read_log, strip_times
 from protocol import Limits
 
-from .conftest import SAMPLE_BOTS
+from .conftest import SAMPLE_BOTS, readme_exchange, seen_by
 
 RPS = SAMPLE_BOTS / "rps-poker"
 
@@ -109,20 +109,10 @@ def test_unknown_game_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
     """The RPS Poker exchange in protocol/README.md is what seat A really sees at seed 7."""
-    readme = (Path(__file__).resolve().parents[1] / "protocol" / "README.md").read_text()
-    section = readme.split("### RPS Poker", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
-    shown = [line[2:] for line in section.splitlines() if line.startswith(("> {", "< {"))]
+    shown = readme_exchange("RPS Poker")
     out = arena("play", "rps-poker", str(RPS / "random-python"), str(RPS / "minimal-bash"), "--seed", "7", cwd=tmp_path)
     assert out.returncode == 0
-    import json
-
-    records = read_log(next((tmp_path / "arena-runs" / "logs").glob("*.jsonl")))
-    seen = [
-        json.dumps(r["msg"], separators=(",", ":"))
-        for r in records
-        if r.get("seat") == "A" and r["type"] in ("send", "recv")
-    ]
-    seen.append('{"type":"quit"}')
+    seen = seen_by(read_log(next((tmp_path / "arena-runs" / "logs").glob("*.jsonl"))), "A")
     for line in shown:
         assert line in seen, line
 
