@@ -471,14 +471,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena check`` to the command line."""
-    from .cli import _limits_args, positive
+    from .cli import _limits_args, number
 
     parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
     parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
     parser.add_argument("--game", default="rps-poker", help="game id (default %(default)s)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
     parser.add_argument(
-        "--matches", type=positive(int), default=4, help="matches against reference bots (default %(default)s)"
+        "--matches", type=number(int), default=4, help="matches against reference bots (default %(default)s)"
     )
     parser.add_argument("--against", action="append", default=[], metavar="BOT", help="a reference bot (repeatable)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")

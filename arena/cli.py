@@ -21,15 +21,17 @@ from .play import new_seed, play_match
 Handler = Callable[[argparse.Namespace], int]
 
 
-def positive(kind: Callable[[str], float]) -> Callable[[str], float]:
-    """An argparse type: a number of ``kind`` greater than zero."""
+def number(kind: Callable[[str], float], *, zero_allowed: bool = False) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` above 0 (or at least 0 with ``zero_allowed``)."""
 
     def parse(text: str) -> float:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value > 0:
+        if zero_allowed and not value >= 0:
+            raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+        if not zero_allowed and not value > 0:
             raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
         return value
 
@@ -37,37 +39,26 @@ def positive(kind: Callable[[str], float]) -> Callable[[str], float]:
     return parse
 
 
-def not_negative(text: str) -> float:
-    """An argparse type: a number of seconds, zero or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
-
-
 def _limits_args(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
     group = parser.add_argument_group("limits")
     group.add_argument(
         "--move-time",
-        type=positive(float),
+        type=number(float),
         default=defaults.move_s,
         metavar="S",
         help="seconds of CPU per move (default %(default)s)",
     )
     group.add_argument(
         "--startup-time",
-        type=positive(float),
+        type=number(float),
         default=defaults.startup_s,
         metavar="S",
         help="seconds to start up (default %(default)s)",
     )
     group.add_argument(
         "--time-bank",
-        type=not_negative,
+        type=number(float, zero_allowed=True),
         default=defaults.time_bank_s,
         metavar="S",
         help="extra seconds per match (default %(default)s)",

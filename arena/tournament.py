@@ -703,7 +703,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena tournament`` to the command line."""
-    from .cli import _limits_args, positive
+    from .cli import _limits_args, number
 
     parser = sub.add_parser(
         "tournament",
@@ -717,7 +717,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("bots", nargs="*", metavar="BOT", help="bots (folders, executables, command lines)")
     parser.add_argument("--cycles", type=int, help="times the whole schedule is played (default 1)")
     parser.add_argument("--seed", type=int, help="tournament seed (default: resume the last one, or random)")
-    parser.add_argument("--jobs", "-j", type=positive(int), help="matches at once (default: the CPU count)")
+    parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")
     dup.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="each deal once")
