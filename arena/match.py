@@ -443,12 +443,17 @@ class MatchRunner:
             record["msg"] = msgspec.json.decode(line)
         except msgspec.DecodeError:
             record["raw"] = line[:1000].decode("utf-8", "replace")
-        records.append(self.log.stamp(record))
-        answer = self.seats[seat].wire.decode(line, request)
-        if answer.id < request.id:
+        try:
+            answer = self.seats[seat].wire.decode(line, request)
+        except BotFault:
+            records.append(self.log.stamp(record))  # the line that faulted is logged too
+            raise
+        stale = answer.id < request.id
+        if stale:
             record["stale"] = True
-            record["t"] = record.pop("t")  # keep the time last
             self.stats[seat].stale_answers += 1
+        records.append(self.log.stamp(record))
+        if stale:
             return None
         if answer.id != request.id:
             raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
