@@ -29,10 +29,12 @@ def test_homes_of_dead_arenas_go_and_live_or_new_ones_stay(tmp_path: Path) -> No
     alive = make_home(tmp_path, "bot-cccccccccccc", _plan._owner_stamp(os.getpid()))
     legacy_old = make_home(tmp_path, "bot-dddddddddddd", None, age_s=3600)
     being_made = make_home(tmp_path, "bot-eeeeeeeeeeee", None)
+    stamp_being_written = make_home(tmp_path, "bot-gggggggggggg", "")
     (tmp_path / "capabilities.json").write_text("{}")
     _plan.sweep_stale(tmp_path, None)
     assert not dead.exists() and not reused_pid.exists() and not legacy_old.exists()
-    assert alive.exists() and being_made.exists() and (tmp_path / "capabilities.json").exists()
+    assert alive.exists() and being_made.exists() and stamp_being_written.exists()
+    assert (tmp_path / "capabilities.json").exists()
 
 
 def test_the_sweep_runs_once_per_arena_and_root(tmp_path: Path) -> None:

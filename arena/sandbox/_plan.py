@@ -562,10 +562,10 @@ def _owner_stamp(pid: int) -> str:
 def _owner_alive(home: Path) -> bool:
     """Whether the arena that made ``home`` still runs (a pid reused since does not count)."""
     try:
-        pid, _ = (home / OWNER_FILE).read_text().split()
-        return (home / OWNER_FILE).read_text() == _owner_stamp(int(pid))
-    except (OSError, ValueError):
-        # No stamp: made by an older arena, or being made right now. Spare it for a while.
+        stamp = (home / OWNER_FILE).read_text()
+        return stamp == _owner_stamp(int(stamp.split()[0]))
+    except (OSError, ValueError, IndexError):
+        # No stamp (or an empty one): made by an older arena, or being made right now. Spare it for a while.
         with contextlib.suppress(OSError):
             return time.time() - home.stat().st_mtime < ORPHAN_GROUP_AGE_S
         return False
