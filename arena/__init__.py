@@ -23,9 +23,9 @@ from ._errors import (
     StoreError,
     Timeout,
 )
-from .bots import BotSpec, resolve
-from .match import Fault, MatchRecord
-from .play import play_match
+from .bots.spec import BotSpec, resolve
+from .supervisor.match import Fault, MatchRecord
+from .supervisor.play import play_match
 
 __all__ = [
     "ArenaError",

@@ -7,94 +7,21 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import msgspec
 import trio
 
-from protocol import Limits
-
 from . import __version__
-from ._errors import ArenaError, ConfigError
-from .bots import BotSpec, resolve
+from ._errors import ArenaError
+from .bots.spec import BotSpec, resolve
 from .games import GAMES, ParamError, get_game
-from .play import new_seed, play_match
+from .supervisor.options import limits_args, limits_from, params_from
+from .supervisor.play import new_seed, play_match
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def number(kind: Callable[[str], float], *, zero_allowed: bool = False) -> Callable[[str], float]:
-    """An argparse type: a number of ``kind`` above 0 (or at least 0 with ``zero_allowed``)."""
-
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if zero_allowed and not value >= 0:
-            raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-        if not zero_allowed and not value > 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
-    return parse
-
-
-def _limits_args(parser: argparse.ArgumentParser) -> None:
-    defaults = Limits()
-    group = parser.add_argument_group("limits")
-    group.add_argument(
-        "--move-time",
-        type=number(float),
-        default=defaults.move_s,
-        metavar="S",
-        help="seconds of CPU per move (default %(default)s)",
-    )
-    group.add_argument(
-        "--startup-time",
-        type=number(float),
-        default=defaults.startup_s,
-        metavar="S",
-        help="seconds to start up (default %(default)s)",
-    )
-    group.add_argument(
-        "--time-bank",
-        type=number(float, zero_allowed=True),
-        default=defaults.time_bank_s,
-        metavar="S",
-        help="extra seconds per match (default %(default)s)",
-    )
-
-    from .sandbox.cli import sandbox_args
-
-    sandbox_args(group)
-
-
-def limits_from(args: argparse.Namespace) -> Limits:
-    """The :class:`Limits` the command line asks for (and the sandbox checked against its minimum)."""
-    from .sandbox.cli import limits_with_sandbox
-
-    limits = msgspec.structs.replace(
-        Limits(), move_s=args.move_time, startup_s=args.startup_time, time_bank_s=args.time_bank
-    )
-    return limits_with_sandbox(args, limits)
-
-
-def _params(pairs: Sequence[str]) -> dict[str, object]:
-    params: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ConfigError(f"--param {pair!r}: write NAME=VALUE")
-        try:
-            params[key] = msgspec.json.decode(value)
-        except msgspec.DecodeError:
-            params[key] = value
-    return params
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one match and narrate it."""
-    game = get_game(args.game, _params(args.param))
+    game = get_game(args.game, params_from(args.param))
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     seed = args.seed if args.seed is not None else new_seed()
     log_dir = None if args.no_log else Path(args.log_dir)
@@ -156,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         play.add_argument(
             f"--protocol-{seat}", metavar="NAME", help=f"bot {seat.upper()} speaks NAME (json, gops-text)"
         )
-    _limits_args(play)
+    limits_args(play)
     play.set_defaults(handler=cmd_play)
 
     games = sub.add_parser("games", help="list the games and their parameters")
@@ -178,7 +105,7 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "tournament", "results", "check", "sandbox.cli"]
+EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "competition.cli", "checks.bot", "checks.sandbox"]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...)."""
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import trio
 
-from arena.bots import resolve
+from arena.bots.spec import resolve
 from arena.games import get_game
 from arena.games.badugi import DECK, hand_key
-from arena.play import play_match
+from arena.supervisor.play import play_match
 from protocol import Limits
 from protocol.badugi import BadugiAct
 

@@ -25,9 +25,11 @@ import trio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena import config as config_mod  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.tournament import open_tournament, prepare, run_tournament  # noqa: E402
+from arena.competition import config as config_mod  # noqa: E402
+from arena.competition.cluster import executor_at  # noqa: E402
+from arena.competition.plan import open_tournament, prepare  # noqa: E402
+from arena.competition.runner import run_tournament  # noqa: E402
+from arena.competition.store import Store  # noqa: E402
 from protocol import Limits  # noqa: E402
 
 BOTS = [
@@ -57,7 +59,11 @@ def play(folder: Path, *, cycles: int, jobs: int, cluster: str) -> tuple[float, 
     with Store.open(config.db) as store:
         tid, seed = open_tournament(plan, store, fresh=True)
         started = time.perf_counter()
-        summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, cluster=cluster))
+        summary = trio.run(
+            lambda: run_tournament(
+                plan, store, tid, seed, jobs=jobs, executor=executor_at(cluster) if cluster else None
+            )
+        )
         elapsed = time.perf_counter() - started
         rows = sorted((m.key, m.points, m.winner, m.reason) for m in store.matches(tid))
     return elapsed, summary.played, rows
@@ -71,7 +77,7 @@ def main() -> None:
     args = parser.parse_args()
     from distributed import Client, LocalCluster
 
-    from arena.cluster import host_stats
+    from arena.competition.cluster import host_stats
 
     with tempfile.TemporaryDirectory() as tmp:
         local_s, played, local_rows = play(Path(tmp) / "local", cycles=args.cycles, jobs=args.jobs, cluster="")

@@ -31,14 +31,15 @@ import trio
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from arena._process import open_bot  # noqa: E402
-from arena.bots import resolve  # noqa: E402
-from arena.config import BotEntry, TournamentConfig  # noqa: E402
+from arena.bots.spec import resolve  # noqa: E402
+from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
+from arena.competition.plan import open_tournament, prepare  # noqa: E402
+from arena.competition.runner import run_tournament  # noqa: E402
+from arena.competition.store import Store  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.match import wire_for  # noqa: E402
-from arena.play import QUIT_LINE, spawn_options  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.tournament import open_tournament, prepare, run_tournament  # noqa: E402
+from arena.supervisor._process import open_bot  # noqa: E402
+from arena.supervisor.play import QUIT_LINE, spawn_options  # noqa: E402
+from arena.supervisor.wires import wire_for  # noqa: E402
 from protocol import Limits, encode  # noqa: E402
 from protocol.rps_poker import DraftPick  # noqa: E402
 

@@ -8,7 +8,7 @@ message            answer        the 2007 referee's plain-text line
 =================  ============  ==============================================
 
 Bots declared with ``protocol = "gops-text"`` get exactly those text lines
-instead of JSON (``arena/wires.py``); JSON bots get the Structs below, which
+instead of JSON (``arena/supervisor/wires.py``); JSON bots get the Structs below, which
 also carry what a text bot has to track for itself.
 """
 

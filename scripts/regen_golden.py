@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from arena import play_match, resolve  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.matchlog import read_log, strip_times  # noqa: E402
+from arena.supervisor.matchlog import read_log, strip_times  # noqa: E402
 from protocol import Limits  # noqa: E402
 
 GOLDEN = REPO / "tests" / "golden"

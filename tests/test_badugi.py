@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.bots import resolve
+from arena.bots.spec import resolve
 from arena.games import IllegalAction, ParamError, get_game
 from arena.games._rng import Rng
 from arena.games.badugi import (
@@ -28,8 +28,8 @@ from arena.games.badugi import (
     describe,
     hand_key,
 )
-from arena.matchlog import read_log, strip_times
-from arena.play import play_match
+from arena.supervisor.matchlog import read_log, strip_times
+from arena.supervisor.play import play_match
 from protocol import Limits, Notice, Request
 from protocol.badugi import (
     BadugiAct,
@@ -644,10 +644,11 @@ def test_structure_matches_the_parameter_table() -> None:
 def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path: Path) -> None:
     import trio
 
-    from arena.config import BotEntry, TournamentConfig
-    from arena.results import leaderboard
-    from arena.store import Store
-    from arena.tournament import open_tournament, prepare, run_tournament
+    from arena.competition.config import BotEntry, TournamentConfig
+    from arena.competition.plan import open_tournament, prepare
+    from arena.competition.results import leaderboard
+    from arena.competition.runner import run_tournament
+    from arena.competition.store import Store
 
     bots = ["calling-station-python", "calling-station-node", "rule-based-python", "rule-based-node"]
     config = TournamentConfig(
@@ -727,7 +728,7 @@ FAULTY = Path(__file__).with_name("faulty_badugi") / "bot.py"
 
 
 def faulty_bot(mode: str) -> Any:
-    from arena.bots import BotSpec
+    from arena.bots.spec import BotSpec
 
     return BotSpec(name=f"faulty-{mode}", command=(sys.executable, str(FAULTY), mode), cwd=FAULTY.parent)
 

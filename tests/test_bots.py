@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from arena import ConfigError, resolve
-from arena.bots import hash_path, load_folder
+from arena.bots.spec import hash_path, load_folder
 
 from .conftest import SAMPLE_BOTS
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena import build
 from arena._errors import BuildError
-from arena.bots import BotSpec, load_folder
-from arena.build import BUILD_DIR, ensure_built, is_built
+from arena.bots.spec import BotSpec, load_folder
+from arena.supervisor import build
+from arena.supervisor.build import BUILD_DIR, ensure_built, is_built
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from arena import play_match, resolve
-from arena.bots import BotSpec
+from arena.bots.spec import BotSpec
 from arena.games import GAMES, IllegalAction, ParamError, get_game
 from arena.games.card_jitsu import (
     ALL_CARDS,
@@ -21,7 +21,7 @@ from arena.games.card_jitsu import (
     is_set,
     round_winner,
 )
-from arena.matchlog import read_log, strip_times
+from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
 from protocol.card_jitsu import JitsuResult
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec, resolve
-from arena.check import CHECKS, Report, check_bot, default_references
+from arena.bots.spec import BotSpec, resolve
+from arena.checks.bot import CHECKS, Report, check_bot, default_references
 from arena.cli import main
 from arena.games import get_game
 from protocol import Limits
@@ -122,7 +122,7 @@ def test_cli_exit_status_and_lines(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 async def test_a_bot_that_cannot_start_fails_that_check_and_the_rest_are_not_run(tmp_path: Path) -> None:
-    from arena.check import CHECKS
+    from arena.checks.bot import CHECKS
 
     ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path)
     report = await run_check(ghost, tmp_path)

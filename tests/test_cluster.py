@@ -1,4 +1,4 @@
-"""arena.cluster: bundles, and tournaments played on a real Dask LocalCluster (worker processes on loopback)."""
+"""The Dask cluster executor: bundles, and tournaments played on a real Dask LocalCluster (workers on loopback)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ import psutil
 import pytest
 import trio
 
-from arena import config as config_mod
 from arena._errors import ConfigError
-from arena.cluster import Bundle, ClusterError, make_bundle, remote_bots, unpack_bundle
-from arena.store import Store
-from arena.tournament import Plan, open_tournament, prepare, run_tournament
+from arena.competition import config as config_mod
+from arena.competition.cluster import Bundle, ClusterError, executor_at, make_bundle, remote_bots, unpack_bundle
+from arena.competition.plan import Plan, open_tournament, prepare
+from arena.competition.runner import run_tournament
+from arena.competition.store import Store
 from protocol import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +112,9 @@ async def run(plan: Plan, *, cluster: str = "", jobs: int = 0) -> tuple[list[tup
     """Play the tournament; its matches (what the results table is made of, timings left out) and how many ran."""
     with Store.open(plan.config.db) as store:
         tid, seed = open_tournament(plan, store)
-        summary = await run_tournament(plan, store, tid, seed, jobs=jobs, cluster=cluster)
+        summary = await run_tournament(
+            plan, store, tid, seed, jobs=jobs, executor=executor_at(cluster) if cluster else None
+        )
         rows = sorted(
             (m.key, m.bot_a, m.bot_b, m.seed, m.points, m.winner, m.forfeit, m.reason, m.faults)
             for m in store.matches(tid)
@@ -166,7 +169,7 @@ async def test_cluster_run_gives_the_local_results_and_sends_each_bot_once_per_w
 ) -> None:
     from distributed import Client
 
-    from arena.cluster import bundle_stats, host_stats
+    from arena.competition.cluster import bundle_stats, host_stats
 
     with Client(cluster.scheduler_address, set_as_default=False) as client:
         before = client.run(bundle_stats)

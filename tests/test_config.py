@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from arena import ConfigError
-from arena.config import DEFAULT_MAX_FAULTS, line_of, load
+from arena.competition.config import DEFAULT_MAX_FAULTS, line_of, load
 
 from .conftest import REPO, SAMPLE_BOTS
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from arena import config as config_mod
+from arena.competition import config as config_mod
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKER = ROOT / "docker"

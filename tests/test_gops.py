@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 
 from arena._errors import ConfigError
-from arena.bots import BotSpec, resolve
+from arena.bots.spec import BotSpec, resolve
 from arena.games import IllegalAction, ParamError, get_game
 from arena.games._rng import Rng
 from arena.games.gops import GopsMatch, match_points, prize_sequence, round_winner
-from arena.match import wire_for
-from arena.matchlog import read_log
-from arena.play import play_match
-from arena.wires import GopsTextWire
+from arena.supervisor.matchlog import read_log
+from arena.supervisor.play import play_match
+from arena.supervisor.wires import GopsTextWire, wire_for
 from protocol import Answer, Limits, MatchEnd, MatchStart, MessageDecoder, Quit, Result
 from protocol.gops import GopsBid, GopsResult
 
@@ -413,8 +412,8 @@ def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="ruby is not installed (.ci/run installs it)")
 def test_a_tournament_config_declares_a_command_line_text_bot(tmp_path: Path) -> None:
-    from arena.config import load
-    from arena.tournament import prepare
+    from arena.competition.config import load
+    from arena.competition.plan import prepare
 
     mimic = REPO / "sample_bots" / "gops" / "mimic-ruby" / "bot.rb"
     config = tmp_path / "t.toml"

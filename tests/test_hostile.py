@@ -18,10 +18,10 @@ import pytest
 import trio
 
 from arena import play_match, resolve
-from arena.bots import BotSpec
+from arena.bots.spec import BotSpec
 from arena.games import get_game
-from arena.match import MatchRecord
 from arena.sandbox import summary
+from arena.supervisor.match import MatchRecord
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec, resolve
+from arena.bots.js import HOST_JS
+from arena.bots.spec import BotSpec, resolve
 from arena.games import get_game
-from arena.js import HOST_JS
-from arena.match import MatchRecord
-from arena.play import play_match
+from arena.supervisor.match import MatchRecord
+from arena.supervisor.play import play_match
 from protocol import Limits
 
 REPO = Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.matchlog import read_log
+from arena.supervisor.matchlog import read_log
 
 
 def test_a_record_cut_off_by_a_killed_arena_is_left_out(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from arena import play_match, resolve
 from arena.games import get_game
-from arena.matchlog import read_log, strip_times
+from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS, readme_exchange, seen_by

@@ -4,7 +4,7 @@ A port plays seeded RPS Poker matches in-process (``arena.games.rps_poker``)
 against a seeded random opponent, one bot object for a run of matches, as a
 reused process would. Every call it received is recorded as the protocol
 messages Arena would send; the original bot, unchanged, hears the same
-messages through ``arena/js/host.js`` in node, and every answer must be equal.
+messages through ``arena/bots/js/host.js`` in node, and every answer must be equal.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 import protocol
+from arena.bots.js import HOST_JS
 from arena.games.rps_poker import RpsPoker
-from arena.js import HOST_JS
 from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from arena.ratings import ELO_PER_NAT, Z95, Outcome, fit
+from arena.competition.ratings import ELO_PER_NAT, Z95, Outcome, fit
 
 
 def test_two_bots_three_wins_to_one_give_the_textbook_elo_gap_and_error() -> None:

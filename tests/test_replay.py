@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 import trio
 
-from arena.bots import BotSpec, resolve
+from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.games import GAMES, get_game
-from arena.matchlog import read_log
-from arena.play import play_match
 from arena.replay import RulesUnavailable, for_seat, load_log, rerun, verify
 from arena.replay._regress import regress
 from arena.replay._render import renderer_for
 from arena.replay.cli import timeline_of
+from arena.supervisor.matchlog import read_log
+from arena.supervisor.play import play_match
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS
@@ -281,7 +281,7 @@ def test_rps_cards_are_drawn_in_colour(rps_log: Path) -> None:
 
 
 def test_compressed_logs_are_written_read_and_verified(rps_log: Path, tmp_path: Path) -> None:
-    from arena.matchlog import MatchLog
+    from arena.supervisor.matchlog import MatchLog
 
     log = MatchLog(tmp_path / "m.jsonl.gz")
     for record in read_log(rps_log):
@@ -294,7 +294,7 @@ def test_compressed_logs_are_written_read_and_verified(rps_log: Path, tmp_path: 
 def test_replay_by_match_id_from_a_results_database(
     rps_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store_module = pytest.importorskip("arena.store")
+    store_module = pytest.importorskip("arena.competition.store")
     store = store_module.Store.open(tmp_path / "results.db")
     tournament = store.create_tournament(fingerprint="f", seed=1, name="t", game="rps-poker/1", config={}, bots=[])
     played = store_module.PlayedMatch(

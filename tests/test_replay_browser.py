@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bots import resolve
+from arena.bots.spec import resolve
 from arena.cli import main
 from arena.games import get_game
-from arena.play import play_match
+from arena.supervisor.play import play_match
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.checks.sandbox import verify
 from arena.sandbox import SandboxPolicy, capabilities, configure, current_policy, level, summary
-from arena.sandbox.cli import verify
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena import play_match, resolve
-from arena.bots import BotSpec
+from arena.bots.spec import BotSpec
 from arena.games import GAMES, IllegalAction, ParamError, get_game
 from arena.games._rng import Rng
 from arena.games.six_card_poker import (
@@ -27,7 +27,7 @@ from arena.games.six_card_poker import (
     middle_rank,
     split_of,
 )
-from arena.matchlog import read_log
+from arena.supervisor.matchlog import read_log
 from protocol import Limits
 from protocol.six_card_poker import PokerSplit
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from arena import StoreError
-from arena.store import MIGRATIONS, BotRow, FaultRow, PlayedMatch, Store
+from arena.competition.store import MIGRATIONS, BotRow, FaultRow, PlayedMatch, Store
 
 
 def match(key: str, **changes: object) -> PlayedMatch:

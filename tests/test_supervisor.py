@@ -11,12 +11,13 @@ import pytest
 import trio
 
 from arena import Crash, play_match, resolve
-from arena._process import open_bot
-from arena.bots import BotSpec
+from arena.bots.spec import BotSpec
 from arena.games import get_game
-from arena.match import MatchRunner, Seat, Wire
-from arena.matchlog import MatchLog, read_log
-from arena.play import spawn_options
+from arena.supervisor._process import open_bot
+from arena.supervisor.match import MatchRunner, Seat
+from arena.supervisor.matchlog import MatchLog, read_log
+from arena.supervisor.play import spawn_options
+from arena.supervisor.wires import Wire
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS
@@ -171,7 +172,7 @@ def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
 def test_bot_environment_is_clean(tmp_path: Path) -> None:
     import os
 
-    from arena._process import bot_environment
+    from arena.supervisor._process import bot_environment
 
     os.environ["ARENA_TEST_SECRET"] = "x"
     try:

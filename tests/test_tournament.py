@@ -9,14 +9,16 @@ from typing import Any
 import pytest
 import trio
 
-from arena.bots import BotSpec, resolve
+from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
-from arena.config import BotEntry, TournamentConfig
+from arena.competition.config import BotEntry, TournamentConfig
+from arena.competition.plan import Plan, open_tournament, prepare
+from arena.competition.results import leaderboard, render, t975
+from arena.competition.runner import Summary, run_tournament
+from arena.competition.schedule import make_schedule, pairs
+from arena.competition.store import FaultRow, PlayedMatch, Store
 from arena.games import derive_seed, get_game
-from arena.matchlog import read_log
-from arena.results import leaderboard, render, t975
-from arena.store import FaultRow, PlayedMatch, Store
-from arena.tournament import Plan, Summary, make_schedule, open_tournament, pairs, prepare, run_tournament
+from arena.supervisor.matchlog import read_log
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS

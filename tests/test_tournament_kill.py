@@ -13,8 +13,8 @@ from pathlib import Path
 
 import psutil
 
-from arena.store import Store
-from arena.tournament import make_schedule
+from arena.competition.schedule import make_schedule
+from arena.competition.store import Store
 
 from .conftest import REPO, SAMPLE_BOTS
 

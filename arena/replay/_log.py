@@ -11,10 +11,10 @@ import msgspec
 from protocol import SEATS
 
 from .._errors import ConfigError
-from ..matchlog import LOG_FORMAT, read_log
+from ..supervisor.matchlog import LOG_FORMAT, read_log
 
 RAW_KEPT = 1000
-"""Characters of a non-JSON line that the log keeps (``arena.match``)."""
+"""Characters of a non-JSON line that the log keeps (``arena.supervisor.match``)."""
 
 
 @dataclass

@@ -18,11 +18,11 @@ import protocol
 from protocol import SEATS, Limits
 
 from .._errors import BotFault, ConfigError, Crash, OutputLimit, ProtocolViolation, Timeout
-from .._process import BotProcess, open_bot
-from ..bots import BotSpec
+from ..bots.spec import BotSpec
 from ..games import Game
-from ..match import Wire, wire_for
-from ..play import QUIT_LINE, spawn_options
+from ..supervisor._process import BotProcess, open_bot
+from ..supervisor.play import QUIT_LINE, spawn_options
+from ..supervisor.wires import Wire, wire_for
 from ._log import LoggedMatch, Received
 from ._rerun import RulesUnavailable, rules_for
 from ._timeline import describe

@@ -1,6 +1,6 @@
 """Re-running a logged match's rules from its seed and recorded answers.
 
-This mirrors :class:`arena.match.MatchRunner` step for step, with the log
+This mirrors :class:`arena.supervisor.match.MatchRunner` step for step, with the log
 standing in for the bots: each request is answered by the line that answered
 it in the log (stale answers excluded), decoded by the same wire and checked
 by the same rules, so an illegal move or a bad line faults again exactly as
@@ -20,7 +20,7 @@ from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
 from .._errors import ArenaError, BotFault, ConfigError, IllegalMove, ProtocolViolation
 from ..games import GAMES, Game, IllegalAction, MatchState, get_game
-from ..match import Wire, wire_for
+from ..supervisor.wires import Wire, wire_for
 from ._log import LoggedMatch
 from ._timeline import Event, Frame, Timeline, frame_title, score_from
 

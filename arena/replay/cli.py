@@ -14,7 +14,7 @@ from rich.console import Console
 from protocol import SEATS
 
 from .._errors import ConfigError, StoreError
-from ..bots import resolve
+from ..bots.spec import resolve
 from ._html import render_page
 from ._log import LoggedMatch, load_log
 from ._regress import regress
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def log_path_from_db(db: Path, match: str) -> Path:
     """The log of match ``match`` (its key, or its row number) in the results database ``db``."""
-    from ..store import Store
+    from ..competition.store import Store
 
     with Store.open(db, readonly=True) as store:
         for tournament in store.tournaments():

@@ -1,7 +1,7 @@
 """The sandbox around untrusted bots: limits, isolation layers, and an honest report of what holds.
 
 Every bot the arena starts (``arena play``, tournaments: anything that goes
-through :func:`arena._process.open_bot`) runs inside a :class:`Jail` built
+through :func:`arena.supervisor._process.open_bot`) runs inside a :class:`Jail` built
 from the strongest layers this machine offers, detected at run time by
 :func:`capabilities`. :func:`summary` says, property by property, which
 mechanism holds it here; ``arena sandbox`` runs a canary bot to verify it.

@@ -29,7 +29,7 @@ import psutil
 
 from protocol import Limits
 
-from ..bots import MANIFEST, BotSpec
+from ..bots.spec import MANIFEST, BotSpec
 from . import _cgroup, _tree
 from ._launch import landlock_abi
 

@@ -13,13 +13,14 @@ import trio
 import protocol
 from protocol import Limits
 
+from ..bots.spec import BotSpec
+from ..games import Game
+from ..sandbox import summary
 from ._process import SpawnOptions, bot_environment, open_bot
-from .bots import BotSpec
 from .build import ensure_built
-from .games import Game
-from .match import WIRES, MatchRecord, MatchRunner, Seat, Wire, wire_for
+from .match import MatchRecord, MatchRunner, Seat
 from .matchlog import MatchLog
-from .sandbox import summary
+from .wires import WIRES, Wire, wire_for
 
 QUIT_LINE = protocol.encode(protocol.Quit())
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._errors import StoreError
+from .._errors import StoreError
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: tournaments, their bots, matches and faults

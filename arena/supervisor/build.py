@@ -28,8 +28,8 @@ from pathlib import Path
 
 import trio
 
-from ._errors import BuildError
-from .bots import BotSpec, hash_path
+from .._errors import BuildError
+from ..bots.spec import BotSpec, hash_path
 
 BUILD_DIR = ".arena-build"
 """Where a bot's build outputs go, inside its folder; never part of its content hash."""

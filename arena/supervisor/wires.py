@@ -1,4 +1,8 @@
-"""Text protocols: wires for bots written for a game's original referee.
+"""Wires: how messages become a bot's lines and its lines become answers.
+
+:class:`Wire` is Arena's JSON protocol, and the base of the text protocols:
+wires for bots written for a game's original referee. :func:`wire_for` picks
+the wire a bot speaks by the name its manifest gives (``protocol = ...``).
 
 A bot whose manifest says ``protocol = "gops-text"`` (or that ``arena play``
 is told about with ``--protocol-a gops-text``) speaks the 2007 GOPS quiz's
@@ -28,8 +32,42 @@ import protocol
 from protocol import Request
 from protocol.gops import GopsBid, GopsResult
 
-from ._errors import ProtocolViolation
-from .match import Wire
+from .._errors import ConfigError, InvalidJson, ProtocolViolation
+from ..games import Game
+
+
+class Wire:
+    """How messages become lines for a bot and lines become answers (JSON by default)."""
+
+    name = "json"
+    games: frozenset[str] = frozenset()
+    """Ids of the games this wire can carry; empty for every game."""
+
+    def __init__(self) -> None:
+        self._decoder = protocol.AnswerDecoder()
+
+    def encode(self, message: protocol.Message) -> bytes | None:
+        """The line to send for ``message``, or ``None`` to send nothing."""
+        return protocol.encode(message)
+
+    def decode(self, line: bytes, request: Request) -> protocol.Answer:
+        """The answer on ``line`` (raises :class:`BotFault` when it is none)."""
+        try:
+            return self._decoder.decode(line)
+        except protocol.AnswerError as exc:
+            text = str(exc)
+            raise (InvalidJson if text.startswith("invalid JSON") else ProtocolViolation)(text) from None
+
+
+def wire_for(protocol_name: str, game: Game) -> Wire:
+    """The wire for a bot that speaks ``protocol_name`` in ``game``."""
+    cls = WIRES.get(protocol_name)
+    if cls is None:
+        raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {', '.join(sorted(WIRES))}")
+    if cls.games and game.id not in cls.games:
+        raise ConfigError(f"bot protocol {protocol_name!r} is for {', '.join(sorted(cls.games))}, not {game.id}")
+    return cls()
+
 
 _FIRST_INTEGER = re.compile(rb"[-+]?\d+")
 _MAX_DIGITS = 18
@@ -61,10 +99,5 @@ class GopsTextWire(Wire):
         return protocol.Answer(id=request.id, action=int(digits))
 
 
-TEXT_WIRES: tuple[type[Wire], ...] = (GopsTextWire,)
-
-
-def register_text_wires(wires: dict[str, type[Wire]]) -> None:
-    """Add every text protocol to ``wires`` (``arena.match.WIRES``), by name."""
-    for cls in TEXT_WIRES:
-        wires[cls.name] = cls
+WIRES: dict[str, type[Wire]] = {"json": Wire, GopsTextWire.name: GopsTextWire}
+"""Wire formats by the name a bot's manifest gives as ``protocol``: JSON, and the text protocols."""

@@ -24,9 +24,9 @@ import trio
 
 from protocol import Limits
 
-from ._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
-from .bots import BotSpec
-from .sandbox import Jail, SandboxPolicy, capabilities, current_policy
+from .._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
+from ..bots.spec import BotSpec
+from ..sandbox import Jail, SandboxPolicy, capabilities, current_policy
 
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""

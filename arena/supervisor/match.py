@@ -21,47 +21,11 @@ import trio
 import protocol
 from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
-from ._errors import BotFault, ConfigError, IllegalMove, InvalidJson, ProtocolViolation, Timeout
+from .._errors import BotFault, IllegalMove, ProtocolViolation, Timeout
+from ..games import Game, IllegalAction, MatchState
 from ._process import BotProcess
-from .games import Game, IllegalAction, MatchState
 from .matchlog import LOG_FORMAT, MatchLog
-
-
-class Wire:
-    """How messages become lines for a bot and lines become answers (JSON by default)."""
-
-    name = "json"
-    games: frozenset[str] = frozenset()
-    """Ids of the games this wire can carry; empty for every game."""
-
-    def __init__(self) -> None:
-        self._decoder = protocol.AnswerDecoder()
-
-    def encode(self, message: protocol.Message) -> bytes | None:
-        """The line to send for ``message``, or ``None`` to send nothing."""
-        return protocol.encode(message)
-
-    def decode(self, line: bytes, request: Request) -> protocol.Answer:
-        """The answer on ``line`` (raises :class:`BotFault` when it is none)."""
-        try:
-            return self._decoder.decode(line)
-        except protocol.AnswerError as exc:
-            text = str(exc)
-            raise (InvalidJson if text.startswith("invalid JSON") else ProtocolViolation)(text) from None
-
-
-WIRES: dict[str, type[Wire]] = {"json": Wire}
-"""Wire formats by the name a bot's manifest gives as ``protocol``."""
-
-
-def wire_for(protocol_name: str, game: Game) -> Wire:
-    """The wire for a bot that speaks ``protocol_name`` in ``game``."""
-    cls = WIRES.get(protocol_name)
-    if cls is None:
-        raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {', '.join(sorted(WIRES))}")
-    if cls.games and game.id not in cls.games:
-        raise ConfigError(f"bot protocol {protocol_name!r} is for {', '.join(sorted(cls.games))}, not {game.id}")
-    return cls()
+from .wires import Wire
 
 
 @dataclass
@@ -458,9 +422,3 @@ class MatchRunner:
         if answer.id != request.id:
             raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
         return answer
-
-
-# Text protocols (a game's original referee's lines) subclass Wire in arena/wires.py.
-from .wires import register_text_wires  # noqa: E402
-
-register_text_wires(WIRES)

@@ -1,7 +1,8 @@
 """``arena sandbox``: run a canary bot under the sandbox in force and say what holds, property by property.
 
-Also the sandbox's command-line options shared by ``arena play`` and the
-tournament (added to their limits group by ``arena.cli._limits_args``).
+The canary (:mod:`arena.sandbox.canary`) is started through the supervisor's
+real path (:func:`arena.supervisor._process.open_bot`), so what it reports is
+what a bot in a match meets.
 """
 
 from __future__ import annotations
@@ -18,39 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import trio
 
 from protocol import Limits
 
 from .._errors import BotFault
-from ..bots import BotSpec
-from . import DEFAULT_MINIMUM, LEVELS, PROPERTIES, capabilities, check_minimum, summary
+from ..bots.spec import BotSpec
+from ..sandbox import PROPERTIES, capabilities, summary
 
-CANARY = Path(__file__).with_name("canary.py")
+CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
 CANARY_LIMITS = Limits(memory_bytes=128 << 20, processes=32, line_bytes=1 << 16, move_output_bytes=1 << 18)
-
-
-def sandbox_args(group: argparse._ArgumentGroup) -> None:
-    """Add ``--memory``, ``--max-processes``, ``--sandbox-min`` and ``--allow-weak-sandbox``."""
-    defaults = Limits()
-    group.add_argument("--memory", type=int, default=defaults.memory_bytes >> 20, metavar="MIB",
-                       help="memory per bot, over its whole process tree (default %(default)s)")  # fmt: skip
-    group.add_argument("--max-processes", type=int, default=defaults.processes, metavar="N",
-                       help="processes and threads per bot (default %(default)s)")  # fmt: skip
-    group.add_argument("--sandbox-min", default=DEFAULT_MINIMUM, choices=list(LEVELS),
-                       help="refuse bots below this sandbox level (default %(default)s, see `arena sandbox`)")
-    group.add_argument("--allow-weak-sandbox", action="store_true",
-                       help="run bots even when the sandbox here is below --sandbox-min")  # fmt: skip
-
-
-def limits_with_sandbox(args: argparse.Namespace, limits: Limits) -> Limits:
-    """``limits`` with the sandbox options applied, after checking the sandbox's level (raises ConfigError)."""
-    if hasattr(args, "sandbox_min"):
-        check_minimum(args.sandbox_min, allow_weak=args.allow_weak_sandbox)
-    if hasattr(args, "memory"):
-        limits = msgspec.structs.replace(limits, memory_bytes=args.memory << 20, processes=args.max_processes)
-    return limits
 
 
 @dataclass
@@ -68,7 +46,7 @@ def _canary(prop: str, *args: str) -> BotSpec:
 
 async def _run(spec: BotSpec, *, watch_memory: bool = False) -> tuple[dict[str, Any] | None, str]:
     """Start the canary, read its one report; returns (report, what happened)."""
-    from .._process import SpawnOptions, bot_environment, open_bot
+    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
 
     options = SpawnOptions(env=bot_environment(spec), line_bytes=CANARY_LIMITS.line_bytes, limits=CANARY_LIMITS)
     async with open_bot(spec, options) as bot:
@@ -152,7 +130,7 @@ async def verify() -> dict[str, Verdict]:
 
 
 async def _cpu_children() -> Verdict:
-    from .._process import SpawnOptions, bot_environment, open_bot
+    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
 
     spec = _canary("cpu_children", "0.5")
     async with open_bot(spec, SpawnOptions(env=bot_environment(spec), limits=CANARY_LIMITS)) as bot:
@@ -164,7 +142,7 @@ async def _cpu_children() -> Verdict:
 
 
 async def _escape() -> Verdict:
-    from .._process import SpawnOptions, bot_environment, open_bot
+    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
 
     token = f"0.000{secrets.randbelow(10**9):09d}"
     spec = _canary("escape", token)
@@ -215,7 +193,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     """Verify the sandbox with the canary and print what holds."""
     if args.refresh:
         with contextlib.suppress(OSError):
-            from ._plan import _cache_file
+            from ..sandbox._plan import _cache_file
 
             _cache_file().unlink()
     capabilities()

@@ -17,8 +17,8 @@ exactly as for a local run. Same tournament seed, same results table.
   directory). Matches then name the bundle only by its hash.
 * **Matches.** :func:`play_on_worker` plays one scheduled match on a worker
   with the same trio supervisor and sandbox as a local run
-  (:func:`arena.tournament.play_scheduled`) and returns a plain, picklable
-  :class:`~arena.store.PlayedMatch`. A bot builds in its bundle folder on
+  (:func:`arena.competition.runner.play_scheduled`) and returns a plain, picklable
+  :class:`~arena.competition.store.PlayedMatch`. A bot builds in its bundle folder on
   each worker (once per content, like locally). Each worker process keeps
   one trio loop in a thread with a bot pool (``_MatchHost``), so reusable
   bots keep their processes between the matches of that worker.
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gzip
 import hashlib
 import io
@@ -57,16 +58,18 @@ import trio
 
 from protocol import Limits
 
-from ._errors import ArenaError, ConfigError
-from ._pool import BotPool, open_pool
-from .bots import _SKIP_IN_HASH, MANIFEST, BotSpec, hash_path
-from .build import ensure_built
+from .._errors import ArenaError, ConfigError
+from ..bots.spec import _SKIP_IN_HASH, MANIFEST, BotSpec, hash_path
+from ..supervisor._pool import BotPool, open_pool
+from ..supervisor.build import ensure_built
 
 if TYPE_CHECKING:
     from distributed import Client
 
+    from .plan import Plan
+    from .runner import OpenExecutor
+    from .schedule import Scheduled
     from .store import PlayedMatch
-    from .tournament import Plan, Scheduled
 
 REGISTER_TRIES = 4
 """Times a worker plugin is sent before a cluster is given up on (workers may die meanwhile)."""
@@ -233,8 +236,8 @@ class MatchOrder:
 
 def play_on_worker(order: MatchOrder) -> PlayedMatch:
     """Play ``order``'s match here, on a Dask worker, and return it as the store records it."""
-    from .games import get_game
-    from .tournament import play_scheduled
+    from ..games import get_game
+    from .runner import play_scheduled
 
     game = get_game(order.game, order.params)
     cache = cache_dir()
@@ -496,3 +499,8 @@ async def open_executor(
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(client.close)
+
+
+def executor_at(address: str, *, reuse: bool = True) -> OpenExecutor:
+    """The ``executor`` for :func:`~arena.competition.runner.run_tournament` to play on the cluster at ``address``."""
+    return functools.partial(open_executor, address, reuse=reuse)

@@ -1,9 +1,9 @@
 """A pool of bot processes, so a bot that declares ``reuse = true`` plays many matches per process.
 
 Each process lives in a task of the pool's nursery that holds
-:func:`arena._process.open_bot` open (so the spawning, stderr draining and
+:func:`arena.supervisor._process.open_bot` open (so the spawning, stderr draining and
 tree-kill guarantees of ``open_bot`` are kept), hands the
-:class:`~arena._process.BotProcess` out, and waits to be told to stop.
+:class:`~arena.supervisor._process.BotProcess` out, and waits to be told to stop.
 
 * ``acquire`` gives an idle process of the bot if there is one, else starts one;
 * ``release`` puts a healthy process of a reusable bot back (the protocol's
@@ -25,8 +25,8 @@ import trio
 
 from protocol import Limits
 
+from ..bots.spec import BotSpec
 from ._process import BotProcess, SpawnOptions, open_bot
-from .bots import BotSpec
 from .play import goodbye_line, spawn_options
 
 

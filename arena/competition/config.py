@@ -43,8 +43,8 @@ import msgspec
 
 from protocol import Limits
 
-from ._errors import ConfigError
-from .games import ParamError, get_game
+from .._errors import ConfigError
+from ..games import ParamError, get_game
 
 FORMATS = ("round-robin", "gauntlet")
 DEFAULT_MAX_FAULTS = 10
@@ -107,7 +107,7 @@ class TournamentConfig:
     source: str = ""
     """Where the config came from (a file's path, or ``command line``)."""
     cluster: str = ""
-    """A Dask scheduler's address (``tcp://host:8786``): play the matches on its workers (:mod:`arena.cluster`)."""
+    """A Dask scheduler's address (``tcp://host:8786``): play the matches on its workers (the cluster executor)."""
 
 
 def effective_jobs(jobs: int) -> int:

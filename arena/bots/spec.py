@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._errors import ConfigError
+from .._errors import ConfigError
 
 MANIFEST = "bot.toml"
 _MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s"}

@@ -1,7 +1,7 @@
 """The leaderboard: standings, intervals, ratings, faults and the pairwise matrix.
 
 Everything here is a pure function of the recorded matches
-(:class:`~arena.store.PlayedMatch`), so ``arena results DB`` shows the same
+(:class:`~arena.competition.store.PlayedMatch`), so ``arena results DB`` shows the same
 table the tournament printed, and works while a tournament is still writing.
 
 How the numbers are made:
@@ -12,7 +12,7 @@ How the numbers are made:
 * **mean ± 95%**: points per match, with a Student-t interval over the
   tournament's independent units: a duplicate pair (both seatings of one deal)
   counts as one unit, because its two matches share their luck;
-* **rating**: Bradley-Terry on the Elo scale (:mod:`arena.ratings`), with a
+* **rating**: Bradley-Terry on the Elo scale (:mod:`arena.competition.ratings`), with a
   95% error bar; matches that both bots forfeited are left out;
 * **faults** by kind; a bot with more than ``max_faults`` faults is
   disqualified: it plays no more, keeps the results it has, ranks below every
@@ -23,20 +23,17 @@ Bots rank by total points (as RPS Poker's challenge did), then mean, then rating
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import math
 import statistics
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ._errors import StoreError
+from .._errors import StoreError
 from .ratings import Outcome, fit
 from .store import PlayedMatch, Store
 
@@ -394,37 +391,3 @@ def render_matches(matches: Sequence[PlayedMatch], fmt: str) -> str:
             f"\t{row['faults'] or '-'}\t{row['log'] or '-'}"
         )
     return "\n".join(lines) + "\n"
-
-
-# ``arena results`` -----------------------------------------------------------
-def cmd_results(args: argparse.Namespace) -> int:
-    """Print the leaderboard of a results database (or its tournaments, or its matches)."""
-    with Store.open(Path(args.db), readonly=True) as store:
-        if args.list:
-            for t in store.tournaments():
-                print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{t.name}")
-            return 0
-        if args.matches:
-            tournament = store.tournament(args.tournament)
-            if tournament is None:
-                raise StoreError(f"{store.path} holds no tournament")
-            sys.stdout.write(render_matches(store.matches(tournament.id), args.format))
-            return 0
-        board = board_from_store(store, args.tournament)
-    sys.stdout.write(render(board, args.format))
-    return 0
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena results`` to the command line."""
-    parser = sub.add_parser("results", help="show a tournament's leaderboard from its results database")
-    parser.add_argument("db", metavar="DB", help="the results database (SQLite), such as arena-runs/results.sqlite")
-    parser.add_argument("--tournament", type=int, metavar="ID", help="which tournament (default: the latest)")
-    parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
-    parser.add_argument("--list", action="store_true", help="list the tournaments in the database")
-    parser.add_argument(
-        "--matches",
-        action="store_true",
-        help="list the matches with their results, faults and logs (replay one: arena replay --db DB KEY)",
-    )
-    parser.set_defaults(handler=cmd_results)

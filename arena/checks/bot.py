@@ -24,14 +24,16 @@ import trio
 import protocol
 from protocol import Limits
 
-from ._errors import BotFault, BuildError, ConfigError, Crash
-from ._process import GRACE_S, BotProcess, open_bot
-from .bots import BotSpec, resolve
-from .build import ensure_built
-from .games import Game, IllegalAction, get_game
-from .match import Fault, MatchRecord, MatchRunner, Seat, Wire, wire_for
-from .matchlog import MatchLog, read_log
-from .play import goodbye_line, spawn_options
+from .._errors import BotFault, BuildError, ConfigError, Crash
+from ..bots.spec import BotSpec, resolve
+from ..games import Game, IllegalAction, get_game
+from ..supervisor._process import GRACE_S, BotProcess, open_bot
+from ..supervisor.build import ensure_built
+from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
+from ..supervisor.matchlog import MatchLog, read_log
+from ..supervisor.options import limits_args, limits_from, number, params_from
+from ..supervisor.play import goodbye_line, spawn_options
+from ..supervisor.wires import Wire, wire_for
 
 EXIT_WAIT_S = 2.0
 """How long a bot may take to exit when told to, or when its input closes.
@@ -39,7 +41,7 @@ EXIT_WAIT_S = 2.0
 The arena itself kills a bot GRACE_S after telling it; the check allows more,
 so that a busy machine does not fail a correct bot, and shows the time taken.
 """
-SAMPLE_BOTS = Path(__file__).resolve().parents[1] / "sample_bots"
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
 """Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
 EXCERPT_RECORDS = 6
@@ -442,9 +444,7 @@ def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check one bot and print a line per check; exit status 1 when any fails."""
-    from .cli import _params, limits_from
-
-    game = get_game(args.game, _params(args.param))
+    game = get_game(args.game, params_from(args.param))
     spec = resolve(args.bot)
     references = [resolve(text) for text in args.against] or default_references(game, spec)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -471,8 +471,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena check`` to the command line."""
-    from .cli import _limits_args, number
-
     parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
     parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
     parser.add_argument("--game", default="rps-poker", help="game id (default %(default)s)")
@@ -483,7 +481,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--against", action="append", default=[], metavar="BOT", help="a reference bot (repeatable)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
     parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")
-    _limits_args(parser)
+    limits_args(parser)
     parser.set_defaults(handler=cmd_check)
 
 

@@ -1,0 +1,36 @@
+"""Competitions: many matches between many bots, fair, concurrent, resumable, and their results.
+
+From the schedule up:
+
+* :mod:`~arena.competition.config`: a tournament's config (TOML or the
+  short command-line form), checked with errors that name the key and line;
+* :mod:`~arena.competition.schedule`: who meets whom, seats, deals, seeds;
+* :mod:`~arena.competition.plan`: a config resolved into a game, bots and a
+  schedule, and its tournament row in the store;
+* :mod:`~arena.competition.store`: the SQLite results database;
+* :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
+  ratings and the leaderboard, rendered as a table, JSON or CSV;
+* :mod:`~arena.competition.progress`: progress displays;
+* :mod:`~arena.competition.runner`: plays the pending matches, ``jobs`` at
+  once, here or through a :class:`~arena.competition.runner.MatchExecutor`;
+* :mod:`~arena.competition.cluster`: a :class:`MatchExecutor` on a Dask
+  cluster (imported only when asked for: Dask is optional);
+* :mod:`~arena.competition.cli`: ``arena tournament`` and ``arena results``.
+"""
+
+from .plan import Plan, open_tournament, prepare
+from .runner import MatchExecutor, Summary, run_tournament
+from .schedule import Scheduled, make_schedule
+from .store import Store
+
+__all__ = [
+    "MatchExecutor",
+    "Plan",
+    "Scheduled",
+    "Store",
+    "Summary",
+    "make_schedule",
+    "open_tournament",
+    "prepare",
+    "run_tournament",
+]

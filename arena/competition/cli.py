@@ -1,0 +1,188 @@
+"""The competition's command line: ``arena tournament`` and ``arena results``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import trio
+
+from .._errors import ConfigError, StoreError
+from ..supervisor.options import limits_args, limits_from, number, params_from
+from . import config as config_mod
+from .cluster import executor_at
+from .config import TournamentConfig, effective_jobs
+from .plan import open_tournament, prepare
+from .progress import PlainProgress, Progress, QuietProgress, RichProgress
+from .results import board_from_store, render, render_matches
+from .runner import run_tournament
+from .store import Store
+
+
+# ``arena tournament`` --------------------------------------------------------
+def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    """The tournament config from a TOML file, or from the short form, with command-line overrides."""
+    target = Path(args.target)
+    if args.target.endswith(".toml"):
+        if args.bots:
+            raise ConfigError("give either a config file or a game and its bots, not both")
+        config = config_mod.load(target)
+        for key in ("cycles", "seed", "jobs", "max_faults"):
+            value = getattr(args, key)
+            if value is not None:
+                setattr(config, key, value)
+        if args.db is not None:
+            config.db = Path(args.db)
+        if args.no_log:
+            config.logs = False
+        if args.duplicate is not None:
+            config.duplicate_deals = args.duplicate
+        return config
+    return config_mod.from_command_line(
+        args.target,
+        args.bots,
+        cycles=args.cycles if args.cycles is not None else 1,
+        seed=args.seed,
+        jobs=args.jobs if args.jobs is not None else 0,
+        duplicate_deals=args.duplicate,
+        max_faults=args.max_faults if args.max_faults is not None else config_mod.DEFAULT_MAX_FAULTS,
+        fmt="gauntlet" if args.gauntlet else "round-robin",
+        challenger="",
+        limits=limits_from(args),
+        params=params_from(args.param),
+        db=Path(args.db) if args.db is not None else config_mod.DEFAULT_DB,
+        log_dir=Path(args.log_dir),
+        logs=not args.no_log,
+    )
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """Run (or resume) a tournament and print its leaderboard."""
+    config = config_from_args(args)
+    config.cluster = args.cluster or config.cluster
+    plan = prepare(config)
+    jobs = config.jobs if config.cluster else effective_jobs(config.jobs)
+    with Store.open(config.db) as store:
+        tid, seed = open_tournament(plan, store, fresh=args.fresh)
+        schedule_size = len(plan.schedule(seed))
+        done = len(store.finished_keys(tid))
+        dup = "duplicate deals" if plan.duplicate else "no duplicate deals"
+        print(
+            f"Tournament {tid} in {config.db}: {plan.game.game_id}, {config.format}, {len(plan.specs)} bots, "
+            f"{config.cycles} cycle(s), {dup}; seed {seed}; {schedule_size} matches"
+            + (f", {done} already done" if done else "")
+            + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
+        )
+        progress: Progress = (
+            QuietProgress() if args.quiet else RichProgress() if sys.stdout.isatty() else PlainProgress()
+        )
+        summary = trio.run(
+            lambda: run_tournament(
+                plan,
+                store,
+                tid,
+                seed,
+                jobs=jobs,
+                reuse=not args.no_reuse,
+                progress=progress,
+                handle_signals=True,
+                say=print,
+                executor=executor_at(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
+            )
+        )
+        board = board_from_store(store, tid)
+    sys.stdout.write(render(board, "table"))
+    rate = summary.played / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
+    print(
+        f"Played {summary.played} matches in {summary.elapsed_s:.1f}s ({rate:.2f}/s); "
+        f"processes started: {summary.pool.started}, reused: {summary.pool.reused}"
+        + (f"; {summary.skipped} skipped (disqualified bots)" if summary.skipped else "")
+    )
+    if summary.interrupted:
+        print(
+            f"Interrupted: {board.matches} of {board.scheduled} matches are recorded; "
+            "run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    print(f"Results: {config.db} (arena results {config.db})")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena tournament`` and ``arena results`` to the command line."""
+    register_tournament(sub)
+    register_results(sub)
+
+
+def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena tournament`` to the command line."""
+    parser = sub.add_parser(
+        "tournament",
+        help="run or resume a tournament (round-robin or gauntlet) and print its leaderboard",
+        description=(
+            "arena tournament CONFIG.toml, or the short form: arena tournament GAME BOT BOT... "
+            "Running the same command again resumes it: finished matches are not replayed."
+        ),
+    )
+    parser.add_argument("target", metavar="CONFIG.toml|GAME", help="a tournament config file, or a game id")
+    parser.add_argument("bots", nargs="*", metavar="BOT", help="bots (folders, executables, command lines)")
+    parser.add_argument("--cycles", type=int, help="times the whole schedule is played (default 1)")
+    parser.add_argument("--seed", type=int, help="tournament seed (default: resume the last one, or random)")
+    parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
+    dup = parser.add_mutually_exclusive_group()
+    dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")
+    dup.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="each deal once")
+    parser.add_argument(
+        "--max-faults",
+        type=int,
+        help=f"disqualify a bot with more faults than this (default {config_mod.DEFAULT_MAX_FAULTS})",
+    )
+    parser.add_argument("--gauntlet", action="store_true", help="the first bot plays each other bot (not every pair)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
+    parser.add_argument("--db", help=f"results database (default {config_mod.DEFAULT_DB})")
+    parser.add_argument("--log-dir", default=str(config_mod.DEFAULT_LOG_DIR), help="where match logs go")
+    parser.add_argument("--no-log", action="store_true", help="write no match logs")
+    parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")
+    parser.add_argument("--fresh", action="store_true", help="start a new tournament instead of resuming")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--cluster", metavar="ADDRESS", help="play the matches on a Dask cluster, such as tcp://scheduler:8786"
+    )
+    limits_args(parser)
+    parser.set_defaults(handler=cmd_tournament)
+
+
+# ``arena results`` -----------------------------------------------------------
+def cmd_results(args: argparse.Namespace) -> int:
+    """Print the leaderboard of a results database (or its tournaments, or its matches)."""
+    with Store.open(Path(args.db), readonly=True) as store:
+        if args.list:
+            for t in store.tournaments():
+                print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{t.name}")
+            return 0
+        if args.matches:
+            tournament = store.tournament(args.tournament)
+            if tournament is None:
+                raise StoreError(f"{store.path} holds no tournament")
+            sys.stdout.write(render_matches(store.matches(tournament.id), args.format))
+            return 0
+        board = board_from_store(store, args.tournament)
+    sys.stdout.write(render(board, args.format))
+    return 0
+
+
+def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena results`` to the command line."""
+    parser = sub.add_parser("results", help="show a tournament's leaderboard from its results database")
+    parser.add_argument("db", metavar="DB", help="the results database (SQLite), such as arena-runs/results.sqlite")
+    parser.add_argument("--tournament", type=int, metavar="ID", help="which tournament (default: the latest)")
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+    parser.add_argument("--list", action="store_true", help="list the tournaments in the database")
+    parser.add_argument(
+        "--matches",
+        action="store_true",
+        help="list the matches with their results, faults and logs (replay one: arena replay --db DB KEY)",
+    )
+    parser.set_defaults(handler=cmd_results)

@@ -1,0 +1,22 @@
+"""The supervisor: one jailed bot process, and one match between two of them.
+
+* :mod:`~arena.supervisor._process`: a bot process in its jail (from
+  :mod:`arena.sandbox`), its pipes, output caps, CPU and memory accounting,
+  and the kill of its whole tree;
+* :mod:`~arena.supervisor.build`: a bot's build step, once per content;
+* :mod:`~arena.supervisor.wires`: how messages become a bot's lines and its
+  lines become answers (JSON, and the games' text protocols);
+* :mod:`~arena.supervisor.match`: :class:`MatchRunner`, the one place where a
+  bot's misbehaviour becomes a :class:`Fault` with a reason;
+* :mod:`~arena.supervisor.matchlog`: the match log (every message both ways);
+* :mod:`~arena.supervisor._pool`: processes kept between matches for bots
+  that may play many;
+* :mod:`~arena.supervisor.play`: :func:`play_match`, one match start to end;
+* :mod:`~arena.supervisor.options`: the command-line options every command
+  that plays shares (limits, sandbox level, game parameters).
+"""
+
+from .match import Fault, MatchRecord, MatchRunner, Seat
+from .play import new_seed, play_match
+
+__all__ = ["Fault", "MatchRecord", "MatchRunner", "Seat", "new_seed", "play_match"]
