@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arena.supervisor.matchlog import read_log
+
 from .conftest import SAMPLE_BOTS
 
 RPS = SAMPLE_BOTS / "rps-poker"
@@ -38,3 +40,19 @@ def test_results_lists_every_match_with_its_log_and_each_replays(tmp_path: Path)
     assert [r["key"] for r in as_json] == [r["key"] for r in rows]
     table = arena("results", db, "--matches", cwd=tmp_path).stdout.splitlines()
     assert table[0].split("\t")[:4] == ["#", "match", "A", "B"] and len(table) == 7
+
+
+def test_json_outputs_give_seeds_as_exact_strings(tmp_path: Path) -> None:
+    # 2**53 + 1: a JavaScript number would read it as 2**53, so the seed must travel as a string.
+    seed = 2**53 + 1
+    bots = [str(RPS / name) for name in ("minimal-python", "minimal-bash")]
+    run = arena("tournament", "rps-poker", *bots, "--seed", str(seed), "--quiet", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    db = "arena-runs/results.sqlite"
+    board = json.loads(arena("results", db, "--format", "json", cwd=tmp_path).stdout)
+    assert board["seed"] == str(seed)
+    matches = json.loads(arena("results", db, "--matches", "--format", "json", cwd=tmp_path).stdout)
+    assert matches and all(isinstance(m["seed"], str) for m in matches)
+    logged = {read_log(tmp_path / m["log"])[0]["seed"] for m in matches}
+    assert {int(m["seed"]) for m in matches} == logged
+    assert any(int(m["seed"]) > 2**53 for m in matches), "derived match seeds use all 64 bits"

@@ -104,6 +104,8 @@ class Leaderboard:
     matches: int
     scheduled: int | None = None
     points_name: str = "points"
+    seed: int | None = None
+    """The tournament's seed, when the board is of a recorded tournament."""
 
 
 def outcome_for(match: PlayedMatch, seat: str) -> str:
@@ -289,6 +291,8 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
 
     data: dict[str, Any] = clean(
         {
+            # Seeds are strings: a 64-bit integer loses its last digits in JavaScript's numbers.
+            "seed": None if board.seed is None else str(board.seed),
             "matches": board.matches,
             "scheduled": board.scheduled,
             "points_name": board.points_name,
@@ -345,13 +349,15 @@ def board_from_store(store: Store, tid: int | None = None) -> Leaderboard:
     if tournament is None:
         raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
     config = tournament.config
-    return leaderboard(
+    board = leaderboard(
         [bot.name for bot in store.bots(tournament.id)],
         store.matches(tournament.id),
         max_faults=int(config.get("max_faults", 0)),
         scheduled=config.get("scheduled"),
         points_name=str(config.get("points_name", "points")),
     )
+    board.seed = tournament.seed
+    return board
 
 
 def match_rows(matches: Sequence[PlayedMatch]) -> list[dict[str, Any]]:
@@ -364,7 +370,7 @@ def match_rows(matches: Sequence[PlayedMatch]) -> list[dict[str, Any]]:
             "b": m.bot_b,
             "points": list(m.points),
             "winner": m.winner,
-            "seed": m.seed,
+            "seed": str(m.seed),  # a string: JavaScript's numbers would round a 64-bit seed
             "faults": "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in m.faults),
             "log": m.log_path or "",
         }
