@@ -14,7 +14,7 @@ from arena import Crash, play_match, resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
 from arena.supervisor._process import open_bot
-from arena.supervisor.match import MatchRunner, Seat
+from arena.supervisor.match import STDERR_LOGGED_BYTES, MatchRunner, Seat
 from arena.supervisor.matchlog import MatchLog, read_log
 from arena.supervisor.play import spawn_options
 from arena.supervisor.wires import Wire
@@ -88,6 +88,37 @@ async def test_stderr_is_drained_to_a_capped_file_and_the_bot_is_not_blocked(tmp
     text = stderr_log.read_bytes()
     assert 100_000 <= len(text) < 101_000
     assert b"more bytes of stderr dropped" in text
+    # The match log keeps its share of it, line by line, and counts the rest.
+    records = [r for r in read_log(record.log_path) if r["type"] == "stderr"]  # type: ignore[arg-type]
+    logged = sum(len(r.get("text", "")) + 1 for r in records)
+    assert logged <= STDERR_LOGGED_BYTES + 1
+    assert {k: v for k, v in records[-1].items() if k != "t"} == {
+        "type": "stderr",
+        "seat": "A",
+        "omitted": 100_000 - STDERR_LOGGED_BYTES,
+    }
+
+
+async def test_stderr_lines_are_logged_with_the_time_they_were_read(tmp_path: Path) -> None:
+    record = await _match("chatty", tmp_path)
+    log = read_log(record.log_path)  # type: ignore[arg-type]
+    lines = [r for r in log if r["type"] == "stderr"]
+    assert [r["text"] for r in lines] == [
+        *(f"turn {n}: playing index 0" for n in range(1, 11)),
+        "bad byte \ufffd here",
+        "no newline",
+    ]
+    assert {r["seat"] for r in lines} == {"A"}
+    asked = {
+        r["msg"]["turn"]: r["t"]
+        for r in log
+        if r["type"] == "send" and r["seat"] == "A" and r["msg"]["type"] == "main_play"
+    }
+    for turn, line in enumerate(lines[:10], start=1):
+        assert line["t"] >= asked[turn], "a line is read after the request that it answers was sent"
+    # Written after the messages and before the result, so the rest of the log keeps its order.
+    kinds = [r["type"] for r in log]
+    assert kinds[-1] == "result" and kinds[-1 - len(lines) : -1] == ["stderr"] * len(lines)
 
 
 async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) -> None:

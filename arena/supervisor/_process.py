@@ -14,7 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -94,6 +94,8 @@ class BotProcess:
         self.next_id = 1
         self.matches_played = 0
         self.closed = False
+        self.stderr_listener: Callable[[bytes | bytearray], None] | None = None
+        """Called with each kept chunk of stderr (the match in progress copies lines into its log)."""
         try:
             self._ps: psutil.Process | None = psutil.Process(process.pid)
         except psutil.Error:
@@ -253,6 +255,8 @@ class BotProcess:
                 if sink is not None and kept:
                     sink.write(kept)
                     sink.flush()
+                if self.stderr_listener is not None and kept:
+                    self.stderr_listener(kept)
         finally:
             if sink is not None:
                 if self.stats.stderr_dropped:

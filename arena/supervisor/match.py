@@ -151,6 +151,42 @@ class _Move:
         return max(0.0, now - self.cpu_at_start)
 
 
+STDERR_LOGGED_BYTES = 64 << 10
+"""Bytes of a seat's stderr per match that the match log keeps, line by line with times (replays show them)."""
+STDERR_LINE_CHARS = 1000
+"""A longer stderr line is cut to this many characters in the log."""
+
+
+class _StderrTap:
+    """Copies the lines a seat writes to stderr during one match, with the time each was read."""
+
+    def __init__(self, log: MatchLog) -> None:
+        self.log = log
+        self.lines: list[tuple[float, str]] = []
+        self.omitted = 0
+        self._room = STDERR_LOGGED_BYTES
+        self._partial = b""
+
+    def feed(self, chunk: bytes | bytearray) -> None:
+        if self._room <= 0:
+            self.omitted += len(chunk)  # past the log's share: count only, no per-line work
+            return
+        kept, self.omitted = chunk[: self._room], self.omitted + max(0, len(chunk) - self._room)
+        self._room -= len(kept)
+        *complete, self._partial = (self._partial + kept).split(b"\n")
+        now = self.log.now()
+        self.lines += [(now, self._text(line)) for line in complete]
+
+    def close(self) -> None:
+        if self._partial:
+            self.lines.append((self.log.now(), self._text(self._partial)))
+            self._partial = b""
+
+    @staticmethod
+    def _text(line: bytes) -> str:
+        return line.rstrip(b"\r").decode("utf-8", errors="replace")[:STDERR_LINE_CHARS]
+
+
 class _Faulted(Exception):
     def __init__(self, faults: list[Fault]) -> None:
         super().__init__(faults)
@@ -230,6 +266,54 @@ class MatchRunner:
         """Play the match to its end (or a forfeit) and return its record."""
         started = trio.current_time()
         self._write_header()
+        taps = [_StderrTap(self.log) for _ in self.seats]
+        for seat, tap in zip(self.seats, taps, strict=True):
+            seat.bot.stderr_listener = tap.feed
+        try:
+            result = await self._play()
+            await trio.sleep(0)  # lets the stderr readers take what the last move wrote
+        finally:
+            for seat in self.seats:
+                seat.bot.stderr_listener = None
+        for index, seat in enumerate(self.seats):
+            self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
+            self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
+            seat.bot.matches_played += 1
+        self._write_stderr(taps)
+        duration = trio.current_time() - started
+        self.log.write(
+            {
+                "type": "result",
+                **msgspec.to_builtins(result),
+                "stats": [s.__dict__ for s in self.stats],
+                "duration_s": round(duration, 6),
+            }
+        )
+        return MatchRecord(
+            match_id=self.match_id,
+            game=self.game.game_id,
+            seed=self.seed,
+            names=(self._name(0), self._name(1)),
+            result=result,
+            faults=self.faults,
+            duration_s=duration,
+            log_path=self.log.path,
+            stats=self.stats,
+        )
+
+    def _write_stderr(self, taps: Sequence[_StderrTap]) -> None:
+        """The seats' stderr lines, A's then B's, after the last message (the rest of the log keeps its order)."""
+        if self.log.path is None:
+            return
+        for index, tap in enumerate(taps):
+            tap.close()
+            for t, text in tap.lines:
+                self.log.write({"type": "stderr", "seat": SEATS[index], "text": text, "t": t})
+            if tap.omitted:
+                self.log.write({"type": "stderr", "seat": SEATS[index], "omitted": tap.omitted})
+
+    async def _play(self) -> Result:
+        """Play the match to its end (or a forfeit); the result."""
         state = self.game.new_match(self.seed)
         try:
             for index in (0, 1):
@@ -264,30 +348,7 @@ class MatchRunner:
                     f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}"
                 )
         await self._end(result)
-        for index, seat in enumerate(self.seats):
-            self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
-            self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
-            seat.bot.matches_played += 1
-        duration = trio.current_time() - started
-        self.log.write(
-            {
-                "type": "result",
-                **msgspec.to_builtins(result),
-                "stats": [s.__dict__ for s in self.stats],
-                "duration_s": round(duration, 6),
-            }
-        )
-        return MatchRecord(
-            match_id=self.match_id,
-            game=self.game.game_id,
-            seed=self.seed,
-            names=(self._name(0), self._name(1)),
-            result=result,
-            faults=self.faults,
-            duration_s=duration,
-            log_path=self.log.path,
-            stats=self.stats,
-        )
+        return result
 
     async def _end(self, result: Result) -> None:
         faulted = {f.seat for f in self.faults}

@@ -11,6 +11,11 @@ same seed and moves identical byte for byte):
             ``"stale": true`` marks a late answer to an earlier request, ignored
 ``fault``   seat, kind, reason, and the request it happened at
 ``result``  the match's :class:`protocol.Result`, plus per-seat statistics
+``stderr``  a line a seat wrote to stderr during the match (``"text"``), its
+            ``"t"`` the time it was read; written after the last message,
+            seat A's lines then seat B's, so the rest of the log keeps its
+            order. ``"omitted"`` instead of ``"text"`` counts the bytes past
+            the log's share (the bot's stderr log file has them all)
 """
 
 from __future__ import annotations
@@ -40,9 +45,13 @@ class MatchLog:
             opened = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
             self._file = cast(IO[bytes], opened)
 
+    def now(self) -> float:
+        """Seconds since the match began (0 outside trio)."""
+        return round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
+
     def stamp(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` with the time since the match began, as its last key."""
-        record["t"] = round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
+        record["t"] = self.now()
         return record
 
     def write(self, record: dict[str, Any]) -> None:

@@ -56,6 +56,13 @@ for line in sys.stdin:
         for _ in range(64):  # 4 MiB of stderr, then a valid answer
             sys.stderr.write(chunk)
         say(json.dumps({"id": rid, "action": 0}))
+    elif mode == "chatty":
+        # A line of stderr per move, one not UTF-8, then a line left without its newline.
+        sys.stderr.write(f"turn {message['turn']}: playing index 0\n")
+        if message["turn"] == 10:
+            sys.stderr.buffer.write(b"bad byte \xff here\nno newline")
+        sys.stderr.flush()
+        say(json.dumps({"id": rid, "action": 0}))
     elif mode == "late":
         # Answers the first main_play of its life too late; every other request on time.
         if not slept:
