@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
+import hashlib
+import io
 import logging
 import os
 import signal
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +70,46 @@ def test_unpacked_bundle_has_the_files_and_modes(tmp_path: Path) -> None:
     assert folder.stat().st_mode & 0o005 == 0o005, "bots run under other UIDs must be able to read it"
     assert unpack_bundle(bundle, tmp_path / "cache") == folder  # cached: no second copy
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [bundle.digest]
+
+
+def test_unpacking_needs_no_extractall_filter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python before 3.11.4 (Debian 12 has 3.11.2) has no extractall(filter=...).
+    def old_extractall(
+        self: tarfile.TarFile, path: str = ".", members: object = None, *, numeric_owner: bool = False
+    ) -> None:
+        raise AssertionError("a bundle is unpacked file by file, never with extractall")
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", old_extractall)
+    folder = unpack_bundle(make_bundle(write_bot(tmp_path / "bot")), tmp_path / "cache")
+    assert (folder / "lib" / "data.txt").is_file()
+    assert (folder / "lib").stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "link"),
+    [
+        ("/etc/evil", tarfile.REGTYPE, ""),
+        ("../evil", tarfile.REGTYPE, ""),
+        ("lib/../../evil", tarfile.REGTYPE, ""),
+        ("link", tarfile.SYMTYPE, "/etc/passwd"),
+        ("hard", tarfile.LNKTYPE, "bot.py"),
+        ("fifo", tarfile.FIFOTYPE, ""),
+    ],
+)
+def test_a_bundle_with_anything_but_files_inside_is_refused(name: str, kind: bytes, link: str, tmp_path: Path) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for entry, entry_kind, target in (("bot.py", tarfile.REGTYPE, ""), (name, kind, link)):
+            info = tarfile.TarInfo(entry)
+            info.type, info.linkname = entry_kind, target
+            data = b"print(1)\n" if entry_kind == tarfile.REGTYPE else b""
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    data = gzip.compress(raw.getvalue())
+    with pytest.raises(ClusterError, match="not a file inside the bot's folder"):
+        unpack_bundle(Bundle(hashlib.sha256(data).hexdigest(), data), tmp_path / "cache")
+    assert [p.name for p in tmp_path.rglob("*")] == ["cache"], "nothing is left behind"
+    assert not (tmp_path / "evil").exists()
 
 
 def test_damaged_bundle_is_refused_before_anything_is_written(tmp_path: Path) -> None:

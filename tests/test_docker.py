@@ -5,6 +5,8 @@ No Docker engine runs here, so nothing is built: these tests read the files.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
 import shutil
@@ -99,18 +101,39 @@ def test_base_image_python_matches_pyproject() -> None:
 
 
 def test_dockerfile_installs_the_project_not_a_hand_made_list() -> None:
-    copies = [rest for word, rest in instructions() if word == "COPY"]
-    assert any("pyproject.toml" in c.split() for c in copies)
-    for package in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]:
-        folder = package.rstrip("*")
-        assert any(c.split()[0].rstrip("/") == folder for c in copies), f"the image misses the package {folder}/"
-    installs = [line for line in run_lines() if "pip install" in line]
-    assert len(installs) == 1
-    assert '"./[cluster]"' in installs[0], "the image should install Arena from pyproject.toml with the cluster extra"
+    steps = instructions()
+    (install,) = [i for i, (word, rest) in enumerate(steps) if word == "RUN" and "pip install" in rest]
+    copied_before = {rest.split()[0].rstrip("/") for word, rest in steps[:install] if word == "COPY"}
+    assert "pyproject.toml" in copied_before
+    wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
+    for folder in wheel["only-include"]:  # the wheel's packages and the package data it maps in
+        top = folder.split("/")[0]
+        assert top in copied_before, f"the image builds its wheel without {folder}/ (copy it before pip install)"
+    assert '"./[cluster]"' in steps[install][1], "the image should install Arena from pyproject.toml, cluster extra"
     dependencies = PYPROJECT["project"]["dependencies"] + PYPROJECT["project"]["optional-dependencies"]["cluster"]
     for dependency in dependencies:
         name = re.split(r"[\[<>=~ ]", dependency)[0]
-        assert not re.search(rf"\b{re.escape(name)}\b", installs[0]), f"{name} should come from pyproject.toml"
+        assert not re.search(rf"\b{re.escape(name)}\b", steps[install][1]), f"{name} should come from pyproject.toml"
+
+
+def test_the_default_database_lands_in_the_volume() -> None:
+    from arena.competition.config import DEFAULT_DB, DEFAULT_LOG_DIR
+
+    steps = instructions()
+    workdir = Path([rest for word, rest in steps if word == "WORKDIR"][-1])
+    (volume,) = [Path(v) for word, rest in steps if word == "VOLUME" for v in json.loads(rest)]
+    for default in (DEFAULT_DB, DEFAULT_LOG_DIR):  # arena-runs/... in the working folder is the volume itself
+        assert workdir / default.parent.parts[0] == volume, f"{workdir / default}: not at the top of {volume}"
+    for name in ("worker", "coordinator"):
+        mounts = [m.split(":") for m in compose()["services"][name]["volumes"]]
+        assert ["arena-runs", str(volume)] in mounts, f"{name} should mount the runs volume at {volume}"
+
+
+def test_one_init_in_the_container() -> None:
+    entrypoint = [json.loads(rest) for word, rest in instructions() if word == "ENTRYPOINT"]
+    image_has_init = bool(entrypoint) and Path(entrypoint[-1][0]).name in {"tini", "dumb-init"}
+    for name, service in compose()["services"].items():
+        assert image_has_init != bool(service.get("init")), f"{name}: exactly one init (the image's, or compose's)"
 
 
 def test_cluster_extra_has_dask_distributed() -> None:
@@ -165,7 +188,7 @@ def test_compose_has_scheduler_workers_and_coordinator() -> None:
     assert coordinator[coordinator.index("--cluster") + 1] == address
     for name in ("worker", "coordinator"):
         assert services[name]["depends_on"]["scheduler"]["condition"] == "service_healthy"
-        assert "arena-runs:/arena-runs" in services[name]["volumes"], f"{name} shares the runs volume"
+        assert any(v.startswith("arena-runs:") for v in services[name]["volumes"]), f"{name} shares the runs volume"
 
 
 def test_compose_sample_tournament_is_a_valid_config_in_the_image() -> None:
@@ -178,8 +201,10 @@ def test_compose_sample_tournament_is_a_valid_config_in_the_image() -> None:
     config = config_mod.load(ROOT / relative)  # bots are checked to exist, the game and keys to be valid
     assert config.cluster == f"tcp://scheduler:{scheduler_port(services)}"
     assert len(config.bots) >= 2
-    assert config.db.is_absolute() and config.db.parts[1] == "arena-runs"
-    assert config.log_dir.is_absolute() and config.log_dir.parts[1] == "arena-runs"
+    (volume,) = [Path(v) for word, rest in instructions() if word == "VOLUME" for v in json.loads(rest)]
+    output = tomllib.loads((ROOT / relative).read_text(encoding="utf-8"))["output"]
+    for key in ("db", "log_dir"):  # relative to the config file, as the coordinator and workers read it
+        assert Path(os.path.normpath(in_image.parent / output[key])).is_relative_to(volume), f"{key} is not in {volume}"
     assert "sample_bots/" in copies
     for bot in config.bots:
         assert (bot.base / bot.text).resolve().is_relative_to(ROOT / "sample_bots"), "the image has sample bots only"

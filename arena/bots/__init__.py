@@ -4,6 +4,8 @@
   :class:`BotSpec` (the command, its folder, its build step, whether it may
   play many matches in one process, the protocol it speaks) with a content
   hash of its files; ``bot.toml`` is read here.
+* :mod:`arena.bots.samples`: where the sample bots and the games' rules are,
+  in a checkout or an installed wheel.
 * :mod:`arena.bots.js`: the node host that runs bots written for the RPS
   Poker challenge unchanged.
 

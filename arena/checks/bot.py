@@ -25,6 +25,7 @@ import protocol
 from protocol import Limits
 
 from .._errors import BotFault, BuildError, ConfigError, Crash
+from ..bots.samples import sample_bots
 from ..bots.spec import BotSpec, resolve
 from ..games import Game, IllegalAction, get_game
 from ..supervisor._process import GRACE_S, BotProcess, open_bot
@@ -41,7 +42,6 @@ EXIT_WAIT_S = 2.0
 The arena itself kills a bot GRACE_S after telling it; the check allows more,
 so that a busy machine does not fail a correct bot, and shows the time taken.
 """
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
 """Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
 EXCERPT_RECORDS = 6
@@ -427,7 +427,7 @@ def _stderr_tail(path: Path) -> list[str]:
 
 def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
     """Sample bots of ``game`` to play against: the preferred ones, else any without a build step."""
-    folder = SAMPLE_BOTS / game.id
+    folder = sample_bots() / game.id
     if not folder.is_dir():
         return []
     candidates = [folder / name for name in REFERENCE_BOTS if (folder / name).is_dir()]

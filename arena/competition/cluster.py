@@ -51,7 +51,7 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -138,7 +138,7 @@ def unpack_bundle(bundle: Bundle, cache: Path) -> Path:
     scratch = Path(tempfile.mkdtemp(prefix=f".{bundle.digest[:16]}-", dir=cache))
     try:
         with tarfile.open(fileobj=io.BytesIO(gzip.decompress(bundle.data)), mode="r") as tar:
-            tar.extractall(scratch, filter="data")  # refuses absolute paths, "..", devices and links out
+            _extract_files(tar, scratch)
         scratch.chmod(0o755)  # mkdtemp made it private; the sandbox runs bots under their own UIDs
         try:
             scratch.rename(target)
@@ -149,6 +149,30 @@ def unpack_bundle(bundle: Bundle, cache: Path) -> Path:
         shutil.rmtree(scratch, ignore_errors=True)
     _STATS["unpacked"] += 1
     return target
+
+
+def _extract_files(tar: tarfile.TarFile, folder: Path) -> None:
+    """Write the bundle's regular files under ``folder``; anything else in it is refused.
+
+    A bundle holds only the regular files of a bot folder (``make_bundle``),
+    so no link, device, absolute name or ``..`` is ever extracted. Done by
+    hand rather than with ``extractall(filter="data")``, which Python 3.11
+    has only from 3.11.4 on (Debian 12 ships 3.11.2).
+    """
+    for member in tar:
+        name = PurePosixPath(member.name)
+        if not member.isfile() or name.is_absolute() or ".." in name.parts or not name.parts:
+            raise ClusterError(f"bot bundle holds {member.name!r}, which is not a file inside the bot's folder")
+        target = folder.joinpath(*name.parts)
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        source = tar.extractfile(member)
+        assert source is not None  # a regular file always has contents
+        with source, target.open("xb") as sink:
+            shutil.copyfileobj(source, sink)
+        target.chmod(0o755 if member.mode & 0o111 else 0o644)
+    for sub in folder.rglob("*"):
+        if sub.is_dir():
+            sub.chmod(0o755)  # readable by the bots' own UIDs whatever the umask
 
 
 _STATS: Counter[str] = Counter()
