@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
 
 from . import __version__
-from ._errors import ArenaError
+from ._errors import ArenaError, ConfigError
+from .bots.samples import rules_file
 from .bots.spec import BotSpec, resolve
-from .games import GAMES, ParamError, get_game
+from .checks.hints import fault_hints, printable, stderr_tail
+from .games import GAMES, Game, ParamError, get_game
+from .supervisor.match import MatchRecord
 from .supervisor.options import limits_args, limits_from, params_from
 from .supervisor.play import new_seed, play_match
 
@@ -20,31 +26,57 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play one match and narrate it."""
+    """Play one match and narrate it; a fault is shown with the end of the bot's stderr and a hint."""
     game = get_game(args.game, params_from(args.param))
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     seed = args.seed if args.seed is not None else new_seed()
-    log_dir = None if args.no_log else Path(args.log_dir)
+    limits = limits_from(args)
     print(f"{game.title} ({game.game_id}), seed {seed}")
-    print(f"  A: {specs[0].name}  ({' '.join(specs[0].command)})")
-    print(f"  B: {specs[1].name}  ({' '.join(specs[1].command)})")
-    record = trio.run(
-        lambda: play_match(
-            game, specs, seed=seed, limits=limits_from(args), log_dir=log_dir, narrate=None if args.quiet else print
+    for seat, spec in zip("AB", specs, strict=True):
+        print(f"  {seat}: {printable(spec.name)}  ({printable(' '.join(spec.command))})")
+    if specs[0].name == specs[1].name:
+        name = printable(specs[0].name)
+        print(f"arena: note: both bots are named {name}; they play as {name}#1 and {name}#2", file=sys.stderr)
+    with contextlib.ExitStack() as stack:
+        log_dir = None if args.no_log else Path(args.log_dir)
+        stderr_dir = None
+        if log_dir is None:  # the bots' stderr is kept for the match all the same, to show its end with a fault
+            stderr_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-play-")))
+        record = trio.run(
+            lambda: play_match(
+                game,
+                specs,
+                seed=seed,
+                limits=limits,
+                log_dir=log_dir,
+                stderr_dir=stderr_dir,
+                narrate=None if args.quiet else print,
+            )
         )
-    )
+        _print_result(record, game, specs)
+    return 0
+
+
+def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec]) -> None:
     result = record.result
+    names = [printable(name) for name in record.names]
     a, b = (_num(p) for p in result.points)
     if result.winner is None:
         verdict = "draw" if not result.forfeit else "no winner (both faulted)"
     else:
-        verdict = f"{result.winner} ({record.names['AB'.index(result.winner)]}) wins"
-    print(f"Result: {record.names[0]} {a} - {b} {record.names[1]}: {verdict}")
+        verdict = f"{result.winner} ({names['AB'.index(result.winner)]}) wins"
+    print(f"Result: {names[0]} {a} - {b} {names[1]}: {verdict}")
     for fault in record.faults:
-        print(f"  fault: {fault.seat} {fault.kind}: {fault.reason}")
+        seat = "AB".index(fault.seat)
+        print(f"  fault: {fault.seat} ({names[seat]}) {fault.kind}: {printable(fault.reason)}")
+        kept = record.log_path is not None  # else the stderr file is in a folder removed after the match
+        for line in stderr_tail(record.stderr_logs[seat], label=None if kept else "not kept: --no-log"):
+            print(f"    {line}")
+        option = f"--protocol-{fault.seat.lower()}"
+        for hint in fault_hints(fault, game, specs[seat].protocol, record.stats[seat].bytes_out, option):
+            print(f"    hint: {hint}")
     if record.log_path:
         print(f"Log: {record.log_path}")
-    return 0
 
 
 def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
@@ -56,12 +88,28 @@ def _num(value: float) -> str:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the games and their parameters."""
+    """List the games, their parameters and where their rules are; with a game's id, print its rules."""
+    if args.game:
+        cls = get_game(args.game).__class__
+        rules = rules_file(cls.id)
+        try:
+            print(rules.read_text(encoding="utf-8"), end="")
+        except OSError as exc:
+            raise ConfigError(f"the rules of {cls.id} are missing from this installation ({exc})") from None
+        return 0
     for cls in GAMES.values():
         print(f"{cls.id}/{cls.version}  {cls.title}: {cls.summary}")
+        print(f"    rules: {_shown_path(rules_file(cls.id))}  (or: arena games {cls.id})")
         for param in cls.params_table:
             print(f"    {param.name} = {param.default!r}  {param.doc}")
     return 0
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working folder when it is inside it (as in a clone), else absolute."""
+    with contextlib.suppress(ValueError):
+        return str(path.relative_to(Path.cwd()))
+    return str(path)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     limits_args(play)
     play.set_defaults(handler=cmd_play)
 
-    games = sub.add_parser("games", help="list the games and their parameters")
+    games = sub.add_parser("games", help="list the games and their parameters; `arena games GAME` prints its rules")
+    games.add_argument("game", nargs="?", metavar="GAME", help="print the rules of this game (such as rps-poker)")
     games.set_defaults(handler=cmd_games)
 
     for register in _extra_commands():
@@ -117,6 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except BaseException as exc:
         leaf = _user_facing(exc)
+        if isinstance(leaf, BrokenPipeError):  # `arena games | head`: the reader has all it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
         if isinstance(leaf, KeyboardInterrupt):
             print("arena: interrupted; every bot process was stopped", file=sys.stderr)
             return 130
@@ -129,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _user_facing(exc: BaseException) -> BaseException:
     """The Ctrl-C or user error inside ``exc``, seeing through trio's exception groups."""
     if isinstance(exc, BaseExceptionGroup):
-        for kind in (KeyboardInterrupt, ArenaError, ParamError):
+        for kind in (KeyboardInterrupt, ArenaError, ParamError, BrokenPipeError):
             found = exc.subgroup(kind)
             if found is not None:
                 return _user_facing(found.exceptions[0])

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from arena import play_match, resolve
 from arena.games import get_game
 from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
 
-from .conftest import SAMPLE_BOTS, readme_exchange, seen_by
+from .conftest import REPO, SAMPLE_BOTS, readme_exchange, seen_by
 
 RPS = SAMPLE_BOTS / "rps-poker"
 
@@ -76,6 +78,7 @@ def test_bot_given_as_command_line_and_as_executable(tmp_path: Path) -> None:
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "Turn" not in out.stdout and "Result: bot#1" in out.stdout
+    assert "arena: note: both bots are named bot; they play as bot#1 and bot#2" in out.stderr
 
 
 @pytest.mark.parametrize(
@@ -131,3 +134,71 @@ def test_bad_limits_on_the_command_line_are_refused_before_play(
 ) -> None:
     out = arena("play", "rps-poker", str(RPS / "minimal-bash"), str(RPS / "minimal-bash"), option, value, cwd=tmp_path)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_crash_shows_the_end_of_the_bots_stderr_and_its_file(tmp_path: Path) -> None:
+    bot = tmp_path / "crashy.py"
+    bot.write_text(
+        "import sys\nsys.stdin.readline()\n"
+        "print('loading the model', file=sys.stderr)\n"
+        "print('KeyError: \\x1b]0;pwned\\x07', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    out = arena("play", "rps-poker", f"python3 {bot}", str(RPS / "minimal-bash"), "--seed", "1", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "  fault: A (crashy) crash: closed its output: exited with code 1\n" in out.stdout
+    (stderr_log,) = (tmp_path / "arena-runs" / "logs").glob("*.A.stderr.log")
+    shown = out.stdout.split("fault: A", 1)[1]
+    assert f"    stderr, last lines ({stderr_log.relative_to(tmp_path)}):\n" in shown
+    assert "      loading the model\n      KeyError: \\x1b]0;pwned\\x07\n" in shown, "escapes are shown, not obeyed"
+    assert "\x1b" not in out.stdout
+
+    quiet = arena("play", "rps-poker", f"python3 {bot}", str(RPS / "minimal-bash"), "--no-log", cwd=tmp_path)
+    assert "    stderr, last lines (not kept: --no-log):\n      loading the model\n" in quiet.stdout
+
+
+def test_a_bot_that_says_nothing_in_gops_gets_the_text_protocol_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.cli import _print_result
+
+    quiz = tmp_path / "quiz_bot.py"  # a bot for the 2007 referee: it waits for "Competition card:" lines
+    quiz.write_text(
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('Competition card:'):\n"
+        "        print(line.split()[-1], flush=True)\n"
+    )
+    game = get_game("gops")
+    specs = (resolve(f"{sys.executable} {quiz}"), resolve(str(SAMPLE_BOTS / "gops" / "random-python")))
+    quick = Limits(startup_s=0.5, move_s=0.5, time_bank_s=0.0, move_wall_s=1.0)
+    record = trio.run(lambda: play_match(game, specs, seed=1, limits=quick, log_dir=tmp_path))
+    _print_result(record, game, specs)
+    out = capsys.readouterr().out
+    assert "fault: A (quiz_bot) timeout" in out
+    assert "hint: it wrote nothing on its standard output: does it flush after each line?" in out
+    assert "hint: was it written for GOPS's original plain-text referee? run it with --protocol-a gops-text" in out
+
+
+def test_two_bots_with_one_name_get_a_note(tmp_path: Path) -> None:
+    same = str(RPS / "minimal-python")
+    out = arena("play", "rps-poker", same, same, "--no-log", "--quiet", cwd=tmp_path)
+    assert "arena: note: both bots are named minimal-python; they play as minimal-python#1 and minimal-python#2" in (
+        out.stderr
+    )
+    out = arena("tournament", "rps-poker", same, same, "--cycles", "1", "--no-log", "--quiet", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "arena: note: two bots are named 'minimal-python':" in out.stderr
+    assert "plays as 'minimal-python#2'" in out.stderr
+
+
+def test_a_hosted_javascript_bot_is_named_after_the_bot_it_hosts(tmp_path: Path) -> None:
+    from arena.bots.js import HOST_JS
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    examples = REPO / "examples" / "challenge-bots.js"
+    assert resolve(f"node {HOST_JS} {examples} Saver").name == "Saver"
+    assert resolve(f"node {HOST_JS} {examples}").name == "challenge-bots"
+    copied = tmp_path / ".arena-build" / "host.js"  # a bot folder's own copy of the host
+    copied.parent.mkdir()
+    copied.write_bytes(HOST_JS.read_bytes())
+    assert resolve(f"node {copied} {examples} Odds").name == "Odds"
+    assert resolve(f"python3 {copied}").name == "host", "only node runs the host"

@@ -25,6 +25,10 @@ from typing import Any
 from .._errors import ConfigError
 
 MANIFEST = "bot.toml"
+MAX_NAME = 64
+"""The longest bot name a manifest may give (names are shown in terminals, tables and pages)."""
+HOST_JS_NAME = "host.js"
+"""The file name of Arena's node host for challenge-format bots (``arena/bots/js/host.js``)."""
 _MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s"}
 _SKIP_IN_HASH = {"__pycache__", ".git", ".arena-build", "node_modules"}
 
@@ -83,9 +87,24 @@ def resolve(text: str, *, base: Path | None = None) -> BotSpec:
     if shutil.which(argv[0], path=os.environ.get("PATH")) is None and _existing(base / argv[0]) is None:
         raise ConfigError(f"bot {text!r}: {argv[0]!r} is not a folder, a file or a command on PATH")
     files = [file for a in argv[1:] if (file := _existing(base / a)) is not None and file.is_file()]
-    name = Path(files[0]).stem if files else Path(argv[0]).name
+    name = _hosted_name(argv) or (Path(files[0]).stem if files else Path(argv[0]).name)
     digest = _hash_files(files) if files else hashlib.sha256(" ".join(argv).encode()).hexdigest()
     return BotSpec(name=name, command=argv, cwd=base, source=text, digest=digest, profile=guess_profile(argv))
+
+
+def _hosted_name(argv: tuple[str, ...]) -> str:
+    """The name of a bot the JavaScript host runs (``node host.js BOT_FILE [BOT_NAME]``), else ``""``.
+
+    It is named after the bot it hosts, not after the host: its ``BOT_NAME``
+    when one is given, else its file's name.
+    """
+    if guess_profile(argv) != "node":
+        return ""
+    for index, arg in enumerate(argv[1:-1], start=1):
+        if Path(arg).name == HOST_JS_NAME:
+            hosted = argv[index + 1 :]
+            return hosted[1] if len(hosted) > 1 and hosted[1] else Path(hosted[0]).stem
+    return ""
 
 
 def _existing(path: Path) -> Path | None:
@@ -119,6 +138,9 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     for key, kind in (("name", str), ("reuse", bool), ("protocol", str), ("profile", str)):
         if key in data and not isinstance(data[key], kind):
             raise ConfigError(f"{manifest}: {key!r} must be a {kind.__name__}")
+    name = data.get("name", folder.name)
+    if not name.strip() or not name.isprintable() or len(name) > MAX_NAME:
+        raise ConfigError(f"{manifest}: 'name' must be printable text of 1 to {MAX_NAME} characters, not {name!r}")
     timeout = data.get("build_timeout_s", 120.0)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ConfigError(f"{manifest}: 'build_timeout_s' must be a positive number of seconds")
@@ -126,7 +148,7 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         raise ConfigError(f"{manifest}: a text-protocol bot cannot be reused (it cannot tell matches apart)")
     command = tuple(shlex.split(run))
     return BotSpec(
-        name=data.get("name", folder.name),
+        name=name,
         command=command,
         cwd=folder,
         build=tuple(shlex.split(build)),

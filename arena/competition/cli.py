@@ -62,6 +62,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     config.cluster = args.cluster or config.cluster
     plan = prepare(config)
+    for note in plan.notes:
+        print(f"arena: note: {note}", file=sys.stderr)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)
     with Store.open(config.db) as store:
         tid, seed = open_tournament(plan, store, fresh=args.fresh)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -28,6 +28,8 @@ class Plan:
     game: Game
     specs: dict[str, BotSpec]
     duplicate: bool
+    notes: list[str] = field(default_factory=list)
+    """What the organiser should know before play (a bot renamed because two shared a name)."""
 
     @property
     def names(self) -> list[str]:
@@ -78,6 +80,7 @@ def prepare(config: TournamentConfig) -> Plan:
     """Check ``config``: the game and its parameters, and every bot (named uniquely)."""
     game = get_game(config.game, config.params)
     specs: dict[str, BotSpec] = {}
+    notes: list[str] = []
     for entry in config.bots:
         spec = resolve(entry.text, base=entry.base)
         if entry.protocol:
@@ -90,13 +93,18 @@ def prepare(config: TournamentConfig) -> Plan:
         while unique in specs:
             n += 1
             unique = f"{name}#{n}"
+        if unique != name:
+            notes.append(
+                f"two bots are named {name!r}: {entry.text!r} plays as {unique!r} (name it: "
+                f'name = "..." in its bot.toml, or {{ bot = "...", name = "..." }} in a config)'
+            )
         specs[unique] = spec.with_name(unique) if unique != spec.name else spec
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two bots")
     duplicate = type(game).duplicate_deals if config.duplicate_deals is None else config.duplicate_deals
     if config.format == "gauntlet":
         pairs(list(specs), "gauntlet", config.challenger)  # checks the challenger's name
-    return Plan(config=config, game=game, specs=specs, duplicate=duplicate)
+    return Plan(config=config, game=game, specs=specs, duplicate=duplicate, notes=notes)
 
 
 def open_tournament(plan: Plan, store: Store, *, fresh: bool = False) -> tuple[int, int]:

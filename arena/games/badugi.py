@@ -1,6 +1,6 @@
 """Badugi: heads-up fixed-limit triple-draw low-ball poker.
 
-Rules: ``shared/games/badugi.md``. Hand evaluation is a public API:
+Rules: ``docs/games/badugi.md``. Hand evaluation is a public API:
 
 * :func:`best_hand` -- the played hand (its cards, highest rank first) out of
   the four held;
@@ -11,7 +11,7 @@ Rules: ``shared/games/badugi.md``. Hand evaluation is a public API:
 Cards are rank then suit: ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (the ace is
 low), suits ``c d h s``: ``Kc``, ``Td``, ``As``.
 
-Choices where the rules are silent (the README says the same):
+Choices where the rules are silent (``docs/games/badugi.md`` says the same):
 
 * **Hands and button.** A match is ``hands`` hands; seat A has the button in
   hand 1 and the button alternates hand by hand. The button posts the small

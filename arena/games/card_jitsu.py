@@ -1,8 +1,8 @@
 """Card-Jitsu: rock-paper-scissors with elements, and a race to a set of three.
 
-Rules: ``shared/games/card-jitsu.md`` (a 2025 programming challenge, after a
+Rules: ``docs/games/card-jitsu.md`` (a 2025 programming challenge, after a
 children's online card game). Both seats are bots, each with its own hand.
-Choices where the rules are silent (documented in the README too):
+Choices where the rules are silent (``docs/games/card-jitsu.md`` says the same):
 
 * **Drawing.** Every card is drawn uniformly from the 198 kinds with the
   arena's RNG, by rejection: a draw that is already in the hand is drawn

@@ -1,11 +1,11 @@
 """GOPS, the Game of Pure Strategy (Goofspiel), as the 2007 quiz's referee played it.
 
-Rules: ``shared/games/gops.md``. Each seat holds the cards 1..``cards``; as
+Rules: ``docs/games/gops.md``. Each seat holds the cards 1..``cards``; as
 many prize cards are turned up one at a time; both seats bid a card of their
 hand at once; the higher bid takes the prize, equal bids discard it (no
 carry-over). Bid cards are used up. The higher sum of prizes wins.
 
-Choices where the rules are silent (documented in the README too):
+Choices where the rules are silent (``docs/games/gops.md`` says the same):
 
 * **Prize order.** ``random`` shuffles the prizes with the arena's RNG
   (``_rng``) from the match's seed; ``ascending`` and ``descending`` ignore

@@ -1,7 +1,7 @@
 """RPS Poker: a draft of ten cards each, then ten one-card "poker" turns.
 
-Rules: ``shared/games/rps-poker.md`` of the 2021 king-of-the-hill challenge.
-Choices where the rules are silent (documented in the README too):
+Rules: ``docs/games/rps-poker.md`` of the 2021 king-of-the-hill challenge.
+Choices where the rules are silent (``docs/games/rps-poker.md`` says the same):
 
 * **Dealing.** The 30 cards are shuffled with the arena's RNG (``_rng``). In
   each draft round seat A is given the top two cards and seat B the next two.

@@ -1,7 +1,7 @@
 """Six-card poker: split six cards into a high, a middle and a low hand, many deals.
 
-Rules: ``shared/games/six-card-poker.md`` (a 2008 programming puzzle).
-Choices where the rules are silent (documented in the README too):
+Rules: ``docs/games/six-card-poker.md`` (a 2008 programming puzzle).
+Choices where the rules are silent (``docs/games/six-card-poker.md`` says the same):
 
 * **A match is many deals** (the ``deals`` parameter). Each deal shuffles a
   fresh 16-card deck with the match's RNG stream (``Rng(seed)``, one shuffle

@@ -64,6 +64,8 @@ class MatchRecord:
     duration_s: float = 0.0
     log_path: Path | None = None
     stats: tuple[SeatStats, SeatStats] = field(default_factory=lambda: (SeatStats(), SeatStats()))
+    stderr_logs: tuple[Path | None, Path | None] = (None, None)
+    """Where each seat's stderr was kept (``None`` when it was not)."""
 
 
 class _Clock:
@@ -299,6 +301,7 @@ class MatchRunner:
             duration_s=duration,
             log_path=self.log.path,
             stats=self.stats,
+            stderr_logs=(self.seats[0].bot.options.stderr_path, self.seats[1].bot.options.stderr_path),
         )
 
     def _write_stderr(self, taps: Sequence[_StderrTap]) -> None:

@@ -50,9 +50,14 @@ async def play_match(
     log_dir: Path | None,
     match_id: str | None = None,
     narrate: Callable[[str], None] | None = None,
+    stderr_dir: Path | None = None,
 ) -> MatchRecord:
-    """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``."""
+    """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``.
+
+    Each bot's stderr is kept in ``stderr_dir`` (by default ``log_dir``; with neither it is dropped).
+    """
     match_id = match_id or f"{game.id}-{seed}"
+    stderr_dir = stderr_dir or log_dir
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     log_path = log_dir / f"{stamp}-{match_id}.jsonl" if log_dir else None
     names = _seat_names(specs)
@@ -62,7 +67,7 @@ async def play_match(
     async with contextlib.AsyncExitStack() as stack:
         seats = []
         for index, spec in enumerate(specs):
-            stderr_path = log_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if log_dir else None
+            stderr_path = stderr_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if stderr_dir else None
             bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
             seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wires[index]))
         log = MatchLog(log_path)

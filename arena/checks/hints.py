@@ -1,0 +1,97 @@
+"""Hints for a bot's author: what a fault most likely means, and the end of the bot's stderr.
+
+The supervisor records *what* happened (``timeout: no answer within 25s``);
+these say what a newcomer most often did to cause it, for ``arena play`` and
+``arena check``: a bot that wrote nothing may not flush its output, text on
+stdout belongs on stderr, a line with a null id answered a notice, and a bot
+that says nothing or no JSON in a game with a plain-text protocol may have
+been written for that game's original referee.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..games import Game
+from ..supervisor.match import Fault
+from ..supervisor.wires import WIRES
+
+STDERR_LINES = 5
+"""How many of the last lines of a bot's stderr are shown with its fault."""
+SHOWN_CHARS = 300
+"""The most characters of one line of a bot's output shown in a terminal."""
+
+FLUSH = (
+    "it wrote nothing on its standard output: does it flush after each line? "
+    "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush(); Ruby: $stdout.sync = true)"
+)
+STDERR = "stdout carries only answers: write debug output to stderr (it is kept in the bot's stderr log)"
+NOTICE = (
+    'answer only requests (the messages that have an "id"), each with its own id; '
+    "notices such as match_start get no answer"
+)
+OBJECT = 'an answer is one JSON object per line: {"id": <the request\'s id>, "action": ...}'
+
+
+def fault_hints(fault: Fault, game: Game, protocol: str, bytes_out: int, protocol_option: str) -> list[str]:
+    """What ``fault`` most likely means, for the bot's author (may be empty).
+
+    ``bytes_out`` is what the bot wrote on stdout in the match; ``protocol_option``
+    is how the user names a bot's protocol where the hint is shown (``--protocol-a``).
+    """
+    reason = fault.reason
+    hints: list[str] = []
+    looks_like_text = False
+    if fault.kind == "timeout" and bytes_out == 0:
+        hints.append(FLUSH)
+        looks_like_text = True
+    elif fault.kind == "invalid_json":
+        hints.append(STDERR)
+        looks_like_text = True
+    elif fault.kind == "protocol_error" and reason.startswith("not an answer"):
+        if "at `$.id`" in reason or "`id`" in reason:
+            hints.append(NOTICE)
+        else:
+            hints.append(OBJECT)
+            looks_like_text = "got `int`" in reason or "got `str`" in reason
+    elif fault.kind == "protocol_error" and reason.startswith("answered id"):
+        hints.append(NOTICE)
+    if looks_like_text and protocol == "json":
+        hints += [
+            f"was it written for {game.title}'s original plain-text referee? run it with {protocol_option} {name} "
+            f'(or protocol = "{name}" in its bot.toml)'
+            for name, wire in WIRES.items()
+            if wire.games and game.id in wire.games
+        ]
+    return hints
+
+
+def stderr_tail(path: Path | None, lines: int = STDERR_LINES, *, label: str | None = None) -> list[str]:
+    """The last ``lines`` lines of a bot's stderr log, under a heading naming the file (or ``label``).
+
+    Empty when there are none. The lines are made safe to print (a bot's stderr
+    may hold terminal escapes) and cut to ``SHOWN_CHARS``.
+    """
+    if path is None:
+        return []
+    try:
+        with path.open("rb") as log:
+            log.seek(max(0, log.seek(0, 2) - lines * SHOWN_CHARS * 4))  # the tail only: the log may be 1 MiB
+            text = log.read().decode("utf-8", "replace").rstrip()
+    except OSError:
+        return []
+    if not text:
+        return []
+    return [f"stderr, last lines ({label or path}):", *("  " + printable(line) for line in text.splitlines()[-lines:])]
+
+
+def printable(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` safe to print in a terminal: control characters escaped (no escape sequence gets through).
+
+    Cut to ``limit`` characters, with an ellipsis when it was longer.
+    """
+    shown = "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text[: limit + 1])
+    return shown[:limit] + "…" if len(shown) > limit else shown
+
+
+__all__ = ["STDERR_LINES", "fault_hints", "printable", "stderr_tail"]
