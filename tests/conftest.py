@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import time
@@ -57,6 +58,17 @@ def _alive(proc: psutil.Process) -> bool:
         return proc.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+@pytest.fixture
+def own_build_root(tmp_path: Path) -> Iterator[Path]:
+    """Builds go to a build root of this test's own (they are otherwise kept per content, across runs)."""
+    from arena.sandbox import configure, current_policy
+
+    saved = current_policy()
+    configure(dataclasses.replace(saved, build_root=tmp_path / "builds"))
+    yield tmp_path / "builds"
+    configure(saved)
 
 
 @pytest.fixture

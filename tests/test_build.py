@@ -9,10 +9,20 @@ import trio
 
 from arena._errors import BuildError
 from arena.bots.spec import BotSpec, load_folder
+from arena.sandbox import built_folder
 from arena.supervisor import build
 from arena.supervisor.build import BUILD_DIR, ensure_built, is_built
 
+pytestmark = pytest.mark.usefixtures("own_build_root")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+def output(spec: BotSpec, name: str) -> Path:
+    """A file the build wrote in ``.arena-build/``, as the bot sees it."""
+    folder = built_folder(spec)
+    assert folder is not None, "not built"
+    return folder / BUILD_DIR / name
+
 
 HELLO_C = "int main(void) { return 0; }\n"
 BROKEN_C = "int main(void) { return not_declared_here; }\n"
@@ -36,13 +46,15 @@ async def test_builds_once_and_again_only_when_the_folder_changes(tmp_path: Path
     said: list[str] = []
     assert not is_built(spec)
     await ensure_built(spec, log=said.append)
-    binary = spec.cwd / BUILD_DIR / "bot"
+    binary = output(spec, "bot")
     assert binary.is_file() and is_built(spec)
+    assert not (spec.cwd / BUILD_DIR).exists(), "the bot's own folder is never written"
     first = binary.stat().st_mtime_ns
     await ensure_built(spec, log=said.append)
     assert binary.stat().st_mtime_ns == first
     assert said == ["cbot: building (gcc -o .arena-build/bot bot.c)", "cbot: built", "cbot: build is up to date"]
     (spec.cwd / "bot.c").write_text(HELLO_C + "/* changed */\n")
+    spec = load_folder(spec.cwd)
     assert not is_built(spec)
     await ensure_built(spec, log=said.append)
     assert said[-2:] == ["cbot: building (gcc -o .arena-build/bot bot.c)", "cbot: built"]
@@ -54,7 +66,8 @@ async def test_a_failing_build_names_the_bot_and_shows_the_compiler_output(tmp_p
     with pytest.raises(BuildError) as caught:
         await ensure_built(spec)
     message = str(caught.value)
-    assert message.startswith("bot 'cbot': build failed with exit status 1; last lines of its output:")
+    assert message.startswith("bot 'cbot': build failed with exit status 1 (full output: ")
+    assert "; last lines of its output:" in message.splitlines()[0]
     assert "not_declared_here" in message
     assert not is_built(spec)
     # A failure leaves no stamp: the next call tries again.
@@ -73,11 +86,11 @@ async def test_only_the_tail_of_a_long_output_is_shown(tmp_path: Path) -> None:
 
 
 async def test_a_build_over_its_time_limit_is_killed(tmp_path: Path) -> None:
-    manifest = 'build = "sh -c \'echo compiling; sleep 30\'"\nrun = "true"\nbuild_timeout_s = 0.3\n'
+    manifest = 'build = "sh -c \'echo compiling; sleep 30\'"\nrun = "true"\nbuild_timeout_s = 3\n'
     spec = bot_folder(tmp_path, manifest, {})
     with pytest.raises(BuildError) as caught:
         await ensure_built(spec)
-    assert "did not finish within 0.3 s" in str(caught.value)
+    assert "did not finish within 3 s (raise build_timeout_s in bot.toml" in str(caught.value)
     assert "compiling" in str(caught.value)
     # The autouse fixture fails the test if the shell or its sleep survived.
 
@@ -88,10 +101,10 @@ async def test_a_missing_compiler_is_a_build_error(tmp_path: Path) -> None:
         await ensure_built(spec)
 
 
-async def test_no_build_command_does_nothing(tmp_path: Path) -> None:
+async def test_no_build_command_does_nothing(tmp_path: Path, own_build_root: Path) -> None:
     spec = bot_folder(tmp_path, 'run = "true"\n', {})
     await ensure_built(spec)
-    assert not (spec.cwd / BUILD_DIR).exists()
+    assert not (spec.cwd / BUILD_DIR).exists() and not own_build_root.exists()
     assert is_built(spec)
 
 
@@ -102,7 +115,7 @@ async def test_concurrent_callers_build_once(tmp_path: Path) -> None:
     async with trio.open_nursery() as nursery:
         for _ in range(3):
             nursery.start_soon(ensure_built, spec)
-    assert (spec.cwd / BUILD_DIR / "count").read_text() == "1"
+    assert output(spec, "count").read_text() == "1"
 
 
 async def test_build_outputs_do_not_change_the_bots_digest(tmp_path: Path) -> None:

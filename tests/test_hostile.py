@@ -7,20 +7,27 @@ unharmed (it wins), the arena's memory bounded, and no process left behind
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import resource
+import secrets
 import shutil
 import socket
 import sys
 from pathlib import Path
 
 import msgspec
+import psutil
 import pytest
 import trio
 
 from arena import play_match, resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
-from arena.sandbox import summary
+from arena.sandbox import BUILD_DIR, built_folder, summary
+from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
+from arena.supervisor.build import ensure_built
 from arena.supervisor.match import MatchRecord
 from protocol import Limits
 
@@ -189,3 +196,89 @@ async def test_jvm_and_node_bots_play_well_under_the_default_limits(folder: str,
     limits = msgspec.structs.replace(Limits(), startup_s=30.0)  # a JVM compiling Bot.java on a busy machine
     record = await duel(resolve(str(HOSTILE / folder)), tmp_path, limits)
     assert record.faults == [], record.faults
+
+
+async def _bot_pid(launcher: int, marker: str) -> int:
+    """The pid of the process under ``launcher`` whose command line holds ``marker`` (the bot itself, in its jail)."""
+    with trio.fail_after(20):
+        while True:
+            for child in psutil.Process(launcher).children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    if any(marker in part for part in child.cmdline()):
+                        return child.pid
+            await trio.sleep(0.02)
+
+
+def _processes_with(token: str) -> list[int]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if token in (proc.info["cmdline"] or []):
+            found.append(proc.pid)
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+    return found
+
+
+@pytest.mark.usefixtures("own_build_root")
+async def test_a_build_runs_in_the_jail_and_leaves_nothing_running(tmp_path: Path) -> None:
+    if not (held("secret") and held("write_outside") and held("network") and held("escape")):
+        pytest.skip("the sandbox here does not hold secret, write_outside, network and escape")
+    secret = _secret(tmp_path / "private", "secret.txt")
+    outside = tmp_path / "open"
+    outside.mkdir()
+    outside.chmod(0o777)
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "build_attack.py", folder)
+    token = f"arena-build-daemon-{secrets.token_hex(4)}"
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        victim_spec = resolve(str(GOOD))
+        async with open_bot(victim_spec, SpawnOptions(env=bot_environment(victim_spec), limits=LIMITS)) as victim:
+            victim_pid = await _bot_pid(victim.pid, "bot.py")
+            args = [str(p).encode().hex() for p in (secret, outside, folder)]
+            args += [str(victim_pid), str(listener.getsockname()[1]), token]
+            (folder / "bot.toml").write_text(f'build = "python3 build_attack.py {" ".join(args)}"\nrun = "true"\n')
+            spec = resolve(str(folder))
+            await ensure_built(spec)
+            await trio.sleep(0.3)  # a surviving daemon would stop the victim meanwhile
+            assert psutil.Process(victim_pid).status() != psutil.STATUS_STOPPED, "the build stopped another bot"
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert _processes_with(token) == [], "a daemon of the build survived it"
+    built = built_folder(spec)
+    assert built is not None
+    report = json.loads((built / BUILD_DIR / "report.json").read_text())
+    assert {k: v.split(":")[0] for k, v in report.items()} == dict.fromkeys(
+        ("read_secret", "write_outside", "write_source", "connect", "stop_victim"), "refused"
+    ), report
+    assert not (outside / "written-by-build.txt").exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["bot.toml", "build_attack.py"], "the bot's folder was written"
+
+
+async def test_links_in_a_bot_folder_never_lead_the_arena_outside(tmp_path: Path, own_build_root: Path) -> None:
+    target = tmp_path / "target"
+    target.mkdir()
+    private = _secret(tmp_path / "private", "secret.txt")
+    private.chmod(0o600)
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    (folder / ".arena-build").symlink_to(target)  # shipped: the arena must not build into it
+    (folder / "secret.txt").symlink_to(private)
+    (folder / "kmsg").symlink_to("/proc/kmsg")  # reading it would block the arena for ever
+    os.mkfifo(folder / "pipe")
+    build = "sh -c 'cat secret.txt > .arena-build/copied; echo built > .arena-build/done; exit 0'"
+    (folder / "bot.toml").write_text(f'build = "{build}"\nrun = "true"\n')
+    with trio.fail_after(60):
+        spec = resolve(str(folder))
+        await ensure_built(spec)
+    assert list(target.iterdir()) == [], "the arena wrote through the shipped .arena-build link"
+    built = built_folder(spec)
+    assert built is not None and built.is_relative_to(own_build_root)
+    assert (built / BUILD_DIR / "done").read_text() == "built\n"
+    assert (built / "secret.txt").is_symlink() and not (built / "pipe").exists()
+    if held("secret"):
+        assert (built / BUILD_DIR / "copied").read_text() == "", "the build read a private file through a link"
+    assert sorted(p.name for p in folder.iterdir()) == [".arena-build", "bot.toml", "kmsg", "pipe", "secret.txt"]

@@ -17,6 +17,7 @@ import hashlib
 import os
 import shlex
 import shutil
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,17 +172,31 @@ def guess_profile(argv: tuple[str, ...]) -> str:
 
 
 def hash_path(path: Path) -> str:
-    """SHA-256 over a file, or over a folder's files (names and contents, sorted)."""
+    """SHA-256 over a file, or over a folder's files (names and contents, sorted).
+
+    Only regular files count: links are never followed (nor hashed), so a link
+    shipped in a bot's folder cannot make the arena read outside it, and
+    FIFOs or devices cannot make it block.
+    """
     if path.is_file():
         return _hash_files([path])
-    files = sorted(
-        p for p in path.rglob("*") if p.is_file() and not _SKIP_IN_HASH.intersection(p.relative_to(path).parts)
-    )
     digest = hashlib.sha256()
-    for file in files:
+    for file in folder_files(path):
         digest.update(str(file.relative_to(path)).encode() + b"\0")
         digest.update(hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The regular files of a bot's folder that make its content, sorted (build outputs, caches, links left out)."""
+    found = []
+    for top, dirs, files in os.walk(folder):  # does not descend into linked folders
+        dirs[:] = [d for d in dirs if d not in _SKIP_IN_HASH and not os.path.islink(os.path.join(top, d))]
+        for name in files:
+            path = Path(top, name)
+            if name not in _SKIP_IN_HASH and stat.S_ISREG(path.lstat().st_mode):
+                found.append(path)
+    return sorted(found)
 
 
 def _hash_files(files: list[Path]) -> str:

@@ -8,15 +8,20 @@ mechanism holds it here; ``arena sandbox`` runs a canary bot to verify it.
 
 The limits themselves (memory, processes, file size, open files, output per
 move...) are fields of :class:`protocol.Limits`, so a bot is told them in
-``match_start``; :class:`SandboxPolicy` holds what only the organiser sets.
+``match_start``; :class:`SandboxPolicy` holds what only the organiser sets
+(a build's limits among them). A bot with a build command is built, and
+runs, in a folder the arena owns (:func:`built_folder`, :mod:`._builds`).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from ..bots.spec import BotSpec, hash_path
+from ._builds import BUILD_DIR, build_root, built
 from ._plan import (
     ALL_LAYERS,
     PROFILES,
@@ -146,6 +151,16 @@ def summary(policy: SandboxPolicy | None = None) -> dict[str, Any]:
     }
 
 
+def build_key(spec: BotSpec) -> str:
+    """The key of ``spec``'s build folder: its content hash (taken now if the spec carries none)."""
+    return spec.digest or hash_path(spec.cwd)
+
+
+def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | None:
+    """The sealed folder ``spec`` was built in for its current content, or ``None`` if it was not built."""
+    return built(build_root((policy or current_policy()).build_root), build_key(spec))
+
+
 def check_minimum(minimum: str, *, allow_weak: bool) -> None:
     """Refuse to go on when the sandbox here is below ``minimum``, unless the organiser allowed it."""
     if minimum not in LEVELS:
@@ -162,6 +177,7 @@ def check_minimum(minimum: str, *, allow_weak: bool) -> None:
 
 __all__ = [
     "ALL_LAYERS",
+    "BUILD_DIR",
     "DEFAULT_MINIMUM",
     "LEVELS",
     "PROFILES",
@@ -170,6 +186,9 @@ __all__ = [
     "Jail",
     "Profile",
     "SandboxPolicy",
+    "build_key",
+    "build_root",
+    "built_folder",
     "capabilities",
     "check_minimum",
     "configure",

@@ -29,15 +29,15 @@ import psutil
 
 from protocol import Limits
 
+from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
-from . import _cgroup, _tree
+from . import _builds, _cgroup, _tree
 from ._launch import landlock_abi
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
-_COPY_LIMIT = 256 << 20
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "landlock", "seccomp", "bwrap", "rlimits")
 """Every layer by its short name, strongest-first is not implied (see docs/readme/sandbox.md)."""
@@ -79,6 +79,25 @@ class SandboxPolicy:
     """RLIMIT_CPU per process, a backstop behind the per-move CPU clock."""
     poll_s: float = 0.1
     """How often a waiting move polls the bot's CPU time and memory."""
+    build_root: Path | None = None
+    """Where bots are built, one folder per content (default ``$TMPDIR/arena-builds-EUID``)."""
+    build_time_s: float = 600.0
+    """The most a build may take, wall clock and CPU of its process tree, whatever its manifest asks."""
+    build_memory_bytes: int = 1 << 30
+    """Memory of a build's whole process tree."""
+    build_processes: int = 128
+    """Processes and threads a build may run at once."""
+    build_disk_bytes: int = 512 << 20
+    """Bytes a build's folder may hold in all (the bot's files, copied, and what the build writes)."""
+    build_log_bytes: int = 1 << 20
+    """Bytes of a build's output kept in its log."""
+
+    def build_limits(self) -> Limits:
+        """The :class:`protocol.Limits` a build runs under (its times are :attr:`build_time_s`)."""
+        return Limits(
+            memory_bytes=self.build_memory_bytes, processes=self.build_processes, stderr_bytes=self.build_log_bytes,
+            file_bytes=min(self.build_disk_bytes, 256 << 20), open_files=1024,
+        )  # fmt: skip
 
 
 def _layers_from_env() -> frozenset[str]:
@@ -254,9 +273,13 @@ def _reachable_by_others(path: Path) -> bool:
 
 
 def bot_paths(spec: BotSpec) -> list[Path]:
-    """What a bot may read of the organiser's files: its folder, or the files its command line names."""
+    """What a bot may read of the organiser's files: its folder, or the files its command line names.
+
+    The JavaScript host shipped with Arena is readable when the command names it.
+    """
+    host = [HOST_JS] if str(HOST_JS) in spec.command else []
     if (spec.cwd / MANIFEST).is_file():
-        return [spec.cwd]
+        return [spec.cwd, *host]
     found = []
     for arg in spec.command:
         candidate = spec.cwd / arg
@@ -268,11 +291,21 @@ def bot_paths(spec: BotSpec) -> list[Path]:
 class Jail:
     """The sandbox around one bot process; build with :meth:`prepare`, then spawn ``argv``."""
 
-    def __init__(self, spec: BotSpec, limits: Limits, policy: SandboxPolicy, caps: Capabilities) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        policy: SandboxPolicy,
+        caps: Capabilities,
+        *,
+        writable: tuple[Path, ...] = (),
+    ) -> None:
         self.spec = spec
         self.limits = limits
         self.policy = policy
         self.caps = caps
+        self.writable = writable
+        """Folders lent to this jail besides scratch (a build's folder); sealed again on :meth:`close`."""
         self.layers = [name for name in ALL_LAYERS if name in caps.available and name in policy.layers]
         if "bwrap" in self.layers:
             # bubblewrap brings its own namespaces, and Landlock would forbid its mounts.
@@ -313,6 +346,8 @@ class Jail:
             self._lease = _UidLease(self.policy)
             self.uid = self._lease.uid
             os.chown(self.scratch, self.uid, self.uid)
+            for folder in self.writable:
+                _builds.lend(folder, self.uid)
         cwd, argv, readable = self._stage()
         profile = PROFILES.get(self.spec.profile, PROFILES["native"])
         memory = self.limits.memory_bytes
@@ -349,7 +384,7 @@ class Jail:
         if "landlock" in self.layers:
             config["landlock"] = {
                 "ro": [*_READ_ONLY_SYSTEM, *self._prefixes(), *map(str, readable)],
-                "rw": [str(self.scratch)],
+                "rw": [str(self.scratch), *map(str, self.writable)],
                 "dev": list(_DEVICES),
             }
         if "bwrap" in self.layers and self.caps.bwrap:
@@ -370,33 +405,31 @@ class Jail:
         """The bot's working folder, command and readable paths; copied into the jail if its UID could not read them."""
         readable = bot_paths(self.spec)
         argv = list(self.spec.command)
-        if not (self.spec.cwd / MANIFEST).is_file():
+        folder_bot = (self.spec.cwd / MANIFEST).is_file()
+        if not folder_bot:
             # A command-line bot is not given the folder it was named from (the organiser's results may be
             # there): its files are named by absolute path and it runs in its scratch folder.
             argv = [str((self.spec.cwd / a).resolve()) if _exists(self.spec.cwd / a) else a for a in argv]
-            if self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
-                return self.scratch, argv, readable
-        elif self.uid is None or "bwrap" in self.layers or all(_reachable_by_others(p) for p in readable):
-            return self.spec.cwd, argv, readable
-        copy = self.home / "bot"
-        copy.mkdir(mode=0o755)
-        total = 0
-        sources = [self.spec.cwd] if (self.spec.cwd / MANIFEST).is_file() else readable
-        for source in sources:
-            target = copy if source == self.spec.cwd else copy / source.name
-            if source.is_dir():
-                shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        cwd = self.spec.cwd if folder_bot else self.scratch
+        if self.uid is None or "bwrap" in self.layers:
+            return cwd, argv, readable
+        # A dedicated UID without bubblewrap reads only what others may: copy in what it could not reach.
+        renamed: dict[Path, Path] = {}
+        for number, path in enumerate(readable):
+            if path in self.writable or _reachable_by_others(path):
+                continue
+            copy = self.home / "bot" / str(number) / path.name
+            copy.parent.mkdir(mode=0o755, parents=True)
+            if path.is_dir():
+                _builds.copy_folder(path, copy)
             else:
-                shutil.copy2(source, target)
-            total += sum(f.stat().st_size for f in target.rglob("*") if f.is_file()) if target.is_dir() else 0
-            if total > _COPY_LIMIT:
-                raise OSError(f"bot folder over {_COPY_LIMIT >> 20} MiB cannot be copied into its jail")
-        for path in [copy, *copy.rglob("*")]:
-            mode = path.stat().st_mode
-            path.chmod(mode | stat.S_IROTH | (stat.S_IXOTH if mode & stat.S_IXUSR or path.is_dir() else 0))
-        renamed = {str(p): str(copy if p == self.spec.cwd else copy / p.name) for p in readable}
-        argv = [renamed.get(str((self.spec.cwd / a).resolve()), a) if _exists(self.spec.cwd / a) else a for a in argv]
-        return (copy if sources == [self.spec.cwd] else self.scratch), argv, [copy]
+                shutil.copyfile(path, copy)
+                copy.chmod(0o755 if os.access(path, os.X_OK) else 0o644)
+            renamed[path] = copy
+        if not renamed:
+            return cwd, argv, readable
+        argv = [str(renamed.get(Path(a), a)) for a in argv]
+        return renamed.get(cwd, cwd), argv, [renamed.get(p, p) for p in readable]
 
     def _rlimits(self, profile: Profile) -> dict[str, tuple[int, int]]:
         if "rlimits" not in self.layers:
@@ -445,7 +478,9 @@ class Jail:
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         made = {"/", "/tmp", "/proc", "/dev", *binds}
         extra = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
-        for name, how in [*extra, (str(self.scratch), "--bind")]:
+        extra = [item for item in extra if Path(item[0]) not in self.writable]
+        rw = [(str(self.scratch), "--bind"), *((str(folder), "--bind") for folder in self.writable)]
+        for name, how in [*extra, *rw]:
             if not Path(name).exists() or any(name == m or name.startswith(m.rstrip("/") + "/") for m in binds):
                 continue
             # bubblewrap (as root) makes missing parents 0700: make them searchable for the bot's UID.
@@ -504,6 +539,14 @@ class Jail:
                         holders += 1
         return bot_processes > 0 and holders == 0  # none yet: still starting
 
+    def disk_usage(self, most_entries: int) -> tuple[int, int]:
+        """Bytes and entries the folders lent to this jail hold now (counting stops past ``most_entries``)."""
+        total = entries = 0
+        for folder in self.writable:
+            used, count = _builds.usage(folder, most_entries - entries)
+            total, entries = total + used, entries + count
+        return total, entries
+
     def enforces_memory(self) -> bool:
         """Whether the kernel enforces the memory limit (else the arena's polling does)."""
         return self.cgroup is not None
@@ -542,10 +585,14 @@ class Jail:
         self._close_fd("_lifeline_w")
         if self.cgroup is not None:
             self.cgroup.remove()
-        shutil.rmtree(self.home, ignore_errors=True)
-        if self._lease is not None:
-            self._lease.release()
-            self._lease = None
+        try:
+            for folder in self.writable:
+                _builds.seal(folder, self.uid)  # before the UID may go to another bot
+        finally:
+            _builds.remove_tree(self.home)
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
 
 
 OWNER_FILE = "owner"

@@ -3,7 +3,8 @@
 * :mod:`~arena.supervisor._process`: a bot process in its jail (from
   :mod:`arena.sandbox`), its pipes, output caps, CPU and memory accounting,
   and the kill of its whole tree;
-* :mod:`~arena.supervisor.build`: a bot's build step, once per content;
+* :mod:`~arena.supervisor.build`: a bot's build step, once per content, in
+  the bot's jail;
 * :mod:`~arena.supervisor.wires`: how messages become a bot's lines and its
   lines become answers (JSON, and the games' text protocols);
 * :mod:`~arena.supervisor.match`: :class:`MatchRunner`, the one place where a

@@ -10,6 +10,7 @@ is left.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -25,8 +26,9 @@ import trio
 from protocol import Limits
 
 from .._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
+from ..bots.js import with_host
 from ..bots.spec import BotSpec
-from ..sandbox import Jail, SandboxPolicy, capabilities, current_policy
+from ..sandbox import Jail, SandboxPolicy, built_folder, capabilities, current_policy
 
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""
@@ -58,6 +60,10 @@ class SpawnOptions:
     """Memory, processes, file size and open files for the sandbox (the rest is the match's business)."""
     sandbox: SandboxPolicy | None = field(default_factory=current_policy)
     """The sandbox policy; ``None`` starts the bot bare (trusted bots, and tests of the arena itself)."""
+    writable: tuple[Path, ...] = ()
+    """Folders of the arena's the process may write besides its scratch (a build's folder), sealed after it."""
+    merge_output: bool = False
+    """Send stdout where stderr goes (the log) and give an empty stdin: for a build, not a bot."""
 
 
 def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str]:
@@ -235,7 +241,8 @@ class BotProcess:
 
     async def drain_stderr(self) -> None:
         """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``."""
-        assert self.process.stderr is not None
+        stream = self.process.stderr if self.process.stderr is not None else self.process.stdout
+        assert stream is not None
         sink: BinaryIO | None = None
         if self.options.stderr_path is not None:
             self.options.stderr_path.parent.mkdir(parents=True, exist_ok=True)
@@ -243,7 +250,7 @@ class BotProcess:
         try:
             while True:
                 try:
-                    chunk = await self.process.stderr.receive_some(_CHUNK)
+                    chunk = await stream.receive_some(_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     break
                 if not chunk:
@@ -312,18 +319,30 @@ def _kill_tree(pid: int, descendants: list[psutil.Process]) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def runnable(spec: BotSpec) -> BotSpec:
+    """``spec`` as it runs: from its sealed build folder when it has a build command, the JS host named."""
+    command = with_host(spec.command)
+    if not spec.build:
+        return spec if command == spec.command else dataclasses.replace(spec, command=command)
+    folder = built_folder(spec)
+    if folder is None:
+        raise Crash(f"bot {spec.name!r} is not built for its current content (its build must run first)")
+    return dataclasses.replace(spec, command=command, cwd=folder, build=())
+
+
 @contextlib.asynccontextmanager
 async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotProcess]:
     """Start ``spec``'s process; on leaving, kill and reap it and its descendants."""
     env = options.env or bot_environment(spec)
     jail = None
-    argv, cwd = list(spec.command), options.cwd or spec.cwd
+    run = runnable(spec)
+    argv, cwd = list(run.command), options.cwd or run.cwd
     if options.sandbox is not None:
-        head = spec.command[0] if spec.command else ""
+        head = run.command[0] if run.command else ""
         found = (cwd / head).exists() if "/" in head else shutil.which(head, path=env.get("PATH")) is not None
         if not found:  # the launcher would report it only later, as an exit code
             raise Crash(f"could not start {' '.join(spec.command)!r}: {head!r} not found")
-        jail = Jail(spec, options.limits, options.sandbox, capabilities())
+        jail = Jail(run, options.limits, options.sandbox, capabilities(), writable=options.writable)
         try:
             jail.prepare(env)
         except OSError as exc:
@@ -332,9 +351,9 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
     try:
         process = await trio.lowlevel.open_process(
             argv,
-            stdin=subprocess.PIPE,
+            stdin=subprocess.DEVNULL if options.merge_output else subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT if options.merge_output else subprocess.PIPE,
             cwd=str(cwd),
             env=env,
             start_new_session=True,

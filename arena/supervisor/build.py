@@ -1,18 +1,25 @@
-"""Building a bot before play: run its manifest's ``build`` command once.
+"""Building a bot before play: its manifest's ``build`` command, run once per content, in the bot's jail.
 
 A bot folder's ``bot.toml`` may name a build command::
 
     build = "gcc -O2 -o .arena-build/bot bot.c"
     run = ".arena-build/bot"
 
-``ensure_built`` runs it in the bot's folder, with the output captured and a
-time limit (``build_timeout_s``, 120 s by default). Build outputs belong in
-``.arena-build/`` inside the folder (it is created before the build): that
-folder is left out of the bot's content hash, so a stamp kept there says which
-content was last built and an unchanged folder is not built again.
+``ensure_built`` copies the folder into a build folder the arena owns
+(``KEY`` under the sandbox's build root, ``KEY`` being the bot's content hash;
+see :mod:`arena.sandbox._builds`) with an empty ``.arena-build/`` in it, and
+runs the build command there in the same jail a bot gets: its own UID, no
+network, that folder and a scratch folder writable and nothing else. A build
+has limits of its own (:meth:`arena.sandbox.SandboxPolicy.build_limits`:
+memory, processes, file size, the folder's total size, output kept) and a
+time limit, the manifest's ``build_timeout_s`` (120 s by default) capped by
+the organiser's ``SandboxPolicy.build_time_s``, judged on the wall clock and
+on the CPU time of the whole process tree. When it ends, every process it
+started is killed and the folder is sealed; the bot then runs from it. The
+bot's own folder is only read, so an unchanged folder is not built again.
 
 A failing or overrunning build raises ``BuildError`` naming the bot, with the
-tail of the compiler's output.
+tail of its output; the whole output is kept in ``KEY.log`` beside the folder.
 """
 
 from __future__ import annotations
@@ -21,96 +28,137 @@ import contextlib
 import errno
 import fcntl
 import os
-import signal
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import trio
 
-from .._errors import BuildError
+from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, hash_path
+from ..sandbox import BUILD_DIR, SandboxPolicy, build_key, build_root, built_folder, current_policy
+from ..sandbox._builds import COPY_ENTRIES, DONE_SUFFIX, copy_folder, remove_tree
+from ._process import BotProcess, SpawnOptions, bot_environment, open_bot
 
-BUILD_DIR = ".arena-build"
-"""Where a bot's build outputs go, inside its folder; never part of its content hash."""
-STAMP_FILE = "stamp"
-"""Holds the content hash of the last successful build."""
-LOG_FILE = "build.log"
-"""The last build's full output."""
+__all__ = ["BUILD_DIR", "TAIL_LINES", "ensure_built", "is_built"]
+
 TAIL_LINES = 20
 """How many lines of compiler output a ``BuildError`` shows."""
 
 
 async def ensure_built(spec: BotSpec, *, log: Callable[[str], None] | None = None) -> None:
-    """Run ``spec``'s build command unless its folder is unchanged since the last successful build.
+    """Build ``spec`` unless its content was built already (see the module's docstring).
 
     Safe to call from several tasks or processes at once: one builds, the
-    others wait and then find the stamp up to date.
+    others wait and then find the build done.
     """
     if not spec.build:
         return
     say = log or (lambda _text: None)
-    build_dir = spec.cwd / BUILD_DIR
+    policy = current_policy()
     try:
-        build_dir.mkdir(exist_ok=True)
+        root = build_root(policy.build_root)
     except OSError as exc:
-        raise BuildError(f"bot {spec.name!r}: cannot create {build_dir} ({exc.strerror})") from None
-    async with _folder_lock(build_dir / ".lock"):
-        digest = hash_path(spec.cwd)
-        stamp = build_dir / STAMP_FILE
-        if _read(stamp) == digest:
+        raise BuildError(f"bot {spec.name!r}: cannot use the build folder: {exc}") from None
+    key = await trio.to_thread.run_sync(build_key, spec)
+    async with _folder_lock(root / f"{key}.lock"):
+        if built_folder(spec, policy) is not None:
             say(f"{spec.name}: build is up to date")
             return
+        folder = root / key
+        await trio.to_thread.run_sync(remove_tree, folder)  # what a failed or killed build left
+        try:
+            await trio.to_thread.run_sync(_copy_for_build, spec.cwd, folder, key)
+        except OSError as exc:
+            await trio.to_thread.run_sync(remove_tree, folder)
+            raise BuildError(f"bot {spec.name!r}: cannot copy its folder to build it: {exc}") from None
         say(f"{spec.name}: building ({' '.join(spec.build)})")
-        output = await _run_build(spec)
-        (build_dir / LOG_FILE).write_bytes(output)
-        stamp.write_text(digest, encoding="utf-8")
+        log_path = root / f"{key}.log"
+        try:
+            problem = await _run_build(spec, folder, log_path, policy)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(remove_tree, folder)
+            raise
+        if problem is not None:
+            await trio.to_thread.run_sync(remove_tree, folder)
+            raise BuildError(f"bot {spec.name!r}: {problem} (full output: {log_path}){_tail(_read_log(log_path))}")
+        (root / (key + DONE_SUFFIX)).write_text(" ".join(spec.build) + "\n")  # the folder is sealed: done
         say(f"{spec.name}: built")
 
 
 def is_built(spec: BotSpec) -> bool:
-    """Whether ``spec`` needs no build: it has no build command, or its stamp matches its folder."""
-    if not spec.build:
-        return True
-    return _read(spec.cwd / BUILD_DIR / STAMP_FILE) == hash_path(spec.cwd)
+    """Whether ``spec`` needs no build: it has no build command, or its content was built."""
+    return not spec.build or built_folder(spec) is not None
 
 
-async def _run_build(spec: BotSpec) -> bytes:
-    """Run the build command; its combined output, or ``BuildError``."""
-    command = list(spec.build)
+def _copy_for_build(source: Path, folder: Path, key: str) -> None:
+    copy_folder(source, folder)
+    (folder / BUILD_DIR).mkdir(mode=0o755)
+    if hash_path(folder) != key:
+        raise OSError("it changed while it was being copied; try again")
+
+
+async def _run_build(spec: BotSpec, folder: Path, log_path: Path, policy: SandboxPolicy) -> str | None:
+    """Run the build command in its jail; what went wrong, or ``None`` for a build that worked (folder sealed)."""
+    limits = policy.build_limits()
+    seconds = min(spec.build_timeout_s, policy.build_time_s)
+    builder = BotSpec(name=f"{spec.name}.build", command=spec.build, cwd=folder, profile=spec.profile)
+    with contextlib.suppress(FileNotFoundError):
+        log_path.unlink()
+    options = SpawnOptions(
+        env=bot_environment(builder), limits=limits, stderr_path=log_path, stderr_bytes=limits.stderr_bytes,
+        sandbox=policy, writable=(folder,), merge_output=True,
+    )  # fmt: skip
     try:
-        process = await trio.lowlevel.open_process(
-            command,
-            cwd=spec.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a timeout kills make's children too
-        )
-    except OSError as exc:
-        raise BuildError(f"bot {spec.name!r}: cannot run build command {command[0]!r} ({exc.strerror})") from None
-    chunks: list[bytes | bytearray] = []
-    assert process.stdout is not None
+        async with open_bot(builder, options) as process:
+            problem = await _watch(process, seconds, policy)
+            if problem is None and process.process.returncode != 0:
+                fault = process.memory_fault()
+                code = process.process.returncode
+                problem = fault.reason if fault is not None else f"build failed with exit status {code}"
+    except BotFault as fault:  # it could not even start
+        return f"cannot run build command {spec.build[0]!r} ({fault.reason})"
+    except OSError as exc:  # the folder could not be sealed
+        return f"the build's folder could not be taken back ({exc})"
+    return problem
+
+
+async def _watch(process: BotProcess, seconds: float, policy: SandboxPolicy) -> str | None:
+    """Wait for the build to end within its limits; what went over, or ``None``."""
+    started = trio.current_time()
+    cpu_at_start = process.cpu_seconds() or 0.0
+    while True:
+        with trio.move_on_after(policy.poll_s):
+            await process.process.wait()
+        if process.jail is not None:
+            used, entries = process.jail.disk_usage(COPY_ENTRIES)
+            if used > policy.build_disk_bytes or entries > COPY_ENTRIES:
+                return (
+                    f"the build wrote more than its folder may hold ({policy.build_disk_bytes >> 20} MiB, "
+                    f"{COPY_ENTRIES} entries)"
+                )
+        if process.process.returncode is not None:
+            return None
+        cpu = (process.cpu_seconds() or 0.0) - cpu_at_start
+        wall = trio.current_time() - started
+        if wall > seconds or cpu > seconds:
+            return f"build did not finish within {seconds:g} s ({_how_to_raise(seconds, policy)})"
+        fault = process.memory_fault()
+        if fault is not None:
+            return f"the build went over its memory: {fault.reason}"
+
+
+def _how_to_raise(seconds: float, policy: SandboxPolicy) -> str:
+    if seconds < policy.build_time_s:
+        return "raise build_timeout_s in bot.toml if it needs longer"
+    return "the most the organiser allows: SandboxPolicy.build_time_s"
+
+
+def _read_log(path: Path) -> bytes:
     try:
-        with trio.move_on_after(spec.build_timeout_s) as scope:
-            async for chunk in process.stdout:
-                chunks.append(chunk)
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            _kill_group(process.pid)
-            with trio.CancelScope(shield=True):
-                await process.wait()
-        await process.stdout.aclose()
-    output = b"".join(chunks)
-    if scope.cancelled_caught:
-        raise BuildError(
-            f"bot {spec.name!r}: build did not finish within {spec.build_timeout_s:g} s"
-            f" (raise build_timeout_s in bot.toml if it needs longer){_tail(output)}"
-        )
-    if process.returncode != 0:
-        raise BuildError(f"bot {spec.name!r}: build failed with exit status {process.returncode}{_tail(output)}")
-    return output
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def _tail(output: bytes) -> str:
@@ -120,22 +168,10 @@ def _tail(output: bytes) -> str:
     return "; last lines of its output:\n" + "\n".join("  " + line for line in lines)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
 @contextlib.asynccontextmanager
 async def _folder_lock(path: Path) -> AsyncIterator[None]:
     """An exclusive lock on ``path`` across processes, waited for without blocking trio."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         while True:
             try:

@@ -1,0 +1,225 @@
+"""Build folders the arena owns, outside every bot's folder, one per bot content.
+
+A bot with a ``build`` command is built in a *copy* of its folder, made by the
+arena in ``builds/KEY`` (``KEY`` is the bot's content hash): the copy holds the
+bot's files (links copied as links, never followed; FIFOs and devices left
+out) and an empty ``.arena-build/``, so existing manifests
+(``build = "gcc -o .arena-build/bot bot.c"``, ``run = ".arena-build/bot"``)
+work unchanged. The build runs in the bot's jail with that folder writable and
+nothing else; afterwards :func:`seal` hands every file back to the arena and
+takes away write and set-id bits, and the bot runs from the sealed folder.
+The bot's own folder is only ever read.
+
+Everything here walks folders by file descriptor (``O_NOFOLLOW`` at each
+step), so a link or a rename made by a build cannot send the arena, which may
+be root, anywhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+BUILD_DIR = ".arena-build"
+"""The folder a build writes its outputs to, inside the build copy (and so in the bot's view of its folder)."""
+COPY_SKIP = frozenset({BUILD_DIR, ".git", "__pycache__"})
+"""Names left out of a build copy (outputs of earlier builds, history, caches)."""
+COPY_BYTES = 256 << 20
+"""The largest bot folder the arena copies (bytes of regular files)."""
+COPY_ENTRIES = 100_000
+"""The most files, folders and links a copied bot folder may hold."""
+DONE_SUFFIX = ".ok"
+"""Beside ``builds/KEY``: present once that build succeeded (the folder is then sealed)."""
+
+_OPEN_ENTRY = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def build_root(configured: Path | None) -> Path:
+    """The folder holding every build (``$TMPDIR/arena-builds-EUID`` unless configured), made ``0711``.
+
+    Bots may pass through it (their UID must reach their own build) but not
+    list it, as for the jails' homes.
+    """
+    root = configured or Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-builds-{os.geteuid()}"
+    root.mkdir(mode=0o711, parents=True, exist_ok=True)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise OSError(f"{root} is not a folder of this user: choose another build root")
+    if stat.S_IMODE(info.st_mode) != 0o711:
+        root.chmod(0o711)
+    return root
+
+
+def built(root: Path, key: str) -> Path | None:
+    """The sealed build folder for ``key``, or ``None`` if that content was never built successfully."""
+    folder = root / key
+    return folder if (root / (key + DONE_SUFFIX)).is_file() and folder.is_dir() else None
+
+
+def copy_folder(source: Path, target: Path) -> None:
+    """Copy the bot folder ``source`` into the new folder ``target`` (see the module's docstring).
+
+    Raises :class:`OSError` when the folder is over :data:`COPY_BYTES` or
+    :data:`COPY_ENTRIES`.
+    """
+    counted = {"bytes": 0, "entries": 0}
+    os.mkdir(target, 0o755)
+    source_fd = os.open(source, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the organiser named it: may be a link
+    try:
+        _copy_dir(source_fd, target, counted)
+    finally:
+        os.close(source_fd)
+
+
+def _copy_dir(source_fd: int, target: Path, counted: dict[str, int]) -> None:
+    for entry in sorted(os.listdir(source_fd)):
+        if entry in COPY_SKIP:
+            continue
+        counted["entries"] += 1
+        if counted["entries"] > COPY_ENTRIES:
+            raise OSError(f"bot folder holds more than {COPY_ENTRIES} entries")
+        info = os.stat(entry, dir_fd=source_fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(entry, dir_fd=source_fd), target / entry)
+        elif stat.S_ISDIR(info.st_mode):
+            child = os.open(entry, _OPEN_DIR, dir_fd=source_fd)
+            try:
+                os.mkdir(target / entry, 0o755)
+                _copy_dir(child, target / entry, counted)
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(info.st_mode):
+            counted["bytes"] += info.st_size
+            if counted["bytes"] > COPY_BYTES:
+                raise OSError(f"bot folder is over {COPY_BYTES >> 20} MiB")
+            _copy_file(source_fd, entry, target / entry)
+
+
+def _copy_file(source_fd: int, name: str, target: Path) -> None:
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=source_fd)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return  # replaced by something else since it was listed
+        mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        try:
+            while chunk := os.read(fd, 1 << 20):
+                os.write(out, chunk)
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+
+
+def _entries(folder: Path) -> Iterator[tuple[int, str, os.stat_result]]:
+    """Every entry under ``folder`` as (its folder's fd, name, lstat), parents before children, no link followed.
+
+    A folder is entered by fd opened with ``O_NOFOLLOW``: swapping it for a
+    link meanwhile makes the walk skip it, never follow it.
+    """
+    top = os.open(folder, _OPEN_DIR)
+    stack = [top]
+    try:
+        while stack:
+            dir_fd = stack.pop()
+            try:
+                for name in os.listdir(dir_fd):
+                    try:
+                        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    yield dir_fd, name, info
+                    if stat.S_ISDIR(info.st_mode):
+                        with contextlib.suppress(OSError):
+                            stack.append(os.open(name, _OPEN_DIR, dir_fd=dir_fd))
+            finally:
+                if dir_fd != top:
+                    os.close(dir_fd)
+    finally:
+        for fd in [top, *stack]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _set(dir_fd: int, name: str, *, mode: int | None, owner: tuple[int, int] | None) -> None:
+    """chmod/chown one entry exactly (never what a link names): through an ``O_PATH`` fd of it."""
+    if owner is not None:
+        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+    if mode is not None:
+        fd = os.open(name, _OPEN_ENTRY, dir_fd=dir_fd)
+        try:
+            if not stat.S_ISLNK(os.fstat(fd).st_mode):
+                os.chmod(f"/proc/self/fd/{fd}", mode)
+        finally:
+            os.close(fd)
+
+
+def usage(folder: Path, most_entries: int) -> tuple[int, int]:
+    """Bytes on disk and entries under ``folder``, counting stopped once past ``most_entries``."""
+    total = entries = 0
+    with contextlib.suppress(OSError):
+        for _, _, info in _entries(folder):
+            entries += 1
+            total += info.st_blocks * 512
+            if entries > most_entries:
+                break
+    return total, entries
+
+
+def lend(folder: Path, uid: int) -> None:
+    """Make ``folder`` (just copied by the arena) and everything in it belong to ``uid``, for a build."""
+    os.chown(folder, uid, uid, follow_symlinks=False)
+    for dir_fd, name, _ in _entries(folder):
+        os.chown(name, uid, uid, dir_fd=dir_fd, follow_symlinks=False)
+
+
+def seal(folder: Path, builder: int | None) -> None:
+    """Take ``folder`` back after a build that ran as ``builder`` (``None``: as the arena's own user).
+
+    Every entry ends owned by the arena, writable only by it, readable by
+    all (bots run as other UIDs), without set-id bits. Entries the builder
+    did not own (a hard link to someone else's file) and FIFOs or sockets are
+    removed. Run it only once the build's processes are all dead.
+    """
+    owner = (os.geteuid(), os.getegid()) if builder is not None else None
+    doomed: list[tuple[int, str]] = []
+    fds: list[int] = []
+    try:
+        for dir_fd, name, info in _entries(folder):
+            kind = stat.S_IFMT(info.st_mode)
+            foreign = builder is not None and info.st_uid != builder
+            if foreign or kind not in (stat.S_IFREG, stat.S_IFDIR, stat.S_IFLNK):
+                if kind != stat.S_IFDIR:
+                    kept = os.dup(dir_fd)
+                    fds.append(kept)
+                    doomed.append((kept, name))
+                continue
+            executable = kind == stat.S_IFDIR or info.st_mode & stat.S_IXUSR
+            _set(dir_fd, name, mode=0o755 if executable else 0o644, owner=owner)
+        for dir_fd, name in doomed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=dir_fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if owner is not None:
+        os.chown(folder, *owner, follow_symlinks=False)
+    folder.chmod(0o755)
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove ``folder``, whatever its builder left in it (folders without write or search bits included)."""
+    if os.geteuid() != 0 and folder.is_dir() and not folder.is_symlink():
+        # Root removes anything; the owner first gives itself back the bits a build may have taken away.
+        with contextlib.suppress(OSError):
+            folder.chmod(0o700)
+            for dir_fd, name, info in _entries(folder):
+                if stat.S_ISDIR(info.st_mode):
+                    _set(dir_fd, name, mode=0o700, owner=None)
+    shutil.rmtree(folder, ignore_errors=True)
