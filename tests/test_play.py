@@ -197,6 +197,7 @@ def test_a_hosted_javascript_bot_is_named_after_the_bot_it_hosts(tmp_path: Path)
     examples = REPO / "examples" / "challenge-bots.js"
     assert resolve(f"node {HOST_JS} {examples} Saver").name == "Saver"
     assert resolve(f"node {HOST_JS} {examples}").name == "challenge-bots"
+    assert resolve(f"node $ARENA_JS_HOST {examples} Saver").name == "Saver"
     copied = tmp_path / ".arena-build" / "host.js"  # a bot folder's own copy of the host
     copied.parent.mkdir()
     copied.write_bytes(HOST_JS.read_bytes())

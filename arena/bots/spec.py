@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from .js import HOST_WORD
 
 MANIFEST = "bot.toml"
 MAX_NAME = 64
@@ -97,12 +98,12 @@ def _hosted_name(argv: tuple[str, ...]) -> str:
     """The name of a bot the JavaScript host runs (``node host.js BOT_FILE [BOT_NAME]``), else ``""``.
 
     It is named after the bot it hosts, not after the host: its ``BOT_NAME``
-    when one is given, else its file's name.
+    when one is given, else its file's name. ``$ARENA_JS_HOST`` names the host too.
     """
     if guess_profile(argv) != "node":
         return ""
     for index, arg in enumerate(argv[1:-1], start=1):
-        if Path(arg).name == HOST_JS_NAME:
+        if Path(arg).name == HOST_JS_NAME or arg == HOST_WORD:
             hosted = argv[index + 1 :]
             return hosted[1] if len(hosted) > 1 and hosted[1] else Path(hosted[0]).stem
     return ""
