@@ -5,7 +5,12 @@ timed, plays several matches against reference bots (in one process when its
 manifest says ``reuse = true``), and is told to quit; another copy has its
 input closed. Each check prints one ``PASS``/``FAIL``/``SKIP`` line; a failure
 says what went wrong and where in the exchange (match, request, the last lines
-sent and received, the bot's stderr), and makes the command exit non-zero.
+sent and received, the bot's stderr), with a hint for the common mistakes, and
+makes the command exit non-zero.
+
+Each fault is reported once, by the check it says most about; the other checks
+it leaves unproven say so (``SKIP ... see "answers within limits"``) rather
+than pass. A timeout ends the matches: a slow bot is not kept waiting on.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from ..supervisor.matchlog import MatchLog, read_log
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from ..supervisor.play import goodbye_line, spawn_options
 from ..supervisor.wires import Wire, wire_for
+from .hints import fault_hints, printable, stderr_tail
 
 EXIT_WAIT_S = 2.0
 """How long a bot may take to exit when told to, or when its input closes.
@@ -45,7 +51,6 @@ so that a busy machine does not fail a correct bot, and shows the time taken.
 REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
 """Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
 EXCERPT_RECORDS = 6
-STDERR_LINES = 5
 
 CHECKS = (
     "builds",
@@ -141,10 +146,14 @@ async def check_bot(
             done(Check(name, None, "not run: the bot did not start and answer"))
         return report
     played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed)
-    for check in _judge_matches(spec, played, limits):
+    for check in _judge_matches(spec, game, played, limits, matches):
         done(check)
     done(told_to_exit)
-    done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
+    slow = next((p for p in played for f in p.faults if f.kind == "timeout"), None)
+    if slow is not None:
+        done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.record.match_id} (see above)"))
+    else:
+        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
     return report
 
 
@@ -173,17 +182,26 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
     sent: list[protocol.Message] = [start, *(m for s, m in state.start().notices if s == 0)]
     where: list[str] = []
     stderr_path = log_dir / "startup.stderr.log"
+    written = 0
     try:
         async with open_bot(spec, spawn_options(spec, limits, stderr_path)) as bot:
             request = msgspec.structs.replace(state.requests()[0], id=bot.take_id())
-            where += _shown(">", [*sent, request])
+            wire = wire_for(spec.protocol, game)
+            where += _shown(">", [m for m in [*sent, request] if wire.encode(m) is not None])
             started = trio.current_time()
-            outcome = await _first_answer(bot, wire_for(spec.protocol, game), [*sent, request], allowed, where)
+            outcome = await _first_answer(bot, wire, [*sent, request], allowed, where)
             elapsed = trio.current_time() - started
+            written = bot.stats.bytes_out
     except BotFault as exc:  # it could not be started
-        outcome = str(exc)
-    if isinstance(outcome, str):
-        return Check(name, False, outcome, [*where, *_stderr_tail(stderr_path)])
+        outcome = Fault("A", exc.kind, str(exc))
+    if isinstance(outcome, Fault):
+        hints = fault_hints(outcome, game, spec.protocol, written, "--protocol")
+        return Check(
+            name,
+            False,
+            f"{outcome.kind}: {printable(outcome.reason)}",
+            [*where, *stderr_tail(stderr_path), *(f"hint: {hint}" for hint in hints)],
+        )
     try:
         state.check(0, outcome.action)
     except IllegalAction as exc:
@@ -193,10 +211,11 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
 
 async def _first_answer(
     bot: BotProcess, wire: Wire, messages: list[protocol.Message], allowed: float, where: list[str]
-) -> protocol.Answer | str:
-    """The answer to the last of ``messages`` (a request), or what went wrong."""
+) -> protocol.Answer | Fault:
+    """The answer to the last of ``messages`` (a request), or the fault that came instead."""
     request = messages[-1]
     assert isinstance(request, protocol.Request)
+    kind = str(request.__struct_config__.tag)
     with trio.move_on_after(allowed):
         try:
             for message in messages:
@@ -204,14 +223,15 @@ async def _first_answer(
                 if line is not None:
                     await bot.send(line)
             text = await bot.read_line(output_budget=bot.options.line_bytes * 4)
-            where.append("< " + text.decode("utf-8", "replace").rstrip()[:300])
+            where.append("< " + printable(text.decode("utf-8", "replace").rstrip()))
             answer = wire.decode(text, request)
         except BotFault as exc:
-            return f"{exc.kind}: {exc}"
+            return Fault("A", exc.kind, exc.reason, request.id, kind)
         if answer.id != request.id:
-            return f"protocol_error: answered id {answer.id}, but the request's id was {request.id}"
+            reason = f"answered id {answer.id}, but the request's id was {request.id}"
+            return Fault("A", "protocol_error", reason, request.id, kind)
         return answer
-    return f"timeout: no answer within {allowed:g} s"
+    return Fault("A", "timeout", f"no answer within {allowed:g} s", request.id, kind)
 
 
 async def _play_matches(
@@ -243,6 +263,8 @@ async def _play_matches(
             if played[-1].faults:
                 await bot.shutdown()
                 bot = None
+            if any(f.kind == "timeout" for f in played[-1].faults):
+                break  # a slow bot would be slow again: one timeout says it, more only cost time
         if bot is not None:
             told = await _tell_to_quit(bot)
     return played, told
@@ -313,8 +335,9 @@ async def _check_input_closed(
     name = "exits when its input closes"
     async with open_bot(spec, spawn_options(spec, limits, log_dir / "input-closed.stderr.log")) as bot:
         record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed)
-        if bot.process.poll() is not None and record.faults:
-            return Check(name, None, "the bot faulted in its match (see above)")
+        mine = [f for f in record.faults if f.seat == "A"]
+        if mine:
+            return Check(name, None, f"not judged: the bot faulted in the match before ({mine[0].kind})")
         started = trio.current_time()
         assert bot.process.stdin is not None
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -322,74 +345,118 @@ async def _check_input_closed(
         return await _await_exit(bot, name, started, "after its input closed", [])
 
 
-def _judge_matches(spec: BotSpec, played: list[_Played], limits: Limits) -> list[Check]:
-    """The checks that the matches decide, each with where its first failure happened."""
-    kinds = {
-        "answers every request": ("crash", "invalid_json", "protocol_error"),
-        "answers within limits": ("timeout", "output_limit", "memory_limit"),
-        "legal moves": ("illegal_move",),
-    }
+_BY_KIND = {
+    "crash": "answers every request",
+    "invalid_json": "answers every request",
+    "protocol_error": "answers every request",
+    "timeout": "answers within limits",
+    "output_limit": "answers within limits",
+    "memory_limit": "answers within limits",
+    "illegal_move": "legal moves",
+}
+"""The check a fault fails, by its kind, when it did not happen at a match's start."""
+_UNPROVEN = {
+    "answers every request": {"crash", "invalid_json", "protocol_error", "timeout", "output_limit", "memory_limit"},
+    "answers within limits": {"timeout", "output_limit", "memory_limit"},
+    "legal moves": {"illegal_move"},
+}
+"""The kinds of fault that leave a check unproven (a crash says nothing about legal moves)."""
+
+
+def _owner(index: int, played: _Played, fault: Fault) -> str:
+    """The one check that reports ``fault`` (the ``index``-th match's): the one it says most about."""
+    at_start = played.record.stats[played.seat].requests == 0
+    if index > 0 and not played.fresh_process and at_start:
+        # The process had played a match before: it left (crash), or match_end/match_start confused it.
+        return "plays several matches in one process" if fault.kind == "crash" else "handles match start and end"
+    if fault.request_id is None and at_start:
+        return "handles match start and end"
+    return _BY_KIND.get(fault.kind, "answers every request")
+
+
+def _judge_matches(spec: BotSpec, game: Game, played: list[_Played], limits: Limits, asked: int) -> list[Check]:
+    """The checks that the matches decide; each fault fails one check, and the checks it leaves unproven say so."""
+    faults = [(_owner(i, p, f), p, f) for i, p in enumerate(played) for f in p.faults]
     requests = sum(p.record.stats[p.seat].requests for p in played)
-    slowest = max((p.record.stats[p.seat].max_move_s for p in played), default=0.0)
+    stopped = f" (stopped after the timeout in {played[-1].record.match_id})" if len(played) < asked else ""
     good = {
-        "answers every request": f"{requests} requests in {len(played)} matches, each answered once",
-        "answers within limits": f"slowest answer {slowest * 1000:.0f} ms (move limit {limits.move_s:g} s)",
-        "legal moves": f"{requests} legal actions",
+        "answers every request": f"{requests} requests in {len(played)} matches, each answered once{stopped}",
+        "answers within limits": _slowest(played, limits) + stopped,
+        "legal moves": f"{requests} legal actions{stopped}",
+        "handles match start and end": f"{len(played)} match_start/match_end pairs{stopped}",
     }
     checks = []
-    for name, fault_kinds in kinds.items():
-        hit = next(((p, f) for p in played for f in p.faults if f.kind in fault_kinds), None)
-        if hit is not None:
-            checks.append(_failed(name, *hit))
+    for name in CHECKS[2:7]:
+        owned = [(p, f) for owner, p, f in faults if owner == name]
+        unproven = next((owner for owner, _, f in faults if f.kind in _UNPROVEN.get(name, ())), None)
+        if owned:
+            checks.append(_failed(name, game, spec, *owned[0], more=len(owned) - 1))
+        elif name == "plays several matches in one process":
+            checks.append(_several_matches(spec, played, faults))
+        elif name == "handles match start and end" and not goodbye_line(spec.protocol):
+            checks.append(Check(name, None, f"the {spec.protocol} protocol has no match_start or match_end"))
+        elif unproven is not None:
+            checks.append(Check(name, None, f'not shown: see "{unproven}" above'))
         elif requests == 0:  # nothing answered, so nothing shows this holds (another check says why)
             checks.append(Check(name, None, "no request was answered"))
         else:
             checks.append(Check(name, True, good[name]))
-    # Start and end of a match: no fault on a notice, nor on the first request after a match_end.
-    hit = next(
-        (
-            (p, f)
-            for index, p in enumerate(played)
-            for f in p.faults
-            if f.request_id is None or (index > 0 and not p.fresh_process and p.record.stats[p.seat].requests == 0)
-        ),
-        None,
-    )
-    checks.append(
-        _failed("handles match start and end", *hit)
-        if hit
-        else Check("handles match start and end", True, f"{len(played)} match_start/match_end pairs")
-    )
-    name = "plays several matches in one process"
-    if not spec.reuse:
-        checks.append(Check(name, None, "its manifest does not say reuse = true: each match gets a new process"))
-    else:
-        restarted = next((p for p in played[1:] if p.fresh_process), None)
-        if restarted is None:
-            checks.append(Check(name, True, f"{len(played)} matches in one process"))
-        else:
-            before = played[played.index(restarted) - 1]
-            fault = before.faults[0] if before.faults else None
-            checks.append(
-                _failed(name, before, fault)
-                if fault
-                else Check(name, False, f"the process had exited before {restarted.record.match_id}")
-            )
     return checks
 
 
-def _failed(name: str, played: _Played, fault: Fault) -> Check:
+def _several_matches(spec: BotSpec, played: list[_Played], faults: list[tuple[str, _Played, Fault]]) -> Check:
+    name = "plays several matches in one process"
+    if not spec.reuse:
+        return Check(name, None, "its manifest does not say reuse = true: each match gets a new process")
+    restarted = next((p for p in played[1:] if p.fresh_process), None)
+    if restarted is None and len(played) > 1:
+        return Check(name, True, f"{len(played)} matches in one process")
+    if faults:
+        return Check(name, None, f'not shown: see "{faults[0][0]}" above (a process that faulted is replaced)')
+    return Check(name, None, "only one match was played")
+
+
+def _slowest(played: list[_Played], limits: Limits) -> str:
+    """The slowest answer of the matches, start-up aside (a new process's first answer is left out)."""
+    slowest = 0.0
+    for match in played:
+        if match.record.log_path is None or not match.record.log_path.is_file():
+            continue
+        seat = protocol.SEATS[match.seat]
+        asked: dict[int, float] = {}
+        pending: int | None = None  # a text protocol's answer carries no id: it answers the last request
+        for entry in read_log(match.record.log_path):
+            if entry.get("seat") != seat or entry["type"] not in ("send", "recv"):
+                continue
+            message = entry.get("msg")
+            if entry["type"] == "send":
+                if isinstance(message, dict) and isinstance(message.get("id"), int):
+                    pending = message["id"]
+                    asked[pending] = entry["t"]
+                continue
+            answered = message.get("id") if isinstance(message, dict) else pending
+            if entry.get("stale") or answered not in asked:
+                continue
+            if not (match.fresh_process and answered == min(asked)):  # a process's first answer includes start-up
+                slowest = max(slowest, entry["t"] - asked.pop(answered))
+    return f"slowest answer {slowest * 1000:.0f} ms, start-up aside (move limit {limits.move_s:g} s)"
+
+
+def _failed(name: str, game: Game, spec: BotSpec, played: _Played, fault: Fault, *, more: int = 0) -> Check:
     record = played.record
     request = f"request {fault.request_id} ({fault.request_type})" if fault.request_id is not None else "a notice"
     detail = (
-        f"{fault.kind}: {fault.reason} -- in match {record.match_id} (seed {record.seed}, "
-        f"seat {fault.seat}, against {played.opponent}), at {request}"
+        f"{fault.kind}: {printable(fault.reason)} -- in match {record.match_id} (seed {record.seed}, "
+        f"seat {fault.seat}, against {printable(played.opponent)}), at {request}"
     )
+    if more:
+        detail += f"; {more} more like it"
     where = _excerpt(record, fault.seat)
-    if played.stderr_path is not None:
-        where += _stderr_tail(played.stderr_path)
+    where += stderr_tail(played.stderr_path)
     if record.log_path:
         where.append(f"log: {record.log_path}")
+    bytes_out = record.stats[played.seat].bytes_out
+    where += [f"hint: {hint}" for hint in fault_hints(fault, game, spec.protocol, bytes_out, "--protocol")]
     return Check(name, False, detail, where)
 
 
@@ -402,27 +469,17 @@ def _excerpt(record: MatchRecord, seat: str) -> list[str]:
         if entry.get("seat") != seat:
             continue
         if entry["type"] == "send":
-            lines.append("> " + json.dumps(entry["msg"], separators=(",", ":"))[:300])
+            lines.append("> " + printable(json.dumps(entry["msg"], separators=(",", ":"))))
         elif entry["type"] == "recv":
             shown = entry.get("raw") if "raw" in entry else json.dumps(entry.get("msg"), separators=(",", ":"))
-            lines.append("< " + str(shown)[:300])
+            lines.append("< " + printable(str(shown)))
         elif entry["type"] == "fault":
             break
     return ["exchange (last lines):", *lines[-EXCERPT_RECORDS:]]
 
 
 def _shown(arrow: str, messages: Sequence[protocol.Message]) -> list[str]:
-    return [f"{arrow} {protocol.encode(m).decode().strip()[:300]}" for m in messages]
-
-
-def _stderr_tail(path: Path) -> list[str]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
-    except OSError:
-        return []
-    if not text:
-        return []
-    return [f"stderr ({path.name}):", *("  " + line for line in text.splitlines()[-STDERR_LINES:])]
+    return [f"{arrow} {printable(protocol.encode(m).decode().strip())}" for m in messages]
 
 
 def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
@@ -446,12 +503,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check one bot and print a line per check; exit status 1 when any fails."""
     game = get_game(args.game, params_from(args.param))
     spec = resolve(args.bot)
+    if args.protocol:
+        spec = spec.speaking(args.protocol)
+    wire_for(spec.protocol, game)  # an unknown protocol, or another game's, is an error before anything runs
     references = [resolve(text) for text in args.against] or default_references(game, spec)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     log_dir = Path(args.log_dir) / f"{spec.name}-{stamp}"
     log_dir.mkdir(parents=True, exist_ok=True)
-    print(f"Checking {spec.name} ({' '.join(spec.command)}) at {game.title} ({game.game_id})")
-    print(f"  against {', '.join(r.name for r in references) or 'nobody'}; logs in {log_dir}")
+    print(f"Checking {printable(spec.name)} ({printable(' '.join(spec.command))}) at {game.title} ({game.game_id})")
+    print(f"  against {', '.join(printable(r.name) for r in references) or 'nobody'}; logs in {log_dir}")
     report = trio.run(
         lambda: check_bot(
             spec,
@@ -465,7 +525,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
     )
     failed = [c.name for c in report.checks if c.passed is False]
-    print(f"{spec.name}: {'all checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}")
+    print(f"{printable(spec.name)}: {'all checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}")
     return 0 if report.ok else 1
 
 
@@ -479,6 +539,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--matches", type=number(int), default=4, help="matches against reference bots (default %(default)s)"
     )
     parser.add_argument("--against", action="append", default=[], metavar="BOT", help="a reference bot (repeatable)")
+    parser.add_argument(
+        "--protocol", metavar="NAME", help="the bot speaks NAME (json, gops-text); default: what its manifest says"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
     parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")
     limits_args(parser)
