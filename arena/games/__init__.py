@@ -10,13 +10,28 @@ from collections.abc import Mapping
 
 from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
 from ._rng import Rng, derive_seed
+from ._view import TableView
 from .badugi import Badugi
+from .badugi_view import BadugiView
 from .card_jitsu import CardJitsu
+from .card_jitsu_view import CardJitsuView
 from .gops import Gops
+from .gops_view import GopsView
 from .rps_poker import RpsPoker
+from .rps_poker_view import RpsPokerView
 from .six_card_poker import SixCardPoker
+from .six_card_poker_view import SixCardPokerView
 
 GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker, Gops, CardJitsu, SixCardPoker, Badugi)}
+VIEWS: dict[str, type[TableView]] = {
+    cls.game: cls for cls in (RpsPokerView, GopsView, CardJitsuView, SixCardPokerView, BadugiView)
+}
+"""Each game's table view (``arena.games._view``), by game id."""
+
+
+def view_for(game_id: str) -> type[TableView] | None:
+    """The table view of ``game_id`` (``badugi`` or ``badugi/1``), or ``None`` for a game without one."""
+    return VIEWS.get(game_id.partition("/")[0])
 
 
 def get_game(game_id: str, params: Mapping[str, object] | None = None) -> Game:
@@ -32,6 +47,7 @@ def get_game(game_id: str, params: Mapping[str, object] | None = None) -> Game:
 
 __all__ = [
     "GAMES",
+    "VIEWS",
     "Game",
     "IllegalAction",
     "MatchState",
@@ -39,6 +55,8 @@ __all__ = [
     "ParamError",
     "Rng",
     "Step",
+    "TableView",
     "derive_seed",
     "get_game",
+    "view_for",
 ]

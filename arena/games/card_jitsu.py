@@ -121,7 +121,8 @@ def find_set(pile: Iterable[str]) -> list[str] | None:
     return None
 
 
-def _why(card_a: str, card_b: str) -> str:
+def round_reason(card_a: str, card_b: str) -> str:
+    """Why the round went as it did, in words: ``fire beats snow``, ``higher value``."""
     ea, eb = element(card_a), element(card_b)
     if ea != eb:
         win, lose = (ea, eb) if BEATS[ea] == eb else (eb, ea)
@@ -203,7 +204,7 @@ class CardJitsuMatch(MatchState):
         outcome = "tie" if winner is None else f"{SEATS[winner]} wins"
         step.narration.append(
             f"Round {self.round:3}: A {' '.join(self.hands[0])} plays {cards[0]} "
-            f"| B {' '.join(self.hands[1])} plays {cards[1]} -> {outcome} ({_why(cards[0], cards[1])}) "
+            f"| B {' '.join(self.hands[1])} plays {cards[1]} -> {outcome} ({round_reason(cards[0], cards[1])}) "
             f"| piles A [{' '.join(self.piles[0])}] B [{' '.join(self.piles[1])}]"
         )
         if self.winner is not None:

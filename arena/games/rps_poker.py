@@ -56,7 +56,8 @@ def turn_winner(card_a: str, card_b: str, base: str) -> int:
     return 0 if BEATS[card_a[0]] == card_b[0] else 1
 
 
-def _why(card_a: str, card_b: str, base: str) -> str:
+def turn_reason(card_a: str, card_b: str, base: str) -> str:
+    """Why the turn went as it did: ``pair``, ``higher`` or ``rps``."""
     if (card_a[1] == base[1]) != (card_b[1] == base[1]):
         return "pair"
     if card_a[1] != card_b[1]:
@@ -173,7 +174,7 @@ class RpsPokerMatch(MatchState):
         step.narration.append(
             f"Turn {self.turn:2}: base {self.base} | A {' '.join(self.hands[0])} plays {cards[0]} "
             f"| B {' '.join(self.hands[1])} plays {cards[1]} -> {SEATS[winner]} wins "
-            f"({_why(cards[0], cards[1], self.base)}), {self.points[0]}-{self.points[1]}"
+            f"({turn_reason(cards[0], cards[1], self.base)}), {self.points[0]}-{self.points[1]}"
         )
         for seat in (0, 1):
             self.hands[seat].pop(plays[seat])

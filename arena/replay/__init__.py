@@ -4,9 +4,12 @@
 seed and answers and names the first difference; ``rerun`` gives the frames
 that the terminal and HTML viewers draw; ``regress`` feeds a new build of a
 bot the messages one seat was sent and lists where its answers differ.
+``match_page`` is a match's replay page (HTML, self-contained), drawn with the
+game's table view; ``match_fragment`` gives its parts for another site's pages.
 """
 
 from ._log import LoggedMatch, load_log
+from ._page import Fragment, match_fragment, match_page, page, timeline_of
 from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
 from ._timeline import Event, Frame, Timeline, for_seat, from_log
 from ._verify import Difference, Verdict, verify
@@ -14,6 +17,7 @@ from ._verify import Difference, Verdict, verify
 __all__ = [
     "Difference",
     "Event",
+    "Fragment",
     "Frame",
     "LoggedMatch",
     "Rerun",
@@ -23,7 +27,11 @@ __all__ = [
     "for_seat",
     "from_log",
     "load_log",
+    "match_fragment",
+    "match_page",
+    "page",
     "rerun",
     "rules_for",
+    "timeline_of",
     "verify",
 ]

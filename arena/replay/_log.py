@@ -70,7 +70,10 @@ class LoggedMatch:
     fault_lines: list[int] = field(default_factory=list)
     result: dict[str, Any] | None = None
     result_line: int = 0
+    stderr: list[dict[str, Any]] = field(default_factory=list)
+    """The ``stderr`` records: what each seat wrote to stderr during the match, with times."""
     records: list[dict[str, Any]] = field(default_factory=list)
+    _requests: list[tuple[int, list[Sent]] | None] = field(default_factory=lambda: [None, None], repr=False)
 
     @property
     def game(self) -> str:
@@ -98,7 +101,11 @@ class LoggedMatch:
 
     def requests(self, seat: int) -> list[Sent]:
         """The requests sent to ``seat``, in order."""
-        return [s for s in self.sent[seat] if s.is_request]
+        cached = self._requests[seat]
+        if cached is None or cached[0] != len(self.sent[seat]):  # (indexed once, after the log is read)
+            cached = (len(self.sent[seat]), [s for s in self.sent[seat] if s.is_request])
+            self._requests[seat] = cached
+        return cached[1]
 
 
 def load_log(path: Path) -> LoggedMatch:
@@ -143,6 +150,8 @@ def index_records(path: Path, records: list[dict[str, Any]]) -> LoggedMatch:
         elif kind == "fault":
             log.faults.append({k: v for k, v in record.items() if k not in ("type", "t")})
             log.fault_lines.append(number)
+        elif kind == "stderr" and seat is not None:
+            log.stderr.append(record)
         elif kind == "result":
             log.result = {k: record.get(k) for k in ("points", "winner", "forfeit", "reason")}
             log.result_line = number

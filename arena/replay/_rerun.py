@@ -141,6 +141,11 @@ class _Runner:
         self.asked[seat] += 1
         request = msgspec.structs.replace(request, id=self.first_id[seat] + k)
         self.send(seat, request)
+        if k < len(self.log.requests(seat)):
+            t = self.log.records[self.log.requests(seat)[k].line - 1].get("t")
+            frame = self.frames[-1]
+            if isinstance(t, int | float) and (frame.t is None or t < frame.t):
+                frame.t = float(t)
         answers = self.log.answers[seat]
         answer = answers[k] if k < len(answers) else None
         logged_fault = self.logged_fault(seat, request.id)

@@ -36,6 +36,8 @@ class Frame:
     events: list[Event] = field(default_factory=list)
     score: list[float] | None = None
     """Running points of A and B after this step, when known."""
+    t: float | None = None
+    """When the step's first request was sent, in the log's seconds since the match began."""
 
 
 @dataclass
@@ -102,6 +104,8 @@ def from_log(log: LoggedMatch, note: str = "") -> Timeline:
                     frame = Frame("")
                     frames.append(frame)
                 frame.events.append(Event("request", seat, msg))
+                if frame.t is None and isinstance(record.get("t"), int | float):
+                    frame.t = float(record["t"])
                 frame.title = frame_title({e.seat or 0: e.msg or {} for e in frame.events if e.kind == "request"})
             else:
                 frame.events.append(Event("notice", seat, msg))
@@ -141,7 +145,7 @@ def for_seat(timeline: Timeline, seat: int) -> Timeline:
         for event in events:
             if event.kind in ("request", "notice") and event.msg is not None:
                 score = score_from(event.msg, seat) or score
-        frames.append(Frame(frame_title(requests) if requests else frame.title, events, score))
+        frames.append(Frame(frame_title(requests) if requests else frame.title, events, score, frame.t))
     return Timeline(
         game=timeline.game,
         title=timeline.title,

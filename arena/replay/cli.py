@@ -15,13 +15,13 @@ from protocol import SEATS
 
 from .._errors import ConfigError, StoreError
 from ..bots.spec import resolve
-from ._html import render_page
 from ._log import LoggedMatch, load_log
+from ._page import match_page, timeline_of
 from ._regress import regress
 from ._render import renderer_for
 from ._rerun import RulesUnavailable
 from ._terminal import show
-from ._timeline import Timeline, for_seat, from_log
+from ._timeline import for_seat
 from ._verify import verify
 
 
@@ -69,17 +69,6 @@ def log_path_from_db(db: Path, match: str) -> Path:
     raise StoreError(f"no match {match!r} in {db} (`arena results {db}` lists them)")
 
 
-def timeline_of(log: LoggedMatch) -> Timeline:
-    """The rules' frames when the log is what the rules produce; the logged records otherwise."""
-    try:
-        verdict = verify(log)
-    except RulesUnavailable as exc:
-        return from_log(log, note=str(exc))
-    if verdict.difference is not None:
-        return from_log(log, note=f"the log does not match the rules ({verdict.difference.where})")
-    return verdict.rerun.timeline
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``arena replay`` as the arguments ask."""
     path = log_path_from_db(args.db, args.log) if args.db else Path(args.log)
@@ -89,14 +78,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.bot:
         return _regress(log, args.bot)
     timeline = timeline_of(log)
+    if args.html:
+        text = match_page(log, seat=args.seat, timeline=timeline)
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(text, encoding="utf-8")
+        print(f"wrote {args.html} ({len(timeline.frames)} steps, {len(text.encode()) / 1024:.0f} KiB)")
+        return 0
     if args.seat:
         timeline = for_seat(timeline, SEATS.index(args.seat))
     renderer = renderer_for(log.game)
-    if args.html:
-        args.html.parent.mkdir(parents=True, exist_ok=True)
-        args.html.write_text(render_page(timeline, renderer), encoding="utf-8")
-        print(f"wrote {args.html} ({len(timeline.frames)} steps)")
-        return 0
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     console = Console(no_color=args.no_color or None, highlight=False)
     with contextlib.suppress(BrokenPipeError):

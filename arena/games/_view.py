@@ -1,0 +1,136 @@
+"""How a game's table looks, drawn from what its seats were told.
+
+A game's view (a :class:`TableView` in ``<game>_view.py`` beside its rules)
+follows a match message by message, as the seats saw it: the requests each
+seat was asked, its answers, and the notices it was told. Fed the messages of
+both seats it draws the whole table; fed one seat's messages it draws the
+table as that seat saw it, so hidden information cannot leak into a seat's
+view: what the seat was never told is simply not there (a card it does not
+know is ``"?"``, drawn face down).
+
+:meth:`TableView.table` returns plain data that any viewer draws (the replay
+page, the competition server)::
+
+    {"info": [["Turn", "3 / 10"], ...],       # the state of play, in words
+     "center": [Zone, ...],                    # what lies between the seats
+     "outcome": "A wins the turn (pair)",      # what this step decided
+     "seats": [Seat A, Seat B]}
+    Seat = {"zones": [Zone, ...], "stats": [["turns won", "2"], ...], "status": "plays R6"}
+    Zone = {"label": "Hand", "cards": ["R3", "?", ...], "marks": {"1": "played"}, "note": "..."}
+
+A mark says what a card did in this step: ``played``, ``won``, ``new``,
+``out`` (discarded), ``best`` (part of the hand that counts). :meth:`card`
+says how a face looks: a symbol (or a word), a rank and a colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+UNKNOWN = "?"
+"""A card whose face this view was not told."""
+
+Zone = dict[str, Any]
+Table = dict[str, Any]
+CardLook = dict[str, str]
+
+
+def zone(label: str, cards: Sequence[str] = (), *, marks: Mapping[int, str] | None = None, note: str = "") -> Zone:
+    """A labelled group of cards (``marks``: card index to what it did this step)."""
+    out: Zone = {"label": label, "cards": list(cards)}
+    if marks:
+        out["marks"] = {str(i): mark for i, mark in sorted(marks.items())}
+    if note:
+        out["note"] = note
+    return out
+
+
+def unknown(count: int) -> list[str]:
+    """``count`` face-down cards."""
+    return [UNKNOWN] * max(0, count)
+
+
+def num(value: Any) -> str:
+    """A number as people write it: ``3``, ``2.5``, ``-4``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class TableView:
+    """Follows one match's messages and draws its table; a game subclasses it."""
+
+    game: ClassVar[str] = ""
+    """The game's id without version, such as ``rps-poker``."""
+    points_name: ClassVar[str] = "points"
+
+    def __init__(self, params: Mapping[str, Any], names: Sequence[str], seen: frozenset[int]) -> None:
+        self.params = dict(params)
+        self.names = list(names)
+        self.seen = seen
+        """The seats whose messages this view is fed: both, or one (that seat's view)."""
+        self.score: list[float | None] = [None, None]
+        self.status: list[str] = ["", ""]
+        self.outcome = ""
+
+    # What the seats saw ---------------------------------------------------
+    def asked(self, seat: int, msg: Mapping[str, Any]) -> None:
+        """``seat`` was sent the request ``msg``."""
+
+    def answered(self, seat: int, request: Mapping[str, Any], action: Any) -> None:
+        """``seat`` answered ``request`` with ``action`` (an action the rules accepted)."""
+
+    def told(self, seat: int, msg: Mapping[str, Any]) -> None:
+        """``seat`` was sent the notice ``msg``."""
+
+    def opens(self, seat: int, msg: Mapping[str, Any]) -> bool:
+        """Whether the notice ``msg`` deals a new hand: the step's table is drawn before it."""
+        return False
+
+    # Drawing --------------------------------------------------------------
+    def table(self) -> Table:
+        """The table now."""
+        return {
+            "info": [list(pair) for pair in self.info()],
+            "center": self.center(),
+            "outcome": self.outcome,
+            "seats": [self.seat(s) for s in (0, 1)],
+        }
+
+    def info(self) -> list[tuple[str, str]]:
+        """The state of play in words (turn, hand, pot...)."""
+        return []
+
+    def center(self) -> list[Zone]:
+        """What lies between the seats."""
+        return []
+
+    def zones(self, seat: int) -> list[Zone]:
+        """A seat's cards."""
+        return []
+
+    def stats(self, seat: int) -> list[tuple[str, str]]:
+        """A seat's numbers; the score by default."""
+        score = self.score[seat]
+        return [] if score is None else [(self.points_name, num(score))]
+
+    def seat(self, seat: int) -> dict[str, Any]:
+        return {
+            "zones": self.zones(seat),
+            "stats": [list(pair) for pair in self.stats(seat)],
+            "status": self.status[seat],
+        }
+
+    def knows(self, seat: int) -> bool:
+        """Whether this view was told ``seat``'s own cards."""
+        return seat in self.seen
+
+    def set_score(self, seat: int, score: Sequence[float]) -> None:
+        """A ``score`` field as sent to ``seat``: its own points first."""
+        self.score[seat], self.score[1 - seat] = score[0], score[1]
+
+    @classmethod
+    def card(cls, face: str) -> CardLook:
+        """How ``face`` looks: ``{"sym": ..., "rank": ..., "c": colour}``; a plain card by default."""
+        return {"sym": "", "rank": face, "c": "black"}

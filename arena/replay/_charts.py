@@ -1,0 +1,207 @@
+"""Charts for replay pages and tournament reports, drawn by matplotlib as inline SVG.
+
+Every chart is an ``<svg>`` string to put straight into a page: no script,
+no network, no file beside it. Text stays text (``svg.fonttype: none``), so
+the page's font draws it and it can be selected; names (chosen by bot
+authors) are never read as mathtext. The same data gives the same bytes
+(fixed ids, no date).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SEAT_COLOURS = ("#0e7490", "#a21caf")
+"""Seat A and seat B, as the pages draw them."""
+INK = "#0f172a"
+DIM = "#64748b"
+GRID = "#e2e8f0"
+PALETTE = (
+    "#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed",
+    "#0891b2", "#db2777", "#65a30d", "#ea580c", "#4f46e5",
+)  # fmt: skip
+"""Colours of bots' lines (after ten they repeat with another line style)."""
+
+_STYLE: dict[str, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "arena",
+    "text.parse_math": False,
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.edgecolor": GRID,
+    "axes.labelcolor": DIM,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "xtick.color": DIM,
+    "ytick.color": DIM,
+    "axes.grid": True,
+    "grid.color": GRID,
+    "grid.linewidth": 0.8,
+    "legend.frameon": False,
+}
+
+
+def label(name: str, width: int = 28) -> str:
+    """A bot's name as a chart label: printable, and cut to ``width`` characters."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in name)
+    return clean if len(clean) <= width else clean[: width - 1] + "…"
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100)
+
+
+def _svg(fig: Any) -> str:
+    import matplotlib
+
+    out = io.StringIO()
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+    text = out.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
+    # Scale to the page's width: keep the viewBox, drop the fixed size.
+    return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 class="chart"', text, count=1)
+
+
+def _styled(build: Any) -> Any:
+    import matplotlib
+
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        return build()
+
+
+@dataclass
+class Track:
+    """The summary track of a replay: its SVG and where its plot area lies (fractions of the width)."""
+
+    svg: str
+    x0: float
+    x1: float
+    steps: int
+
+
+def score_track(scores: Sequence[Sequence[float] | None], names: Sequence[str], faults: Sequence[int] = ()) -> Track:
+    """Both seats' score after each step, a line per seat; faults marked where they happened."""
+
+    def build() -> Track:
+        fig = _figure(11, 1.35)
+        ax = fig.add_axes((0.045, 0.2, 0.94, 0.72))
+        xs = [i for i, s in enumerate(scores) if s is not None]
+        for seat in (0, 1):
+            ys = [float(s[seat]) for s in scores if s is not None]
+            if xs:
+                ax.step(xs, ys, where="post", color=SEAT_COLOURS[seat], linewidth=1.6, label=label(names[seat]))
+        for step in faults:
+            ax.axvline(step, color="#b91c1c", linewidth=1.4, linestyle=(0, (2, 2)))
+        ax.set_xlim(0, max(1, len(scores) - 1))
+        ax.tick_params(labelsize=8, length=0)
+        ax.grid(axis="x", visible=False)
+        ax.legend(loc="upper left", fontsize=8, ncols=2, handlelength=1.2, borderaxespad=0.1)
+        box = ax.get_position()
+        return Track(_svg(fig), box.x0, box.x1, len(scores))
+
+    track: Track = _styled(build)
+    return track
+
+
+def ratings_chart(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Each bot's rating with its 95% error bar, best at the top (``rows``: bot, rating, error, excluded)."""
+
+    def build() -> str:
+        fig = _figure(8, 0.42 * max(3, len(rows)) + 0.9)
+        ax = fig.add_subplot()
+        ys = list(range(len(rows)))[::-1]
+        for y, row in zip(ys, rows, strict=True):
+            error = row["error"]
+            colour = DIM if row.get("excluded") else PALETTE[0]
+            has_bar = error is not None and math.isfinite(error)
+            ax.errorbar(
+                [row["rating"]],
+                [y],
+                xerr=[[error], [error]] if has_bar else None,
+                fmt="o",
+                color=colour,
+                ecolor=colour,
+                elinewidth=2.2,
+                capsize=4,
+                markersize=7,
+            )
+            ax.annotate(f"{row['rating']:+.0f}", (row["rating"], y), xytext=(0, 7), textcoords="offset points",
+                        ha="center", fontsize=8, color=INK)  # fmt: skip
+        ax.set_yticks(ys, labels=[label(str(r["bot"])) for r in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.axvline(0, color=DIM, linewidth=0.8)
+        ax.set_xlabel("rating (Elo scale), with 95% error bars")
+        ax.grid(axis="y", visible=False)
+        fig.tight_layout()
+        return _svg(fig)
+
+    svg: str = _styled(build)
+    return svg
+
+
+def heatmap(names: Sequence[str], share: Sequence[Sequence[float | None]], text: Sequence[Sequence[str]]) -> str:
+    """The pairwise matrix: row's share of the points against column (0..1) as colour, ``text`` in each cell."""
+
+    def build() -> str:
+        import numpy as np
+
+        n = len(names)
+        size = max(3.2, 0.62 * n + 2.2)
+        fig = _figure(size + 1.2, size)
+        ax = fig.add_subplot()
+        grid = np.array([[math.nan if v is None else v for v in row] for row in share], dtype=float)
+        image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1, aspect="equal")
+        for i in range(n):
+            for j in range(n):
+                value = grid[i, j]
+                ink = "white" if not math.isnan(value) and abs(value - 0.5) > 0.3 else INK
+                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8, color=ink)
+        labels = [label(name, 18) for name in names]
+        ax.set_xticks(range(n), labels=[f"{k + 1}" for k in range(n)])
+        ax.set_yticks(range(n), labels=[f"{k + 1} {lab}" for k, lab in enumerate(labels)])
+        ax.xaxis.tick_top()
+        ax.grid(visible=False)
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.03)
+        bar.set_label("row's share of the points against column", color=DIM)
+        bar.outline.set_visible(False)
+        fig.tight_layout()
+        return _svg(fig)
+
+    svg: str = _styled(build)
+    return svg
+
+
+def cycles_chart(series: Mapping[str, Sequence[float | None]], cycles: Sequence[int], points_name: str) -> str:
+    """Each bot's points per match in each cycle, a line per bot."""
+
+    def build() -> str:
+        fig = _figure(8, 3.4)
+        ax = fig.add_subplot()
+        for k, (name, values) in enumerate(series.items()):
+            xs = [c for c, v in zip(cycles, values, strict=True) if v is not None]
+            ys = [v for v in values if v is not None]
+            style = "-" if k < len(PALETTE) else "--"
+            ax.plot(xs, ys, style, marker="o", markersize=4, linewidth=1.8, color=PALETTE[k % len(PALETTE)],
+                    label=label(name, 22))  # fmt: skip
+        ax.set_xlabel("cycle")
+        ax.set_ylabel(f"{points_name} per match")
+        if len(cycles) <= 20:
+            ax.set_xticks(list(cycles))
+        ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+        fig.tight_layout()
+        return _svg(fig)
+
+    svg: str = _styled(build)
+    return svg

@@ -1,0 +1,57 @@
+"""A game's table at every step of a timeline, for each view (everything, as A saw it, as B saw it).
+
+The game's own :class:`~arena.games.TableView` is fed the frames' events in
+order: fed both seats' messages it draws everything; fed one seat's, it
+draws what that seat was told. A step's table is drawn at the end of its
+frame, or just before a notice that deals a new hand (Badugi sends the next
+hand's cards in the step that ends the last one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..games import TableView, view_for
+from ._timeline import Timeline
+
+VIEWS: dict[str, frozenset[int]] = {"all": frozenset({0, 1}), "A": frozenset({0}), "B": frozenset({1})}
+"""The views a page offers, and the seats whose messages each is drawn from."""
+
+
+class NoTable(Exception):
+    """The game has no view, or its view cannot follow this log (a log of other rules, edited by hand)."""
+
+
+def tables(
+    timeline: Timeline, params: Mapping[str, Any], views: Sequence[str]
+) -> tuple[type[TableView], dict[str, list[dict[str, Any]]]]:
+    """Per view, the table at the end of each frame; :class:`NoTable` when it cannot be drawn."""
+    cls = view_for(timeline.game)
+    if cls is None:
+        raise NoTable(f"{timeline.game} has no table view")
+    followers = {name: cls(params, timeline.names, VIEWS[name]) for name in views}
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in views}
+    try:
+        for frame in timeline.frames:
+            drawn: dict[str, dict[str, Any]] = {}
+            for event in frame.events:
+                if event.seat is None or event.kind not in ("request", "answer", "notice"):
+                    continue
+                msg = event.msg or {}
+                for name, view in followers.items():
+                    if event.seat not in view.seen:
+                        continue
+                    if event.kind == "request":
+                        view.asked(event.seat, msg)
+                    elif event.kind == "answer":
+                        view.answered(event.seat, msg, event.action)
+                    else:
+                        if name not in drawn and view.opens(event.seat, msg):
+                            drawn[name] = view.table()
+                        view.told(event.seat, msg)
+            for name, view in followers.items():
+                out[name].append(drawn.get(name) or view.table())
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise NoTable(f"the {cls.game} table cannot follow this log ({type(exc).__name__}: {exc})") from None
+    return cls, out
