@@ -154,8 +154,9 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["replay.cli", "competition.cli", "checks.bot", "checks.sandbox"]
-"""Modules under ``arena`` that add subcommands (tournament, results, check, replay...)."""
+EXTRA_COMMAND_MODULES: list[str] = ["competition.cli", "replay.cli", "checks.bot", "checks.sandbox"]
+"""Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:
+a module may add options to the commands of the layers below it (replay adds ``arena results --html``)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

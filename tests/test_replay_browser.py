@@ -73,14 +73,15 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-def open_page(browser: Any, path: Path, fragment: str = "") -> Any:
+def open_page(browser: Any, path: Path, fragment: str = "", *, wait: bool = True) -> Any:
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.errors = []
     page.requested = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.on("request", lambda r: page.requested.append(r.url))
     page.goto(path.as_uri() + fragment)
-    page.wait_for_selector("body[data-ready='1']")
+    if wait:
+        page.wait_for_selector("body[data-ready='1']")
     return page
 
 

@@ -58,12 +58,13 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), dpi=100)
 
 
-def _svg(fig: Any) -> str:
+def _svg(fig: Any, *, tight: bool = True) -> str:
     import matplotlib
 
     out = io.StringIO()
+    fit: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.08} if tight else {}
     with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
-        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None}, transparent=True, **fit)
     text = out.getvalue()
     text = text[text.index("<svg") :]
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
@@ -106,7 +107,7 @@ def score_track(scores: Sequence[Sequence[float] | None], names: Sequence[str], 
         ax.grid(axis="x", visible=False)
         ax.legend(loc="upper left", fontsize=8, ncols=2, handlelength=1.2, borderaxespad=0.1)
         box = ax.get_position()
-        return Track(_svg(fig), box.x0, box.x1, len(scores))
+        return Track(_svg(fig, tight=False), box.x0, box.x1, len(scores))
 
     track: Track = _styled(build)
     return track
@@ -116,7 +117,7 @@ def ratings_chart(rows: Sequence[Mapping[str, Any]]) -> str:
     """Each bot's rating with its 95% error bar, best at the top (``rows``: bot, rating, error, excluded)."""
 
     def build() -> str:
-        fig = _figure(8, 0.42 * max(3, len(rows)) + 0.9)
+        fig = _figure(5.6, 0.36 * max(3, len(rows)) + 0.8)
         ax = fig.add_subplot()
         ys = list(range(len(rows)))[::-1]
         for y, row in zip(ys, rows, strict=True):
@@ -155,8 +156,8 @@ def heatmap(names: Sequence[str], share: Sequence[Sequence[float | None]], text:
         import numpy as np
 
         n = len(names)
-        size = max(3.2, 0.62 * n + 2.2)
-        fig = _figure(size + 1.2, size)
+        size = max(3.0, 0.5 * n + 1.6)
+        fig = _figure(size + 1.4, size)
         ax = fig.add_subplot()
         grid = np.array([[math.nan if v is None else v for v in row] for row in share], dtype=float)
         image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1, aspect="equal")
@@ -187,7 +188,7 @@ def cycles_chart(series: Mapping[str, Sequence[float | None]], cycles: Sequence[
     """Each bot's points per match in each cycle, a line per bot."""
 
     def build() -> str:
-        fig = _figure(8, 3.4)
+        fig = _figure(12, 3.2)
         ax = fig.add_subplot()
         for k, (name, values) in enumerate(series.items()):
             xs = [c for c, v in zip(cycles, values, strict=True) if v is not None]

@@ -23,10 +23,12 @@ from ._rerun import RulesUnavailable
 from ._terminal import show
 from ._timeline import for_seat
 from ._verify import verify
+from .report import extend_results
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena replay`` to the command line."""
+    """Add ``arena replay`` to the command line, and ``--html`` (the report) to ``arena results``."""
+    extend_results(sub)
     parser = sub.add_parser(
         "replay",
         help="watch, verify or re-run a logged match",
