@@ -79,7 +79,8 @@ class CardJitsuView(TableView):
             cards = sorted((c for c in pile if element(c) == letter), key=lambda c: (COLOURS.index(colour(c)), c))
             colours = len({colour(c) for c in cards})
             marks = {i: "best" for i, c in enumerate(cards) if c in in_set}
-            out.append(zone(f"Won: {ELEMENT_NAMES[letter]}", cards, marks=marks, note=f"{colours} colours"))
+            note = f"{colours} colour" + ("" if colours == 1 else "s")
+            out.append(zone(f"Won: {ELEMENT_NAMES[letter]}", cards, marks=marks, note=note))
         return out
 
     def stats(self, seat: int) -> list[tuple[str, str]]:

@@ -102,7 +102,10 @@ def score_track(scores: Sequence[Sequence[float] | None], names: Sequence[str], 
                 ax.step(xs, ys, where="post", color=SEAT_COLOURS[seat], linewidth=1.6, label=label(names[seat]))
         for step in faults:
             ax.axvline(step, color="#b91c1c", linewidth=1.4, linestyle=(0, (2, 2)))
+        from matplotlib.ticker import MaxNLocator
+
         ax.set_xlim(0, max(1, len(scores) - 1))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(labelsize=8, length=0)
         ax.grid(axis="x", visible=False)
         ax.legend(loc="upper left", fontsize=8, ncols=2, handlelength=1.2, borderaxespad=0.1)

@@ -171,8 +171,9 @@ def match_fragment(log: LoggedMatch, *, seat: str | None = None, timeline: Timel
         timeline = for_seat(timeline, SEATS.index(seat))
     data = match_data(log, timeline)
     track_html = ""
-    scores = [f.score for f in timeline.frames]
-    if any(s is not None for s in scores):
+    # The result's points may be on another scale (GOPS's win-loss after prize sums): the track ends before it.
+    scores = [None if f.title == "result" else f.score for f in timeline.frames]
+    if sum(s is not None for s in scores) >= 2:
         faults = [i for i, f in enumerate(timeline.frames) if any(e.kind == "fault" for e in f.events)]
         track = score_track(scores, timeline.names, faults)
         data["track"] = {"x0": round(track.x0, 5), "x1": round(track.x1, 5)}

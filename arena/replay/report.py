@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import html
 import math
+import urllib.parse
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -220,7 +221,7 @@ def write_report(db: Path, out: Path, tid: int | None = None, say: Callable[[str
     folder = out.with_name(out.stem + "-replays")
     out.parent.mkdir(parents=True, exist_ok=True)
     links = write_replays(db, matches, folder, say)
-    fragment = report_fragment(tournament, board, matches, links, folder.name)
+    fragment = report_fragment(tournament, board, matches, links, urllib.parse.quote(folder.name))
     out.write_text(page(fragment, meta={"arena-seed": str(tournament.seed)}), encoding="utf-8")
     say(f"wrote {out} ({len(matches)} matches; {len(links)} replay pages in {folder})")
     return out
