@@ -23,7 +23,7 @@ from ._rerun import RulesUnavailable
 from ._terminal import show
 from ._timeline import for_seat
 from ._verify import verify
-from .report import extend_results
+from .report import extend_results, log_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,9 +64,8 @@ def log_path_from_db(db: Path, match: str) -> Path:
                 if match in (played.key, str(index)):
                     if not played.log_path:
                         raise StoreError(f"match {match!r} in {db} was played without a log")
-                    path = Path(played.log_path)
-                    if not path.is_absolute() and not path.exists():
-                        path = db.parent / path
+                    path = log_of(db, played)
+                    assert path is not None
                     return path
     raise StoreError(f"no match {match!r} in {db} (`arena results {db}` lists them)")
 

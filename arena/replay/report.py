@@ -39,12 +39,16 @@ def _num(value: float, digits: int = 2) -> str:
 
 
 def log_of(db: Path, played: PlayedMatch) -> Path | None:
-    """The match's log file, as the store names it (relative to the working folder or to the database)."""
+    """The match's log file, as the store names it: relative to the folder the tournament ran in, which is
+    the working folder or a folder above the database (``arena-runs/results.sqlite`` and ``arena-runs/logs``)."""
     if not played.log_path:
         return None
     path = Path(played.log_path)
-    if not path.is_absolute() and not path.exists():
-        path = db.parent / path
+    if path.is_absolute() or path.exists():
+        return path
+    for folder in db.resolve().parents:
+        if (folder / path).exists():
+            return folder / path
     return path
 
 
@@ -223,7 +227,9 @@ def write_report(db: Path, out: Path, tid: int | None = None, say: Callable[[str
     links = write_replays(db, matches, folder, say)
     fragment = report_fragment(tournament, board, matches, links, urllib.parse.quote(folder.name))
     out.write_text(page(fragment, meta={"arena-seed": str(tournament.seed)}), encoding="utf-8")
-    say(f"wrote {out} ({len(matches)} matches; {len(links)} replay pages in {folder})")
+    logged = sum(1 for m in matches if m.log_path)
+    missing = f"; {logged - len(links)} logs not found" if logged > len(links) else ""
+    say(f"wrote {out} ({len(matches)} matches; {len(links)} replay pages in {folder}{missing})")
     return out
 
 
