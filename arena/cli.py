@@ -31,9 +31,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     seed = args.seed if args.seed is not None else new_seed()
     limits = limits_from(args)
-    print(f"{game.title} ({game.game_id}), seed {seed}")
-    for seat, spec in zip("AB", specs, strict=True):
-        print(f"  {seat}: {printable(spec.name)}  ({printable(' '.join(spec.command))})")
+    if not args.quiet:
+        print(f"{game.title} ({game.game_id}), seed {seed}")
+        for seat, spec in zip("AB", specs, strict=True):
+            print(f"  {seat}: {printable(spec.name)}  ({printable(' '.join(spec.command))})")
     if specs[0].name == specs[1].name:
         name = printable(specs[0].name)
         print(f"arena: note: both bots are named {name}; they play as {name}#1 and {name}#2", file=sys.stderr)

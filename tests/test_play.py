@@ -79,6 +79,7 @@ def test_bot_given_as_command_line_and_as_executable(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "Turn" not in out.stdout and "Result: bot#1" in out.stdout
     assert "arena: note: both bots are named bot; they play as bot#1 and bot#2" in out.stderr
+    assert out.stdout.startswith("Result:"), "--quiet prints no header"
 
 
 @pytest.mark.parametrize(

@@ -31,15 +31,41 @@ def test_results_lists_every_match_with_its_log_and_each_replays(tmp_path: Path)
     assert len(rows) == 6, "three pairs, each deal played twice with seats swapped"
     assert [row["n"] for row in rows] == ["1", "2", "3", "4", "5", "6"]
     for row in rows:
-        a, b = (float(p) for p in row["points"].split())
+        a, b = float(row["points_a"]), float(row["points_b"])
         assert a + b == 10
+        assert row["winner"] in (row["a"], row["b"], "") and row["winner_seat"] in ("A", "B", "")
+        assert (row["winner"] == "") == (a == b)
         assert (tmp_path / row["log"]).is_file()
         verified = arena("replay", "--db", db, row["key"], "--verify", cwd=tmp_path)
         assert verified.returncode == 0 and "verified" in verified.stdout, verified.stdout + verified.stderr
     as_json = json.loads(arena("results", db, "--matches", "--format", "json", cwd=tmp_path).stdout)
-    assert [r["key"] for r in as_json] == [r["key"] for r in rows]
+    assert [r["key"] for r in as_json["matches"]] == [r["key"] for r in rows]
+    tournament = as_json["tournament"]
+    assert (tournament["id"], tournament["game"], tournament["seed"]) == (1, "rps-poker/1", "5")
+    assert tournament["params"] == {} or isinstance(tournament["params"], dict)
+    assert set(as_json["bots"]) == {"minimal-python", "random-python", "minimal-bash"}
+    assert all(len(bot["digest"]) == 64 for bot in as_json["bots"].values())
     table = arena("results", db, "--matches", cwd=tmp_path).stdout.splitlines()
-    assert table[0].split("\t")[:4] == ["#", "match", "A", "B"] and len(table) == 7
+    assert table[0].split("\t")[:5] == ["#", "match", "A", "B", "points A : B"] and len(table) == 7
+    assert all(" : " in line.split("\t")[4] for line in table[1:])
+    missing = arena("replay", "--db", db, "no-such-match", cwd=tmp_path)
+    assert missing.returncode == 2 and f"arena results {db} --matches" in missing.stderr
+
+
+def test_negative_points_print_with_a_separator_that_is_not_a_minus() -> None:
+    from arena.competition.results import render_matches
+
+    report = {
+        "matches": [
+            {"n": 1, "key": "c1-x-vs-y-a", "cycle": 1, "deal": "c1-x-vs-y", "leg": 0, "a": "x", "b": "y",
+             "points_a": -930.0, "points_b": 930.0, "winner": "y", "winner_seat": "B", "seed": str(2**63 - 1),
+             "forfeit": [], "faults": [], "duration_s": 1.0, "log": None},
+        ]
+    }  # fmt: skip
+    line = render_matches(report, "table").splitlines()[1]
+    assert "\t-930 : 930\t" in line and "-930-930" not in line
+    row = next(csv.DictReader(io.StringIO(render_matches(report, "csv"))))
+    assert (row["points_a"], row["points_b"], row["winner"], row["seed"]) == ("-930", "930", "y", str(2**63 - 1))
 
 
 def test_json_outputs_give_seeds_as_exact_strings(tmp_path: Path) -> None:
@@ -51,7 +77,9 @@ def test_json_outputs_give_seeds_as_exact_strings(tmp_path: Path) -> None:
     db = "arena-runs/results.sqlite"
     board = json.loads(arena("results", db, "--format", "json", cwd=tmp_path).stdout)
     assert board["seed"] == str(seed)
-    matches = json.loads(arena("results", db, "--matches", "--format", "json", cwd=tmp_path).stdout)
+    report = json.loads(arena("results", db, "--matches", "--format", "json", cwd=tmp_path).stdout)
+    assert report["tournament"]["seed"] == str(seed)
+    matches = report["matches"]
     assert matches and all(isinstance(m["seed"], str) for m in matches)
     logged = {read_log(tmp_path / m["log"])[0]["seed"] for m in matches}
     assert {int(m["seed"]) for m in matches} == logged

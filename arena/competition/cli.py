@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
 import trio
 
-from .._errors import ConfigError, StoreError
+from .._errors import ConfigError
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from . import config as config_mod
 from .cluster import executor_at
 from .config import TournamentConfig, effective_jobs
 from .plan import open_tournament, prepare
 from .progress import PlainProgress, Progress, QuietProgress, RichProgress
-from .results import board_from_store, render, render_matches
+from .results import RANK_BY, board_from_store, matches_report, render, render_matches
 from .runner import run_tournament
 from .store import Store
 
@@ -93,8 +94,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 executor=executor_at(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
             )
         )
-        board = board_from_store(store, tid)
-    sys.stdout.write(render(board, "table"))
+        board = board_from_store(store, tid, rank_by=args.rank_by)
+    sys.stdout.write(render(board, "table", width=terminal_width(), pairwise=args.pairwise))
     rate = summary.played / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
     print(
         f"Played {summary.played} matches in {summary.elapsed_s:.1f}s ({rate:.2f}/s); "
@@ -153,6 +154,7 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         "--cluster", metavar="ADDRESS", help="play the matches on a Dask cluster, such as tcp://scheduler:8786"
     )
     limits_args(parser)
+    board_args(parser)
     parser.set_defaults(handler=cmd_tournament)
 
 
@@ -165,13 +167,10 @@ def cmd_results(args: argparse.Namespace) -> int:
                 print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{t.name}")
             return 0
         if args.matches:
-            tournament = store.tournament(args.tournament)
-            if tournament is None:
-                raise StoreError(f"{store.path} holds no tournament")
-            sys.stdout.write(render_matches(store.matches(tournament.id), args.format))
+            sys.stdout.write(render_matches(matches_report(store, args.tournament), args.format))
             return 0
-        board = board_from_store(store, args.tournament)
-    sys.stdout.write(render(board, args.format))
+        board = board_from_store(store, args.tournament, rank_by=args.rank_by)
+    sys.stdout.write(render(board, args.format, width=terminal_width(), pairwise=args.pairwise))
     return 0
 
 
@@ -187,4 +186,29 @@ def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         action="store_true",
         help="list the matches with their results, faults and logs (replay one: arena replay --db DB KEY)",
     )
+    board_args(parser)
     parser.set_defaults(handler=cmd_results)
+
+
+def board_args(parser: argparse.ArgumentParser) -> None:
+    """The options that shape the printed leaderboard."""
+    parser.add_argument(
+        "--rank-by",
+        choices=RANK_BY,
+        default="rating",
+        help="rank by rating (default; it weighs each opponent's strength) or by points per match",
+    )
+    pairwise = parser.add_mutually_exclusive_group()
+    pairwise.add_argument(
+        "--pairwise",
+        dest="pairwise",
+        action="store_true",
+        default=None,
+        help="always draw the pairwise matrix (by default only when it fits the terminal)",
+    )
+    pairwise.add_argument("--no-pairwise", dest="pairwise", action="store_false", help="never draw it")
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (``COLUMNS`` first; 80 when the output is not a terminal)."""
+    return shutil.get_terminal_size((80, 24)).columns

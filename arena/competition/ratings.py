@@ -5,7 +5,7 @@ Glicko, online Elo) update one game at a time, so their numbers depend on the
 order in which matches finished, and that order changes with ``--jobs``. A
 Bradley-Terry fit looks at all outcomes at once, so the same matches give the
 same ratings however they were scheduled; it is also the model behind
-BayesElo and Ordo, which chess-engine testers trust. It takes sixty lines of
+BayesElo and Ordo, which chess-engine testers trust. It takes a hundred lines of
 plain Python (Newton's method on a handful of bots), so it needs no numpy.
 
 The model: bot ``i`` has a strength ``theta_i``; it beats ``j`` with
@@ -18,15 +18,22 @@ bot also gets ``prior_games`` virtual draws against an average opponent (as
 BayesElo does). That keeps every rating finite and pulls ratings from very
 few matches towards 0; with hundreds of matches its effect is negligible.
 
-Error bars come from the curvature of the log-likelihood at the fit (the
-inverse Fisher information), for each rating relative to the field's average.
+Error bars are for each rating relative to the field's average. They count a
+deal, not a match, as one observation: the two legs of a duplicate pair share
+their luck, so the matches of a pair are not independent. The covariance is
+the cluster-robust ("sandwich") estimate over deals, which for two bots is
+the pentanomial variance of chess-engine testing (:mod:`arena.competition.sprt`),
+and credits draws for the variance they remove. From the covariance come the
+error of any difference between two ratings and the likelihood that one bot
+is stronger than another (LOS).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 ELO_PER_NAT = 400 / math.log(10)
 """Elo points per unit of log-odds."""
@@ -37,11 +44,17 @@ DEFAULT_PRIOR_GAMES = 2.0
 
 @dataclass(frozen=True)
 class Outcome:
-    """One match for the rating fit: ``score`` is 1 if ``first`` won, 0.5 for a draw, 0 if ``second`` won."""
+    """One match for the rating fit: ``score`` is 1 if ``first`` won, 0.5 for a draw, 0 if ``second`` won.
+
+    ``unit`` names the deal the match was played on: matches that share a
+    unit (the two legs of a duplicate pair) share their luck, so the error
+    bars count them as one observation. Empty: the match is a unit of its own.
+    """
 
     first: str
     second: str
     score: float
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,18 +65,61 @@ class Rating:
     error95: float
 
 
-def fit(
-    names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float = DEFAULT_PRIOR_GAMES
-) -> dict[str, Rating]:
+@dataclass(frozen=True)
+class Ratings(Mapping[str, Rating]):
+    """The fitted ratings (a mapping from bot to :class:`Rating`) and their joint uncertainty."""
+
+    names: tuple[str, ...]
+    elo: tuple[float, ...]
+    covariance: tuple[tuple[float, ...], ...]
+    """Of the centred ratings, in Elo squared, in the order of ``names``."""
+
+    def __getitem__(self, name: str) -> Rating:
+        i = self.names.index(name)
+        return Rating(self.elo[i], Z95 * math.sqrt(max(self.covariance[i][i], 0.0)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def difference(self, a: str, b: str) -> Rating:
+        """How much stronger ``a`` is than ``b``, in Elo, with the 95% half-width of that difference."""
+        i, j = self.names.index(a), self.names.index(b)
+        c = self.covariance
+        variance = c[i][i] + c[j][j] - 2 * c[i][j]
+        return Rating(self.elo[i] - self.elo[j], Z95 * math.sqrt(max(variance, 0.0)))
+
+    def los(self, a: str, b: str) -> float:
+        """The likelihood of superiority: the probability, under the fit, that ``a`` is stronger than ``b``."""
+        diff = self.difference(a, b)
+        sd = diff.error95 / Z95
+        if sd == 0.0:
+            return 0.5 if diff.elo == 0 else float(diff.elo > 0)
+        return NormalDist().cdf(diff.elo / sd)
+
+
+def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float = DEFAULT_PRIOR_GAMES) -> Ratings:
     """Fit Bradley-Terry strengths to ``outcomes``; ratings centred on the field's mean.
 
     With ``prior_games = 0`` the plain maximum-likelihood fit is returned; it
     is finite only when every bot has won and lost (or drawn) something.
+
+    The covariance is the sandwich (cluster-robust) estimate, clustered by
+    :attr:`Outcome.unit`: ``H^-1 M H^-1`` with ``H`` the information and ``M``
+    the summed outer products of each unit's score vector. For two bots and
+    duplicate pairs it is the pentanomial variance fastchess uses; for
+    matches without draws, one per unit, it equals the inverse information.
+    The prior's virtual games add their own expected variance to ``M``, so a
+    run of identical results still leaves an error bar.
     """
+    names = list(names)
     index = {name: i for i, name in enumerate(names)}
     n = len(names)
     if n == 0:
-        return {}
+        return Ratings((), (), ())
+    outcomes = list(outcomes)
     # Wins counted per ordered pair: half a win each way for a draw.
     wins = [[0.0] * n for _ in range(n)]
     for outcome in outcomes:
@@ -78,15 +134,36 @@ def fit(
         if max(abs(s) for s in step) < 1e-12:
             break
     _, hessian = _derivatives(theta, wins, prior_games)
-    covariance = _covariance(hessian, prior_games)
+    meat = _meat(theta, outcomes, index, prior_games)
+    covariance = _covariance(hessian, meat, prior_games)
     mean = sum(theta) / n
-    return {
-        name: Rating(
-            elo=(theta[i] - mean) * ELO_PER_NAT,
-            error95=Z95 * math.sqrt(max(covariance[i][i], 0.0)) * ELO_PER_NAT,
-        )
-        for name, i in index.items()
-    }
+    scale = ELO_PER_NAT * ELO_PER_NAT
+    return Ratings(
+        names=tuple(names),
+        elo=tuple((t - mean) * ELO_PER_NAT for t in theta),
+        covariance=tuple(tuple(v * scale for v in row) for row in covariance),
+    )
+
+
+def _meat(theta: list[float], outcomes: list[Outcome], index: dict[str, int], prior: float) -> list[list[float]]:
+    """Sum over units of the outer product of each unit's score vector (the gradient of its log-likelihood)."""
+    n = len(theta)
+    units: dict[object, dict[int, float]] = {}
+    for k, outcome in enumerate(outcomes):
+        i, j = index[outcome.first], index[outcome.second]
+        residual = outcome.score - _sigmoid(theta[i] - theta[j])
+        g = units.setdefault(outcome.unit or k, {})
+        g[i] = g.get(i, 0.0) + residual
+        g[j] = g.get(j, 0.0) - residual
+    meat = [[0.0] * n for _ in range(n)]
+    for g in units.values():
+        for i, gi in g.items():
+            for j, gj in g.items():
+                meat[i][j] += gi * gj
+    for i in range(n):
+        p0 = _sigmoid(theta[i])
+        meat[i][i] += prior * p0 * (1 - p0)
+    return meat
 
 
 def _sigmoid(x: float) -> float:
@@ -128,17 +205,24 @@ def _regularised(info: list[list[float]], prior: float) -> list[list[float]]:
     return [[info[i][j] + 1.0 / n for j in range(n)] for i in range(n)]
 
 
-def _covariance(info: list[list[float]], prior: float) -> list[list[float]]:
-    """The covariance of the centred strengths: ``P C P`` with ``P`` the centring projection."""
+def _covariance(info: list[list[float]], meat: list[list[float]], prior: float) -> list[list[float]]:
+    """The covariance of the centred strengths: ``P B M B P`` with ``B`` the (pseudo-)inverse information."""
     n = len(info)
     inverse = _inverse(_regularised(info, prior))
     if prior <= 0:
-        # (F + J/n)^-1 - J/n is the pseudo-inverse of F, already centred.
-        return [[inverse[i][j] - 1.0 / n for j in range(n)] for i in range(n)]
-    row_mean = [sum(row) / n for row in inverse]
-    col_mean = [sum(inverse[i][j] for i in range(n)) / n for j in range(n)]
+        # (F + J/n)^-1 - J/n is the pseudo-inverse of F.
+        inverse = [[inverse[i][j] - 1.0 / n for j in range(n)] for i in range(n)]
+    bread_meat = _product(inverse, meat)
+    sandwich = _product(bread_meat, inverse)
+    row_mean = [sum(row) / n for row in sandwich]
+    col_mean = [sum(sandwich[i][j] for i in range(n)) / n for j in range(n)]
     total = sum(row_mean) / n
-    return [[inverse[i][j] - row_mean[i] - col_mean[j] + total for j in range(n)] for i in range(n)]
+    return [[sandwich[i][j] - row_mean[i] - col_mean[j] + total for j in range(n)] for i in range(n)]
+
+
+def _product(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    n = len(a)
+    return [[sum(a[i][k] * b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

@@ -1,30 +1,43 @@
-"""The leaderboard: standings, intervals, ratings, faults and the pairwise matrix.
+"""The leaderboard: ratings, standings, faults and the pairwise results, as data and as text.
 
 Everything here is a pure function of the recorded matches
 (:class:`~arena.competition.store.PlayedMatch`), so ``arena results DB`` shows the same
 table the tournament printed, and works while a tournament is still writing.
+:func:`leaderboard` builds the data (:class:`Leaderboard`); the ``render_*``
+functions only draw it, so another view (the HTML report) can draw the same data.
 
 How the numbers are made:
 
-* **points**: the sum of a bot's points in the game's unit (RPS Poker: turns won);
+* **rating ± 95%**: a Bradley-Terry fit of the matches' wins, draws and losses
+  on the Elo scale (:mod:`arena.competition.ratings`), centred on the field's
+  average. It weighs each result by the opponent's strength, so it stays
+  fair when bots met different fields (a gauntlet, a disqualification). Its
+  interval counts each deal once (the two legs of a duplicate pair share
+  their luck); with fewer than :data:`MIN_DEALS` deals it is not given
+  ("n too small"). Matches that both bots forfeited are left out;
+* **LOS**: the likelihood of superiority, the probability (under the fit)
+  that the bot is stronger than the one ranked just below it;
 * **W-D-L**: matches won, drawn, lost; a forfeit is always a loss for the bot
   that faulted (a double fault is a loss for both);
-* **mean ± 95%**: points per match, with a Student-t interval over the
-  tournament's independent units: a duplicate pair (both seatings of one deal)
-  counts as one unit, because its two matches share their luck;
-* **rating**: Bradley-Terry on the Elo scale (:mod:`arena.competition.ratings`), with a
-  95% error bar; matches that both bots forfeited are left out;
+* **points per match** in the game's unit (RPS Poker: turns won), with a
+  Student-t interval over deals, cut to the range of points a match gave in
+  this tournament, and only from :data:`MIN_DEALS` deals on;
 * **faults** by kind; a bot with more than ``max_faults`` faults is
   disqualified: it plays no more, keeps the results it has, ranks below every
-  bot that was not disqualified, and the leaderboard says why.
+  bot that was not disqualified, and the leaderboard says why;
+* **pairwise**: each pair's record, and the head-to-head Elo difference from
+  their own matches alone (pentanomial when they met on duplicate pairs), next
+  to the difference of their ratings.
 
-Bots rank by total points (as RPS Poker's challenge did), then mean, then rating.
+Bots rank by rating (``rank_by="points"``: by points per match, as the RPS
+Poker challenge did, and the caption says so).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import statistics
@@ -34,8 +47,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .._errors import StoreError
-from .ratings import Outcome, fit
+from ..checks.hints import printable
+from .ratings import Outcome, Ratings, fit
+from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store
+
+MIN_DEALS = 5
+"""Fewer deals than this and a bot's intervals are not given ("n too small")."""
+RANK_BY = ("rating", "points")
 
 _T975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -57,6 +76,7 @@ def t975(df: int) -> float:
     return 1.960
 
 
+# The data ------------------------------------------------------------------------
 @dataclass
 class Cell:
     """How the row bot did against the column bot."""
@@ -67,6 +87,16 @@ class Cell:
     losses: int = 0
     points_for: float = 0.0
     points_against: float = 0.0
+    pairs: PairCounts | None = None
+    """Pentanomial counts of their duplicate pairs (``None`` when they met on no complete pair)."""
+    elo: float = math.nan
+    """Head-to-head Elo difference from these two bots' own matches (pairs when they met on pairs)."""
+    elo_error95: float = math.nan
+    los: float = math.nan
+    """Head-to-head likelihood of superiority of the row bot."""
+    rating_difference: float = math.nan
+    """Row's rating minus column's rating (the fit over the whole field)."""
+    rating_difference_error95: float = math.nan
 
     @property
     def score(self) -> float:
@@ -80,30 +110,43 @@ class Standing:
 
     bot: str
     rank: int = 0
-    points: float = 0.0
+    rating: float = 0.0
+    rating_error: float = math.nan
+    """Half-width of the rating's 95% interval; NaN with fewer than :data:`MIN_DEALS` deals."""
+    los_next: float = math.nan
+    """Probability that this bot is stronger than the next one down (NaN for the last, or with too few deals)."""
+    deals: int = 0
+    """Deals played: a duplicate pair counts once."""
     matches: int = 0
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    points: float = 0.0
     mean: float = math.nan
+    """Points per match."""
     mean_low: float = math.nan
     mean_high: float = math.nan
-    rating: float = 0.0
-    rating_error: float = math.nan
     faults: dict[str, int] = field(default_factory=dict)
     disqualified: str = ""
     """Empty, or why the bot was disqualified."""
 
+    @property
+    def score(self) -> float:
+        """Match score, 0 to 1: wins plus half the draws, per match."""
+        return (self.wins + self.draws / 2) / self.matches if self.matches else math.nan
+
 
 @dataclass
 class Leaderboard:
-    """Standings, the pairwise matrix, and how far the tournament has got."""
+    """Standings, the pairwise results, and how far the tournament has got."""
 
     standings: list[Standing]
     pairwise: dict[str, dict[str, Cell]]
     matches: int
     scheduled: int | None = None
     points_name: str = "points"
+    ranked_by: str = "rating"
+    """``rating`` or ``points`` (points per match)."""
     seed: int | None = None
     """The tournament's seed, when the board is of a recorded tournament."""
 
@@ -115,6 +158,9 @@ def outcome_for(match: PlayedMatch, seat: str) -> str:
     if match.winner is None:
         return "D"
     return "W" if match.winner == seat else "L"
+
+
+_SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
 
 
 def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[str, str]:
@@ -140,210 +186,107 @@ def leaderboard(
     scheduled: int | None = None,
     points_name: str = "points",
     prior_games: float | None = None,
+    rank_by: str = "rating",
 ) -> Leaderboard:
     """The leaderboard of ``names`` over ``matches`` (pure: the same matches give the same board)."""
+    if rank_by not in RANK_BY:
+        raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
     rows = {name: Standing(bot=name) for name in names}
     pairwise = {a: {b: Cell() for b in names if b != a} for a in names}
     units: dict[str, dict[str, list[float]]] = {name: {} for name in names}
+    legs: dict[tuple[str, str, str], list[float]] = {}
     outcomes: list[Outcome] = []
     for match in matches:
         for seat, other in (("A", "B"), ("B", "A")):
             bot, opponent = match.bot(seat), match.bot(other)
             mine, theirs = match.points[0 if seat == "A" else 1], match.points[0 if other == "A" else 1]
-            row = rows[bot]
+            row, cell = rows[bot], pairwise[bot][opponent]
+            result = outcome_for(match, seat)
+            for tally in (row, cell):
+                tally.matches += 1
+                tally.wins += result == "W"
+                tally.draws += result == "D"
+                tally.losses += result == "L"
             row.points += mine
-            row.matches += 1
-            cell = pairwise[bot][opponent]
-            cell.matches += 1
             cell.points_for += mine
             cell.points_against += theirs
-            result = outcome_for(match, seat)
-            if result == "W":
-                row.wins += 1
-                cell.wins += 1
-            elif result == "D":
-                row.draws += 1
-                cell.draws += 1
-            else:
-                row.losses += 1
-                cell.losses += 1
             units[bot].setdefault(match.deal, []).append(mine)
+            legs.setdefault((bot, opponent, match.deal), []).append(_SCORE[result])
         for fault in match.faults:
             faults = rows[fault.bot].faults
             faults[fault.kind] = faults.get(fault.kind, 0) + 1
         if len(match.forfeit) < 2:
-            a, b = outcome_for(match, "A"), outcome_for(match, "B")
-            score = 1.0 if a == "W" else 0.0 if b == "W" else 0.5
-            outcomes.append(Outcome(match.bot_a, match.bot_b, score))
-    ratings = fit(list(names), outcomes) if prior_games is None else fit(list(names), outcomes, prior_games=prior_games)
+            outcomes.append(Outcome(match.bot_a, match.bot_b, _SCORE[outcome_for(match, "A")], match.deal))
+    kwargs = {} if prior_games is None else {"prior_games": prior_games}
+    ratings = fit(list(names), outcomes, **kwargs)
+    low, high = _points_range(matches)
     banned = disqualifications(matches, max_faults)
     for name, row in rows.items():
+        row.deals = len(units[name])
+        row.rating = ratings[name].elo
+        row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
+        row.disqualified = banned.get(name, "")
         if row.matches:
             row.mean = row.points / row.matches
-            per_unit = [sum(values) / len(values) for values in units[name].values()]
-            if len(per_unit) >= 2:
-                half = t975(len(per_unit) - 1) * statistics.stdev(per_unit) / math.sqrt(len(per_unit))
-                row.mean_low, row.mean_high = row.mean - half, row.mean + half
-        row.rating = ratings[name].elo
-        row.rating_error = ratings[name].error95
-        row.disqualified = banned.get(name, "")
-    # Points per match decide: the same order as total points when every bot played as many
-    # matches (a round-robin), and still fair when they did not (a gauntlet's challenger plays
-    # more; a disqualified bot's opponents play fewer).
-    order = sorted(
-        rows.values(),
-        key=lambda r: (bool(r.disqualified), -_finite(r.mean), -r.points, -r.rating, r.bot),
-    )
+            per_deal = [sum(values) / len(values) for values in units[name].values()]
+            if len(per_deal) >= MIN_DEALS:
+                half = t975(len(per_deal) - 1) * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
+                row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
+    _head_to_head(pairwise, legs, ratings)
+    if rank_by == "rating":
+        key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
+    else:
+        key = lambda r: (bool(r.disqualified), -_finite(r.mean), -r.rating, r.bot)  # noqa: E731
+    order = sorted(rows.values(), key=key)
     for rank, row in enumerate(order, start=1):
         row.rank = rank
+    for upper, lower in itertools.pairwise(order):
+        if upper.deals >= MIN_DEALS and lower.deals >= MIN_DEALS:
+            upper.los_next = ratings.los(upper.bot, lower.bot)
     return Leaderboard(
-        standings=order, pairwise=pairwise, matches=len(matches), scheduled=scheduled, points_name=points_name
+        standings=order,
+        pairwise=pairwise,
+        matches=len(matches),
+        scheduled=scheduled,
+        points_name=points_name,
+        ranked_by=rank_by,
     )
+
+
+def _head_to_head(
+    pairwise: dict[str, dict[str, Cell]], legs: dict[tuple[str, str, str], list[float]], ratings: Ratings
+) -> None:
+    """Fill each cell's head-to-head estimate (pairs when every deal of the two was a pair) and rating gap."""
+    by_pair: dict[tuple[str, str], list[list[float]]] = {}
+    for (bot, opponent, _deal), scores in legs.items():
+        by_pair.setdefault((bot, opponent), []).append(scores)
+    for (bot, opponent), deals in by_pair.items():
+        cell = pairwise[bot][opponent]
+        if all(len(scores) == 2 for scores in deals):
+            counts = PairCounts()
+            for first, second in deals:
+                counts.add(first, second)
+            cell.pairs = counts
+            found = estimate(counts.pentanomial())
+        else:
+            found = estimate((cell.losses, cell.draws, cell.wins))
+        cell.elo, cell.elo_error95, cell.los = found.elo, found.elo_error95, found.los
+        difference = ratings.difference(bot, opponent)
+        cell.rating_difference = difference.elo
+        cell.rating_difference_error95 = difference.error95
+
+
+def _points_range(matches: Sequence[PlayedMatch]) -> tuple[float, float]:
+    """The lowest and highest points one bot got in one match of this tournament."""
+    points = [p for match in matches for p in match.points]
+    return (min(points), max(points)) if points else (-math.inf, math.inf)
 
 
 def _finite(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
-# Rendering -------------------------------------------------------------
-def _num(value: float, digits: int = 1) -> str:
-    if math.isnan(value):
-        return "-"
-    return str(int(value)) if float(value).is_integer() and digits == 0 else f"{value:.{digits}f}"
-
-
-def _interval(row: Standing) -> str:
-    if math.isnan(row.mean):
-        return "-"
-    if math.isnan(row.mean_low):
-        return f"{row.mean:.2f}"
-    return f"{row.mean:.2f} ± {(row.mean_high - row.mean_low) / 2:.2f}"
-
-
-def _faults(row: Standing) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(row.faults.items())) or "-"
-
-
-def render_table(board: Leaderboard, *, width: int | None = None) -> str:
-    """The leaderboard as text tables (standings, then the pairwise matrix)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(file=io.StringIO(), width=width or 160, color_system=None, highlight=False)
-    progress = f"{board.matches} matches" + (f" of {board.scheduled}" if board.scheduled is not None else "")
-    table = Table(title=f"Leaderboard ({progress})", title_justify="left")
-    for title, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        (board.points_name, "right"),
-        ("W-D-L", "right"),
-        ("mean ± 95%", "right"),
-        ("rating ± 95%", "right"),
-        ("faults", "left"),
-    ):
-        table.add_column(title, justify=justify)  # type: ignore[arg-type]
-    for row in board.standings:
-        table.add_row(
-            str(row.rank),
-            row.bot + (" (DQ)" if row.disqualified else ""),
-            _num(row.points, 0),
-            f"{row.wins}-{row.draws}-{row.losses}",
-            _interval(row),
-            f"{row.rating:+.0f} ± {row.rating_error:.0f}" if row.matches else "-",
-            _faults(row),
-        )
-    console.print(table)
-    for row in board.standings:
-        if row.disqualified:
-            console.print(f"{row.bot} was disqualified: {row.disqualified}")
-    names = [row.bot for row in board.standings]
-    if len(names) > 1:
-        matrix = Table(
-            title="Pairwise (row's W-D-L vs column)",
-            title_justify="left",
-        )
-        matrix.add_column("bot")
-        for rank in range(1, len(names) + 1):
-            matrix.add_column(str(rank), justify="right")
-        for rank, a in enumerate(names, start=1):
-            cells = []
-            for b in names:
-                cell = board.pairwise[a].get(b)
-                cells.append("" if cell is None else f"{cell.wins}-{cell.draws}-{cell.losses}" if cell.matches else "-")
-            matrix.add_row(f"{rank} {a}", *cells)
-        console.print(matrix)
-    output = console.file.getvalue()  # type: ignore[attr-defined]
-    assert isinstance(output, str)
-    return output
-
-
-def to_json(board: Leaderboard) -> dict[str, Any]:
-    """The leaderboard as plain data (NaN becomes ``null``)."""
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, float) and math.isnan(value):
-            return None
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
-
-    data: dict[str, Any] = clean(
-        {
-            # Seeds are strings: a 64-bit integer loses its last digits in JavaScript's numbers.
-            "seed": None if board.seed is None else str(board.seed),
-            "matches": board.matches,
-            "scheduled": board.scheduled,
-            "points_name": board.points_name,
-            "standings": [asdict(row) for row in board.standings],
-            "pairwise": {
-                a: {b: {**asdict(cell), "score": cell.score} for b, cell in row.items()}
-                for a, row in board.pairwise.items()
-            },
-        }
-    )
-    return data
-
-
-def render_csv(board: Leaderboard) -> str:
-    """The standings as CSV, one row per bot, with a ``vs:<bot>`` score column per opponent."""
-    names = [row.bot for row in board.standings]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "rank", "bot", "points", "matches", "wins", "draws", "losses", "mean", "mean_low", "mean_high",
-            "rating", "rating_error95", "faults", "disqualified", *(f"vs:{n}" for n in names),
-        ]
-    )  # fmt: skip
-    for row in board.standings:
-        writer.writerow(
-            [
-                row.rank, row.bot, row.points, row.matches, row.wins, row.draws, row.losses,
-                *(("" if math.isnan(v) else round(v, 6)) for v in (row.mean, row.mean_low, row.mean_high)),
-                round(row.rating, 3), "" if math.isnan(row.rating_error) else round(row.rating_error, 3),
-                ";".join(f"{k}={v}" for k, v in sorted(row.faults.items())), row.disqualified,
-                *(
-                    "" if n == row.bot or not board.pairwise[row.bot][n].matches
-                    else f"{board.pairwise[row.bot][n].score:g}/{board.pairwise[row.bot][n].matches}"
-                    for n in names
-                ),
-            ]
-        )  # fmt: skip
-    return out.getvalue()
-
-
-def render(board: Leaderboard, fmt: str) -> str:
-    """The leaderboard in ``fmt``: ``table``, ``json`` or ``csv``."""
-    if fmt == "json":
-        return json.dumps(to_json(board), indent=2) + "\n"
-    if fmt == "csv":
-        return render_csv(board)
-    return render_table(board)
-
-
-def board_from_store(store: Store, tid: int | None = None) -> Leaderboard:
+def board_from_store(store: Store, tid: int | None = None, *, rank_by: str = "rating") -> Leaderboard:
     """The leaderboard of tournament ``tid`` (the latest when ``None``) in ``store``."""
     tournament = store.tournament(tid)
     if tournament is None:
@@ -355,45 +298,314 @@ def board_from_store(store: Store, tid: int | None = None) -> Leaderboard:
         max_faults=int(config.get("max_faults", 0)),
         scheduled=config.get("scheduled"),
         points_name=str(config.get("points_name", "points")),
+        rank_by=rank_by,
     )
     board.seed = tournament.seed
     return board
 
 
-def match_rows(matches: Sequence[PlayedMatch]) -> list[dict[str, Any]]:
-    """One plain row per match, numbered from 1 as ``arena replay --db DB N`` takes them."""
-    return [
+# Rendering -----------------------------------------------------------------------
+def caption(board: Leaderboard) -> str:
+    """What the table's columns are, in a sentence or three."""
+    per_match = f"{board.points_name} per match"
+    ranked = (
+        "Ranked by rating"
+        if board.ranked_by == "rating"
+        else f"Ranked by {per_match} (the rating may order bots differently)"
+    )
+    return (
+        f"{ranked}: Elo from a Bradley-Terry fit of wins, draws and losses that weighs each opponent's "
+        f"strength, 0 = the field's average; ± is its 95% interval, counting a duplicate deal once "
+        f"(n too small: fewer than {MIN_DEALS} deals). LOS: the chance that a bot is stronger than the next "
+        f"one down. W-D-L: matches won, drawn, lost (a fault loses the match)."
+    )
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.0f}" if math.isfinite(value) else "-"
+
+
+def _rating_error(row: Standing) -> str:
+    if not row.matches:
+        return "-"
+    return "n too small" if math.isnan(row.rating_error) else f"± {row.rating_error:.0f}"
+
+
+def _percent(value: float) -> str:
+    if math.isnan(value):
+        return ""
+    if 0.0 < value < 0.001:
+        return "<0.1%"
+    if 0.999 < value < 1.0:
+        return ">99.9%"
+    return f"{100 * value:.1f}%"
+
+
+def _mean(row: Standing) -> str:
+    if math.isnan(row.mean):
+        return "-"
+    return f"{row.mean:.2f}"
+
+
+def _faults(row: Standing) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(row.faults.items())) or "-"
+
+
+def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool | None = None) -> str:
+    """The leaderboard as text: the standings, a caption, and the pairwise matrix.
+
+    ``width`` is the terminal's (default 100). The matrix is drawn when it
+    fits in ``width``, always with ``pairwise=True``, never with ``False``.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
+
+    width = width or 100
+    console = Console(file=io.StringIO(), width=width, color_system=None, highlight=False, emoji=False)
+    progress = f"{board.matches} matches" + (f" of {board.scheduled}" if board.scheduled is not None else "")
+    table = Table(
+        title=f"Leaderboard ({progress})", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("bot", overflow="fold", min_width=8)
+    table.add_column("rating", justify="right", no_wrap=True)
+    table.add_column("±95%", justify="right")
+    table.add_column("LOS", justify="right", no_wrap=True)
+    table.add_column("W-D-L", justify="right", no_wrap=True)
+    table.add_column(f"{board.points_name}\nper match", justify="right")
+    any_faults = any(row.faults for row in board.standings)
+    if any_faults:
+        table.add_column("faults", overflow="fold")
+    for row in board.standings:
+        cells: list[str | Text] = [
+            str(row.rank),
+            Text(printable(row.bot) + (" (DQ)" if row.disqualified else "")),
+            _signed(row.rating) if row.matches else "-",
+            _rating_error(row),
+            _percent(row.los_next),
+            f"{row.wins}-{row.draws}-{row.losses}",
+            _mean(row),
+        ]
+        table.add_row(*cells, *([_faults(row)] if any_faults else []))
+    console.print(table)
+    console.print()
+    console.print(caption(board))
+    for row in board.standings:
+        if row.disqualified:
+            console.print(Text(f"{printable(row.bot)} was disqualified: {row.disqualified}"))
+    names = [row.bot for row in board.standings]
+    if len(names) > 1 and pairwise is not False:
+        matrix = _pairwise_table(board, names)
+        needed = Measurement.get(console, console.options.update(max_width=1 << 16), matrix).maximum
+        console.print()
+        if pairwise or needed <= width:
+            wide = Console(file=console.file, width=max(width, needed), color_system=None, highlight=False)
+            wide.print(matrix)
+        else:
+            console.print(
+                f"(The pairwise matrix needs {needed} columns, more than {width}: "
+                "--pairwise shows it anyway; --format csv and json always have it.)"
+            )
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert isinstance(output, str)
+    return output
+
+
+def _pairwise_table(board: Leaderboard, names: list[str]) -> Any:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    matrix = Table(
+        title="Pairwise (row's W-D-L against column)", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False
+    )
+    matrix.add_column("bot", no_wrap=True)
+    for rank in range(1, len(names) + 1):
+        matrix.add_column(str(rank), justify="right", no_wrap=True)
+    for rank, a in enumerate(names, start=1):
+        cells = []
+        for b in names:
+            cell = board.pairwise[a].get(b)
+            cells.append("" if cell is None else f"{cell.wins}-{cell.draws}-{cell.losses}" if cell.matches else "-")
+        matrix.add_row(Text(f"{rank} {printable(a)}"), *cells)
+    return matrix
+
+
+def to_json(board: Leaderboard) -> dict[str, Any]:
+    """The leaderboard as plain data (NaN becomes ``null``)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    def cell_data(cell: Cell) -> dict[str, Any]:
+        data = asdict(cell)
+        data["score"] = cell.score
+        if cell.pairs is not None:
+            data["pairs"] = {**asdict(cell.pairs), "pairs": cell.pairs.pairs}
+        return data
+
+    data: dict[str, Any] = clean(
         {
-            "n": number,
-            "key": m.key,
-            "a": m.bot_a,
-            "b": m.bot_b,
-            "points": list(m.points),
-            "winner": m.winner,
-            "seed": str(m.seed),  # a string: JavaScript's numbers would round a 64-bit seed
-            "faults": "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in m.faults),
-            "log": m.log_path or "",
+            # Seeds are strings: a 64-bit integer loses its last digits in JavaScript's numbers.
+            "seed": None if board.seed is None else str(board.seed),
+            "matches": board.matches,
+            "scheduled": board.scheduled,
+            "points_name": board.points_name,
+            "ranked_by": board.ranked_by,
+            "min_deals": MIN_DEALS,
+            "caption": caption(board),
+            "standings": [{**asdict(row), "score": row.score} for row in board.standings],
+            "pairwise": {a: {b: cell_data(cell) for b, cell in row.items()} for a, row in board.pairwise.items()},
         }
-        for number, m in enumerate(matches, start=1)
-    ]
+    )
+    return data
 
 
-def render_matches(matches: Sequence[PlayedMatch], fmt: str) -> str:
-    """The list of matches with their logs, as a table (tab-separated), JSON or CSV."""
-    rows = match_rows(matches)
+def render_csv(board: Leaderboard) -> str:
+    """The standings as CSV, one row per bot, with wins, draws and losses against each opponent."""
+    names = [row.bot for row in board.standings]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "rank", "bot", "rating", "rating_error95", "los_next", "deals", "matches", "wins", "draws", "losses",
+            "score", "points", "mean", "mean_low", "mean_high", "faults", "disqualified",
+            *(f"vs:{n}:{what}" for n in names for what in ("wins", "draws", "losses")),
+        ]
+    )  # fmt: skip
+    for row in board.standings:
+        cells: list[Any] = []
+        for n in names:
+            cell = board.pairwise[row.bot].get(n)
+            cells += ["", "", ""] if cell is None or not cell.matches else [cell.wins, cell.draws, cell.losses]
+        writer.writerow(
+            [
+                row.rank, row.bot, _csv_number(row.rating, 3), _csv_number(row.rating_error, 3),
+                _csv_number(row.los_next, 6), row.deals, row.matches, row.wins, row.draws, row.losses,
+                _csv_number(row.score, 6), _csv_number(row.points, 6),
+                *(_csv_number(v, 6) for v in (row.mean, row.mean_low, row.mean_high)),
+                ";".join(f"{k}={v}" for k, v in sorted(row.faults.items())), row.disqualified, *cells,
+            ]
+        )  # fmt: skip
+    return out.getvalue()
+
+
+def _csv_number(value: float, digits: int) -> str:
+    return "" if not math.isfinite(value) else str(round(value, digits))
+
+
+def render(board: Leaderboard, fmt: str, *, width: int | None = None, pairwise: bool | None = None) -> str:
+    """The leaderboard in ``fmt``: ``table``, ``json`` or ``csv``."""
     if fmt == "json":
-        return json.dumps(rows, indent=2) + "\n"
+        return json.dumps(to_json(board), indent=2) + "\n"
+    if fmt == "csv":
+        return render_csv(board)
+    return render_table(board, width=width, pairwise=pairwise)
+
+
+# The list of matches ---------------------------------------------------------------
+def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
+    """Tournament ``tid`` (the latest when ``None``) and every match of it, as plain data.
+
+    Numbered from 1 as ``arena replay --db DB N`` takes them. Seeds are
+    strings: they reach 2**63, past the integers a JavaScript reader keeps
+    exactly.
+    """
+    tournament = store.tournament(tid)
+    if tournament is None:
+        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    config = tournament.config
+    return {
+        "tournament": {
+            "id": tournament.id,
+            "name": tournament.name,
+            "game": tournament.game,
+            "params": config.get("params", {}),
+            "seed": str(tournament.seed),
+            "points_name": config.get("points_name", "points"),
+        },
+        "bots": {bot.name: {"digest": bot.digest, "command": list(bot.command)} for bot in store.bots(tournament.id)},
+        "matches": [_match_row(number, m) for number, m in enumerate(store.matches(tournament.id), start=1)],
+    }
+
+
+def _match_row(number: int, m: PlayedMatch) -> dict[str, Any]:
+    return {
+        "n": number,
+        "key": m.key,
+        "cycle": m.cycle,
+        "deal": m.deal,
+        "leg": m.leg,
+        "a": m.bot_a,
+        "b": m.bot_b,
+        "points_a": m.points[0],
+        "points_b": m.points[1],
+        "winner": m.bot(m.winner) if m.winner else None,
+        "winner_seat": m.winner,
+        "seed": str(m.seed),
+        "forfeit": list(m.forfeit),
+        "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in m.faults],
+        "duration_s": m.duration_s,
+        "log": m.log_path,
+    }
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def render_matches(report: dict[str, Any], fmt: str) -> str:
+    """The list of matches (:func:`matches_report`) as a table, JSON or CSV.
+
+    The table shows the points as ``A : B`` (Badugi's ``-930 : 930``: no
+    separator that reads as a minus sign); CSV has one column per seat's
+    points and the winner's name.
+    """
+    rows = report["matches"]
+    if fmt == "json":
+        return json.dumps(report, indent=2) + "\n"
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["n"], lineterminator="\n")
+        fields = ["n", "key", "cycle", "deal", "leg", "a", "b", "points_a", "points_b", "winner", "winner_seat",
+                  "seed", "faults", "log"]  # fmt: skip
+        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows({**row, "points": " ".join(f"{p:g}" for p in row["points"])} for row in rows)
+        for row in rows:
+            writer.writerow(
+                {
+                    **row,
+                    "points_a": _number(row["points_a"]),
+                    "points_b": _number(row["points_b"]),
+                    "winner": row["winner"] or "",
+                    "winner_seat": row["winner_seat"] or "",
+                    "faults": _fault_text(row),
+                    "log": row["log"] or "",
+                }
+            )
         return out.getvalue()
-    lines = ["#\tmatch\tA\tB\tpoints\twinner\tfaults\tlog"]
+
+    def cell(text: str) -> str:
+        return printable(text).replace("\t", " ")
+
+    lines = ["#\tmatch\tA\tB\tpoints A : B\twinner\tfaults\tlog"]
     for row in rows:
-        points = "-".join(f"{p:g}" for p in row["points"])
+        points = f"{_number(row['points_a'])} : {_number(row['points_b'])}"
         lines.append(
-            f"{row['n']}\t{row['key']}\t{row['a']}\t{row['b']}\t{points}\t{row['winner'] or 'draw'}"
-            f"\t{row['faults'] or '-'}\t{row['log'] or '-'}"
+            f"{row['n']}\t{cell(row['key'])}\t{cell(row['a'])}\t{cell(row['b'])}\t{points}"
+            f"\t{cell(row['winner']) if row['winner'] else 'draw'}"
+            f"\t{cell(_fault_text(row)) or '-'}\t{cell(row['log'] or '-')}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _fault_text(row: dict[str, Any]) -> str:
+    return "; ".join(f"{f['seat']} {f['kind']}: {f['reason']}" for f in row["faults"])

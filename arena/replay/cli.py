@@ -67,7 +67,7 @@ def log_path_from_db(db: Path, match: str) -> Path:
                     path = log_of(db, played)
                     assert path is not None
                     return path
-    raise StoreError(f"no match {match!r} in {db} (`arena results {db}` lists them)")
+    raise StoreError(f"no match {match!r} in {db} (`arena results {db} --matches` lists them)")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
