@@ -64,3 +64,19 @@ def test_bots_without_matches_sit_at_zero() -> None:
     # a and b move symmetrically away from the prior's 0, so the field's mean stays at the idle bot.
     assert ratings["idle"].elo == pytest.approx(0, abs=1e-9)
     assert ratings["a"].elo == pytest.approx(-ratings["b"].elo)
+
+
+def test_ratings_from_running_totals_equal_the_full_fit() -> None:
+    rng = random.Random(11)
+    names = ["a", "b", "c", "d"]
+    outcomes = [Outcome(*rng.sample(names, 2), rng.choice([0.0, 0.5, 1.0])) for _ in range(80)]
+    scores: dict[tuple[str, str], float] = {}
+    for o in outcomes:
+        scores[o.first, o.second] = scores.get((o.first, o.second), 0.0) + o.score
+        scores[o.second, o.first] = scores.get((o.second, o.first), 0.0) + 1 - o.score
+    from arena.competition.ratings import ratings_from_scores
+
+    totals = ratings_from_scores(names, scores)
+    full = fit(names, outcomes)
+    for name in names:
+        assert totals[name] == pytest.approx(full[name].elo, abs=1e-9)

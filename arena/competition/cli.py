@@ -15,7 +15,7 @@ from . import config as config_mod
 from .cluster import executor_at
 from .config import TournamentConfig, effective_jobs
 from .plan import open_tournament, prepare
-from .progress import PlainProgress, Progress, QuietProgress, RichProgress
+from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
 from .results import RANK_BY, board_from_store, matches_report, render, render_matches
 from .runner import run_tournament
 from .store import Store
@@ -77,9 +77,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             + (f", {done} already done" if done else "")
             + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
         )
-        progress: Progress = (
-            QuietProgress() if args.quiet else RichProgress() if sys.stdout.isatty() else PlainProgress()
-        )
+        progress = progress_for(args, plan.duplicate, plan.game.points_name)
         summary = trio.run(
             lambda: run_tournament(
                 plan,
@@ -111,6 +109,18 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         return 130
     print(f"Results: {config.db} (arena results {config.db})")
     return 0
+
+
+def progress_for(args: argparse.Namespace, pairs: bool, points_name: str) -> Progress:
+    """The display ``--progress`` (or ``--quiet``) asks for; ``auto``: a bar in a terminal, else status lines."""
+    kind = "none" if args.quiet else args.progress
+    if kind == "auto":
+        kind = "bar" if sys.stdout.isatty() else "status"
+    if kind == "lines":
+        return LinesProgress(every=args.standings_every, pairs=pairs, points_name=points_name)
+    if kind == "bar":
+        return RichProgress()
+    return PlainProgress() if kind == "status" else QuietProgress()
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -149,7 +159,22 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument("--no-log", action="store_true", help="write no match logs")
     parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")
     parser.add_argument("--fresh", action="store_true", help="start a new tournament instead of resuming")
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "bar", "status", "lines", "none"),
+        default="auto",
+        help="bar: a live bar; status: a status line every few seconds; lines: a line per finished match (or deal"
+        " pair) and the standings every --standings-every matches, for logs and CI; auto (default): a bar in a"
+        " terminal, else status",
+    )
+    parser.add_argument(
+        "--standings-every",
+        type=number(int, zero_allowed=True),
+        default=50,
+        metavar="N",
+        help="with --progress lines: the standings every N matches (0: never; default 50)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress display (--progress none)")
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="play the matches on a Dask cluster, such as tcp://scheduler:8786"
     )

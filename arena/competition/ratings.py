@@ -126,13 +126,7 @@ def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float
         i, j = index[outcome.first], index[outcome.second]
         wins[i][j] += outcome.score
         wins[j][i] += 1.0 - outcome.score
-    theta = [0.0] * n
-    for _ in range(200):
-        gradient, hessian = _derivatives(theta, wins, prior_games)
-        step = _solve(_regularised(hessian, prior_games), gradient)
-        theta = [t + s for t, s in zip(theta, step, strict=True)]
-        if max(abs(s) for s in step) < 1e-12:
-            break
+    theta = _strengths(wins, prior_games)
     _, hessian = _derivatives(theta, wins, prior_games)
     meat = _meat(theta, outcomes, index, prior_games)
     covariance = _covariance(hessian, meat, prior_games)
@@ -143,6 +137,36 @@ def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float
         elo=tuple((t - mean) * ELO_PER_NAT for t in theta),
         covariance=tuple(tuple(v * scale for v in row) for row in covariance),
     )
+
+
+def ratings_from_scores(
+    names: Sequence[str], scores: Mapping[tuple[str, str], float], *, prior_games: float = DEFAULT_PRIOR_GAMES
+) -> dict[str, float]:
+    """The ratings alone (no error bars) from running totals: ``scores[a, b]`` is what ``a`` scored against ``b``.
+
+    The same point estimate :func:`fit` gives for the same matches, from totals
+    that take no more memory however many matches were played (for running
+    standings in a long run's log).
+    """
+    index = {name: i for i, name in enumerate(names)}
+    wins = [[0.0] * len(names) for _ in names]
+    for (a, b), score in scores.items():
+        wins[index[a]][index[b]] += score
+    theta = _strengths(wins, prior_games) if names else []
+    mean = sum(theta) / len(theta) if theta else 0.0
+    return {name: (theta[i] - mean) * ELO_PER_NAT for name, i in index.items()}
+
+
+def _strengths(wins: list[list[float]], prior_games: float) -> list[float]:
+    """The maximum (penalised) likelihood strengths, by Newton's method."""
+    theta = [0.0] * len(wins)
+    for _ in range(200):
+        gradient, hessian = _derivatives(theta, wins, prior_games)
+        step = _solve(_regularised(hessian, prior_games), gradient)
+        theta = [t + s for t, s in zip(theta, step, strict=True)]
+        if max(abs(s) for s in step) < 1e-12:
+            break
+    return theta
 
 
 def _meat(theta: list[float], outcomes: list[Outcome], index: dict[str, int], prior: float) -> list[list[float]]:

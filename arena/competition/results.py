@@ -322,7 +322,7 @@ def caption(board: Leaderboard) -> str:
 
 
 def _signed(value: float) -> str:
-    return f"{value:+.0f}" if math.isfinite(value) else "-"
+    return f"{round(value):+d}" if math.isfinite(value) else "-"
 
 
 def _rating_error(row: Standing) -> str:

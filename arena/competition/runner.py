@@ -123,6 +123,7 @@ class _Runner:
                 self.banned = disqualifications(self.recorded, self.plan.config.max_faults)
             self.done += 1
             self.played += 1
+            self.progress.finished(match, self.done, self.total)
             self.progress.advance(self.done, self.total, self.leader())
 
     def _log_path(self, scheduled: Scheduled) -> Path | None:
