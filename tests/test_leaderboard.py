@@ -239,3 +239,14 @@ def test_hostile_bot_names_reach_the_terminal_as_plain_text() -> None:
     text = render(leaderboard(names, matches, max_faults=0), "table", width=120)
     assert "\x1b" not in text
     assert "\\x1b[2Jwiper" in text and "[bold]loud[/bold]" in text and "[/]" in text
+
+
+def test_the_same_matches_in_another_order_give_the_same_board_to_the_last_digit() -> None:
+    strengths = {"a": 50.0, "b": 0.0, "c": -20.0, "d": 10.0}
+    matches = field(strengths, deals=7, seed=12)
+    shuffled = matches[:]
+    random.Random(1).shuffle(shuffled)
+    names = list(strengths)
+    assert render(leaderboard(names, matches, max_faults=0), "json") == render(
+        leaderboard(names, shuffled, max_faults=0), "json"
+    )

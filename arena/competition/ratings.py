@@ -180,7 +180,8 @@ def _meat(theta: list[float], outcomes: list[Outcome], index: dict[str, int], pr
         g[i] = g.get(i, 0.0) + residual
         g[j] = g.get(j, 0.0) - residual
     meat = [[0.0] * n for _ in range(n)]
-    for g in units.values():
+    # In the units' order, not the matches': the same matches give the same floats in any order.
+    for _, g in sorted(units.items(), key=lambda item: (isinstance(item[0], int), str(item[0]))):
         for i, gi in g.items():
             for j, gj in g.items():
                 meat[i][j] += gi * gj
