@@ -22,15 +22,31 @@ class StoreError(ArenaError):
     """The results database cannot be used as asked."""
 
 
+REASON_CHARS = 200
+"""Longest fault reason kept; a longer one (quoting a bot's action or line) is cut in the middle."""
+
+
+def _readable(reason: str) -> str:
+    """``reason`` safe to print: control characters escaped (a quoted action may hold any), at most REASON_CHARS."""
+    if not reason.isprintable():
+        reason = "".join(c if c.isprintable() else repr(c)[1:-1] for c in reason)
+    if len(reason) > REASON_CHARS:
+        reason = f"{reason[: REASON_CHARS - 60]} … {reason[-57:]}"
+    return reason
+
+
 class BotFault(ArenaError):
     """A bot broke the rules of the match; it forfeits.
 
-    ``kind`` is a stable short name recorded in logs and results.
+    ``kind`` is a stable short name recorded in logs and results; ``reason``
+    says what happened, printable, in at most :data:`REASON_CHARS` characters
+    (it quotes what a bot wrote, and is shown in terminals and pages).
     """
 
     kind = "fault"
 
     def __init__(self, reason: str) -> None:
+        reason = _readable(reason)
         super().__init__(reason)
         self.reason = reason
 

@@ -3,7 +3,7 @@
 The language-neutral specification is ``protocol/README.md``.
 """
 
-from .codec import AnswerDecoder, AnswerError, MessageDecoder, encode, json_schema, to_builtins
+from .codec import MAX_DEPTH, AnswerDecoder, AnswerError, MessageDecoder, encode, json_schema, read_json, to_builtins
 from .messages import (
     SEATS,
     Answer,
@@ -22,6 +22,7 @@ PROTOCOL_VERSION = 1
 """Changes when the framing (not a game's messages) changes incompatibly."""
 
 __all__ = [
+    "MAX_DEPTH",
     "PROTOCOL_VERSION",
     "SEATS",
     "Answer",
@@ -39,5 +40,6 @@ __all__ = [
     "Seat",
     "encode",
     "json_schema",
+    "read_json",
     "to_builtins",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 from typing import Any, Union
 
 import msgspec
@@ -22,8 +22,37 @@ def to_builtins(message: msgspec.Struct) -> Any:
     return msgspec.to_builtins(message)
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects read on a bot's line (an answer needs 3); deeper is a protocol error.
+
+A fixed limit, well below Python's recursion limit, so that every line the
+arena accepts can be decoded, logged and replayed anywhere.
+"""
+
+
 class AnswerError(ValueError):
-    """A bot's line is not a valid answer; the text says what is wrong."""
+    """A bot's line is not a valid answer; the text says what is wrong.
+
+    ``malformed`` is true when the line is not JSON at all (an ``invalid_json``
+    fault), false when it is JSON but not an answer (a ``protocol_error``).
+    """
+
+    def __init__(self, reason: str, *, malformed: bool) -> None:
+        super().__init__(reason)
+        self.malformed = malformed
+
+
+_any_json = msgspec.json.Decoder()
+_EXPECTED = 'expected {"id": <request id>, "action": ...}'
+
+
+def read_json(line: bytes) -> Any:
+    """The JSON value on ``line``; raises :class:`AnswerError` when there is none the arena reads."""
+    _check_depth(line)
+    try:
+        return _any_json.decode(line)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise _error(line, exc) from None
 
 
 class AnswerDecoder:
@@ -34,19 +63,83 @@ class AnswerDecoder:
 
     def decode(self, line: bytes) -> messages.Answer:
         """The answer on ``line``, or :class:`AnswerError` saying why not."""
+        _check_depth(line)
         try:
             return self._decoder.decode(line)
-        except msgspec.DecodeError as exc:
-            raise AnswerError(_describe(line, exc)) from None
+        except msgspec.ValidationError as exc:
+            # The shape is judged while parsing, so a line can fail on its shape before its syntax:
+            # one that is not JSON at all is invalid JSON, whatever was wrong first.
+            read_json(line)
+            raise AnswerError(f"not an answer ({exc}): {_quote(line)}; {_EXPECTED}", malformed=False) from None
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+            raise _error(line, exc) from None
 
 
-def _describe(line: bytes, exc: msgspec.DecodeError) -> str:
-    text = line[:80].decode("utf-8", "replace")
-    try:
-        json.loads(line)
-    except ValueError:
-        return f"invalid JSON: {text!r}"
-    return f'not an answer ({exc}): {text!r}; expected {{"id": <request id>, "action": ...}}'
+def _quote(line: bytes) -> str:
+    return repr(line[:80].decode("utf-8", "replace"))
+
+
+def _error(line: bytes, exc: msgspec.DecodeError | UnicodeDecodeError) -> AnswerError:
+    if isinstance(exc, msgspec.ValidationError):  # JSON, but a number too large to hold
+        return AnswerError(f"not an answer ({exc}): {_quote(line)}; {_EXPECTED}", malformed=False)
+    why = f"not UTF-8 at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else _why_malformed(line, str(exc))
+    return AnswerError(f"invalid JSON ({why}): {_quote(line)}", malformed=True)
+
+
+_BYTE_AT = re.compile(r"\(byte (\d+)\)")
+_NOT_A_NUMBER = re.compile(rb"-?(?:NaN|Infinity)")
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F]"
+)
+
+
+def _why_malformed(line: bytes, said: str) -> str:
+    """What is wrong with a line that is not JSON, in words a bot's author can act on."""
+    if not line.strip():
+        return "an empty line"
+    if line.startswith(b"\xef\xbb\xbf"):
+        return "it starts with a byte-order mark"
+    if ("truncated" in said or "surrogate" in said) and _LONE_SURROGATE.search(line):
+        return "a lone UTF-16 surrogate escape, which is not Unicode"
+    at = _BYTE_AT.search(said)
+    if at is not None:
+        offset = int(at.group(1))
+        if _NOT_A_NUMBER.match(line, max(offset - 1, 0)) or _NOT_A_NUMBER.match(line, offset):
+            return "NaN and Infinity are not JSON numbers"
+        if 0 <= offset < len(line):
+            byte = line[offset]
+            if byte < 0x20:
+                return f"control character {byte:#04x} at byte {offset}"
+            shown = repr(chr(byte)) if byte < 0x7F else f"byte {byte:#04x}"
+            return f"unexpected {shown} at byte {offset}"
+    if "truncated" in said:
+        return "the line ends inside a JSON value"
+    return said.removeprefix("JSON is malformed: ")
+
+
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_STRING = re.compile(rb'"[^"]*"')
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_PAIR = re.compile(rb"\[\]|\{\}")
+
+
+def _check_depth(line: bytes) -> None:
+    """Refuse a line nested deeper than :data:`MAX_DEPTH`, before a parser recurses into it.
+
+    Two scans in C for any line with few brackets (every real answer); the
+    rest is measured in linear passes, one per level, never recursing.
+    """
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return
+    # Escapes go first, so every quote left opens or closes a string; brackets inside strings do not nest.
+    brackets = _NOT_BRACKET.sub(b"", _STRING.sub(b"", _ESCAPE.sub(b"", line)))
+    for _ in range(MAX_DEPTH):
+        brackets, found = _PAIR.subn(b"", brackets)
+        if not brackets:
+            return
+        if not found:
+            raise AnswerError(f"invalid JSON (its brackets do not balance): {_quote(line)}", malformed=True)
+    raise AnswerError(f"nested deeper than {MAX_DEPTH} levels: {_quote(line)}", malformed=False)
 
 
 def message_types() -> list[type[messages.Message]]:

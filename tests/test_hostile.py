@@ -86,6 +86,93 @@ async def test_a_hostile_bot_ends_as_its_own_precise_fault(
     assert_fault(record, kind, reason)
 
 
+DEEP = b"[" * 1000 + b"]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("payload", "kind", "reason"),
+    [
+        (b'{"id":ID,"action":"\xff"}', "invalid_json", "not UTF-8"),
+        (b"\xff\xfe", "invalid_json", "unexpected byte 0xff at byte 0"),
+        (b'{"id":ID,"action":"\xed\xa0\x80"}', "invalid_json", "not UTF-8"),  # a surrogate, encoded
+        (b'{"id":ID,"action":"\\ud800"}', "invalid_json", "surrogate"),  # a lone surrogate, escaped
+        (b'{"id":ID,"action":' + DEEP + b"}", "protocol_error", "nested deeper than"),
+        (DEEP, "protocol_error", "nested deeper than"),
+        (b"[" * 5000, "invalid_json", "brackets"),
+        (b'{"id":ID,"action":1e999}', "protocol_error", "out of range"),
+        (b'{"id":ID,"action":' + b"9" * 5000 + b"}", "protocol_error", "out of range"),
+        (b'{"id":' + b"9" * 100 + b',"action":0}', "protocol_error", "never sent"),
+        (b'{"id":ID,"action":NaN}', "invalid_json", "NaN"),
+        (b'{"id":ID,"action":-Infinity}', "invalid_json", "Infinity"),
+        (b'\xef\xbb\xbf{"id":ID,"action":0}', "invalid_json", "byte-order mark"),
+        (b'{"id":ID,"action":"\x01"}', "invalid_json", "control character"),
+        (b'{"id":ID,"action":0}\x00', "invalid_json", "invalid JSON"),
+        (b"", "invalid_json", "empty line"),
+    ],
+    ids=[
+        "utf8-in-string", "utf8-bare", "surrogate-bytes", "surrogate-escape", "deep-action", "deep-line",
+        "unclosed", "huge-float", "huge-int", "huge-id", "nan", "infinity", "bom", "control", "nul", "empty",
+    ],
+)  # fmt: skip
+async def test_every_byte_a_bot_writes_ends_as_its_fault(
+    payload: bytes, kind: str, reason: str, tmp_path: Path
+) -> None:
+    long_lines = msgspec.structs.replace(LIMITS, line_bytes=Limits().line_bytes)
+    record = await duel(hostile("write", (payload + b"\n").hex()), tmp_path, long_lines)
+    assert_fault(record, kind, reason)
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [(b"\xff\xfe", "no number"), (DEEP, "no number"), (b"\xef\xbb\xbf", "no number"), (b"9" * 5000, "too long")],
+    ids=["utf8", "deep", "bom", "huge"],
+)
+async def test_a_text_bot_writing_any_bytes_ends_as_its_fault(payload: bytes, reason: str, tmp_path: Path) -> None:
+    text_bot = BotSpec(
+        name="hostile-text", command=(sys.executable, str(HOSTILE / "text_bot.py"), (payload + b"\n").hex()),
+        cwd=HOSTILE, profile="python", protocol="gops-text",
+    )  # fmt: skip
+    good = resolve(str(SAMPLE_BOTS / "gops" / "random-python"))
+    limits = msgspec.structs.replace(LIMITS, line_bytes=Limits().line_bytes)
+    record = await play_match(get_game("gops"), (text_bot, good), seed=3, limits=limits, log_dir=tmp_path)
+    assert_fault(record, "protocol_error", reason)
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("twice", "a second answer to request"),
+        ("id_below", "a second answer to request"),
+        ("id_zero", "never sent"),
+        ("ahead", "before it was sent"),
+    ],
+)
+async def test_an_answer_that_is_not_the_pending_ones_is_a_protocol_error(
+    mode: str, reason: str, tmp_path: Path
+) -> None:
+    record = await duel(hostile(mode), tmp_path)
+    assert_fault(record, "protocol_error", reason)
+
+
+async def test_an_illegal_move_quotes_a_long_action_cut_short(tmp_path: Path) -> None:
+    action = b'{"id":ID,"action":"' + b"x" * 3000 + b'"}\n'
+    record = await duel(hostile("write", action.hex()), tmp_path)
+    assert_fault(record, "illegal_move", "must be an integer")
+    assert len(record.faults[0].reason) <= 200, record.faults[0].reason
+
+
+async def test_a_fault_reason_never_carries_a_bots_control_characters(tmp_path: Path) -> None:
+    # Badugi quotes an illegal betting action as written; the reason reaches terminals and pages.
+    source = 'import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if "id" in m:\n'
+    source += '        print(json.dumps({"id": m["id"], "action": "\\u001b[2J\\u0000"}), flush=True)\n'
+    (tmp_path / "bot.py").write_text(source)
+    bot = BotSpec(name="escape", command=(sys.executable, str(tmp_path / "bot.py")), cwd=tmp_path, profile="python")
+    good = resolve(str(SAMPLE_BOTS / "badugi" / "calling-station-python"))
+    record = await play_match(get_game("badugi", {"hands": 1}), (bot, good), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert_fault(record, "illegal_move", "\\x1b[2J\\x00")
+    assert record.faults[0].reason.isprintable() and record.result.reason.isprintable()
+
+
 async def test_a_100_mb_line_does_not_grow_the_arena(tmp_path: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     record = await duel(hostile("huge_line"), tmp_path)

@@ -82,6 +82,38 @@ def test_answer_decoder_says_what_is_wrong(line: bytes, start: str) -> None:
         protocol.AnswerDecoder().decode(line)
 
 
+@pytest.mark.parametrize(
+    ("line", "malformed", "says"),
+    [
+        (b'{"id":1,"action":"\xff"}', True, "not UTF-8"),
+        (b'{"id":1,"action":"\\ud800"}', True, "lone UTF-16 surrogate"),
+        (b'{"id":1,"action":NaN}', True, "NaN and Infinity"),
+        (b'\xef\xbb\xbf{"id":1,"action":0}', True, "byte-order mark"),
+        (b'{"id":1,"action":"\t"}', True, "control character 0x09"),
+        (b"", True, "an empty line"),
+        (b"[" * 100_000, True, "brackets do not balance"),
+        (b"[" * 33 + b"]" * 33, False, "nested deeper than 32 levels"),
+        (b'{"id":1,"action":' + b"[" * 40_000 + b"]" * 40_000 + b"}", False, "nested deeper"),
+        (b'{"id":1,"action":1e999}', False, "out of range"),
+        (b"[1, 2", True, "ends inside a JSON value"),
+    ],
+)
+def test_no_line_makes_the_decoder_raise_anything_but_an_answer_error(line: bytes, malformed: bool, says: str) -> None:
+    for decode in (protocol.AnswerDecoder().decode, protocol.read_json):
+        with pytest.raises(protocol.AnswerError, match=says) as caught:
+            decode(line)
+        assert caught.value.malformed is malformed
+
+
+def test_depth_is_counted_outside_strings_only() -> None:
+    answer = protocol.AnswerDecoder().decode(b'{"id":1,"action":"' + b"[" * 100 + b'\\"{{{{{{{{{{{{{{{{{{{{{{{{{{{"}')
+    assert answer.action.startswith("[[[")
+    nested: list[object] = []
+    for _ in range(31):
+        nested = [nested]
+    assert protocol.read_json(b"[" * 32 + b"]" * 32) == nested  # exactly 32 levels is fine
+
+
 def test_answer_keeps_any_action_for_the_game_to_judge() -> None:
     answer = protocol.AnswerDecoder().decode(b'{"id": 9, "action": {"high": [0, 1, 2]}, "note": "ignored"}')
     assert answer == protocol.Answer(id=9, action={"high": [0, 1, 2]})

@@ -38,6 +38,8 @@ class Received:
     line: int
     msg: Any = None
     raw: str | None = None
+    unasked: bool = False
+    """Whether the bot wrote the line before the request was sent (a protocol error)."""
 
     @property
     def complete(self) -> bool:
@@ -145,7 +147,9 @@ def index_records(path: Path, records: list[dict[str, Any]]) -> LoggedMatch:
         elif kind == "recv" and seat is not None and not record.get("stale"):
             k = pending[seat]
             if k is not None:
-                log.answers[seat][k] = Received(number, record.get("msg"), record.get("raw"))
+                log.answers[seat][k] = Received(
+                    number, record.get("msg"), record.get("raw"), unasked=bool(record.get("unasked"))
+                )
                 pending[seat] = None
         elif kind == "fault":
             log.faults.append({k: v for k, v in record.items() if k not in ("type", "t")})

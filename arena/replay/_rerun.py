@@ -18,9 +18,9 @@ import msgspec
 import protocol
 from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
-from .._errors import ArenaError, BotFault, ConfigError, IllegalMove, ProtocolViolation
+from .._errors import ArenaError, BotFault, ConfigError, IllegalMove
 from ..games import GAMES, Game, IllegalAction, MatchState, get_game
-from ..supervisor.wires import Wire, wire_for
+from ..supervisor.wires import Wire, unexpected_answer, wire_for
 from ._log import LoggedMatch
 from ._timeline import Event, Frame, Timeline, frame_title, score_from
 
@@ -160,8 +160,8 @@ class _Runner:
             if not answer.complete and logged_fault is not None:
                 return None, logged_fault  # the log kept only the start of that line
             decoded = self.wires[seat].decode(answer.as_bytes(), request)
-            if decoded.id != request.id:
-                raise ProtocolViolation(f"answered id {decoded.id}, but the pending request has id {request.id}")
+            if decoded.id != request.id or answer.unasked:
+                raise unexpected_answer(decoded.id, request.id, request.id, unasked=answer.unasked)
             try:
                 action = state.check(seat, decoded.action)
             except IllegalAction as exc:

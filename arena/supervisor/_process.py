@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +30,12 @@ from .._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
 from ..bots.js import with_host
 from ..bots.spec import BotSpec
 from ..sandbox import Jail, SandboxPolicy, built_folder, capabilities, current_policy
+from .wires import unexpected_answer
 
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""
 _CHUNK = 1 << 16
+_ABANDONED_KEPT = 256
 
 
 @dataclass
@@ -97,7 +100,13 @@ class BotProcess:
         self.stats = Stats(started_at=trio.current_time())
         self._buffer = bytearray()
         self._eof = False
+        self._unasked = 0
+        self.line_unasked = False
+        """Whether the line :meth:`read_line` last returned was written before the pending request was sent."""
         self.next_id = 1
+        self.pending: int | None = None
+        """The id of the request awaiting its answer, if one is."""
+        self._abandoned: deque[int] = deque(maxlen=_ABANDONED_KEPT)
         self.matches_played = 0
         self.closed = False
         self.stderr_listener: Callable[[bytes | bytearray], None] | None = None
@@ -112,10 +121,33 @@ class BotProcess:
         return self.process.pid
 
     def take_id(self) -> int:
-        """A fresh request id: ids never repeat over the life of the process."""
-        request_id = self.next_id
+        """A fresh request id, now the pending one: ids never repeat over the life of the process.
+
+        A request still pending when the next id is taken was abandoned (its
+        wait ended without an answer: a timeout, or its match ended first); a
+        late answer to it is ignored, never taken for a later request.
+        """
+        if self.pending is not None:
+            self._abandoned.append(self.pending)
+        self.pending = self.next_id
         self.next_id += 1
-        return request_id
+        return self.pending
+
+    def judge_answer(self, answer_id: int, *, unasked: bool) -> bool:
+        """Whether an answer with ``answer_id`` answers the pending request (and is no longer pending).
+
+        ``False`` for a late answer to an abandoned request, to be ignored.
+        Anything else raises :class:`ProtocolViolation`: an answer written
+        before its request was sent (``unasked``), a second answer, an id
+        never sent.
+        """
+        if answer_id == self.pending and not unasked:
+            self.pending = None
+            return True
+        if answer_id in self._abandoned:
+            self._abandoned.remove(answer_id)
+            return False
+        raise unexpected_answer(answer_id, self.pending, self.next_id - 1, unasked=unasked)
 
     async def send(self, data: bytes) -> None:
         """Write ``data``; a bot that closed its input has crashed."""
@@ -126,7 +158,7 @@ class BotProcess:
             raise await self._exit_fault("closed its input") from None
 
     async def read_line(self, *, output_budget: int, move_budget: int | None = None) -> bytes:
-        """The next line the bot writes (without ``\\n``).
+        """The next line the bot writes (without ``\\n``); :attr:`line_unasked` tells whether it came unasked.
 
         Raises :class:`OutputLimit` for a line over ``line_bytes``, output
         over ``output_budget`` (a match's) or ``move_budget`` (a move's, both
@@ -139,15 +171,9 @@ class BotProcess:
         while True:
             if move_budget is not None and self.stats.bytes_out > move_budget:
                 raise OutputLimit(f"more than {self.options.limits.move_output_bytes} bytes of output in one move")
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                if end > limit:
-                    raise OutputLimit(f"line of more than {limit} bytes")
-                line = bytes(self._buffer[:end])
-                del self._buffer[: end + 1]
-                return line.rstrip(b"\r")
-            if len(self._buffer) > limit:
-                raise OutputLimit(f"line of more than {limit} bytes without a newline")
+            line = self.ready_line()
+            if line is not None:
+                return line
             if self._eof:
                 raise await self._exit_fault("closed its output")
             chunk = await self.process.stdout.receive_some(_CHUNK)
@@ -159,6 +185,47 @@ class BotProcess:
             if self.stats.bytes_out > output_budget and self._buffer.find(b"\n", 0, limit + 1) >= 0:
                 # output_budget counts from the process's start; the limit is per match.
                 raise OutputLimit(f"more than {self.options.limits.output_bytes} bytes of output in one match")
+
+    def ready_line(self) -> bytes | None:
+        """The next line already read (without ``\\n``), or ``None``; sets :attr:`line_unasked`."""
+        limit = self.options.line_bytes
+        end = self._buffer.find(b"\n")
+        if end < 0:
+            if len(self._buffer) > limit:
+                raise OutputLimit(f"line of more than {limit} bytes without a newline")
+            return None
+        if end > limit:
+            raise OutputLimit(f"line of more than {limit} bytes")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        self.line_unasked = self._unasked > 0
+        if self.line_unasked:
+            self._unasked = max(0, self._unasked - end - 1)
+        return line.rstrip(b"\r")
+
+    def mark_unasked(self) -> None:
+        """Call just before sending a request: what the bot wrote until now was written unasked.
+
+        Reads, without waiting, what is already in the pipe (up to about a
+        line's worth), so that answers written ahead of their requests are
+        told apart from answers; costs one non-blocking read when nothing is.
+        """
+        assert self.process.stdout is not None
+        fd: int = self.process.stdout.fileno()  # type: ignore[attr-defined]
+        room = self.options.line_bytes + _CHUNK
+        while not self._eof and len(self._buffer) < room:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:  # closed: read_line reports how it ended
+                break
+            if not chunk:
+                self._eof = True
+                break
+            self.stats.bytes_out += len(chunk)
+            self._buffer += chunk
+        self._unasked = len(self._buffer)
 
     def cpu_seconds(self) -> float | None:
         """CPU time of the bot's whole process tree so far, or ``None`` when it cannot be measured."""

@@ -21,7 +21,7 @@ import trio
 import protocol
 from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
-from .._errors import BotFault, IllegalMove, ProtocolViolation, Timeout
+from .._errors import BotFault, IllegalMove, Timeout
 from ..games import Game, IllegalAction, MatchState
 from ._process import BotProcess
 from .matchlog import LOG_FORMAT, MatchLog
@@ -407,8 +407,9 @@ class MatchRunner:
         for seat, request in requests.items():
             started[seat] = trio.current_time()
             try:
-                budget = self.clocks[seat].budget(self.seats[seat].bot.stats.requests == 0)
-                await self._send(seat, request, timeout=budget)
+                bot = self.seats[seat].bot
+                bot.mark_unasked()
+                await self._send(seat, request, timeout=self.clocks[seat].budget(bot.stats.requests == 0))
             except BotFault as fault:
                 faults[seat] = self._fault(seat, fault, request)
 
@@ -447,7 +448,7 @@ class MatchRunner:
             with trio.move_on_after(move.poll_s):
                 while answer is None:
                     line = await bot.read_line(output_budget=output_budget, move_budget=move.output_budget)
-                    answer = self._decode(seat, line, request, records)
+                    answer = self._decode(seat, line, request, records, unasked=bot.line_unasked)
             fault = move.check(bot) if answer is None else None
             if fault is not None:
                 raise fault
@@ -463,26 +464,24 @@ class MatchRunner:
         return answer.action
 
     def _decode(
-        self, seat: int, line: bytes, request: Request, records: list[dict[str, Any]]
+        self, seat: int, line: bytes, request: Request, records: list[dict[str, Any]], *, unasked: bool
     ) -> protocol.Answer | None:
-        """The answer to ``request`` on ``line``; ``None`` for a stale answer to an earlier one."""
+        """The answer to ``request`` on ``line``; ``None`` for a late answer to an abandoned request (ignored)."""
         record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
         try:
-            record["msg"] = msgspec.json.decode(line)
-        except msgspec.DecodeError:
+            record["msg"] = protocol.read_json(line)
+        except protocol.AnswerError:
             record["raw"] = line[:1000].decode("utf-8", "replace")
+        if unasked:
+            record["unasked"] = True
         try:
             answer = self.seats[seat].wire.decode(line, request)
+            taken = self.seats[seat].bot.judge_answer(answer.id, unasked=unasked)
         except BotFault:
             records.append(self.log.stamp(record))  # the line that faulted is logged too
             raise
-        stale = answer.id < request.id
-        if stale:
+        if not taken:
             record["stale"] = True
             self.stats[seat].stale_answers += 1
         records.append(self.log.stamp(record))
-        if stale:
-            return None
-        if answer.id != request.id:
-            raise ProtocolViolation(f"answered id {answer.id}, but the pending request has id {request.id}")
-        return answer
+        return answer if taken else None

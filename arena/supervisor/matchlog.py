@@ -8,7 +8,8 @@ same seed and moves identical byte for byte):
             bots (seat, name, command, digest, stderr log), limits per seat
 ``send``    a message to a seat: ``{"type":"send","seat":"A","msg":{...}}``
 ``recv``    a line from a seat: ``"msg"`` (the JSON) or ``"raw"`` (not JSON);
-            ``"stale": true`` marks a late answer to an earlier request, ignored
+            ``"unasked": true`` marks a line written before its request was sent,
+            ``"stale": true`` a late answer to an abandoned request, ignored
 ``fault``   seat, kind, reason, and the request it happened at
 ``result``  the match's :class:`protocol.Result`, plus per-seat statistics
 ``stderr``  a line a seat wrote to stderr during the match (``"text"``), its

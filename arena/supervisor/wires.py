@@ -18,9 +18,10 @@ plain lines instead of JSON, and runs unchanged:
 
 Without framing a process cannot tell one match from the next, so a text bot
 is never reused: it gets a new process for every match. Nor do text lines
-carry request ids, so Arena's protection against late answers cannot exist in
-a text protocol: a bot that writes two lines for one bid has its second line
-taken as its next bid. (A late answer cannot outlive its match, though: a
+carry request ids, so Arena's protection against late answers is weaker in a
+text protocol: a line written before its bid was asked (a second line written
+with a bid) is a protocol error, but one written after the next bid was asked
+is taken as that bid. (A late answer cannot outlive its match, though: a
 timeout ends the match, and the process with it.)
 """
 
@@ -55,8 +56,24 @@ class Wire:
         try:
             return self._decoder.decode(line)
         except protocol.AnswerError as exc:
-            text = str(exc)
-            raise (InvalidJson if text.startswith("invalid JSON") else ProtocolViolation)(text) from None
+            raise (InvalidJson if exc.malformed else ProtocolViolation)(str(exc)) from None
+
+
+def unexpected_answer(answer_id: int, pending: int | None, last_sent: int, *, unasked: bool) -> ProtocolViolation:
+    """The fault for an answer that does not answer the pending request (nor an abandoned one, late).
+
+    ``pending`` is the id awaiting its answer, ``last_sent`` the highest id
+    the process was sent, ``unasked`` whether the line was written before
+    the pending request was sent. The match and ``replay --verify`` both
+    judge with it, so a log re-runs to the same fault.
+    """
+    waiting = f"; the pending request has id {pending}" if pending is not None else ""
+    if answer_id == pending:
+        assert unasked
+        return ProtocolViolation(f"answered request {answer_id} before it was sent: answer only what is asked")
+    if 1 <= answer_id <= last_sent:
+        return ProtocolViolation(f"a second answer to request {answer_id}{waiting}")
+    return ProtocolViolation(f"answered id {answer_id}, which was never sent{waiting}")
 
 
 def wire_for(protocol_name: str, game: Game) -> Wire:

@@ -48,9 +48,8 @@ for line in sys.stdin:
         sys.stdout.write("x" * (1 << 20))
         sys.stdout.flush()
         time.sleep(3600)
-    elif mode == "flood":
-        while True:
-            say(json.dumps({"id": 0, "action": 0}))
+    elif mode == "flood":  # valid answers, each padded to almost a line's worth
+        say(json.dumps({"id": rid, "action": 0, "pad": "x" * 4000}))
     elif mode == "stderr_flood":
         chunk = "e" * 65536
         for _ in range(64):  # 4 MiB of stderr, then a valid answer

@@ -3,7 +3,8 @@
 Attacks that the sandbox should block exit with code 4 when blocked (so the
 arena records a precise crash), and play on normally when they succeed (so a
 test expecting the crash fails). Paths come hex-encoded: a path named on a
-bot's command line is granted to it.
+bot's command line is granted to it. Mode ``write`` answers its trigger with
+the hex-encoded bytes of its argument, ``ID`` in them replaced by the request's id.
 """
 
 import json
@@ -105,6 +106,20 @@ def attack() -> None:
         time.sleep(3600)
 
 
+def trigger(request_id: int) -> None:
+    """Answer the trigger request the way ``mode`` says (the answer protocols)."""
+    if mode == "write":
+        os.write(1, bytes.fromhex(arg).replace(b"ID", str(request_id).encode()))
+        time.sleep(3600)
+    if mode == "twice":
+        say(json.dumps({"id": request_id, "action": 0}))
+    if mode == "id_below":
+        say(json.dumps({"id": request_id - 1, "action": 0}))
+    if mode == "id_zero":
+        say(json.dumps({"id": 0, "action": 0}))
+    attack()
+
+
 def say(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -118,14 +133,18 @@ if mode == "stderr_flood":
     for _ in range(64):
         sys.stderr.write("e" * (1 << 20))
     sys.stderr.flush()
+if mode == "ahead":  # answers to the first 40 requests, before any was sent
+    os.write(1, "".join(json.dumps({"id": n, "action": 0}) + "\n" for n in range(1, 41)).encode())
 for line in sys.stdin:
     message = json.loads(line)
     if "id" not in message:
         if message["type"] == "quit" and mode != "ignore_sigterm":
             break
         continue
+    if mode == "ahead":
+        continue
     if message["type"] == "main_play" and mode not in ("ignore_sigterm", "stderr_flood"):
-        attack()
+        trigger(message["id"])
     say(json.dumps({"id": message["id"], "action": 0}))
 if mode == "ignore_sigterm":
     while True:  # no input, SIGTERM ignored: only SIGKILL ends it
