@@ -189,6 +189,29 @@ async def test_a_stderr_flood_is_cut_to_its_limit_and_costs_nothing_else(tmp_pat
     assert b"more bytes of stderr dropped" in log.read_bytes()
 
 
+async def test_a_stderr_flood_from_a_thread_is_drained_at_a_bounded_pace(tmp_path: Path) -> None:
+    # Past the kept limit the arena reads a flood only now and then (the bot's writes wait meanwhile),
+    # so its work is bounded by the time the flood lasts, not by how fast the bot writes.
+    from arena.supervisor._process import STDERR_DROP_PAUSE_S, open_bot
+    from arena.supervisor.match import MatchRunner, Seat
+    from arena.supervisor.play import spawn_options
+
+    flood, good = hostile("stderr_thread"), resolve(str(GOOD))
+    started = trio.current_time()
+    async with (
+        open_bot(flood, spawn_options(flood, LIMITS, tmp_path / "flood.log")) as bot,
+        open_bot(good, spawn_options(good, LIMITS, None)) as other,
+    ):
+        runner = MatchRunner(get_game("rps-poker"), 3, [Seat(bot, LIMITS), Seat(other, LIMITS)], match_id="flood")
+        record = await runner.run()
+        await trio.sleep(0.5)  # the flood goes on between matches too
+    elapsed = trio.current_time() - started
+    assert record.faults == []
+    kept, _, said = (tmp_path / "flood.log").read_bytes().partition(b"\n[arena: ")
+    assert kept == b"e" * LIMITS.stderr_bytes and b"more bytes of stderr dropped" in said
+    assert bot.stats.stderr_drops <= elapsed / STDERR_DROP_PAUSE_S + 2, (bot.stats.stderr_drops, elapsed)
+
+
 async def test_a_bot_that_ignores_sigterm_and_quit_is_still_killed(tmp_path: Path) -> None:
     record = await duel(hostile("ignore_sigterm"), tmp_path)
     assert record.faults == []  # it played well; the conftest fixture checks that it is gone

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import os
 import shutil
 import signal
@@ -35,6 +36,18 @@ from .wires import unexpected_answer
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""
 _CHUNK = 1 << 16
+STDERR_DROP_PAUSE_S = 0.1
+"""Past a bot's kept stderr, how long the arena lets the rest pile up between two gulps.
+
+A flood then costs the arena one wake-up per pause, whatever its rate (the
+wake-up, not the bytes, is what costs); the bot's writes wait while its pipe
+is full, as they would on a slow terminal.
+"""
+STDERR_DROP_BYTES = 1 << 20
+"""Most bytes of stderr thrown away per gulp (the pipe is enlarged to hold it): a flood gets 10 MB/s through.
+
+Enough that a bot writing a burst of tens of MiB is not stalled for long.
+"""
 _ABANDONED_KEPT = 256
 
 
@@ -45,6 +58,8 @@ class Stats:
     bytes_out: int = 0
     stderr_bytes: int = 0
     stderr_dropped: int = 0
+    stderr_drops: int = 0
+    """Gulps of stderr thrown away past the kept limit (at most one per ``STDERR_DROP_PAUSE_S``, and one more)."""
     peak_rss: int = 0
     started_at: float = 0.0
     requests: int = 0
@@ -307,7 +322,7 @@ class BotProcess:
         return f"{what}: exited with code {code}"
 
     async def drain_stderr(self) -> None:
-        """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``."""
+        """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``; drop the rest cheaply."""
         stream = self.process.stderr if self.process.stderr is not None else self.process.stdout
         assert stream is not None
         sink: BinaryIO | None = None
@@ -315,27 +330,55 @@ class BotProcess:
             self.options.stderr_path.parent.mkdir(parents=True, exist_ok=True)
             sink = open(self.options.stderr_path, "ab")  # noqa: SIM115  (closed below)
         try:
-            while True:
+            while self.stats.stderr_bytes < self.options.stderr_bytes:
                 try:
                     chunk = await stream.receive_some(_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    break
+                    return
                 if not chunk:
-                    break
-                room = self.options.stderr_bytes - self.stats.stderr_bytes
-                kept = chunk[: max(room, 0)]
+                    return
+                kept = chunk[: self.options.stderr_bytes - self.stats.stderr_bytes]
                 self.stats.stderr_bytes += len(kept)
                 self.stats.stderr_dropped += len(chunk) - len(kept)
-                if sink is not None and kept:
+                if sink is not None:
                     sink.write(kept)
                     sink.flush()
-                if self.stderr_listener is not None and kept:
+                if self.stderr_listener is not None:
                     self.stderr_listener(kept)
+            await self._drop_stderr(stream.fileno())  # type: ignore[attr-defined]
         finally:
             if sink is not None:
                 if self.stats.stderr_dropped:
                     sink.write(f"\n[arena: {self.stats.stderr_dropped} more bytes of stderr dropped]\n".encode())
                 sink.close()
+
+    async def _drop_stderr(self, fd: int) -> None:
+        """Past the kept limit: throw stderr away in the kernel, a pause's allowance at a time.
+
+        ``fd`` is only touched right after checking that :meth:`shutdown` has
+        not begun (it closes the stream, and the number could be reused).
+        """
+        with contextlib.suppress(OSError):  # the kernel may refuse (per-user pipe limits): smaller gulps then
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, STDERR_DROP_BYTES)
+        null = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            while True:
+                dropped, ended = _drop(fd, null, STDERR_DROP_BYTES)
+                if ended:
+                    return
+                try:
+                    if dropped:  # a flood, perhaps: let it pile up (its writes wait) before the next gulp
+                        self.stats.stderr_drops += 1
+                        self.stats.stderr_dropped += dropped
+                        await trio.sleep(STDERR_DROP_PAUSE_S)
+                    else:
+                        await trio.lowlevel.wait_readable(fd)
+                except trio.ClosedResourceError:
+                    return
+                if self.closed:
+                    return
+        finally:
+            os.close(null)
 
     async def shutdown(self, *, polite: bytes | None = None) -> None:
         """Stop the bot and everything it started, and reap it. Safe to call twice."""
@@ -373,6 +416,31 @@ class BotProcess:
             return list(self._ps.children(recursive=True))
         except psutil.Error:
             return []
+
+
+def _drop(fd: int, null: int, allowance: int) -> tuple[int, bool]:
+    """Move up to ``allowance`` bytes the pipe ``fd`` holds now to ``null``: (bytes dropped, whether it ended).
+
+    In pipe-sized pieces with ``splice`` (the bytes never reach Python; small
+    pieces stay in the cache), falling back to reads where splice is refused.
+    """
+    dropped = 0
+    while dropped < allowance:
+        try:
+            moved = os.splice(fd, null, _CHUNK)
+        except BlockingIOError:
+            break
+        except OSError:  # no splice here: read and forget
+            try:
+                moved = len(os.read(fd, _CHUNK))
+            except BlockingIOError:
+                break
+            except OSError:
+                return dropped, True
+        if moved == 0:
+            return dropped, True
+        dropped += moved
+    return dropped, False
 
 
 def _kill_tree(pid: int, descendants: list[psutil.Process]) -> None:

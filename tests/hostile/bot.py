@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 mode = sys.argv[1]
@@ -120,6 +121,12 @@ def trigger(request_id: int) -> None:
     attack()
 
 
+def flood_stderr() -> None:
+    block = b"e" * (1 << 16)
+    while True:
+        os.write(2, block)
+
+
 def say(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -129,10 +136,12 @@ if mode == "crash_start":
     attack()
 if mode == "ignore_sigterm":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-if mode == "stderr_flood":
-    for _ in range(64):
+if mode == "stderr_flood":  # 16 MiB before its first answer: dropped, 1 MiB a gulp, without stalling it long
+    for _ in range(16):
         sys.stderr.write("e" * (1 << 20))
     sys.stderr.flush()
+if mode == "stderr_thread":
+    threading.Thread(target=flood_stderr, daemon=True).start()
 if mode == "ahead":  # answers to the first 40 requests, before any was sent
     os.write(1, "".join(json.dumps({"id": n, "action": 0}) + "\n" for n in range(1, 41)).encode())
 for line in sys.stdin:
@@ -143,7 +152,7 @@ for line in sys.stdin:
         continue
     if mode == "ahead":
         continue
-    if message["type"] == "main_play" and mode not in ("ignore_sigterm", "stderr_flood"):
+    if message["type"] == "main_play" and mode not in ("ignore_sigterm", "stderr_flood", "stderr_thread"):
         trigger(message["id"])
     say(json.dumps({"id": message["id"], "action": 0}))
 if mode == "ignore_sigterm":
