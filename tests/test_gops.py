@@ -348,7 +348,8 @@ async def test_text_bot_sees_exactly_the_referees_lines_and_then_end_of_input(tm
 async def test_text_bot_faults_are_judged_as_for_json_bots(tmp_path: Path, source: str, kind: str, reason: str) -> None:
     spec = text_bot(tmp_path, "faulty", source)
     opponent = resolve(str(GOPS_BOTS / "random-python"))
-    limits = Limits(startup_s=0.0, move_s=0.5, time_bank_s=0.0, move_wall_s=1.0)
+    # Start-up time only where the fault is not a timeout: a loaded machine may take a second to start Python.
+    limits = Limits(startup_s=0.0 if kind == "timeout" else 10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=1.0)
     record = await play_match(get_game("gops"), (opponent, spec), seed=3, limits=limits, log_dir=None)
     assert [(f.seat, f.kind) for f in record.faults] == [("B", kind)]
     assert reason in record.faults[0].reason
