@@ -82,8 +82,21 @@ def _quote(line: bytes) -> str:
 def _error(line: bytes, exc: msgspec.DecodeError | UnicodeDecodeError) -> AnswerError:
     if isinstance(exc, msgspec.ValidationError):  # JSON, but a number too large to hold
         return AnswerError(f"not an answer ({exc}): {_quote(line)}; {_EXPECTED}", malformed=False)
-    why = f"not UTF-8 at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else _why_malformed(line, str(exc))
+    why = (
+        f"not UTF-8 at byte {_not_utf8_at(line)}"
+        if isinstance(exc, UnicodeDecodeError)
+        else _why_malformed(line, str(exc))
+    )
     return AnswerError(f"invalid JSON ({why}): {_quote(line)}", malformed=True)
+
+
+def _not_utf8_at(line: bytes) -> int:
+    """Where ``line`` stops being UTF-8 (msgspec's error counts from the start of the string it was in)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return 0
 
 
 _BYTE_AT = re.compile(r"\(byte (\d+)\)")

@@ -85,7 +85,7 @@ def test_answer_decoder_says_what_is_wrong(line: bytes, start: str) -> None:
 @pytest.mark.parametrize(
     ("line", "malformed", "says"),
     [
-        (b'{"id":1,"action":"\xff"}', True, "not UTF-8"),
+        (b'{"id":1,"action":"\xff"}', True, "not UTF-8 at byte 18"),
         (b'{"id":1,"action":"\\ud800"}', True, "lone UTF-16 surrogate"),
         (b'{"id":1,"action":NaN}', True, "NaN and Infinity"),
         (b'\xef\xbb\xbf{"id":1,"action":0}', True, "byte-order mark"),

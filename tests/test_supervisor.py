@@ -148,6 +148,29 @@ async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) 
     assert len(stale) == 1 and stale[0]["msg"]["id"] == records_first_main_id(tmp_path / "m1.jsonl")
 
 
+async def test_a_late_answer_to_a_match_that_ended_first_is_ignored_in_the_next(tmp_path: Path) -> None:
+    # Match 1 ends (cancelled here, as when it is abandoned) while A thinks over its first main_play (or
+    # earlier, on a slow machine); the processes play match 2, where the late answers to match 1 arrive:
+    # ignored as stale, neither faults nor answers.
+    game = get_game("rps-poker")
+    spec, good = faulty("late"), resolve(str(GOOD))
+    async with (
+        open_bot(spec, spawn_options(spec, FAST, None)) as late,
+        open_bot(good, spawn_options(good, FAST, None)) as other,
+    ):
+        seats = [Seat(bot=late, limits=FAST, wire=Wire()), Seat(bot=other, limits=FAST, wire=Wire())]
+        with trio.move_on_after(0.5) as first:
+            await MatchRunner(game, seed=1, seats=seats, match_id="m1").run()
+        assert first.cancelled_caught and late.pending is not None
+        abandoned = {("A", late.pending), ("B", other.pending)}  # B's is None unless it was still thinking too
+        runner = MatchRunner(game, seed=2, seats=seats, match_id="m2", log=MatchLog(tmp_path / "m2.jsonl"))
+        record = await runner.run()
+        runner.log.close()
+    assert record.faults == []
+    stale = {(r["seat"], r["msg"]["id"]) for r in read_log(tmp_path / "m2.jsonl") if r.get("stale")}
+    assert stale <= abandoned and any(seat == "A" for seat, _ in stale)
+
+
 def records_first_main_id(path: Path) -> int:
     for record in read_log(path):
         if record["type"] == "send" and record["seat"] == "A" and record["msg"]["type"] == "main_play":
