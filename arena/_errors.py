@@ -93,6 +93,13 @@ class MemoryLimit(BotFault):
     kind = "memory_limit"
 
 
+class DiskLimit(BotFault):
+    """The bot wrote more into its scratch folder than its limit (where the arena measures it)."""
+
+    kind = "disk_limit"
+
+
 FAULT_KINDS = tuple(
-    cls.kind for cls in (Crash, Timeout, InvalidJson, ProtocolViolation, IllegalMove, OutputLimit, MemoryLimit)
+    cls.kind
+    for cls in (Crash, Timeout, InvalidJson, ProtocolViolation, IllegalMove, OutputLimit, MemoryLimit, DiskLimit)
 )

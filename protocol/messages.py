@@ -72,6 +72,8 @@ class Limits(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Files, pipes and sockets the bot may hold open at once."""
     move_output_bytes: int = 1 << 18
     """Most bytes of stdout a bot may send while answering one request."""
+    disk_bytes: int = 128 << 20
+    """Bytes the bot's scratch folder (``$HOME``, its only writable place) may hold in all."""
 
 
 class Result(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

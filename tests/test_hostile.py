@@ -14,7 +14,10 @@ import resource
 import secrets
 import shutil
 import socket
+import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -24,8 +27,10 @@ import trio
 
 from arena import play_match, resolve
 from arena.bots.spec import BotSpec
+from arena.checks.sandbox import CANARY
 from arena.games import get_game
-from arena.sandbox import BUILD_DIR, built_folder, summary
+from arena.sandbox import BUILD_DIR, SandboxPolicy, built_folder, capabilities, configure, current_policy, summary
+from arena.sandbox._plan import LAUNCHER
 from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
 from arena.supervisor.build import ensure_built
 from arena.supervisor.match import MatchRecord
@@ -319,13 +324,15 @@ async def _bot_pid(launcher: int, marker: str) -> int:
             await trio.sleep(0.02)
 
 
-def _processes_with(token: str) -> list[int]:
+def _processes_with(token: str, *, kill: bool = True) -> list[int]:
+    """Live processes with ``token`` as a word of their command line (killed unless ``kill`` is false)."""
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        if token in (proc.info["cmdline"] or []):
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if token in (proc.info["cmdline"] or []) and proc.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(proc.pid)
-            with contextlib.suppress(psutil.Error):
-                proc.kill()
+            if kill:
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
     return found
 
 
@@ -392,3 +399,104 @@ async def test_links_in_a_bot_folder_never_lead_the_arena_outside(tmp_path: Path
     if held("secret"):
         assert (built / BUILD_DIR / "copied").read_text() == "", "the build read a private file through a link"
     assert sorted(p.name for p in folder.iterdir()) == [".arena-build", "bot.toml", "kmsg", "pipe", "secret.txt"]
+
+
+@pytest.fixture
+def layers() -> Iterator[Callable[..., None]]:
+    """Narrow the sandbox to some layers for one test (skipped when the machine lacks one)."""
+    saved = current_policy()
+
+    def use(*names: str) -> None:
+        for name in names:
+            if name not in capabilities().available:
+                pytest.skip(f"layer {name!r} is not available here: {capabilities().missing.get(name)}")
+        configure(SandboxPolicy(layers=frozenset(names)))
+
+    yield use
+    configure(saved)
+
+
+CONTAINER = ("uid", "cgroup", "landlock", "seccomp", "rlimits")
+"""What a root container without namespaces offers: the layers of the io_uring finding."""
+
+
+async def test_a_bot_filling_its_disk_is_stopped_at_its_quota(tmp_path: Path) -> None:
+    limits = msgspec.structs.replace(LIMITS, disk_bytes=16 << 20)
+    record = await duel(hostile("disk_fill"), tmp_path, limits)
+    if {"bwrap", "mntns"} & set(summary()["layers"]):
+        assert_fault(record, "crash", "exited with code 4")  # a tmpfs of 16 MiB: the write that overflows fails
+    else:
+        assert_fault(record, "disk_limit", "over its limit of 16 MiB")
+
+
+async def test_a_bot_filling_its_disk_where_the_arena_measures_it_is_ended(tmp_path: Path, layers) -> None:  # type: ignore[no-untyped-def]
+    layers(*CONTAINER)
+    limits = msgspec.structs.replace(LIMITS, disk_bytes=16 << 20)
+    record = await duel(hostile("disk_fill"), tmp_path, limits)
+    assert_fault(record, "disk_limit", "over its limit of 16 MiB")
+
+
+@pytest.mark.parametrize("channel", ["flock", "futex", "abstract_socket", "proc"])
+async def test_two_copies_of_a_bot_cannot_find_each_other(channel: str, tmp_path: Path) -> None:
+    if not held("collusion"):
+        pytest.skip("nothing here keeps the bots of a match apart")
+    bot = hostile(f"collude_{channel}")
+    record = await play_match(get_game("rps-poker"), (bot, bot), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert record.faults == [], f"a copy found the other through {channel}: {record.faults}"
+
+
+@pytest.mark.parametrize("mode", ["uring_udp", "socket_high_bits"])
+async def test_no_socket_slips_past_seccomp(mode: str, tmp_path: Path, layers) -> None:  # type: ignore[no-untyped-def]
+    layers(*CONTAINER)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.setblocking(False)
+        port = str(server.getsockname()[1])
+        args = (str(CANARY), port) if mode == "uring_udp" else (port,)
+        bot = BotSpec(name=f"hostile-{mode}", command=(sys.executable, str(HOSTILE / "bot.py"), mode, *args),
+                      cwd=HOSTILE, profile="python")  # fmt: skip
+        record = await duel(bot, tmp_path)
+        with pytest.raises(BlockingIOError):
+            server.recv(64)
+    assert_fault(record, "crash", "exited with code 4")
+
+
+async def test_no_new_user_namespace(tmp_path: Path) -> None:
+    if "seccomp" not in summary()["layers"]:
+        pytest.skip("only seccomp refuses new namespaces")
+    record = await duel(hostile("clone_userns"), tmp_path)
+    assert_fault(record, "crash", "exited with code 4")
+
+
+FAKE_BWRAP = """
+import os, signal, sys, time
+if os.fork() == 0:  # like bubblewrap's own half in a new PID namespace, waiting for a sign from the other
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", sys.argv[1]])
+os.wait()
+"""
+
+
+def test_when_the_arena_dies_during_set_up_no_half_of_the_jail_survives(tmp_path: Path) -> None:
+    fake = tmp_path / "fake_bwrap.py"
+    fake.write_text(FAKE_BWRAP)
+    token = f"arena-half-jail-{secrets.token_hex(4)}"
+    lifeline_r, lifeline_w = os.pipe()
+    config = {"argv": ["true"], "cwd": "/", "env": {"PATH": "/usr/bin:/bin"}, "lifeline": lifeline_r,
+              "bwrap": [sys.executable, str(fake), token]}  # fmt: skip
+    launcher = subprocess.Popen([sys.executable, "-I", str(LAUNCHER), json.dumps(config)], pass_fds=(lifeline_r,))
+    os.close(lifeline_r)
+    try:
+        deadline = time.monotonic() + 20
+        while not _processes_with(token, kill=False) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _processes_with(token, kill=False), "the fake jail never started"
+        os.close(lifeline_w)  # the arena dies: the launcher kills its child, the outer half
+        launcher.wait(timeout=20)
+        time.sleep(0.2)
+        assert _processes_with(token) == [], "the inner half outlived its launcher"
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(lifeline_w)
+        launcher.kill()
+        launcher.wait()

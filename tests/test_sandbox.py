@@ -1,4 +1,4 @@
-"""Each isolation layer on its own, checked with the canary bot; and the whole sandbox as an unprivileged user.
+"""The canary against combinations of layers: what it shows must be what the layers claim; and as an unprivileged user.
 
 A layer the machine lacks is skipped with the reason the probe gave.
 """
@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from arena.checks.sandbox import verify
-from arena.sandbox import SandboxPolicy, capabilities, configure, current_policy, level, summary
+from arena.sandbox import PROPERTIES, SandboxPolicy, capabilities, configure, current_policy, level, summary
 
 REPO = Path(__file__).resolve().parents[1]
+EVERY = tuple(PROPERTIES)
 
 
 @pytest.fixture
@@ -36,37 +37,44 @@ def only() -> Iterator[object]:
     configure(saved)
 
 
+ALL = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
+
+
 @pytest.mark.parametrize(
-    ("layers", "props"),
+    ("layers", "held"),
     [
-        (("landlock",), ("secret", "write_outside")),
-        (("netns",), ("network",)),
-        (("seccomp",), ("network",)),
-        (("pidns",), ("escape",)),
+        (ALL, EVERY),
+        # A root container without namespaces: no abstract socket or /proc of its own.
+        (("uid", "cgroup", "landlock", "seccomp", "rlimits"), set(EVERY) - {"collusion"}),
+        # Namespaces, no Landlock or bubblewrap: files others may read are readable.
+        (("uid", "cgroup", "pidns", "netns", "mntns", "seccomp", "rlimits"), set(EVERY) - {"secret", "build"}),
+        (("bwrap", "uid", "cgroup", "rlimits"), set(EVERY) - {"kernel_surface", "collusion"}),
+        (("landlock", "seccomp"), ("network", "secret", "write_outside", "disk_quota", "kernel_surface", "build")),
         (("cgroup",), ("fork_bomb", "memory_hog", "cpu_children", "escape")),
-        (("uid", "rlimits"), ("fork_bomb",)),
-        (("bwrap",), ("network", "secret", "write_outside", "escape")),
-        ((), ("stdout_flood", "cpu_children")),
+        ((), ("stdout_flood", "cpu_children", "memory_hog")),
     ],
+    ids=["all", "container", "namespaces", "bwrap-no-seccomp", "landlock-seccomp", "cgroup", "none"],
 )
-async def test_a_layer_alone_holds_its_properties(layers: tuple[str, ...], props: tuple[str, ...], only) -> None:  # type: ignore[no-untyped-def]
+async def test_the_canary_shows_what_the_layers_claim(layers: tuple[str, ...], held: tuple[str, ...], only) -> None:  # type: ignore[no-untyped-def]
     only(*layers)
     verdicts = await verify()
-    for prop in props:
-        assert verdicts[prop].held, f"{prop} under {layers}: {verdicts[prop].detail}"
-
-
-async def test_with_no_layer_the_canary_breaks_out(only) -> None:  # type: ignore[no-untyped-def]
-    only()
-    verdicts = await verify()
-    # The canary is honest: without layers it reads, writes and reaches the network.
-    assert not verdicts["secret"].held and not verdicts["write_outside"].held and not verdicts["network"].held
-    assert level() in ("none", "basic")
+    claims = summary()["properties"]
+    disagree = {p: f"canary {'HELD' if v.held else 'FAIL'} ({v.detail}); claimed by {claims[p]}"
+                for p, v in verdicts.items() if v.held != bool(claims[p])}  # fmt: skip
+    assert not disagree, disagree
+    missing = {p: verdicts[p].detail for p in held if not verdicts[p].held}
+    assert not missing, missing
+    rated = level(verified={p: v.held for p, v in verdicts.items()})
+    assert rated == level(), "with the canary agreeing, the verified level is the claimed one"
+    if layers == ALL and {"uid", "cgroup"} <= set(capabilities().available):
+        assert rated == "strong"
+    if not layers:
+        assert rated in ("none", "basic")
 
 
 def test_summary_names_a_mechanism_for_every_property_or_says_nothing_holds_it() -> None:
     info = summary()
-    assert set(info["properties"]) >= {"network", "secret", "escape", "stdout_flood"}
+    assert set(info["properties"]) == set(PROPERTIES)
     assert info["properties"]["stdout_flood"], "the arena's own output caps always hold"
     json.dumps(info)
 
@@ -96,11 +104,11 @@ def _run_unprivileged(tmp_path: Path, setpriv: str, python: str) -> None:
            "PYTHONPATH": f"{REPO}:{site}"}  # fmt: skip
     done = subprocess.run(
         [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python, "-m", "arena", "sandbox", "--json"],
-        capture_output=True, env=env, cwd=tmp_path, timeout=120, check=False,
+        capture_output=True, env=env, cwd=tmp_path, timeout=300, check=False,
     )  # fmt: skip
     assert done.stdout, done.stderr
     report = json.loads(done.stdout)
     assert report["euid"] == 65534
-    failed = {k: v["detail"] for k, v in report["canary"].items() if not v["held"]}
-    held_by_something = {k for k, v in report["properties"].items() if v}
-    assert not (set(failed) & held_by_something), failed
+    disagree = {k: v["detail"] for k, v in report["canary"].items() if v["held"] != bool(report["properties"][k])}
+    assert not disagree, disagree
+    assert report["verified_level"] == report["level"] and report["level"] in ("isolated", "strong")

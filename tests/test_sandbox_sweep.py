@@ -1,10 +1,14 @@
 """What a killed arena leaves (jail homes, scratch folders) is cleared by the next arena."""
 
+import contextlib
 import os
+import secrets
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from arena.sandbox import _plan
 
@@ -42,3 +46,78 @@ def test_the_sweep_runs_once_per_arena_and_root(tmp_path: Path) -> None:
     late = make_home(tmp_path, "bot-ffffffffffff", "1 1.0")
     _plan.sweep_stale(tmp_path, None)
     assert late.exists(), "a second sweep in the same arena does nothing (it runs at start-up)"
+
+
+def test_whatever_still_runs_in_a_dead_arenas_cgroup_is_killed(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    base = _plan.capabilities().cgroup
+    if base is None:
+        pytest.skip(f"no cgroup here: {_plan.capabilities().missing.get('cgroup')}")
+    token = secrets.token_hex(6)
+    group = base.create(f"bot-{token}", memory_bytes=64 << 20, tasks=8)
+    left = subprocess.Popen(["sleep", "300"])
+    try:
+        for procs in group.procs_files:
+            Path(procs).write_text(str(left.pid))
+        make_home(tmp_path, f"bot-{token}", "1 1.0")  # its arena is dead (pid 1 never has that start time)
+        monkeypatch.setattr(_plan, "ORPHAN_GROUP_AGE_S", -1.0)
+        _plan.sweep_stale(tmp_path, base)
+        assert left.wait(timeout=10) == -9, "a process of a dead arena's jail was left running"
+        assert not any(path.exists() for path in group.dirs.values())
+    finally:
+        left.kill()
+        left.wait()
+        group.remove()
+
+
+START_A_BOT = """
+import sys, trio
+from arena.bots.spec import resolve
+from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
+
+async def main() -> None:
+    spec = resolve(sys.argv[1])
+    async with open_bot(spec, SpawnOptions(env=bot_environment(spec))):
+        await trio.sleep(60)
+
+trio.run(main)
+"""
+
+
+def _tokens_of(root: Path, pid: int) -> list[str]:
+    found = []
+    for owner in root.glob("*/" + _plan.OWNER_FILE):
+        try:
+            if owner.read_text().split()[0] == str(pid):
+                found.append(owner.parent.name.rsplit("-", 1)[-1])
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def test_an_arena_killed_while_it_starts_bots_leaves_no_process(tmp_path: Path) -> None:
+    """kill -9 of the arena at moments during a jail's set-up (bubblewrap's included), then a new arena starts."""
+    base = _plan.capabilities().cgroup
+    if base is None:
+        pytest.skip(f"no cgroup to look in here: {_plan.capabilities().missing.get('cgroup')}")
+    root = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}"
+    bot = str(Path(__file__).resolve().parents[1] / "sample_bots" / "rps-poker" / "minimal-python")
+    tokens: list[str] = []
+    for attempt in range(4):
+        arena = subprocess.Popen([sys.executable, "-c", START_A_BOT, bot])
+        deadline = time.monotonic() + 30
+        while not (mine := _tokens_of(root, arena.pid)) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(attempt * 0.004)  # from the jail's first file to its bot running
+        arena.kill()
+        arena.wait()
+        tokens += mine
+    assert tokens, "no arena got as far as making a jail"
+    time.sleep(0.5)
+    groups = [parent / f"bot-{token}" for token in tokens for parent in base.parents.values()]
+    for group in groups:  # old enough for the sweep to take them as left behind
+        with contextlib.suppress(OSError):
+            os.utime(group, (time.time() - 3600, time.time() - 3600))
+    done = subprocess.run([sys.executable, "-c", START_A_BOT.replace("60", "0"), bot], timeout=60, check=False)
+    assert done.returncode == 0
+    left = {str(group): (group / "cgroup.procs").read_text().split() for group in groups if group.exists()}
+    assert not left, f"processes or groups of killed arenas left: {left}"

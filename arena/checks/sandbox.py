@@ -1,20 +1,27 @@
 """``arena sandbox``: run a canary bot under the sandbox in force and say what holds, property by property.
 
 The canary (:mod:`arena.sandbox.canary`) is started through the supervisor's
-real path (:func:`arena.supervisor._process.open_bot`), so what it reports is
-what a bot in a match meets.
+real path (:func:`arena.supervisor._process.open_bot`, and for ``build``
+:func:`arena.supervisor.build.ensure_built`), so what it reports is what a
+bot in a match meets. Each property is judged from outside where it can be
+(what reached the arena's sockets, which file appeared, which process
+survived, what the arena counted), and a property is HELD only when its canary
+run showed it. The level printed is rated on those verdicts.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
+import shutil
 import socket
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +30,16 @@ import trio
 
 from protocol import Limits
 
-from .._errors import BotFault
-from ..bots.spec import BotSpec
-from ..sandbox import PROPERTIES, capabilities, summary
+from .._errors import BotFault, BuildError
+from ..bots.spec import BotSpec, load_folder
+from ..sandbox import PROPERTIES, SandboxPolicy, capabilities, current_policy, level, summary
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
-CANARY_LIMITS = Limits(memory_bytes=128 << 20, processes=32, line_bytes=1 << 16, move_output_bytes=1 << 18)
+CANARY_LIMITS = Limits(
+    memory_bytes=128 << 20, processes=32, line_bytes=1 << 16, move_output_bytes=1 << 18, disk_bytes=16 << 20
+)
+AT_ONCE = 4
+"""How many canaries run at the same time."""
 
 
 @dataclass
@@ -39,141 +50,322 @@ class Verdict:
     detail: str
 
 
+def _python() -> str:
+    return "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+
 def _canary(prop: str, *args: str) -> BotSpec:
-    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
-    return BotSpec(name=f"canary-{prop}", command=(python, str(CANARY), prop, *args), cwd=CANARY.parent)
+    return BotSpec(name=f"canary-{prop}", command=(_python(), str(CANARY), prop, *args), cwd=CANARY.parent)
 
 
-async def _run(spec: BotSpec, *, watch_memory: bool = False) -> tuple[dict[str, Any] | None, str]:
-    """Start the canary, read its one report; returns (report, what happened)."""
-    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
+def _options(spec: BotSpec) -> Any:
+    from ..supervisor._process import SpawnOptions, bot_environment
 
-    options = SpawnOptions(env=bot_environment(spec), line_bytes=CANARY_LIMITS.line_bytes, limits=CANARY_LIMITS)
-    async with open_bot(spec, options) as bot:
+    return SpawnOptions(env=bot_environment(spec), line_bytes=CANARY_LIMITS.line_bytes, limits=CANARY_LIMITS)
+
+
+async def _run(spec: BotSpec, *, watch_memory: bool = False, lines: int = 1) -> tuple[list[dict[str, Any]], str]:
+    """Start the canary and read its reports (up to ``lines``); returns (reports, what ended the reading)."""
+    from ..supervisor._process import open_bot
+
+    reports: list[dict[str, Any]] = []
+    async with open_bot(spec, _options(spec)) as bot:
         try:
-            with trio.fail_after(20):
-                while True:
+            with trio.fail_after(30):
+                while len(reports) < lines:
                     with trio.move_on_after(0.05):
-                        line = await bot.read_line(output_budget=CANARY_LIMITS.output_bytes)
-                        return json.loads(line), "reported"
+                        reports.append(json.loads(await bot.read_line(output_budget=CANARY_LIMITS.output_bytes)))
+                        continue
                     fault = bot.memory_fault() if watch_memory else None
                     if fault is not None:
-                        return None, f"{fault.kind}: {fault.reason}"
+                        return reports, f"{fault.kind}: {fault.reason}"
+                return reports, "reported"
         except BotFault as fault:
-            return None, f"{fault.kind}: {fault.reason}"
+            return reports, f"{fault.kind}: {fault.reason}"
         except trio.TooSlowError:
-            return None, "no report within 20 s"
+            return reports, "no report within 30 s"
 
 
-async def verify() -> dict[str, Verdict]:
-    """Run the canary once per property under the sandbox in force; judge each from outside."""
+async def _run_one(spec: BotSpec, **options: Any) -> tuple[dict[str, Any] | None, str]:
+    reports, what = await _run(spec, **options)
+    return (reports[0] if reports else None), what
+
+
+async def verify(policy: SandboxPolicy | None = None) -> dict[str, Verdict]:
+    """Run the canary once per property under the sandbox in force (or ``policy``); judge each from outside."""
+    from ..sandbox import configure
+
+    saved = current_policy()
+    if policy is not None:
+        configure(policy)
     verdicts: dict[str, Verdict] = {}
-    with contextlib.ExitStack() as stack:
-        listener = stack.enter_context(socket.socket())
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        listener.setblocking(False)
-        port = listener.getsockname()[1]
-        udp = stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
-        udp.bind(("127.0.0.1", port))
-        udp.setblocking(False)
-        report, what = await _run(_canary("network", str(port)))
-        reached = []
-        with contextlib.suppress(BlockingIOError):
-            listener.accept()[0].close()
-            reached.append("TCP")
-        with contextlib.suppress(BlockingIOError):
-            udp.recv(64)
-            reached.append("UDP")
-        detail = f"reached the arena by {' and '.join(reached)}" if reached else ""
-        verdicts["network"] = Verdict(
-            not reached, detail or f"TCP and UDP to the arena's loopback failed ({_short(report, what)})"
-        )
+    checks: dict[str, Callable[[], Awaitable[Verdict]]] = {
+        "network": _network, "secret": _secret, "write_outside": _write_outside, "disk_quota": _disk_quota,
+        "fork_bomb": _fork_bomb, "memory_hog": _memory_hog, "cpu_children": _cpu_children, "escape": _escape,
+        "stdout_flood": _stdout_flood, "kernel_surface": _kernel_surface, "collusion": _collusion, "build": _build,
+    }  # fmt: skip
+    limiter = trio.CapacityLimiter(AT_ONCE)
 
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-canary-")))
+    async def check(name: str) -> None:
+        async with limiter:
+            verdicts[name] = await checks[name]()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for name in checks:
+                nursery.start_soon(check, name)
+    finally:
+        configure(saved)
+    return {name: verdicts[name] for name in PROPERTIES}
+
+
+@contextlib.contextmanager
+def _listener() -> Any:
+    """A TCP and a UDP socket of the arena's on one loopback port."""
+    with socket.socket() as tcp, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen()
+        tcp.setblocking(False)
+        udp.bind(("127.0.0.1", tcp.getsockname()[1]))
+        udp.setblocking(False)
+        yield tcp, udp
+
+
+def _reached(tcp: socket.socket, udp: socket.socket) -> list[str]:
+    reached = []
+    with contextlib.suppress(BlockingIOError):
+        tcp.accept()[0].close()
+        reached.append("TCP")
+    while True:
+        try:
+            reached.append(udp.recv(64).decode(errors="replace").replace("canary ", "") + " datagram")
+        except BlockingIOError:
+            return reached
+
+
+async def _network() -> Verdict:
+    with _listener() as (tcp, udp):
+        report, what = await _run_one(_canary("network", str(tcp.getsockname()[1])))
+        reached = _reached(tcp, udp)
+    if reached:
+        return Verdict(False, f"reached the arena: {', '.join(reached)}")
+    tried = "TCP, UDP, io_uring and odd socket calls to the arena's loopback failed"
+    return Verdict(True, f"{tried} ({_short(report, what)})")
+
+
+@contextlib.contextmanager
+def _folder() -> Any:
+    """A world-writable folder in the arena's temporary folder, as open as a careless organiser's files."""
+    with tempfile.TemporaryDirectory(prefix="arena-canary-") as name:
+        folder = Path(name)
         folder.chmod(0o777)
+        yield folder
+
+
+async def _secret() -> Verdict:
+    with _folder() as folder:
         secret = folder / "secret.txt"
         secret.write_text(token := secrets.token_hex(8))
         secret.chmod(0o644)
-        report, what = await _run(_canary("secret", str(secret).encode().hex()))
-        leaked = report is not None and report.get("read") == token
-        verdicts["secret"] = Verdict(not leaked, "read a world-readable file outside its folder" if leaked
-                                     else f"could not read it ({_short(report, what)})")  # fmt: skip
+        report, what = await _run_one(_canary("secret", str(secret).encode().hex()))
+    leaked = report is not None and report.get("read") == token
+    return Verdict(not leaked, "read a world-readable file outside its folder" if leaked
+                   else f"could not read it ({_short(report, what)})")  # fmt: skip
 
+
+async def _write_outside() -> Verdict:
+    with _folder() as folder:
         target = folder / "written.txt"
-        report, what = await _run(_canary("write_outside", str(target).encode().hex()))
-        verdicts["write_outside"] = Verdict(not target.exists(), "wrote into a world-writable folder"
-                                            if target.exists() else f"could not ({_short(report, what)})")  # fmt: skip
+        report, what = await _run_one(_canary("write_outside", str(target).encode().hex()))
+        wrote = target.exists()
+    return Verdict(not wrote, "wrote into a world-writable folder" if wrote else f"could not ({_short(report, what)})")
 
+
+async def _disk_quota() -> Verdict:
+    """Fill scratch to twice the quota (and every other writable place): capped, refused, or ended for it."""
+    from ..supervisor._process import open_bot
+
+    quota = CANARY_LIMITS.disk_bytes >> 20
+    spec = _canary("disk_quota", str(quota * 2))
+    reports: list[dict[str, Any]] = []
+    async with open_bot(spec, _options(spec)) as bot:
+        with contextlib.suppress(BotFault), trio.move_on_after(30):
+            while len(reports) < 2:
+                reports.append(json.loads(await bot.read_line(output_budget=CANARY_LIMITS.output_bytes)))
+        with trio.move_on_after(2):  # where the arena measures, it ends the bot once it sees it over
+            while bot.breach is None and bot.process.poll() is None:
+                await trio.sleep(0.05)
+        ended = f"; then ended: {bot.breach.reason}" if bot.breach is not None else ""
+    others = {place: seen["mib"] for place, seen in (reports[0].items() if reports else ()) if seen["mib"] > 0}
+    if others:
+        places = ", ".join(f"{mib} MiB in {place}" for place, mib in others.items())
+        return Verdict(False, f"wrote outside scratch, where no quota holds: {places}")
+    if len(reports) < 2:
+        return Verdict(bool(ended), f"no report of scratch{ended or ' (and not ended for its disk)'}")
+    scratch = reports[1]["scratch"]
+    error = f", then: {scratch['error']}" if scratch["error"] else ""
+    held = scratch["mib"] <= quota or bool(ended)
+    return Verdict(held, f"wrote {scratch['mib']} of {quota * 2} MiB into scratch (quota {quota} MiB){error}{ended}; "
+                         "nothing elsewhere")  # fmt: skip
+
+
+async def _fork_bomb() -> Verdict:
     count = CANARY_LIMITS.processes * 3
-    report, what = await _run(_canary("fork_bomb", str(count)))
+    report, what = await _run_one(_canary("fork_bomb", str(count)))
     started = report.get("started", count) if report else 0
-    verdicts["fork_bomb"] = Verdict(started < count, f"started {started} of {count} processes (limit "
-                                    f"{CANARY_LIMITS.processes})" + ("" if report else f"; {what}"))  # fmt: skip
+    return Verdict(started < count, f"started {started} of {count} processes (limit {CANARY_LIMITS.processes})"
+                   + ("" if report else f"; {what}"))  # fmt: skip
 
+
+async def _memory_hog() -> Verdict:
     limit_mib = CANARY_LIMITS.memory_bytes >> 20
-    report, what = await _run(_canary("memory_hog", str(limit_mib * 3)), watch_memory=True)
+    report, what = await _run_one(_canary("memory_hog", str(limit_mib * 3)), watch_memory=True)
     if report is None:
-        verdicts["memory_hog"] = Verdict(True, what)
-    else:
-        got = int(report.get("allocated_mib", 0))
-        error = f"; {report['error']}" if "error" in report else ""
-        verdicts["memory_hog"] = Verdict(
-            got < limit_mib * 3, f"allocated {got} of {limit_mib * 3} MiB (limit {limit_mib} MiB){error}"
-        )
-
-    verdicts["cpu_children"] = await _cpu_children()
-    verdicts["escape"] = await _escape()
-    report, what = await _run(_canary("stdout_flood", "64"))
-    verdicts["stdout_flood"] = Verdict(report is None and "output_limit" in what, what)
-    return verdicts
+        return Verdict(True, what)
+    got = int(report.get("allocated_mib", 0))
+    error = f"; {report['error']}" if "error" in report else ""
+    return Verdict(got < limit_mib * 3, f"allocated {got} of {limit_mib * 3} MiB (limit {limit_mib} MiB){error}")
 
 
 async def _cpu_children() -> Verdict:
-    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
+    from ..supervisor._process import open_bot
 
     spec = _canary("cpu_children", "0.5")
-    async with open_bot(spec, SpawnOptions(env=bot_environment(spec), limits=CANARY_LIMITS)) as bot:
+    async with open_bot(spec, _options(spec)) as bot:
         before = bot.cpu_seconds() or 0.0
-        with trio.move_on_after(20):
+        with trio.move_on_after(30):
             await bot.read_line(output_budget=1 << 16)
         used = (bot.cpu_seconds() or 0.0) - before
     return Verdict(used >= 0.8, f"two children burned 1.0 s of CPU; the arena counted {used:.2f} s")
 
 
-async def _escape() -> Verdict:
-    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
-
-    token = f"0.000{secrets.randbelow(10**9):09d}"
-    spec = _canary("escape", token)
-    async with open_bot(spec, SpawnOptions(env=bot_environment(spec), limits=CANARY_LIMITS)) as bot:
-        with trio.move_on_after(20):
-            await bot.read_line(output_budget=1 << 16)
-    await trio.sleep(0.2)
-    survivors = []
+def _processes_with(token: str) -> list[int]:
+    """Processes whose command line holds ``token``, killed on the way."""
+    found = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             with contextlib.suppress(OSError):
-                if token.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
-                    survivors.append(int(name))
-    for pid in survivors:
-        with contextlib.suppress(OSError):
-            os.kill(pid, 9)
-    return Verdict(not survivors, f"a setsid double-forked daemon survived the match (pid {survivors})"
-                   if survivors else "the setsid double-forked daemon died with the match")  # fmt: skip
+                if token.encode() in Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0"):
+                    found.append(int(name))
+                    os.kill(int(name), 9)
+    return found
+
+
+async def _escape() -> Verdict:
+    token = f"0.000{secrets.randbelow(10**9):09d}"
+    report, _what = await _run_one(_canary("escape", token))
+    await trio.sleep(0.3)
+    survivors = _processes_with(token)
+    killed = report is not None and report.get("parent", 0) > 1
+    tried = " after killing its launcher" if killed else ""
+    return Verdict(not survivors, f"a setsid double-forked daemon survived the match{tried} (pid {survivors})"
+                   if survivors else f"the setsid double-forked daemon died with the match{tried}")  # fmt: skip
+
+
+async def _stdout_flood() -> Verdict:
+    report, what = await _run_one(_canary("stdout_flood", "64"))
+    return Verdict(report is None and "output_limit" in what, what)
+
+
+async def _kernel_surface() -> Verdict:
+    report, what = await _run_one(_canary("kernel_surface"))
+    if report is None:
+        return Verdict(False, f"no report ({what})")
+    made = [name for name, seen in report.items() if not str(seen).startswith("refused")]
+    if made:
+        return Verdict(False, "; ".join(f"{name}: {report[name]}" for name in made))
+    return Verdict(True, _short(report, what))
+
+
+async def _collusion() -> Verdict:
+    """Two canaries in two jails, as the two seats of a match: a sender switches shared state, an observer looks."""
+    from ..supervisor._process import open_bot
+
+    token = secrets.token_hex(8)
+    sender_spec, observer_spec = _canary("collusion", "sender", token), _canary("collusion", "observer", token)
+
+    async def ask(bot: Any, line: str) -> dict[str, Any]:
+        if line:
+            await bot.send(line.encode() + b"\n")
+        return dict(json.loads(await bot.read_line(output_budget=CANARY_LIMITS.output_bytes)))
+
+    try:
+        with trio.fail_after(60):
+            async with open_bot(sender_spec, _options(sender_spec)) as sender, \
+                    open_bot(observer_spec, _options(observer_spec)) as observer:  # fmt: skip
+                await ask(sender, "")
+                await ask(observer, "")
+                await ask(sender, "set 1")
+                seen_on = await ask(observer, "observe")
+                await ask(sender, "set 0")
+                seen_off = await ask(observer, "observe")
+    except (BotFault, trio.TooSlowError, ValueError) as exc:
+        return Verdict(False, f"the canaries did not finish their exchange ({exc})")
+    leaks = [key for key in seen_on if key not in ("sees_other_process", "signal_other_process")
+             and seen_on[key] != seen_off.get(key)]  # fmt: skip
+    if seen_on.get("sees_other_process") or seen_off.get("sees_other_process"):
+        leaks.append("sees the other's process in /proc")
+    if "allowed" in (seen_on.get("signal_other_process"), seen_off.get("signal_other_process")):
+        leaks.append("may signal the other's process")
+    if leaks:
+        return Verdict(False, "a bit passed between the two jails through: " + ", ".join(leaks))
+    return Verdict(True, f"none of {len(seen_on)} shared objects carried a bit (locks, file notices, abstract "
+                         "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals)")  # fmt: skip
+
+
+async def _build() -> Verdict:
+    """Build a canary bot whose build command tries the breaches, in a build root of its own."""
+    from ..supervisor.build import ensure_built
+
+    token = f"0.000{secrets.randbelow(10**9):09d}"
+    with _folder() as folder, _listener() as (tcp, udp):
+        secret = folder / "secret.txt"
+        secret.write_text(word := secrets.token_hex(8))
+        secret.chmod(0o644)
+        outside = folder / "open"
+        outside.mkdir(mode=0o777)
+        outside.chmod(0o777)
+        bot = folder / "bot"
+        bot.mkdir()
+        shutil.copy(CANARY, bot / "canary.py")
+        args = [str(secret).encode().hex(), str(outside).encode().hex(), str(tcp.getsockname()[1]), token]
+        (bot / "bot.toml").write_text(f'build = "{_python()} canary.py build {" ".join(args)}"\nrun = "true"\n')
+        policy = dataclasses.replace(current_policy(), build_root=folder / "builds")
+        problem = ""
+        try:
+            await ensure_built(load_folder(bot), policy=policy)
+        except BuildError as exc:
+            problem = f" (the build failed: {str(exc).splitlines()[0][:120]})"
+        await trio.sleep(0.3)
+        survivors = _processes_with(token)
+        logs = b"".join(path.read_bytes() for path in (folder / "builds").glob("*.log"))
+        breaches = [what for what, happened in (
+            ("read a secret", word.encode() in logs), ("wrote outside", (outside / "built.txt").exists()),
+            ("reached the network", bool(_reached(tcp, udp))), (f"left a daemon (pid {survivors})", bool(survivors)),
+        ) if happened]  # fmt: skip
+    if breaches:
+        return Verdict(False, f"the build {', '.join(breaches)}{problem}")
+    return Verdict(True, f"the build could not read a secret, write outside, connect, or leave a daemon{problem}")
 
 
 def _short(report: dict[str, Any] | None, what: str) -> str:
     if report is None:
         return what
     text = "; ".join(f"{k}: {v}" for k, v in report.items())
-    return text[:160]
+    return text[:200]
 
 
 def render(verdicts: dict[str, Verdict] | None) -> str:
     """The report ``arena sandbox`` prints."""
     info = summary()
-    lines = [f"Sandbox level here: {info['level']} (euid {info['euid']})", "Layers in force:"]
+    if verdicts is None:
+        lines = [f"Sandbox level here: {info['level']} (claimed by the layers in force; not verified: --no-canary)"]
+    else:
+        rated = level(verified={name: v.held for name, v in verdicts.items()})
+        lines = [f"Sandbox level here: {rated} (euid {info['euid']}; verified by the canary)"]
+        if rated != info["level"]:
+            lines.append(f"  (the layers in force claim {info['level']!r}: the canary showed less)")
+    lines.append("Layers in force:")
     lines += [f"  {name:9} {how}" for name, how in info["layers"].items()]
     if info["missing"]:
         lines.append("Not available:")
@@ -182,7 +374,7 @@ def render(verdicts: dict[str, Verdict] | None) -> str:
     for prop, mechanisms in info["properties"].items():
         verdict = verdicts.get(prop) if verdicts else None
         mark = "    " if verdict is None else ("HELD" if verdict.held else "FAIL")
-        lines.append(f"  {mark}  {prop:13} {PROPERTIES[prop][0]}")
+        lines.append(f"  {mark}  {prop:14} {PROPERTIES[prop]}")
         if verdict is not None:
             lines.append(f"        canary: {verdict.detail}")
         lines.append(f"        by: {'; '.join(mechanisms) if mechanisms else 'NOTHING holds this here'}")
@@ -202,6 +394,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
         data = summary()
         if verdicts:
             data["canary"] = {k: {"held": v.held, "detail": v.detail} for k, v in verdicts.items()}
+            data["verified_level"] = level(verified={name: v.held for name, v in verdicts.items()})
         print(json.dumps(data, indent=2))
     else:
         print(render(verdicts))

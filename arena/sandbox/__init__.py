@@ -22,6 +22,7 @@ from typing import Any
 from .._errors import ConfigError
 from ..bots.spec import BotSpec, hash_path
 from ._builds import BUILD_DIR, build_root, built
+from ._claims import LEVELS, PROPERTIES, counts, mechanisms, rate
 from ._plan import (
     ALL_LAYERS,
     PROFILES,
@@ -32,103 +33,31 @@ from ._plan import (
     capabilities,
     configure,
     current_policy,
+    layers_for,
 )
-
-PROPERTIES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "network": ("no network (TCP and UDP connects)", ("bwrap", "netns", "seccomp", "landlock")),
-    "secret": ("cannot read other bots, results, logs, home", ("bwrap", "landlock", "uid")),
-    "write_outside": ("cannot write outside its scratch folder", ("bwrap", "landlock", "uid")),
-    "fork_bomb": ("fork bomb contained", ("cgroup", "uid", "rlimits")),
-    "memory_hog": ("memory limit over the process tree", ("cgroup", "rlimits", "arena")),
-    "cpu_children": ("CPU of children counted against the move", ("cgroup", "arena")),
-    "escape": ("no process outlives its match (setsid + double fork)", ("pidns", "bwrap", "cgroup", "uid")),
-    "stdout_flood": ("stdout flood cut off, arena memory bounded", ("arena",)),
-}
-"""Each property the canary checks: what it means, and the layers that can hold it, strongest first."""
-
-LEVELS: dict[str, tuple[str, ...]] = {
-    "none": (),
-    "basic": ("stdout_flood", "cpu_children"),
-    "isolated": ("stdout_flood", "cpu_children", "network", "secret", "write_outside", "escape"),
-    "strong": tuple(PROPERTIES),
-}
-"""Sandbox levels, each the properties that must be held by a layer other than the arena's own polling."""
 
 DEFAULT_MINIMUM = "isolated"
 
-_HOW = {
-    "network": {
-        "bwrap": "bubblewrap network namespace",
-        "netns": "network namespace (only a down loopback inside)",
-        "seccomp": "seccomp denies AF_INET/AF_INET6 sockets",
-        "landlock": "Landlock denies TCP connect/bind (not UDP)",
-    },
-    "secret": {
-        "bwrap": "bubblewrap mount namespace (only system dirs, its folder, its scratch)",
-        "landlock": "Landlock: read only system dirs and its own folder",
-        "uid": "dedicated UID (only files not readable by others)",
-    },
-    "write_outside": {
-        "bwrap": "bubblewrap read-only binds",
-        "landlock": "Landlock: write only in scratch",
-        "uid": "dedicated UID (only where others may not write)",
-    },
-    "fork_bomb": {
-        "cgroup": "cgroup pids.max",
-        "uid": "RLIMIT_NPROC on the bot's own UID",
-        "rlimits": "RLIMIT_NPROC on the shared UID (a bound, shared with the arena)",
-    },
-    "memory_hog": {
-        "cgroup": "cgroup memory limit (kernel OOM kill, recorded as memory_limit)",
-        "rlimits": "RLIMIT_DATA per process",
-        "arena": "arena polls the tree's private memory between reads",
-    },
-    "cpu_children": {"cgroup": "cgroup cpuacct over the tree", "arena": "arena sums /proc CPU over the tree"},
-    "escape": {
-        "pidns": "PID namespace: all die with the bot",
-        "bwrap": "bubblewrap PID namespace, --die-with-parent",
-        "cgroup": "kill every process in the cgroup",
-        "uid": "kill every process of the bot's UID",
-    },
-    "stdout_flood": {"arena": "bounded line, per-move and per-match output caps"},
-}
-
 
 def _mechanisms(layers: list[str]) -> dict[str, list[str]]:
-    in_force = set(layers) | {"arena"}
-    root = capabilities().root
-    held: dict[str, list[str]] = {}
-    for prop, (_, candidates) in PROPERTIES.items():
-        names = [c for c in candidates if c in in_force]
-        if prop == "fork_bomb" and root and "uid" not in in_force:
-            names = [n for n in names if n != "rlimits"]  # RLIMIT_NPROC is ignored for root
-        if prop == "fork_bomb" and "uid" in in_force:
-            names = [n for n in names if n != "rlimits"]
-        held[prop] = names
-    return held
+    caps = capabilities()
+    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi)
 
 
 def layers_in_force(policy: SandboxPolicy | None = None) -> list[str]:
     """The layers a bot started now gets, given the machine and ``policy``."""
-    policy = policy or current_policy()
-    caps = capabilities()
-    layers = [name for name in ALL_LAYERS if name in caps.available and name in policy.layers]
-    if "bwrap" in layers:
-        layers = [n for n in layers if n not in ("landlock", "pidns", "netns")]
-    return layers
+    return layers_for(capabilities(), policy or current_policy())
 
 
-def level(policy: SandboxPolicy | None = None) -> str:
-    """The strongest level whose every property some layer (not only the arena's polling) holds."""
+def level(policy: SandboxPolicy | None = None, *, verified: dict[str, bool] | None = None) -> str:
+    """The strongest level whose every property some layer (not only the arena's polling) holds.
+
+    With ``verified`` (property -> whether the canary showed it held), a
+    property counts only when the canary showed it too.
+    """
     layers = layers_in_force(policy)
     held = _mechanisms(layers)
-    best = "none"
-    for name, props in LEVELS.items():
-        if name == "strong" and not {"uid", "cgroup"} <= set(layers):
-            continue  # strong: the kernel enforces memory and processes per bot
-        if all(held[p] and (held[p] != ["arena"] or p in ("stdout_flood", "cpu_children")) for p in props):
-            best = name
-    return best
+    return rate(lambda p: counts(p, held[p]) and (verified is None or verified.get(p, False)), set(layers))
 
 
 def summary(policy: SandboxPolicy | None = None) -> dict[str, Any]:
@@ -147,7 +76,7 @@ def summary(policy: SandboxPolicy | None = None) -> dict[str, Any]:
         "euid": os.geteuid(),
         "layers": {name: caps.available[name] for name in layers},
         "missing": dict(caps.missing),
-        "properties": {prop: [_HOW[prop][m] for m in mechs] for prop, mechs in held.items()},
+        "properties": held,
     }
 
 

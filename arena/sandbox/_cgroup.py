@@ -128,12 +128,12 @@ class BotCgroup:
         return 0
 
     def pids(self) -> list[int]:
-        """Every process in the group now."""
-        key = "pids" if self.version == 1 else "unified"
-        try:
-            return [int(p) for p in (self.dirs[key] / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError, KeyError):
-            return []
+        """Every process in the group now (in any of its hierarchies)."""
+        found: set[int] = set()
+        for folder in self.dirs.values():
+            with contextlib.suppress(OSError, ValueError):
+                found.update(int(p) for p in (folder / "cgroup.procs").read_text().split())
+        return sorted(found)
 
     def kill_all(self) -> None:
         """SIGKILL every process in the group, until it is empty (a fork bomb cannot outrun it)."""

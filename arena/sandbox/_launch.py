@@ -6,13 +6,18 @@ Run as ``python -I _launch.py CONFIG_JSON``; the arena builds the config in
 forked child before the bot, where importing the arena would cost start-up time.
 
 Order matters: join the cgroups and set rlimits while still privileged, enter
-the namespaces (the network and PID namespaces need ``CAP_SYS_ADMIN``: as root
-directly, unprivileged inside a fresh user namespace), fork so that the bot is
-PID 1 of its namespace (when it dies the kernel kills every process left in
-it, ``setsid`` and double forks included), drop to the bot's UID, then apply
-Landlock and seccomp (both need ``no_new_privs``) and exec. The parent half
-waits for the bot and dies with it; the bot dies with the parent
-(``PR_SET_PDEATHSIG``), so killing the launcher's process group kills all.
+the namespaces (network, PID, mount and IPC namespaces need ``CAP_SYS_ADMIN``:
+as root directly, unprivileged inside a fresh user namespace), fork so that
+the bot is PID 1 of its namespace (when it dies the kernel kills every process
+left in it, ``setsid`` and double forks included), make its mounts (every
+mount read-only, scratch a size-capped tmpfs, a /proc of its own), drop to the
+bot's UID, then apply Landlock and seccomp (both need ``no_new_privs``) and
+exec. The parent half waits for the bot and dies with it; the bot dies with
+the parent (``PR_SET_PDEATHSIG``), so killing the launcher's process group
+kills all. The parent half is a child subreaper: whatever the bot's processes
+leave orphaned (a daemon; under bubblewrap, bubblewrap's own half when the
+other half dies during its set-up) comes back to it, and it kills all of them
+before it exits.
 
 Any failure to apply a layer that was asked for is fatal (exit code 121 and a
 message on stderr): a layer that the report says holds must hold.
@@ -20,6 +25,7 @@ message on stderr): a layer that the report says holds must hold.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
@@ -33,10 +39,18 @@ from typing import Any
 LAYER_FAILED = 121
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_CHILD_SUBREAPER = 36
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+CLONE_NAMESPACES = (CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET)
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 
 # Landlock (the syscall numbers are the same on every architecture).
 SYS_LANDLOCK_CREATE_RULESET = 444
@@ -56,12 +70,33 @@ NET_CONNECT_TCP = 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 SCOPE_SIGNAL = 1 << 1
 
-SECCOMP_DENIED_SOCKET_FAMILIES = (2, 10, 17)  # AF_INET, AF_INET6, AF_PACKET
+SOCKET_FAMILIES_ALLOWED = (1, 16)
+"""AF_UNIX and AF_NETLINK: every other socket family (IPv4, IPv6, packet, vsock...) is refused."""
 SECCOMP_DENIED_CALLS = (
     "ptrace", "process_vm_readv", "process_vm_writev", "bpf", "perf_event_open", "keyctl",
     "add_key", "request_key", "mount", "umount2", "pivot_root", "swapon", "swapoff", "reboot",
     "kexec_load", "init_module", "finit_module", "delete_module", "unshare", "setns", "userfaultfd",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "pidfd_getfd", "process_madvise", "kcmp", "open_by_handle_at", "name_to_handle_at",
 )  # fmt: skip
+"""Refused with EPERM: tracing other processes, kernel keyrings, mounts, namespaces, modules."""
+SECCOMP_ABSENT_CALLS = (
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3",
+    "futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
+    "msgget", "msgsnd", "msgrcv", "msgctl",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+)  # fmt: skip
+"""Answered ENOSYS, as by a kernel without them, so runtimes fall back: io_uring (its operations are not
+seen by seccomp: a socket made through it escapes the socket rule), clone3 (its flags cannot be inspected:
+libc falls back to clone), and every kernel object two jails could share to signal each other (file
+notifications, System V IPC, POSIX message queues, the new futex calls)."""
+FCNTL_SHARED_STATE = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+"""fcntl commands on state other processes see: record and open-file locks, leases, directory notices."""
+FUTEX_SHARED_WAKES = (1, 3, 4, 5, 10)
+"""futex WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAKE_BITSET without FUTEX_PRIVATE_FLAG: on a page of a
+file every jail maps (libc), they wake a waiter in another jail."""
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -137,18 +172,83 @@ def apply_landlock(rules: dict[str, Any]) -> None:
     os.close(ruleset)
 
 
-def seccomp_filter() -> Any:
-    """The deny-list filter: IPv4/IPv6/packet sockets, tracing, kernel keyrings, mounts, namespaces."""
+def seccomp_filter(where: str) -> Any:
+    """The deny-list filter: network sockets, tracing, keyrings, mounts, namespaces, io_uring, shared kernel objects.
+
+    Locks, leases and directory notices (``flock``, ``fcntl``) and futex
+    wake-ups shared with other processes succeed without effect: they then
+    carry nothing between jails, and a bot that locks its own files still
+    runs. Arguments the kernel reads as 32-bit ``int`` are compared on their
+    low 32 bits (or as a whole, refusing any high bit), so setting high bits
+    does not slip past a rule.
+    """
+    if where and where not in sys.path:
+        sys.path.append(where)  # the arena's own installation of pyseccomp (python -I ignores PYTHONPATH)
     try:
         import pyseccomp as sc  # type: ignore[import-untyped]
     except (ImportError, OSError) as exc:
         fail(f"seccomp asked for but pyseccomp is not usable: {exc}")
     filt = sc.SyscallFilter(defaction=sc.ALLOW)
-    for family in SECCOMP_DENIED_SOCKET_FAMILIES:
+    low_word = 0xFFFFFFFF
+    refused = [family for family in range(SOCKET_FAMILIES_ALLOWED[-1]) if family not in SOCKET_FAMILIES_ALLOWED]
+    for family in refused:
         filt.add_rule(sc.ERRNO(errno.EACCES), "socket", sc.Arg(0, sc.EQ, family))
+    filt.add_rule(sc.ERRNO(errno.EACCES), "socket", sc.Arg(0, sc.GT, SOCKET_FAMILIES_ALLOWED[-1]))
     for name in SECCOMP_DENIED_CALLS:
         filt.add_rule(sc.ERRNO(errno.EPERM), name)
+    for name in SECCOMP_ABSENT_CALLS:
+        filt.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    for flag in CLONE_NAMESPACES:
+        filt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    filt.add_rule(sc.ERRNO(0), "flock")
+    for command in FCNTL_SHARED_STATE:
+        filt.add_rule(sc.ERRNO(0), "fcntl", sc.Arg(1, sc.MASKED_EQ, low_word, command))
+    for operation in FUTEX_SHARED_WAKES:
+        filt.add_rule(sc.ERRNO(0), "futex", sc.Arg(1, sc.MASKED_EQ, 0xFF, operation))
     return filt
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("set", ctypes.c_uint64), ("clear", ctypes.c_uint64), ("propagation", ctypes.c_uint64),
+                ("userns_fd", ctypes.c_uint64)]  # fmt: skip
+
+
+SYS_MOUNT_SETATTR = 442
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 0x1
+
+
+def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    raw = (source.encode(), target.encode(), fstype.encode() if fstype else None, ctypes.c_ulong(flags))
+    if _libc.mount(*raw, data.encode() if data else None) != 0:
+        fail(f"mount {target}", ctypes.get_errno())
+
+
+def set_mount(path: bytes, flags: int, attr: _MountAttr) -> None:
+    if _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path, flags, ctypes.byref(attr), ctypes.sizeof(attr)) != 0:
+        fail(f"mount_setattr({path.decode()})", ctypes.get_errno())
+
+
+def make_mounts(spec: dict[str, Any], uid: int, gid: int) -> None:
+    """In the jail's own mount namespace: every mount read-only, scratch a tmpfs of ``size``, a /proc of its own.
+
+    The tmpfs is the bot's quota: writes past it fail with ENOSPC (its pages
+    count in the memory cgroup too). /tmp, /dev/shm and the rest are
+    read-only like everything else, so nothing a bot writes outlives it;
+    only ``writable`` folders (a build's) stay writable.
+    """
+    writable = spec.get("writable", [])
+    for folder in writable:
+        mount(folder, folder, None, MS_BIND | MS_REC)  # a mount of its own, to be made writable again below
+    set_mount(b"/", AT_RECURSIVE, _MountAttr(set=MOUNT_ATTR_RDONLY, propagation=MS_PRIVATE))
+    for folder in writable:
+        set_mount(folder.encode(), 0, _MountAttr(clear=MOUNT_ATTR_RDONLY))
+    options = f"size={spec['size']},mode=0700,uid={uid},gid={gid}"
+    mount("tmpfs", spec["scratch"], "tmpfs", MS_NOSUID | MS_NODEV, options)
+    if spec.get("proc"):
+        # hidepid: without a PID namespace of its own (root only), other UIDs' processes stay out of sight.
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
 
 
 def drop_privileges(uid: int, gid: int) -> None:
@@ -183,6 +283,7 @@ def fork_watched(config: dict[str, Any]) -> None:
     """
     # The child may not see its parent (a new PID namespace): a pipe tells it the parent lives.
     alive_r, alive_w = os.pipe()
+    prctl(PR_SET_CHILD_SUBREAPER, 1)  # before the fork: orphans of the whole tree come back to the parent
     child = os.fork()
     if child:
         os.close(alive_r)
@@ -198,7 +299,7 @@ def fork_watched(config: dict[str, Any]) -> None:
 
 
 def become_init_parent(child: int, lifeline: int | None) -> None:
-    """The launcher's half after the fork: hold no pipe open, wait, die like the bot did."""
+    """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -210,12 +311,10 @@ def become_init_parent(child: int, lifeline: int | None) -> None:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     watched = [wake_r] + ([lifeline] if lifeline is not None else [])
-    while True:
-        try:
-            done, status = os.waitpid(child, os.WNOHANG)
-        except ChildProcessError:
-            os._exit(LAYER_FAILED)
-        if done:
+    status = None
+    while status is None:
+        status = reap(child)
+        if status is not None:
             break
         readable, _, _ = select.select(watched, [], [], 5.0)
         if wake_r in readable:
@@ -223,6 +322,7 @@ def become_init_parent(child: int, lifeline: int | None) -> None:
         if lifeline in readable:  # end-of-file: the arena is gone, so is the bot
             os.kill(child, signal.SIGKILL)
             watched = [wake_r]
+    kill_orphans()
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         signal.signal(signum, signal.SIG_DFL)
@@ -230,9 +330,48 @@ def become_init_parent(child: int, lifeline: int | None) -> None:
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
+def reap(child: int) -> int | None:
+    """Reap every child that has ended (orphans come here too); ``child``'s wait status once it ended."""
+    found = None
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return found if found is not None else LAYER_FAILED << 8
+        if pid == 0:
+            return found
+        if pid == child:
+            found = status
+
+
+def kill_orphans() -> None:
+    """SIGKILL and reap every process left to this subreaper, until none is left."""
+    me = str(os.getpid())
+    while True:
+        left = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat", "rb") as file:
+                        data = file.read()
+                except OSError:
+                    continue
+                if data[data.rfind(b")") + 2 :].split()[1] == me.encode():
+                    left.append(int(name))
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in left:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
 def main(config: dict[str, Any]) -> None:
     # Built first, while the launcher can still read everything it needs to import.
-    seccomp = seccomp_filter() if config.get("seccomp") else None
+    where = config.get("seccomp")  # where the arena's pyseccomp is ("": importable anyway), or None
+    seccomp = None if where is None or where is False else seccomp_filter(where if isinstance(where, str) else "")
     for path in config.get("cgroup_procs", []):
         try:
             with open(path, "w") as file:
@@ -262,14 +401,18 @@ def main(config: dict[str, Any]) -> None:
                     "--inh-caps=-all", "--bounding-set=-all", "--", *argv]  # fmt: skip
         fork_watched(config)
         exec_bot([*bwrap, "--", *argv], config)
+    mounts: dict[str, Any] | None = config.get("mounts")
     flags = (CLONE_NEWNET if config.get("netns") else 0) | (CLONE_NEWPID if config.get("pidns") else 0)
+    flags |= (CLONE_NEWNS | CLONE_NEWIPC) if mounts is not None else 0
     if flags:
         enter_namespaces(flags, as_user=uid is None and os.getuid() != 0)
     fork_watched(config)
+    if mounts is not None:
+        make_mounts(mounts, os.getuid() if uid is None else uid, os.getgid() if uid is None else gid)
     if uid is not None:
         drop_privileges(uid, gid)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a change of UID cleared it
-    if config.get("landlock") is not None or config.get("seccomp"):
+    if config.get("landlock") is not None or seccomp is not None:
         prctl(PR_SET_NO_NEW_PRIVS, 1)
     if config.get("landlock") is not None:
         apply_landlock(config["landlock"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import json
 import os
 import secrets
@@ -20,6 +21,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,7 +41,7 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
-ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "landlock", "seccomp", "bwrap", "rlimits")
+ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
 """Every layer by its short name, strongest-first is not implied (see docs/readme/sandbox.md)."""
 
 
@@ -96,7 +98,7 @@ class SandboxPolicy:
         """The :class:`protocol.Limits` a build runs under (its times are :attr:`build_time_s`)."""
         return Limits(
             memory_bytes=self.build_memory_bytes, processes=self.build_processes, stderr_bytes=self.build_log_bytes,
-            file_bytes=min(self.build_disk_bytes, 256 << 20), open_files=1024,
+            file_bytes=min(self.build_disk_bytes, 256 << 20), open_files=1024, disk_bytes=self.build_disk_bytes,
         )  # fmt: skip
 
 
@@ -161,7 +163,8 @@ def _cache_key() -> str:
         boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
         boot = ""
-    return f"{boot}|{os.uname().release}|{sys.executable}|{shutil.which('bwrap')}|{LAUNCHER.stat().st_mtime}"
+    launcher = f"{LAUNCHER}@{LAUNCHER.stat().st_mtime}"
+    return f"{boot}|{os.uname().release}|{sys.executable}|{shutil.which('bwrap')}|{launcher}"
 
 
 @cache
@@ -207,6 +210,12 @@ def probe() -> Capabilities:
             available[name] = how
         else:
             missing[name] = f"unshare failed: {problem}"
+    with tempfile.TemporaryDirectory(prefix="arena-probe-") as scratch:
+        problem = _run_launcher({"mounts": {"scratch": scratch, "size": 1 << 20, "proc": root}, "pidns": True})
+    if problem is None:
+        available["mntns"] = f"private mount and IPC namespaces ({how}): all read-only, scratch a size-capped tmpfs"
+    else:
+        missing["mntns"] = f"a private mount namespace failed: {problem}"
     abi = landlock_abi()
     if abi >= 1:
         problem = _run_launcher({"landlock": {"ro": ["/usr"]}})
@@ -216,9 +225,9 @@ def probe() -> Capabilities:
             missing["landlock"] = problem
     else:
         missing["landlock"] = "the kernel offers no Landlock"
-    problem = _run_launcher({"seccomp": True})
+    problem = _run_launcher({"seccomp": _seccomp_module()})
     if problem is None:
-        available["seccomp"] = "seccomp deny-list via pyseccomp (AF_INET/AF_INET6/AF_PACKET sockets, ptrace, mount...)"
+        available["seccomp"] = "seccomp deny-list via pyseccomp (network sockets, io_uring, namespaces, ptrace...)"
     else:
         missing["seccomp"] = problem
     bwrap = shutil.which("bwrap")
@@ -253,11 +262,20 @@ class _UidLease:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
+            # Whatever still runs as this UID was left by a jail whose arena died: it must not meet the new bot.
+            _kill_uid(uid)
             return
         raise OSError("no free sandbox UID")
 
     def release(self) -> None:
         os.close(self._fd)
+
+
+@cache
+def _seccomp_module() -> str:
+    """Where the arena's own ``pyseccomp`` is, for the launcher (run with ``python -I``, it sees no PYTHONPATH)."""
+    found = importlib.util.find_spec("pyseccomp")
+    return str(Path(found.origin).parent) if found is not None and found.origin else ""
 
 
 def _reachable_by_others(path: Path) -> bool:
@@ -288,6 +306,15 @@ def bot_paths(spec: BotSpec) -> list[Path]:
     return found
 
 
+def layers_for(caps: Capabilities, policy: SandboxPolicy) -> list[str]:
+    """The layers a jail gets: those the machine offers and the policy wants."""
+    layers = [name for name in ALL_LAYERS if name in caps.available and name in policy.layers]
+    if "bwrap" in layers:
+        # bubblewrap brings its own namespaces, and Landlock would forbid its mounts.
+        layers = [n for n in layers if n not in ("landlock", "pidns", "netns", "mntns")]
+    return layers
+
+
 class Jail:
     """The sandbox around one bot process; build with :meth:`prepare`, then spawn ``argv``."""
 
@@ -306,10 +333,7 @@ class Jail:
         self.caps = caps
         self.writable = writable
         """Folders lent to this jail besides scratch (a build's folder); sealed again on :meth:`close`."""
-        self.layers = [name for name in ALL_LAYERS if name in caps.available and name in policy.layers]
-        if "bwrap" in self.layers:
-            # bubblewrap brings its own namespaces, and Landlock would forbid its mounts.
-            self.layers = [n for n in self.layers if n not in ("landlock", "pidns", "netns")]
+        self.layers = layers_for(caps, policy)
         self.token = secrets.token_hex(6)
         self.cgroup: _cgroup.BotCgroup | None = None
         self._lease: _UidLease | None = None
@@ -364,6 +388,7 @@ class Jail:
         if profile.name == "java" and heap_mib:
             self.env["JAVA_TOOL_OPTIONS"] = (
                 f"-Xmx{heap_mib}m -XX:+UseSerialGC -XX:-UsePerfData -XX:ErrorFile={self.scratch}/hs_err_%p.log"
+                f" -Djava.io.tmpdir={self.scratch}"
             )
         elif profile.name == "node" and heap_mib:
             self.env["NODE_OPTIONS"] = f"--max-old-space-size={heap_mib}"
@@ -379,8 +404,15 @@ class Jail:
             "gid": self.uid,
             "netns": "netns" in self.layers,
             "pidns": "pidns" in self.layers,
-            "seccomp": "seccomp" in self.layers,
+            "seccomp": _seccomp_module() if "seccomp" in self.layers else None,
         }
+        if "mntns" in self.layers:
+            # A /proc of its own needs a PID namespace, or root (then mounted with hidepid).
+            proc = "pidns" in self.layers or os.geteuid() == 0
+            config["mounts"] = {
+                "scratch": str(self.scratch), "size": self.limits.disk_bytes, "proc": proc,
+                "writable": [str(folder) for folder in self.writable],
+            }  # fmt: skip
         if "landlock" in self.layers:
             config["landlock"] = {
                 "ro": [*_READ_ONLY_SYSTEM, *self._prefixes(), *map(str, readable)],
@@ -461,6 +493,13 @@ class Jail:
         return [p for p in found if self.uid is None or _reachable_by_others(Path(p))]
 
     def _bwrap_args(self, cwd: Path, readable: list[Path]) -> list[str]:
+        """bubblewrap's view: system folders, the arena's Python, the bot's files read-only; scratch a tmpfs.
+
+        Everything is read-only but scratch (a tmpfs of ``disk_bytes``, the
+        quota) and the folders lent to the jail: the new root and ``/dev``
+        are remounted read-only last, as bubblewrap makes them writable for
+        an unprivileged user.
+        """
         assert self.caps.bwrap is not None
         args = [self.caps.bwrap, "--die-with-parent", "--new-session"]
         if os.geteuid() == 0:
@@ -475,12 +514,13 @@ class Jail:
                 args += ["--ro-bind", top, top]
         binds = [name for name in ("/usr", "/etc", "/opt") if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        made = {"/", "/tmp", "/proc", "/dev", *binds}
-        extra = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
-        extra = [item for item in extra if Path(item[0]) not in self.writable]
-        rw = [(str(self.scratch), "--bind"), *((str(folder), "--bind") for folder in self.writable)]
-        for name, how in [*extra, *rw]:
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        made = {"/", "/proc", "/dev", *binds}
+        mounts = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
+        mounts = [item for item in mounts if Path(item[0]) not in self.writable]
+        mounts += [(str(folder), "--bind") for folder in self.writable]
+        mounts.append((str(self.scratch), "--tmpfs"))
+        for name, how in mounts:
             if not Path(name).exists() or any(name == m or name.startswith(m.rstrip("/") + "/") for m in binds):
                 continue
             # bubblewrap (as root) makes missing parents 0700: make them searchable for the bot's UID.
@@ -488,9 +528,14 @@ class Jail:
                 if str(parent) not in made:
                     args += ["--perms", "0755", "--dir", str(parent)]
                     made.add(str(parent))
-            args += [how, name, name]
+            if how == "--tmpfs":
+                # As root the tmpfs belongs to root: only this jail's processes (one UID) can see it.
+                perms = "01777" if os.geteuid() == 0 else "0700"
+                args += ["--size", str(self.limits.disk_bytes), "--perms", perms, "--tmpfs", name]
+            else:
+                args += [how, name, name]
             binds.append(name)
-        args += ["--chdir", str(cwd)]
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
         return args
 
     # --- while the bot runs -------------------------------------------------------------------
@@ -539,10 +584,15 @@ class Jail:
                         holders += 1
         return bot_processes > 0 and holders == 0  # none yet: still starting
 
+    def measured(self) -> list[Path]:
+        """The folders the arena measures against ``disk_bytes``: those lent, and scratch where no tmpfs caps it."""
+        capped = "mntns" in self.layers or ("bwrap" in self.layers and self.caps.bwrap is not None)
+        return [*self.writable] if capped else [self.scratch, *self.writable]
+
     def disk_usage(self, most_entries: int) -> tuple[int, int]:
-        """Bytes and entries the folders lent to this jail hold now (counting stops past ``most_entries``)."""
+        """Bytes and entries the :meth:`measured` folders hold now (counting stops past ``most_entries``)."""
         total = entries = 0
-        for folder in self.writable:
+        for folder in self.measured():
             used, count = _builds.usage(folder, most_entries - entries)
             total, entries = total + used, entries + count
         return total, entries
@@ -560,13 +610,7 @@ class Jail:
         if self.cgroup is not None:
             self.cgroup.kill_all()
         if self.uid is not None:
-            for _ in range(20):
-                victims = [p for p in _pids_of_uid(self.uid)]
-                if not victims:
-                    break
-                for pid in victims:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(pid, signal.SIGKILL)
+            _kill_uid(self.uid)
 
     def spawned(self, pid: int) -> None:
         """Tell the jail its launcher runs as ``pid`` (the arena keeps only its end of the lifeline)."""
@@ -623,8 +667,10 @@ def _owner_alive(home: Path) -> bool:
 def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
     """Remove what arenas killed with ``kill -9`` left: their bots' homes, scratch folders and cgroups.
 
-    Runs once per arena process and scratch root. The bots themselves died with
-    their arena (the launcher's lifeline); only their folders and groups remain.
+    Runs once per arena process and scratch root. The bots themselves die with
+    their arena (the launcher's lifeline); whatever still runs in a group that
+    no live arena claims (a process that lost its launcher too) is killed
+    before the group goes.
     """
     if root in _swept:
         return
@@ -640,14 +686,17 @@ def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
         shutil.rmtree(home, ignore_errors=True)
     if cgroup is None:
         return
-    for parent in cgroup.parents.values():
+    stale: dict[str, dict[str, Path]] = {}
+    for controller, parent in cgroup.parents.items():
         with contextlib.suppress(OSError):
             for group in parent.glob("bot-*"):
-                if group.name[4:] in live_tokens:
-                    continue
                 with contextlib.suppress(OSError):
-                    if time.time() - group.stat().st_mtime > ORPHAN_GROUP_AGE_S:
-                        group.rmdir()  # fails, harmlessly, while a process is still in it
+                    if group.name[4:] not in live_tokens and time.time() - group.stat().st_mtime > ORPHAN_GROUP_AGE_S:
+                        stale.setdefault(group.name, {})[controller] = group
+    for dirs in stale.values():
+        left = _cgroup.BotCgroup(version=cgroup.version, dirs=dirs)
+        left.kill_all()
+        left.remove()
 
 
 def _exists(path: Path) -> bool:
@@ -666,6 +715,17 @@ def _pids_of_uid(uid: int) -> list[int]:
                 if os.stat(f"/proc/{name}").st_uid == uid:
                     found.append(int(name))
     return found
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process running as ``uid`` (a sandbox UID) until none is left."""
+    for _ in range(20):
+        victims = _pids_of_uid(uid)
+        if not victims:
+            return
+        for pid in victims:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _tasks_of_uid(uid: int) -> int:

@@ -1,17 +1,29 @@
 """The canary bot: tries one breach, named by its first argument, and reports one JSON line.
 
-Run by ``arena sandbox`` (:mod:`arena.sandbox.cli`) inside the sandbox under
-test; the arena judges most properties from outside (what reached its
-socket, which file appeared, which process survived), the canary only says
-what it saw. Standard library only.
+Run by ``arena sandbox`` (:mod:`arena.checks.sandbox`) inside the sandbox under
+test; the arena judges most properties from outside (what reached its socket,
+which file appeared, which process survived), the canary only says what it
+saw. ``collusion`` is a dialogue: two canaries in two jails, one changing some
+shared kernel state on command, the other observing. Standard library only.
 """
 
+import contextlib
+import ctypes
+import errno
+import fcntl
 import json
+import mmap
 import os
+import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
+
+_libc = ctypes.CDLL(None, use_errno=True)
+SYS_SOCKET, SYS_CLONE, SYS_FUTEX, SYS_IO_URING_SETUP, SYS_IO_URING_ENTER, SYS_CLONE3 = 41, 56, 202, 425, 426, 435
 
 
 def report(**fields: object) -> None:
@@ -19,19 +31,96 @@ def report(**fields: object) -> None:
     sys.stdout.flush()
 
 
-def network(port: str) -> None:
-    seen = {}
+def _errno_text(what: str) -> str:
+    return f"refused: {what}: {os.strerror(ctypes.get_errno())}"
+
+
+def uring_socket(family: int, kind: int) -> int:
+    """A socket made by io_uring (``IORING_OP_SOCKET``), which a seccomp filter on ``socket()`` does not see."""
+    params = bytearray(120)
+    fd = _libc.syscall(SYS_IO_URING_SETUP, 4, (ctypes.c_char * 120).from_buffer(params))
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "io_uring_setup")
     try:
-        with socket.create_connection(("127.0.0.1", int(port)), timeout=1.0):
+        sq_entries, cq_entries, _, _, _, features = struct.unpack_from("6I", params, 0)
+        _sq_head, sq_tail, sq_mask, _, _, _, sq_array = struct.unpack_from("7I", params, 40)
+        cq_head, _, cq_mask, _, _, cq_cqes = struct.unpack_from("6I", params, 80)
+        shared, rw = mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE
+        sq_size, cq_size = sq_array + sq_entries * 4, cq_cqes + cq_entries * 16
+        ring = mmap.mmap(fd, max(sq_size, cq_size), flags=shared, prot=rw, offset=0)
+        completions = ring if features & 1 else mmap.mmap(fd, cq_size, flags=shared, prot=rw, offset=0x8000000)
+        entries = mmap.mmap(fd, sq_entries * 64, flags=shared, prot=rw, offset=0x10000000)
+        entries[0:64] = struct.pack("<BBHiQQIIQHHiQQ", 45, 0, 0, family, kind, 0, 0, 0, 7, 0, 0, 0, 0, 0)
+        tail = struct.unpack_from("I", ring, sq_tail)[0]
+        struct.pack_into("I", ring, sq_array + (tail & struct.unpack_from("I", ring, sq_mask)[0]) * 4, 0)
+        struct.pack_into("I", ring, sq_tail, tail + 1)
+        if _libc.syscall(SYS_IO_URING_ENTER, fd, 1, 1, 1, None, 0) < 0:
+            raise OSError(ctypes.get_errno(), "io_uring_enter")
+        head = struct.unpack_from("I", completions, cq_head)[0] & struct.unpack_from("I", completions, cq_mask)[0]
+        result = struct.unpack_from("<QiI", completions, cq_cqes + head * 16)[1]
+        if result < 0:
+            raise OSError(-result, f"IORING_OP_SOCKET: {os.strerror(-result)}")
+        return int(result)
+    finally:
+        os.close(fd)
+
+
+def network(port: str) -> None:
+    """TCP, UDP, a UDP socket made through io_uring, and one asked for with high bits in its family."""
+    seen = {}
+    target = ("127.0.0.1", int(port))
+    try:
+        with socket.create_connection(target, timeout=1.0):
             seen["tcp"] = "connected"
     except OSError as exc:
         seen["tcp"] = f"refused: {exc}"
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-            udp.sendto(b"canary", ("127.0.0.1", int(port)))
+            udp.sendto(b"canary udp", target)
             seen["udp"] = "sent"
     except OSError as exc:
         seen["udp"] = f"refused: {exc}"
+    try:
+        with socket.socket(fileno=uring_socket(socket.AF_INET, socket.SOCK_DGRAM)) as udp:
+            udp.sendto(b"canary io_uring", target)
+            seen["io_uring"] = "sent"
+    except OSError as exc:
+        seen["io_uring"] = f"refused: {exc}"
+    fd = _libc.syscall(SYS_SOCKET, ctypes.c_long((1 << 32) | socket.AF_INET), socket.SOCK_DGRAM, 0)
+    if fd < 0:
+        seen["high_bits"] = _errno_text("socket")
+    else:
+        try:
+            with socket.socket(fileno=fd) as udp:
+                udp.sendto(b"canary high bits", target)
+                seen["high_bits"] = "sent"
+        except OSError as exc:
+            seen["high_bits"] = f"refused: {exc}"
+    report(**seen)
+
+
+def kernel_surface() -> None:
+    """io_uring at all, and new namespaces through clone (a user namespace gives a full capability set)."""
+    seen = {}
+    params = bytearray(120)
+    fd = _libc.syscall(SYS_IO_URING_SETUP, 4, (ctypes.c_char * 120).from_buffer(params))
+    seen["io_uring"] = _errno_text("io_uring_setup") if fd < 0 else "ring made"
+    if fd >= 0:
+        os.close(fd)
+    flags = 0x10000000 | 0x40000000 | signal.SIGCHLD  # CLONE_NEWUSER | CLONE_NEWNET
+    child = _libc.syscall(SYS_CLONE, ctypes.c_ulong(flags), None, None, None, None)
+    if child == 0:
+        os._exit(0)
+    seen["clone_namespaces"] = _errno_text("clone") if child < 0 else "user and network namespaces made"
+    if child > 0:
+        os.waitpid(child, 0)
+    args = struct.pack("<11Q", 0x10000000, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, 0, 0, 0)
+    child = _libc.syscall(SYS_CLONE3, ctypes.c_char_p(args), ctypes.c_size_t(len(args)))
+    if child == 0:
+        os._exit(0)
+    seen["clone3"] = _errno_text("clone3") if child < 0 else "a user namespace made"
+    if child > 0:
+        os.waitpid(child, 0)
     report(**seen)
 
 
@@ -51,6 +140,35 @@ def write_outside(hex_path: str) -> None:
         report(wrote=True)
     except OSError as exc:
         report(error=str(exc))
+
+
+def disk_quota(mib: str) -> None:
+    """Write ``mib`` MiB into each writable place but scratch, deleting it after; report; then into scratch.
+
+    Two lines: the other places first (a bot measured only in scratch would
+    be stopped before it could say), then scratch, in files of 8 MiB.
+    """
+    places = {"tmp": "/tmp", "dev_shm": "/dev/shm", "var_tmp": "/var/tmp", "run_lock": "/run/lock"}
+    report(**{place: _fill(folder, int(mib), keep=False) for place, folder in places.items()})
+    report(scratch=_fill(os.environ.get("HOME", "."), int(mib), keep=True))
+
+
+def _fill(folder: str, mib: int, *, keep: bool) -> dict[str, object]:
+    block, written, error, made = b"d" * (1 << 20), 0, "", list[str]()
+    try:
+        while written < mib << 20:
+            path = os.path.join(folder, f"canary-disk-{os.getpid()}-{len(made)}")
+            made.append(path)
+            with open(path, "wb") as file:
+                for _ in range(min(8, mib - (written >> 20))):
+                    file.write(block)
+                    written += len(block)
+    except OSError as exc:
+        error = exc.strerror or str(exc)
+    for path in made if not keep else []:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return {"mib": written >> 20, "error": error}
 
 
 def fork_bomb(count: str) -> None:
@@ -82,13 +200,18 @@ def cpu_children(seconds: str) -> None:
 
 
 def escape(token: str) -> None:
+    """A setsid double-forked daemon; then the launcher above is killed, if the canary may, to orphan it further."""
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
             os.execvp("sleep", ["sleep", "300", token])
         os._exit(0)
     time.sleep(0.2)
-    report(daemon=True)
+    parent = os.getppid()
+    report(daemon=True, parent=parent)
+    if parent > 1:
+        with contextlib.suppress(OSError):
+            os.kill(parent, signal.SIGKILL)
 
 
 def stdout_flood(mib: str) -> None:
@@ -98,6 +221,250 @@ def stdout_flood(mib: str) -> None:
     sys.stdout.flush()
 
 
+def build(secret_hex: str, outside_hex: str, port: str, token: str) -> None:
+    """As a build command: read a secret, write outside, connect, leave a daemon; say what worked (on stdout)."""
+    seen: dict[str, str] = {}
+    try:
+        with open(bytes.fromhex(secret_hex).decode()) as file:
+            seen["secret"] = "read: " + file.read()
+    except OSError as exc:
+        seen["secret"] = f"refused: {exc}"
+    try:
+        with open(os.path.join(bytes.fromhex(outside_hex).decode(), "built.txt"), "w") as file:
+            file.write("canary build")
+        seen["write_outside"] = "wrote"
+    except OSError as exc:
+        seen["write_outside"] = f"refused: {exc}"
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=1.0):
+            seen["network"] = "connected"
+    except OSError as exc:
+        seen["network"] = f"refused: {exc}"
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "300", token])
+        os._exit(0)
+    time.sleep(0.2)
+    print(json.dumps(seen), flush=True)
+
+
+# --- collusion: two canaries, one sender (it changes shared state on "set 1" / "set 0"), one observer ---------------
+
+FUTEX_WAIT, FUTEX_WAKE = 0, 1
+IN_OPEN, IN_ACCESS = 0x20, 0x1
+
+
+class _Shared:
+    """Kernel state one jail can change and another could observe, each keyed by ``token``."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.files = [f for f in (os.path.abspath(__file__), "/etc/passwd", sys.executable) if os.path.exists(f)]
+        self.key = int(token[:7], 16) + 1
+        self.held: list[object] = []
+        self.mapping = self._map(self.files[0])
+
+    def _map(self, path: str) -> int:
+        """The address of a read-only shared mapping of ``path``'s first page (for futexes)."""
+        _libc.mmap.restype = ctypes.c_void_p
+        _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *[ctypes.c_int] * 3, ctypes.c_long]
+        fd = os.open(path, os.O_RDONLY)
+        address = _libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        os.close(fd)
+        return int(address or 0)
+
+    # The sender's side -----------------------------------------------------------------------------------------------
+
+    def set(self, on: bool) -> dict[str, str]:
+        for item in self.held:
+            if isinstance(item, socket.socket):
+                item.close()
+            elif isinstance(item, int):
+                os.close(item)
+        self.held = []
+        done: dict[str, str] = {}
+        for path in self.files if on else []:
+            with open(path, "rb") as file:  # an open and a read: what a watcher of the file would see
+                file.read(1)  # (before the locks: closing any file of a process drops its fcntl locks on it)
+            for name, lock in (("flock", self._flock), ("fcntl_lock", self._lockf), ("ofd_lock", self._ofd)):
+                try:
+                    lock(path)
+                    done[f"{name}:{path}"] = "held"
+                except OSError as exc:
+                    done[f"{name}:{path}"] = str(exc)
+        self._abstract(on, done)
+        self._sysv(on, done)
+        self._mqueue(on, done)
+        self._files_in_shared_places(on, done)
+        if on and self.mapping:
+            threading.Thread(target=self._futex_wait, daemon=True).start()
+        return done
+
+    def _flock(self, path: str) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        self.held.append(fd)
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+
+    def _lockf(self, path: str) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        self.held.append(fd)
+        fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))
+
+    def _ofd(self, path: str) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        self.held.append(fd)
+        fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))  # F_OFD_SETLK
+
+    def _abstract(self, on: bool, done: dict[str, str]) -> None:
+        if on:
+            try:
+                server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                server.bind(f"\0arena-canary-{self.token}")
+                server.listen()
+                self.held.append(server)
+                done["abstract_socket"] = "bound"
+            except OSError as exc:
+                done["abstract_socket"] = str(exc)
+
+    def _sysv(self, on: bool, done: dict[str, str]) -> None:
+        if on:
+            ident = _libc.shmget(self.key, 4096, 0o1666)  # IPC_CREAT | 0666
+            done["sysv_shm"] = "made" if ident >= 0 else _errno_text("shmget")
+        else:
+            ident = _libc.shmget(self.key, 0, 0)
+            if ident >= 0:
+                _libc.shmctl(ident, 0, None)  # IPC_RMID
+
+    def _mqueue(self, on: bool, done: dict[str, str]) -> None:
+        name = f"/arena-canary-{self.token}".encode()
+        if on:
+            fd = _libc.mq_open(name, os.O_RDONLY | os.O_CREAT, 0o666, None)
+            done["mqueue"] = "made" if fd >= 0 else _errno_text("mq_open")
+            if fd >= 0:
+                os.close(fd)
+        else:
+            _libc.mq_unlink(name)
+
+    def _files_in_shared_places(self, on: bool, done: dict[str, str]) -> None:
+        for folder in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock"):
+            path = os.path.join(folder, f"arena-canary-{self.token}")
+            if on:
+                try:
+                    with open(path, "w"):
+                        pass
+                    done[f"file:{folder}"] = "written"
+                except OSError as exc:
+                    done[f"file:{folder}"] = str(exc)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+    def _futex_wait(self) -> None:
+        expected = ctypes.c_uint32.from_address(self.mapping).value
+        timeout = struct.pack("qq", 3, 0)
+        _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.mapping), FUTEX_WAIT, expected, ctypes.c_char_p(timeout), 0, 0)
+
+    # The observer's side ---------------------------------------------------------------------------------------------
+
+    def observe(self, watch: int) -> dict[str, object]:
+        seen: dict[str, object] = {}
+        for path in self.files:
+            seen[f"flock:{path}"] = self._conflicts(path, lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB))
+            seen[f"fcntl_lock:{path}"] = self._getlk(path, fcntl.F_GETLK)
+            seen[f"ofd_lock:{path}"] = self._getlk(path, 36)  # F_OFD_GETLK
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                client.connect(f"\0arena-canary-{self.token}")
+                seen["abstract_socket"] = "connected"
+        except OSError as exc:
+            seen["abstract_socket"] = exc.errno
+        seen["sysv_shm"] = "found" if _libc.shmget(self.key, 0, 0) >= 0 else ctypes.get_errno()
+        fd = _libc.mq_open(f"/arena-canary-{self.token}".encode(), os.O_RDONLY, 0, None)
+        seen["mqueue"] = "found" if fd >= 0 else ctypes.get_errno()
+        if fd >= 0:
+            os.close(fd)
+        for folder in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock"):
+            seen[f"file:{folder}"] = os.path.exists(os.path.join(folder, f"arena-canary-{self.token}"))
+        if self.mapping:
+            time.sleep(0.1)  # the sender's waiter is in the kernel by now
+            seen["futex"] = _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.mapping), FUTEX_WAKE, 1, None, 0, 0)
+        if watch >= 0:
+            try:
+                seen["inotify"] = len(os.read(watch, 4096))
+            except BlockingIOError:
+                seen["inotify"] = 0
+        sender = self._find_sender()
+        seen["sees_other_process"] = sender is not None
+        if sender is not None:
+            try:
+                os.kill(sender, 0)
+                seen["signal_other_process"] = "allowed"
+            except OSError as exc:
+                seen["signal_other_process"] = exc.errno
+        return seen
+
+    @staticmethod
+    def _conflicts(path: str, lock: object) -> object:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            lock(fd)  # type: ignore[operator]
+            return "free"
+        except OSError as exc:
+            return exc.errno
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _getlk(path: str, command: int) -> object:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            answer = fcntl.fcntl(fd, command, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+            return struct.unpack("hhqqi", answer)[0]
+        except OSError as exc:
+            return exc.errno
+        finally:
+            os.close(fd)
+
+    def _find_sender(self) -> int | None:
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) != os.getpid():
+                try:
+                    with open(f"/proc/{name}/cmdline", "rb") as file:
+                        words = file.read().split(b"\0")
+                except OSError:
+                    continue
+                if b"sender" in words and self.token.encode() in words:
+                    return int(name)
+        return None
+
+    def watch(self) -> int:
+        """An inotify watch on the shared files (the sender opening one shows up as an event), or -1."""
+        fd = _libc.inotify_init1(os.O_NONBLOCK)
+        if fd < 0:
+            return -1
+        for path in self.files:
+            _libc.inotify_add_watch(fd, path.encode(), IN_OPEN | IN_ACCESS)
+        return int(fd)
+
+
+def collusion(role: str, token: str) -> None:
+    """Answer the arena's commands, one JSON line each: ``set 1`` / ``set 0`` (sender), ``observe`` (observer)."""
+    shared = _Shared(token)
+    watch = shared.watch() if role == "observer" else -1
+    report(ready=True, role=role)
+    for line in sys.stdin:
+        command = line.split()
+        if command[:1] == ["set"]:
+            report(**shared.set(command[1] == "1"))
+        elif command[:1] == ["observe"]:
+            report(**shared.observe(watch))
+    shared.set(False)
+
+
 if __name__ == "__main__":
-    globals()[sys.argv[1]](*sys.argv[2:])
+    try:
+        globals()[sys.argv[1]](*sys.argv[2:])
+    except Exception as exc:  # a refusal the canary did not foresee is still a report
+        report(error=f"{type(exc).__name__}: {exc}", errno=getattr(exc, "errno", None) or errno.EIO)
     sys.stdin.read()  # stay alive until the arena is done with us

@@ -27,7 +27,7 @@ import trio
 
 from protocol import Limits
 
-from .._errors import BotFault, Crash, MemoryLimit, OutputLimit, Timeout
+from .._errors import BotFault, Crash, DiskLimit, MemoryLimit, OutputLimit, Timeout
 from ..bots.js import with_host
 from ..bots.spec import BotSpec
 from ..sandbox import Jail, SandboxPolicy, built_folder, capabilities, current_policy
@@ -124,6 +124,9 @@ class BotProcess:
         self._abandoned: deque[int] = deque(maxlen=_ABANDONED_KEPT)
         self.matches_played = 0
         self.closed = False
+        self.breach: BotFault | None = None
+        """A limit the arena ended the bot for while no move was awaited (its disk), reported as its fault."""
+        self._watching = trio.CancelScope()
         self.stderr_listener: Callable[[bytes | bytearray], None] | None = None
         """Called with each kept chunk of stderr (the match in progress copies lines into its log)."""
         try:
@@ -302,7 +305,37 @@ class BotProcess:
         self.stats.peak_rss = max(self.stats.peak_rss, total)
         return total
 
+    async def watch_disk(self) -> None:
+        """Measure the folders the jail cannot cap (no tmpfs here) until the bot ends; over ``disk_bytes``, end it.
+
+        Polled every ``poll_s``, or ten times as long as a measure took (a
+        bot with many files cannot make the arena spend more than a tenth of
+        its time counting them). The bot is killed at once and its fault,
+        ``disk_limit``, is what the match records when it reads the end.
+        """
+        assert self.jail is not None
+        jail, limit = self.jail, self.options.limits.disk_bytes
+        most = max(limit // 4096, 1024)
+        with self._watching:
+            await self._watch_disk(jail, limit, most)
+
+    async def _watch_disk(self, jail: Jail, limit: int, most: int) -> None:
+        while self.process.poll() is None:
+            started = trio.current_time()
+            used, entries = await trio.to_thread.run_sync(jail.disk_usage, most)
+            took = trio.current_time() - started
+            if used > limit or entries > most:
+                over = f"{limit >> 20} MiB" if used > limit else f"{most} files and folders"
+                held = f"{used >> 20} MiB in {entries} files"
+                self.breach = DiskLimit(f"its scratch held {held}, over its limit of {over}")
+                _kill_tree(self.process.pid, self._descendants())
+                jail.kill_all()
+                return
+            await trio.sleep(max(jail.policy.poll_s, 10 * took))
+
     async def _exit_fault(self, what: str) -> BotFault:
+        if self.breach is not None:
+            return self.breach
         reason = await self._exit_reason(what)
         memory = self.memory_fault() if self.jail is not None else None
         if memory is not None:
@@ -385,6 +418,7 @@ class BotProcess:
         if self.closed:
             return
         self.closed = True
+        self._watching.cancel()
         with trio.CancelScope(shield=True):
             descendants = self._descendants()
             if polite is not None and self.process.poll() is None:
@@ -504,6 +538,8 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot.drain_stderr)
+            if jail is not None and jail.measured():
+                nursery.start_soon(bot.watch_disk)
             try:
                 yield bot
             finally:

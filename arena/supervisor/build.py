@@ -36,7 +36,7 @@ import trio
 from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, hash_path
 from ..sandbox import BUILD_DIR, SandboxPolicy, build_key, build_root, built_folder, current_policy
-from ..sandbox._builds import COPY_ENTRIES, DONE_SUFFIX, copy_folder, remove_tree
+from ..sandbox._builds import DONE_SUFFIX, copy_folder, remove_tree
 from ._process import BotProcess, SpawnOptions, bot_environment, open_bot
 
 __all__ = ["BUILD_DIR", "TAIL_LINES", "ensure_built", "is_built"]
@@ -45,16 +45,19 @@ TAIL_LINES = 20
 """How many lines of compiler output a ``BuildError`` shows."""
 
 
-async def ensure_built(spec: BotSpec, *, log: Callable[[str], None] | None = None) -> None:
+async def ensure_built(
+    spec: BotSpec, *, log: Callable[[str], None] | None = None, policy: SandboxPolicy | None = None
+) -> None:
     """Build ``spec`` unless its content was built already (see the module's docstring).
 
     Safe to call from several tasks or processes at once: one builds, the
-    others wait and then find the build done.
+    others wait and then find the build done. ``policy`` is the sandbox's
+    (the one in force by default).
     """
     if not spec.build:
         return
     say = log or (lambda _text: None)
-    policy = current_policy()
+    policy = policy or current_policy()
     try:
         root = build_root(policy.build_root)
     except OSError as exc:
@@ -112,7 +115,9 @@ async def _run_build(spec: BotSpec, folder: Path, log_path: Path, policy: Sandbo
     try:
         async with open_bot(builder, options) as process:
             problem = await _watch(process, seconds, policy)
-            if problem is None and process.process.returncode != 0:
+            if problem is None and process.breach is not None:
+                problem = f"the build went over its folder's size: {process.breach.reason}"
+            elif problem is None and process.process.returncode != 0:
                 fault = process.memory_fault()
                 code = process.process.returncode
                 problem = fault.reason if fault is not None else f"build failed with exit status {code}"
@@ -130,13 +135,6 @@ async def _watch(process: BotProcess, seconds: float, policy: SandboxPolicy) -> 
     while True:
         with trio.move_on_after(policy.poll_s):
             await process.process.wait()
-        if process.jail is not None:
-            used, entries = process.jail.disk_usage(COPY_ENTRIES)
-            if used > policy.build_disk_bytes or entries > COPY_ENTRIES:
-                return (
-                    f"the build wrote more than its folder may hold ({policy.build_disk_bytes >> 20} MiB, "
-                    f"{COPY_ENTRIES} entries)"
-                )
         if process.process.returncode is not None:
             return None
         cpu = (process.cpu_seconds() or 0.0) - cpu_at_start

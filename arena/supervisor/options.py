@@ -87,12 +87,14 @@ def params_from(pairs: Sequence[str]) -> dict[str, object]:
 
 
 def sandbox_args(group: argparse._ArgumentGroup) -> None:
-    """Add ``--memory``, ``--max-processes``, ``--sandbox-min`` and ``--allow-weak-sandbox``."""
+    """Add ``--memory``, ``--max-processes``, ``--disk``, ``--sandbox-min`` and ``--allow-weak-sandbox``."""
     defaults = Limits()
     group.add_argument("--memory", type=int, default=defaults.memory_bytes >> 20, metavar="MIB",
                        help="memory per bot, over its whole process tree (default %(default)s)")  # fmt: skip
     group.add_argument("--max-processes", type=int, default=defaults.processes, metavar="N",
                        help="processes and threads per bot (default %(default)s)")  # fmt: skip
+    group.add_argument("--disk", type=number(int), default=defaults.disk_bytes >> 20, metavar="MIB",
+                       help="bytes a bot may write in its scratch folder, in all (default %(default)s)")  # fmt: skip
     group.add_argument(
         "--sandbox-min",
         default=DEFAULT_MINIMUM,
@@ -108,5 +110,7 @@ def limits_with_sandbox(args: argparse.Namespace, limits: Limits) -> Limits:
     if hasattr(args, "sandbox_min"):
         check_minimum(args.sandbox_min, allow_weak=args.allow_weak_sandbox)
     if hasattr(args, "memory"):
-        limits = msgspec.structs.replace(limits, memory_bytes=args.memory << 20, processes=args.max_processes)
+        limits = msgspec.structs.replace(
+            limits, memory_bytes=args.memory << 20, processes=args.max_processes, disk_bytes=args.disk << 20
+        )
     return limits

@@ -5,12 +5,20 @@ arena records a precise crash), and play on normally when they succeed (so a
 test expecting the crash fails). Paths come hex-encoded: a path named on a
 bot's command line is granted to it. Mode ``write`` answers its trigger with
 the hex-encoded bytes of its argument, ``ID`` in them replaced by the request's id.
+
+The ``collude_*`` modes run in both seats of a match: each copy tries to find
+the other through one kernel object; a copy that does exits with code 5.
 """
 
+import ctypes
+import fcntl
+import importlib.util
 import json
+import mmap
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -19,6 +27,8 @@ import time
 mode = sys.argv[1]
 arg = sys.argv[2] if len(sys.argv) > 2 else ""
 BLOCKED = 4
+FOUND_THE_OTHER = 5
+libc = ctypes.CDLL(None, use_errno=True)
 
 
 def path_arg() -> str:
@@ -105,6 +115,89 @@ def attack() -> None:
     if mode == "close_stdout":
         os.close(1)
         time.sleep(3600)
+    if mode == "disk_fill":
+        # Files of 8 MiB into scratch until a write fails (a quota) or 64 MiB are written (none).
+        block, home = b"d" * (1 << 20), os.environ["HOME"]
+        try:
+            for number in range(8):
+                with open(os.path.join(home, f"fill-{number}"), "wb") as file:
+                    for _ in range(8):
+                        file.write(block)
+        except OSError:
+            sys.exit(BLOCKED)
+    if mode == "uring_udp":
+        try:
+            loader = importlib.util.spec_from_file_location("canary", arg)  # named in clear: readable
+            canary = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(canary)
+            with socket.socket(fileno=canary.uring_socket(socket.AF_INET, socket.SOCK_DGRAM)) as udp:
+                udp.sendto(b"hostile", ("127.0.0.1", int(sys.argv[3])))
+        except OSError:
+            sys.exit(BLOCKED)
+        time.sleep(0.3)
+    if mode == "socket_high_bits":
+        fd = libc.syscall(41, ctypes.c_long((1 << 32) | socket.AF_INET), socket.SOCK_DGRAM, 0)
+        if fd < 0:
+            sys.exit(BLOCKED)
+        with socket.socket(fileno=fd) as udp:
+            udp.sendto(b"hostile", ("127.0.0.1", int(arg)))
+        time.sleep(0.3)
+    if mode == "clone_userns":
+        child = libc.syscall(56, ctypes.c_ulong(0x10000000 | 0x40000000 | signal.SIGCHLD), None, None, None, None)
+        if child == 0:
+            os._exit(0)
+        if child < 0:
+            sys.exit(BLOCKED)
+        os.waitpid(child, 0)
+    if mode.startswith("collude_") and "colluded" not in globals():
+        globals()["colluded"] = True
+        collude(mode[len("collude_") :])
+
+
+def collude(channel: str) -> None:
+    """Look for the other copy of this bot (the other seat) through ``channel``; found: exit 5."""
+    if channel == "flock":
+        # The first copy to lock a file every jail can read holds it; the second would find it held.
+        held = os.open("/etc/passwd", os.O_RDONLY)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            sys.exit(FOUND_THE_OTHER)
+        globals()["kept"] = held
+        time.sleep(0.5)
+    elif channel == "abstract_socket":
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            server.bind("\0arena-hostile-collude")
+        except OSError:
+            sys.exit(FOUND_THE_OTHER)
+        globals()["kept"] = server
+        time.sleep(0.5)
+    elif channel == "proc":
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) not in (os.getpid(), os.getppid()):
+                try:
+                    with open(f"/proc/{name}/cmdline", "rb") as file:
+                        if b"collude_proc" in file.read().split(b"\0"):
+                            sys.exit(FOUND_THE_OTHER)
+                except OSError:
+                    continue
+    elif channel == "futex":
+        # Both copies wait on the first page of a file every jail maps; each then wakes all waiters there.
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *[ctypes.c_int] * 3, ctypes.c_long]
+        fd = os.open("/etc/passwd", os.O_RDONLY)
+        address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        value = ctypes.c_uint32.from_address(address).value
+        timeout = struct.pack("qq", 2, 0)
+
+        def wait() -> None:
+            libc.syscall(202, ctypes.c_void_p(address), 0, value, ctypes.c_char_p(timeout), 0, 0)
+
+        threading.Thread(target=wait, daemon=True).start()
+        time.sleep(0.5)
+        if libc.syscall(202, ctypes.c_void_p(address), 1, 1 << 30, None, 0, 0) > 1:
+            sys.exit(FOUND_THE_OTHER)
 
 
 def trigger(request_id: int) -> None:
