@@ -381,6 +381,15 @@ def render(verdicts: dict[str, Verdict] | None) -> str:
     return "\n".join(lines)
 
 
+def as_data(verdicts: dict[str, Verdict] | None) -> dict[str, Any]:
+    """What ``arena sandbox --json`` prints: :func:`arena.sandbox.summary`, with the canary's verdicts if any."""
+    data = summary()
+    if verdicts:
+        data["canary"] = {k: {"held": v.held, "detail": v.detail} for k, v in verdicts.items()}
+        data["verified_level"] = level(verified={name: v.held for name, v in verdicts.items()})
+    return data
+
+
 def cmd_sandbox(args: argparse.Namespace) -> int:
     """Verify the sandbox with the canary and print what holds."""
     if args.refresh:
@@ -391,11 +400,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     capabilities()
     verdicts = None if args.no_canary else trio.run(verify)
     if args.json:
-        data = summary()
-        if verdicts:
-            data["canary"] = {k: {"held": v.held, "detail": v.detail} for k, v in verdicts.items()}
-            data["verified_level"] = level(verified={name: v.held for name, v in verdicts.items()})
-        print(json.dumps(data, indent=2))
+        print(json.dumps(as_data(verdicts), indent=2))
     else:
         print(render(verdicts))
     failed = [k for k, v in (verdicts or {}).items() if not v.held]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass, field
@@ -20,32 +21,69 @@ _ROOT = Path("/sys/fs/cgroup")
 _PREFIX = "arena-sandbox"
 
 
-def _own_paths() -> dict[str, str]:
-    """The arena's cgroup path per v1 controller (key ``""`` for v2)."""
+def _own_paths(text: str) -> dict[str, str]:
+    """The arena's cgroup path per v1 controller (key ``""`` for v2), from ``/proc/self/cgroup``."""
     paths: dict[str, str] = {}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            for controller in controllers.split(",") if controllers else [""]:
-                paths[controller] = path
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3:
+            for controller in parts[1].split(",") if parts[1] else [""]:
+                paths[controller] = parts[2]
     return paths
 
 
-def _mounts() -> dict[str, Path]:
-    """Mount points of cgroup hierarchies: v1 controller name -> path, ``""`` -> the v2 mount."""
-    found: dict[str, Path] = {}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            left, _, right = line.partition(" - ")
-            fstype, _, options = [*right.split(" "), "", "", ""][:3]
-            mount = Path(left.split(" ")[4])
-            if fstype == "cgroup2":
-                found.setdefault("", mount)
-            elif fstype == "cgroup":
-                for option in options.split(","):
-                    if option in ("memory", "pids", "cpuacct", "freezer"):
-                        found.setdefault(option, mount)
+def _mounts(text: str) -> dict[str, tuple[Path, str]]:
+    """Mounted cgroup hierarchies from ``/proc/self/mountinfo``: controller (``""``: v2) -> (mount point, root).
+
+    The root is the group of the hierarchy that the mount shows at its mount
+    point: ``/`` on a host, the container's own group in a container that
+    mounts only its part of the tree (cgroup v1 without a cgroup namespace).
+    """
+    found: dict[str, tuple[Path, str]] = {}
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split(" ")
+        fstype, _, options = [*right.split(" "), "", "", ""][:3]
+        if len(fields) < 5:
+            continue
+        mount = (Path(_unescape(fields[4])), _unescape(fields[3]))
+        if fstype == "cgroup2":
+            found.setdefault("", mount)
+        elif fstype == "cgroup":
+            for option in options.split(","):
+                if option in ("memory", "pids", "cpuacct", "freezer"):
+                    found.setdefault(option, mount)
     return found
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo field with its octal escapes (``\\040`` for a space) decoded."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def own_groups(mountinfo: str, cgroup: str) -> tuple[dict[str, Path], dict[str, str]]:
+    """The folder of the arena's own group in each mounted hierarchy, and why a hierarchy has none.
+
+    ``/proc/self/cgroup`` names the group from the hierarchy's root; the mount
+    shows the hierarchy from its own root: the folder is the mount point
+    joined with the group's path *below* the mount's root. A group outside
+    the mounted part (or a root like ``/..`` seen through a cgroup namespace)
+    cannot be reached from here.
+    """
+    own = _own_paths(cgroup)
+    found: dict[str, Path] = {}
+    why: dict[str, str] = {}
+    for controller, (mount, root) in _mounts(mountinfo).items():
+        group = own.get(controller, "/")
+        if root == "/" or group == root:
+            below = group if root == "/" else "/"
+        elif group.startswith(root.rstrip("/") + "/"):
+            below = group[len(root.rstrip("/")) :]
+        else:
+            why[controller or "v2"] = f"the arena's group {group} is outside the mounted {root}"
+            continue
+        found[controller] = mount / below.lstrip("/")
+    return found, why
 
 
 @dataclass
@@ -172,24 +210,31 @@ def _write(path: Path, value: int | str) -> None:
 
 def detect() -> tuple[CgroupBase | None, str]:
     """A usable cgroup base and a one-line account of why (or why not)."""
-    mounts, own = _mounts(), _own_paths()
-    v1: dict[str, Path] = {
-        c: mounts[c] / own.get(c, "/").lstrip("/") / _PREFIX for c in ("memory", "pids", "cpuacct") if c in mounts
-    }
+    texts = []
+    for name in ("/proc/self/mountinfo", "/proc/self/cgroup"):
+        try:
+            texts.append(Path(name).read_text())
+        except OSError:
+            texts.append("")
+    groups, unreachable = own_groups(*texts)
+    v1: dict[str, Path] = {c: groups[c] / _PREFIX for c in ("memory", "pids", "cpuacct") if c in groups}
     if len(v1) == 3:
         reason = _probe(CgroupBase(1, v1))
         if reason is None:
             return CgroupBase(1, v1), "cgroup v1 memory+pids+cpuacct"
         v1_reason = f"cgroup v1 not writable ({reason})"
     else:
-        v1_reason = "no cgroup v1 memory/pids/cpuacct hierarchies"
-    if "" in mounts:
-        own_dir = mounts[""] / own.get("", "/").lstrip("/")
+        outside = "; ".join(f"{c}: {unreachable[c]}" for c in ("memory", "pids", "cpuacct") if c in unreachable)
+        v1_reason = f"no cgroup v1 memory/pids/cpuacct hierarchies{f' ({outside})' if outside else ''}"
+    if "" in groups:
+        own_dir = groups[""]
         base = own_dir / _PREFIX
         reason = _probe_v2(own_dir, base)
         if reason is None:
             return CgroupBase(2, {"unified": base}), "cgroup v2 memory+pids+cpu"
         return None, f"{v1_reason}; cgroup v2: {reason}"
+    if "v2" in unreachable:
+        return None, f"{v1_reason}; cgroup v2: {unreachable['v2']}"
     return None, v1_reason
 
 

@@ -284,10 +284,13 @@ def fork_watched(config: dict[str, Any]) -> None:
     # The child may not see its parent (a new PID namespace): a pipe tells it the parent lives.
     alive_r, alive_w = os.pipe()
     prctl(PR_SET_CHILD_SUBREAPER, 1)  # before the fork: orphans of the whole tree come back to the parent
+    # This /proc, opened now, stays the parent's view when the child mounts a /proc of its own namespace.
+    proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     child = os.fork()
     if child:
         os.close(alive_r)
-        become_init_parent(child, config.get("lifeline"))
+        become_init_parent(child, config.get("lifeline"), proc)
+    os.close(proc)
     os.close(alive_w)
     if config.get("lifeline") is not None:
         os.close(config["lifeline"])
@@ -298,7 +301,7 @@ def fork_watched(config: dict[str, Any]) -> None:
     os.close(alive_r)
 
 
-def become_init_parent(child: int, lifeline: int | None) -> None:
+def become_init_parent(child: int, lifeline: int | None, proc: int) -> None:
     """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -322,7 +325,7 @@ def become_init_parent(child: int, lifeline: int | None) -> None:
         if lifeline in readable:  # end-of-file: the arena is gone, so is the bot
             os.kill(child, signal.SIGKILL)
             watched = [wake_r]
-    kill_orphans()
+    kill_orphans(proc)
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         signal.signal(signum, signal.SIG_DFL)
@@ -344,15 +347,16 @@ def reap(child: int) -> int | None:
             found = status
 
 
-def kill_orphans() -> None:
-    """SIGKILL and reap every process left to this subreaper, until none is left."""
+def kill_orphans(proc: int) -> None:
+    """SIGKILL and reap every process left to this subreaper, until none is left (``proc``: /proc as we see it)."""
     me = str(os.getpid())
     while True:
         left = []
-        for name in os.listdir("/proc"):
+        for name in os.listdir(proc):
             if name.isdigit():
                 try:
-                    with open(f"/proc/{name}/stat", "rb") as file:
+                    fd = os.open(f"{name}/stat", os.O_RDONLY | os.O_CLOEXEC, dir_fd=proc)
+                    with os.fdopen(fd, "rb") as file:
                         data = file.read()
                 except OSError:
                     continue

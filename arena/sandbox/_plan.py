@@ -35,6 +35,7 @@ from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
 from . import _builds, _cgroup, _tree
 from ._launch import landlock_abi
+from ._programs import find_program, installation, is_system
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -350,6 +351,8 @@ class Jail:
         self._cpu_seen = 0.0
         self.pid = 0
         self.lifeline_r = self._lifeline_w = -1
+        self.note = ""
+        """Said with a crash: the program the bot ran, when it is not the one the organiser's PATH finds."""
 
     def prepare(self, env: dict[str, str]) -> None:
         """Make the scratch folder, UID and cgroup, and the launcher's command line."""
@@ -370,9 +373,10 @@ class Jail:
             self._lease = _UidLease(self.policy)
             self.uid = self._lease.uid
             os.chown(self.scratch, self.uid, self.uid)
-            for folder in self.writable:
-                _builds.lend(folder, self.uid)
+            for lent in self.writable:
+                _builds.lend(lent, self.uid)
         cwd, argv, readable = self._stage()
+        argv, readable, folder = self._program(argv, readable, env)
         profile = PROFILES.get(self.spec.profile, PROFILES["native"])
         memory = self.limits.memory_bytes
         self.env = {
@@ -384,6 +388,8 @@ class Jail:
         }
         if self.uid is not None or "bwrap" in self.layers:
             self.env["PATH"] = SYSTEM_PATH  # the organiser's PATH may point into private folders
+        if folder:
+            self.env["PATH"] = f"{folder}:{self.env['PATH']}"  # the bot's children find the same program
         heap_mib = int(memory * profile.heap_share) >> 20
         if profile.name == "java" and heap_mib:
             self.env["JAVA_TOOL_OPTIONS"] = (
@@ -427,6 +433,36 @@ class Jail:
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
         self.argv = [sys.executable, "-I", str(LAUNCHER), json.dumps(config)]
+
+    def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
+        """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
+
+        Returns the command, the readable paths, and the program's folder to
+        put first on the jail's ``PATH`` ("" for none). Where the jail could
+        not read that installation (a UID of its own without bubblewrap, a
+        private home), the system's program runs and :attr:`note` says so.
+        """
+        confined = {"uid", "bwrap", "landlock"} & set(self.layers)
+        head = argv[0] if argv else ""
+        if not confined or not head:
+            return argv, readable, ""  # the bot reads what the organiser reads, on the organiser's PATH
+        if "/" in head:
+            program = Path(head) if Path(head).is_absolute() else None  # relative: in the bot's own folder
+        else:
+            program = find_program(head, env.get("PATH", ""), self.spec.cwd)
+        if program is None or (is_system(program) and is_system(program.resolve())):
+            return argv, readable, ""
+        needs = installation(program)
+        if self.uid is not None and "bwrap" not in self.layers and not all(map(_reachable_by_others, needs)):
+            ran = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else None
+            self.note = (
+                f"{head} is {ran or 'not found'} in the sandbox: the one your PATH finds, {program}, is in a folder "
+                "the bot's own user cannot read (install bubblewrap, make that folder readable, or name another "
+                "program in the bot's command)"
+            )
+            return argv, readable, ""
+        folder = str(program.parent) if any(program.parent.is_relative_to(p) for p in needs if p.is_dir()) else ""
+        return [str(program), *argv[1:]], [*readable, *(p for p in needs if p not in readable)], folder
 
     def _command_reachable(self) -> bool:
         head = self.spec.command[0] if self.spec.command else ""

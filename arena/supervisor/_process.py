@@ -352,7 +352,8 @@ class BotProcess:
         if code < 0:
             with contextlib.suppress(ValueError):
                 return f"{what}: killed by {signal.Signals(-code).name}"
-        return f"{what}: exited with code {code}"
+        note = f" ({self.jail.note})" if self.jail is not None and self.jail.note and code else ""
+        return f"{what}: exited with code {code}{note}"
 
     async def drain_stderr(self) -> None:
         """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``; drop the rest cheaply."""
