@@ -75,3 +75,21 @@ def test_inline_code_command_line_is_a_command_not_a_path() -> None:
     code = "import sys\n" + "# padding\n" * 60 + "print(1)"
     spec = resolve(f"python3 -c '{code}'")
     assert spec.command == ("python3", "-c", code) and spec.name == "python3"
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/proc/kmsg", "elsewhere"])
+def test_a_manifest_that_is_a_link_is_refused_not_followed(tmp_path: Path, target: str) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    if target == "elsewhere":
+        (tmp_path / "real.toml").write_text('run = "true"\n')
+        target = str(tmp_path / "real.toml")
+    (folder / "bot.toml").symlink_to(target)
+    with pytest.raises(ConfigError, match=r"bot.toml: cannot be read \(a link: it must be a file"):
+        load_folder(folder)
+
+
+def test_a_huge_manifest_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text('run = "true"\n' + "# padding\n" * 10_000)
+    with pytest.raises(ConfigError, match="is over 64 KiB"):
+        load_folder(tmp_path)

@@ -13,6 +13,7 @@ runs them; write ``sh -c '...'`` for pipes or ``&&``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shlex
@@ -120,10 +121,10 @@ def _existing(path: Path) -> Path | None:
 def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     """The bot described by ``folder/bot.toml``."""
     manifest = folder / MANIFEST
-    if not manifest.is_file():
+    if not os.path.lexists(manifest):
         raise ConfigError(f'bot folder {folder} has no {MANIFEST} (it needs at least: run = "...")')
     try:
-        data: dict[str, Any] = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(_read_manifest(manifest).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{manifest}: {exc}") from None
     unknown = sorted(set(data) - _MANIFEST_KEYS)
@@ -161,6 +162,26 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         source=source or str(folder),
         digest=hash_path(folder),
     )
+
+
+MANIFEST_BYTES = 64 << 10
+"""The largest ``bot.toml`` read."""
+
+
+def _read_manifest(manifest: Path) -> bytes:
+    """``bot.toml``'s bytes, read as a file of the bot's own: a link, a FIFO, a device or a huge file is refused."""
+    try:
+        fd = os.open(manifest, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        why = "a link: it must be a file of the folder's own" if exc.errno == errno.ELOOP else exc.strerror
+        raise ConfigError(f"{manifest}: cannot be read ({why})") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{manifest}: is not a regular file")
+        data = file.read(MANIFEST_BYTES + 1)
+    if len(data) > MANIFEST_BYTES:
+        raise ConfigError(f"{manifest}: is over {MANIFEST_BYTES >> 10} KiB")
+    return data
 
 
 def guess_profile(argv: tuple[str, ...]) -> str:
