@@ -5,7 +5,8 @@ A config file looks like this (every key but ``game`` and ``bots`` is optional):
     name = "RPS Poker round-robin"
     game = "rps-poker"            # a game id, as `arena games` lists them
     format = "round-robin"        # or "gauntlet"
-    challenger = "my-bot"         # gauntlet only: the bot that meets the field (default: the first bot)
+    challenger = "my-bot"         # gauntlet only: the bot that meets the field (default: the first bot),
+                                  # or mark entries { bot = "students/*", challenger = true }: each meets the rest
     cycles = 4                    # how many times the whole schedule is played
     seed = 2024                   # the tournament seed; every match seed derives from it
     duplicate_deals = true        # each deal twice, seats swapped (default: the game's own default)
@@ -69,7 +70,7 @@ _TOP_KEYS = {
     "output",
 }
 _OUTPUT_KEYS = {"db", "log_dir", "logs"}
-_BOT_KEYS = {"bot", "name", "protocol"}
+_BOT_KEYS = {"bot", "name", "protocol", "challenger"}
 
 
 @dataclass
@@ -81,6 +82,8 @@ class BotEntry:
     base: Path = field(default_factory=Path.cwd)
     protocol: str = ""
     """The protocol the bot speaks, when the config says (``gops-text``); else its manifest's."""
+    challenger: bool = False
+    """In a gauntlet, a challenger: it meets every bot that is not one (a class's students)."""
 
 
 @dataclass
@@ -256,6 +259,13 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     )
     if config.challenger and config.format != "gauntlet":
         raise check.error(("challenger",), 'only a gauntlet has a challenger (set format = "gauntlet")')
+    if any(entry.challenger for entry in config.bots):
+        if config.format != "gauntlet":
+            raise check.error(("bots",), 'only a gauntlet has challengers (set format = "gauntlet")')
+        if config.challenger:
+            raise check.error(("challenger",), "name the challenger here or mark bots challenger = true, not both")
+        if all(entry.challenger for entry in config.bots):
+            raise check.error(("bots",), "every bot is a challenger: a gauntlet needs bots for them to meet")
     return config
 
 
@@ -298,13 +308,20 @@ def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:
         elif isinstance(item, dict):
             unknown = sorted(set(item) - _BOT_KEYS)
             if unknown:
-                raise check.error(
-                    ("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: bot, name, protocol"
-                )
+                valid = ", ".join(sorted(_BOT_KEYS))
+                raise check.error(("bots",), f"item {index + 1}: unknown key {unknown[0]!r}; valid keys: {valid}")
             text, name, protocol = item.get("bot"), item.get("name", ""), item.get("protocol", "")
             if not (isinstance(text, str) and isinstance(name, str) and isinstance(protocol, str)):
                 raise check.error(("bots",), f"item {index + 1}: 'bot', 'name' and 'protocol' must be strings")
-            entries.append(BotEntry(text=text, name=name, base=base, protocol=protocol))
+            challenger = item.get("challenger", False)
+            if not isinstance(challenger, bool):
+                raise check.error(("bots",), f"item {index + 1}: 'challenger' must be true or false")
+            found = expand_bot(text, base)
+            if name and len(found) > 1:
+                raise check.error(("bots",), f"item {index + 1}: {text!r} names several bots, so it cannot rename them")
+            entries += [
+                BotEntry(text=e.text, name=name, base=base, protocol=protocol, challenger=challenger) for e in found
+            ]
         else:
             raise check.error(
                 ("bots",), f'item {index + 1} must be a string or {{ bot = "...", name = "...", protocol = "..." }}'

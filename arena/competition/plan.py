@@ -30,6 +30,13 @@ class Plan:
     duplicate: bool
     notes: list[str] = field(default_factory=list)
     """What the organiser should know before play (a bot renamed because two shared a name)."""
+    challengers: list[str] = field(default_factory=list)
+    """A gauntlet's challengers marked in the config (``challenger = true``); empty: ``config.challenger``."""
+
+    @property
+    def challenger(self) -> str | list[str]:
+        """Who a gauntlet's challengers are: the marked bots, else the config's one name (or the first bot)."""
+        return self.challengers or self.config.challenger
 
     @property
     def names(self) -> list[str]:
@@ -42,7 +49,7 @@ class Plan:
             "game": self.game.game_id,
             "params": self.game.params,
             "format": self.config.format,
-            "challenger": self.config.challenger,
+            "challenger": self.challenger,
             "duplicate": self.duplicate,
             "max_faults": self.config.max_faults,
             "limits": msgspec.to_builtins(self.config.limits),
@@ -54,7 +61,7 @@ class Plan:
         """The schedule for tournament seed ``seed``."""
         c = self.config
         return make_schedule(
-            self.names, seed=seed, cycles=c.cycles, duplicate=self.duplicate, fmt=c.format, challenger=c.challenger
+            self.names, seed=seed, cycles=c.cycles, duplicate=self.duplicate, fmt=c.format, challenger=self.challenger
         )
 
     def stored_config(self, scheduled: int) -> dict[str, Any]:
@@ -65,7 +72,7 @@ class Plan:
             "game": self.game.game_id,
             "params": self.game.params,
             "format": c.format,
-            "challenger": c.challenger,
+            "challenger": self.challenger,
             "cycles": c.cycles,
             "duplicate_deals": self.duplicate,
             "max_faults": c.max_faults,
@@ -81,6 +88,7 @@ def prepare(config: TournamentConfig) -> Plan:
     game = get_game(config.game, config.params)
     specs: dict[str, BotSpec] = {}
     notes: list[str] = []
+    challengers: list[str] = []
     for entry in config.bots:
         spec = resolve(entry.text, base=entry.base)
         if entry.protocol:
@@ -99,12 +107,14 @@ def prepare(config: TournamentConfig) -> Plan:
                 f'name = "..." in its bot.toml, or {{ bot = "...", name = "..." }} in a config)'
             )
         specs[unique] = spec.with_name(unique) if unique != spec.name else spec
+        if entry.challenger:
+            challengers.append(unique)
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two bots")
     duplicate = type(game).duplicate_deals if config.duplicate_deals is None else config.duplicate_deals
     if config.format == "gauntlet":
-        pairs(list(specs), "gauntlet", config.challenger)  # checks the challenger's name
-    return Plan(config=config, game=game, specs=specs, duplicate=duplicate, notes=notes)
+        pairs(list(specs), "gauntlet", challengers or config.challenger)  # checks the challenger's name
+    return Plan(config=config, game=game, specs=specs, duplicate=duplicate, notes=notes, challengers=challengers)
 
 
 def open_tournament(plan: Plan, store: Store, *, fresh: bool = False) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """The schedule: who meets whom, in which seats, on which deal, in what order.
 
-Round-robin (every pair of bots) or gauntlet (one challenger against the
-field), repeated ``cycles`` times. With **duplicate deals** (on by default for
+Round-robin (every pair of bots) or gauntlet (each challenger against every
+bot that is not one: one challenger and a field, or a class's students and the
+reference bots), repeated ``cycles`` times. With **duplicate deals** (on by default for
 card games) each deal is played twice with the seats swapped, and the two
 matches share a ``deal`` id, so the luck of the cards cancels. Every match
 seed derives from the tournament seed (:func:`arena.games.derive_seed`) and is
@@ -36,17 +37,20 @@ class Scheduled:
         return self.bot_a if seat == "A" else self.bot_b
 
 
-def pairs(names: Sequence[str], fmt: str, challenger: str = "") -> list[tuple[str, str]]:
-    """The pairs that meet once per cycle: every pair (round-robin), or the challenger against each other bot.
+def pairs(names: Sequence[str], fmt: str, challenger: str | Sequence[str] = "") -> list[tuple[str, str]]:
+    """The pairs that meet once per cycle: every pair (round-robin), or each challenger against each other bot.
 
     Round-robin pairs come in rounds by the circle method, so every bot plays
-    once per round and a tournament stopped half-way has been fair to all.
+    once per round and a tournament stopped half-way has been fair to all. A
+    gauntlet's ``challenger`` is one name (default: the first bot) or several;
+    challengers never meet one another.
     """
     if fmt == "gauntlet":
-        first = challenger or names[0]
-        if first not in names:
-            raise ConfigError(f"gauntlet challenger {first!r} is not one of the bots: {', '.join(names)}")
-        return [(first, other) for other in names if other != first]
+        challengers = [challenger or names[0]] if isinstance(challenger, str) else list(challenger) or [names[0]]
+        for first in challengers:
+            if first not in names:
+                raise ConfigError(f"gauntlet challenger {first!r} is not one of the bots: {', '.join(names)}")
+        return [(first, other) for first in challengers for other in names if other not in challengers]
     players: list[str | None] = [*names, None] if len(names) % 2 else list(names)
     out: list[tuple[str, str]] = []
     for _ in range(len(players) - 1):
@@ -66,7 +70,7 @@ def make_schedule(
     cycles: int,
     duplicate: bool,
     fmt: str = "round-robin",
-    challenger: str = "",
+    challenger: str | Sequence[str] = "",
 ) -> list[Scheduled]:
     """Every match of the tournament, in the order they are started.
 
