@@ -1,0 +1,379 @@
+"""The README's commands, run as a reader would run them: this fails when one no longer works as shown.
+
+Every shell command in README.md's code blocks (``bash`` and ``sh`` blocks, and plain blocks whose lines
+start with a command) must be listed in ``COMMANDS`` below, either to be run or with the reason it cannot
+run in a test. A command added to the README but not listed fails ``test_every_readme_command_is_listed``,
+and so does a listed command that left the README: nothing is left out silently.
+
+Commands run through bash, as written (globs, quotes), in a copy of the repository laid out as a fresh
+clone, where ``arena`` and ``.venv/bin/arena`` run this checkout's code. Placeholders (``LOG``, ``KEY``...)
+are filled with real files, and a few sizes are made small (``--cycles 1``), as each entry says. Where the
+README shows a command's output (the code block right after the command's block), the output must match it
+line by line: a ``...`` line stands for any lines, and times in ms and time stamps are set aside.
+
+The other code blocks are checked too: Python blocks run, with each ``# result`` comment compared; the
+minimal bots are the sample bots' own code, and the C one compiles and plays; TOML blocks are valid
+manifests and configs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arena.bots.spec import _MANIFEST_KEYS
+from arena.competition import config as config_mod
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+COMMAND_WORDS = ("arena ", ".venv/bin/arena ", "./demo.sh", "./test.sh", "node ", "docker ", "dask ", "python")
+"""How a line that is a command starts (in a plain block too; in bash and sh blocks every line counts)."""
+NOT_COPIED = {".git", ".venv", "arena-runs", "build", "dist", "__pycache__", ".arena-build", "node_modules"}
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block of the README: its language, its lines, and the line it starts on."""
+
+    lang: str
+    lines: tuple[str, ...]
+    line: int
+
+
+def blocks(path: Path = README) -> list[Block]:
+    """Every fenced code block, indented ones (in lists) included, with the indent removed."""
+    found, lines = [], path.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        fence = re.match(r"^(\s*)```(\w*)\s*$", lines[index])
+        index += 1
+        if fence is None:
+            continue
+        indent, lang, start, body = fence[1], fence[2], index, []
+        while not lines[index].strip().startswith("```"):
+            body.append(lines[index][len(indent) :])
+            index += 1
+        index += 1
+        found.append(Block(lang, tuple(body), start))
+    return found
+
+
+def is_command(block: Block, line: str) -> bool:
+    return bool(line.strip()) and (
+        block.lang in ("bash", "sh") or (block.lang == "" and line.startswith(COMMAND_WORDS))
+    )
+
+
+def command_key(line: str) -> str:
+    """A command as the README writes it, its trailing comment and extra spaces left out."""
+    return " ".join(re.sub(r"\s+#.*$", "", line).split())
+
+
+def readme_commands() -> list[tuple[str, Block]]:
+    """Each command of the README (once), with the block it is in, in README order."""
+    seen: dict[str, Block] = {}
+    for block in blocks():
+        for line in block.lines:
+            if is_command(block, line):
+                seen.setdefault(command_key(line), block)
+    return list(seen.items())
+
+
+# What to do with each command -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Run:
+    """Run the command: ``fill`` replaces placeholders, ``extra`` is appended (smaller sizes)."""
+
+    fill: dict[str, str] = field(default_factory=dict)
+    extra: str = ""
+    status: int = 0
+    output: bool = False
+    """The README's next code block is this command's output: compare it."""
+    says: tuple[str, ...] = ()
+    """Text the output must hold (for outputs the README does not show)."""
+    needs: tuple[str, ...] = ()
+    """Programs the command needs (installed by .ci/run; skipped elsewhere when missing)."""
+    after: str = ""
+    """A README command whose files this one reads: it is run first (once)."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A command that cannot run in a test, and why."""
+
+    reason: str
+
+
+PLAY_7 = (
+    ".venv/bin/arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
+)
+ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
+JITSU_3 = "arena play card-jitsu sample_bots/card-jitsu/set-seeker-js sample_bots/card-jitsu/random-python --seed 3"
+LOG = {"LOG": "arena-runs/logs/*-card-jitsu-3.jsonl"}  # the log of a short match: five rounds, so --speed is quick
+SMALLER = "--cycles 1 --no-duplicate --gauntlet"
+"""Every bot plays (the first against each other), in 12 matches instead of 156."""
+COMMANDS: dict[str, Run | Skip] = {
+    "./demo.sh": Run(extra=SMALLER, says=("Leaderboard", "random-python", "minimal-python")),
+    "./test.sh": Skip("it runs this test suite: running it from here would run the suite inside itself"),
+    PLAY_7: Run(output=True),
+    "arena check path/to/my-bot": Skip(
+        "path/to/my-bot stands for the reader's bot; the next command checks a real one"
+    ),
+    "arena check examples/off-by-one-bot": Run(output=True, status=1),
+    "node arena/bots/js/host.js BOT_FILE [BOT_NAME]": Skip("a synopsis with placeholders; the next command runs it"),
+    'arena play rps-poker "node arena/bots/js/host.js examples/challenge-bots.js Odds"'
+    " sample_bots/rps-poker/tsh-py": Run(
+        says=("A: Odds  (node arena/bots/js/host.js examples/challenge-bots.js Odds)", "Result: Odds"), needs=("node",)
+    ),
+    "arena play gops sample_bots/gops/mimic-ruby sample_bots/gops/planner-python --param scoring=total-points": Run(
+        says=("Result: mimic-ruby",), needs=("ruby",)
+    ),
+    JITSU_3: Run(says=("Result: set-seeker-js",), needs=("node",)),
+    "arena play six-card-poker sample_bots/six-card-poker/sorted-python sample_bots/six-card-poker/fictitious-play-js"
+    " --param deals=10": Run(says=("Result: sorted-python",), needs=("node",)),
+    "arena play badugi sample_bots/badugi/rule-based-python sample_bots/badugi/rule-based-node --param hands=2"
+    " --seed 8": Run(output=True, needs=("node",)),
+    "arena tournament badugi sample_bots/badugi/* --param hands=50": Run(
+        extra="--param hands=2 --no-duplicate --db arena-runs/badugi.sqlite", says=("Leaderboard",), needs=("node",)
+    ),
+    "arena tournament rps-poker sample_bots/rps-poker/* --cycles 4": Run(
+        extra=SMALLER, says=("Leaderboard", "tsh-py", "counter-java"), needs=("node", "ruby", "gcc", "javac")
+    ),
+    ROUND_ROBIN: Run(extra="--cycles 1 --no-duplicate", says=("Leaderboard", "basic-odds-py")),
+    "arena results arena-runs/results.sqlite": Run(says=("Leaderboard", "basic-odds-py"), after=ROUND_ROBIN),
+    "arena replay LOG": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
+    "arena replay LOG --speed 0.5": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
+    "arena replay LOG --seat A": Run(fill=LOG, says=("jitsu_play",), after=JITSU_3, needs=("node",)),
+    "arena replay LOG --verify": Run(fill=LOG, after=JITSU_3, needs=("node",)),
+    "arena replay LOG --bot B=./my-bot": Run(
+        fill={**LOG, "./my-bot": "sample_bots/card-jitsu/random-python"}, after=JITSU_3, needs=("node",)
+    ),
+    "arena replay LOG --html match.html": Run(fill=LOG, after=JITSU_3, needs=("node",)),
+    "arena replay --db results.db KEY": Run(
+        fill={"results.db": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN
+    ),
+    "dask scheduler --port 8786": Skip(
+        "a server that runs until stopped; tests/test_cluster.py starts a local cluster"
+    ),
+    "dask worker tcp://HOST:8786 --nthreads 2": Skip("HOST stands for the reader's scheduler (tests/test_cluster.py)"),
+    "arena tournament rps-poker sample_bots/rps-poker/* --seed 7 --cluster tcp://HOST:8786": Skip(
+        "HOST stands for the reader's scheduler; tests/test_cluster.py plays tournaments on a local Dask cluster"
+    ),
+    "docker compose -f docker/compose.yaml up --build": Skip(
+        "needs a Docker engine, which CI has not; tests/test_docker.py lints the Dockerfile and checks compose.yaml"
+    ),
+    "docker compose -f docker/compose.yaml up --build --scale worker=6": Skip("needs a Docker engine (as above)"),
+    "docker compose -f docker/compose.yaml run --rm coordinator arena results arena-runs/results.sqlite": Skip(
+        "needs a Docker engine (as above)"
+    ),
+}
+
+
+def test_every_readme_command_is_listed() -> None:
+    found = [key for key, _ in readme_commands()]
+    unknown = [key for key in found if key not in COMMANDS]
+    assert not unknown, "README commands this test does not know (add each to COMMANDS: run it, or say why not):\n" + (
+        "\n".join(unknown)
+    )
+    gone = [key for key in COMMANDS if key not in found]
+    assert not gone, "COMMANDS lists commands the README no longer has:\n" + "\n".join(gone)
+
+
+# The clone the commands run in ------------------------------------------------------------------------------
+@dataclass
+class Clone:
+    root: Path
+    env: dict[str, str]
+    done: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
+
+    def run(self, command: str) -> subprocess.CompletedProcess[str]:
+        """Run a README command (as listed in COMMANDS) once; later calls give the same result."""
+        if command not in self.done:
+            how = COMMANDS[command]
+            assert isinstance(how, Run)
+            if how.after:
+                self.run(how.after)
+            line = command
+            for placeholder, value in how.fill.items():
+                line = re.sub(rf"(?<![\w/.-]){re.escape(placeholder)}(?![\w/.-])", value, line)
+            self.done[command] = subprocess.run(
+                ["bash", "-c", f"{line} {how.extra}"],
+                cwd=self.root,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                stdin=subprocess.DEVNULL,
+            )
+        return self.done[command]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clone]:
+    root = tmp_path_factory.mktemp("readme") / "arena"
+    shutil.copytree(REPO, root, ignore=lambda folder, names: [n for n in names if n in NOT_COPIED], symlinks=True)
+    bin_dir = root.parent / "bin"
+    bin_dir.mkdir()
+    venv_bin = root / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    arena = f'#!/bin/sh\nexec "{sys.executable}" -m arena "$@"\n'
+    for script in (bin_dir / "arena", venv_bin / "arena"):
+        script.write_text(arena, encoding="utf-8")
+        script.chmod(0o755)
+    # ./demo.sh sets up .venv first: this stand-in says "already installed" (the stamp scripts/bootstrap.sh
+    # writes), and refuses pip, so the test can never install into the venv it runs from.
+    python = venv_bin / "python"
+    python.write_text(
+        f'#!/bin/sh\n[ "$1" = "-m" ] && [ "$2" = "pip" ] && {{ echo "readme test: no pip here" >&2; exit 1; }}\n'
+        f'exec "{sys.executable}" "$@"\n',
+        encoding="utf-8",
+    )
+    python.chmod(0o755)
+    import hashlib
+
+    stamp = hashlib.sha256((root / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    (root / ".venv" / ".arena-installed").write_text(stamp + "\n", encoding="utf-8")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": str(root), "COLUMNS": "200"}
+    env.pop("CI", None)  # the demo's own behaviour, not CI's
+    yield Clone(root, env)
+
+
+def runnable() -> list[str]:
+    return [key for key, how in COMMANDS.items() if isinstance(how, Run)]
+
+
+@pytest.mark.parametrize("command", runnable(), ids=[command[:80] for command in runnable()])
+def test_readme_command_works_as_shown(command: str, clone: Clone) -> None:
+    how = COMMANDS[command]
+    assert isinstance(how, Run)
+    missing = [program for program in how.needs if shutil.which(program) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have {', '.join(missing)} (.ci/run installs it)")
+        pytest.skip(f"needs {', '.join(missing)}, not installed here (CI installs it)")
+    done = clone.run(command)
+    shown = f"$ {command} {how.extra}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    assert done.returncode == how.status, shown
+    assert "Traceback" not in done.stderr, shown
+    for text in how.says:
+        assert text in done.stdout, f"{text!r} not in the output\n{shown}"
+    if how.output:
+        expected = output_shown_after(command)
+        mismatch = compare(expected, done.stdout.splitlines())
+        assert mismatch is None, f"the README shows another output (line {mismatch}):\n{shown}"
+
+
+def output_shown_after(command: str) -> list[str]:
+    """The code block that follows the one holding ``command``: the output the README shows for it."""
+    found = blocks()
+    for index, block in enumerate(found):
+        if any(command_key(line) == command for line in block.lines if is_command(block, line)):
+            return list(found[index + 1].lines)
+    raise AssertionError(f"{command} is not in the README")
+
+
+def normalised(line: str) -> str:
+    """A line with what changes from run to run set aside: times in ms and time stamps."""
+    line = re.sub(r"\d{8}T\d{6}", "<stamp>", line)
+    return re.sub(r"\b\d+ ms\b", "<n> ms", line).rstrip()
+
+
+def compare(expected: list[str], actual: list[str]) -> str | None:
+    """``None`` when ``actual`` is ``expected`` (where a ``...`` line stands for any lines), else what differs."""
+    pattern = [None if line.strip() == "..." else normalised(line) for line in expected]
+    got = [normalised(line) for line in actual]
+
+    @functools.cache
+    def match(p: int, a: int) -> bool:
+        if p == len(pattern):
+            return a == len(got)
+        if pattern[p] is None:
+            return any(match(p + 1, later) for later in range(a, len(got) + 1))
+        return a < len(got) and got[a] == pattern[p] and match(p + 1, a + 1)
+
+    if match(0, 0):
+        return None
+    shown_lines = [line for line in pattern if line is not None]
+    first_missing = next((line for line in shown_lines if line not in got), None)
+    return (
+        f"first line shown but not printed: {first_missing!r}" if first_missing else "the lines come in another order"
+    )
+
+
+# The other code blocks -----------------------------------------------------------------------------------------
+def test_python_blocks_run_and_give_the_results_shown() -> None:
+    python = [block for block in blocks() if block.lang == "python"]
+    checked = 0
+    for block in python:
+        if any(line.startswith("for line in sys.stdin") for line in block.lines):
+            continue  # the minimal bot: test_the_minimal_bots_are_the_sample_bots
+        scope: dict[str, object] = {}
+        for line in block.lines:
+            code, _, comment = line.partition("  # ")
+            if not code.strip():
+                continue
+            if not comment:
+                exec(code, scope)
+                continue
+            value = repr(eval(code, scope))
+            shown = comment.split(": ")[0].strip()
+            assert value == shown, f"README line {block.line}: {code.strip()} gives {value}, the README says {shown}"
+            checked += 1
+    assert checked >= 5
+
+
+def test_the_minimal_bots_are_the_sample_bots() -> None:
+    sample = REPO / "sample_bots" / "rps-poker"
+    for lang, folder, file in (("python", "minimal-python", "bot.py"), ("js", "minimal-js", "bot.js")):
+        (shown,) = [b for b in blocks() if b.lang == lang and any("stdin" in line for line in b.lines)]
+        code = (sample / folder / file).read_text(encoding="utf-8")
+        assert "\n".join(shown.lines).strip() in code, (
+            f"the README's {lang} bot (line {shown.line}) is not {folder}/{file}"
+        )
+
+
+def test_the_c_bot_compiles_and_plays(tmp_path: Path) -> None:
+    if shutil.which("gcc") is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have gcc")
+        pytest.skip("gcc is not installed")
+    (c_block,) = [block for block in blocks() if block.lang == "c"]
+    (tmp_path / "bot.c").write_text("\n".join(c_block.lines) + "\n", encoding="utf-8")
+    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-o", "bot", "bot.c"], cwd=tmp_path, check=True)
+    opponent = str(REPO / "sample_bots/rps-poker/minimal-python")
+    played = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "rps-poker", "./bot", opponent, "--seed", "1", "--no-log", "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert played.returncode == 0 and "Result: bot" in played.stdout and "fault" not in played.stdout, played.stdout
+
+
+def test_toml_blocks_are_valid_manifests_and_configs(tmp_path: Path) -> None:
+    for block in blocks():
+        if block.lang != "toml":
+            continue
+        text = "\n".join(block.lines)
+        data = tomllib.loads(text)
+        if "game" in data:  # a tournament config; its paths are relative to a file in examples/ of a clone
+            (tmp_path / "sample_bots").symlink_to(REPO / "sample_bots", target_is_directory=True)
+            (tmp_path / "examples").mkdir(exist_ok=True)
+            path = tmp_path / "examples" / f"readme-{block.line}.toml"
+            path.write_text(text, encoding="utf-8")
+            config = config_mod.load(path)
+            assert len(config.bots) >= 2
+        else:
+            assert set(data) <= _MANIFEST_KEYS, f"README line {block.line}: not a bot.toml: {sorted(data)}"
+            assert "run" in data or "build" in data or "protocol" in data
