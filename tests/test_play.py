@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena import play_match, resolve
+from arena import ConfigError, play_match, resolve
 from arena.games import get_game
 from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
@@ -204,3 +205,11 @@ def test_a_hosted_javascript_bot_is_named_after_the_bot_it_hosts(tmp_path: Path)
     copied.write_bytes(HOST_JS.read_bytes())
     assert resolve(f"node {copied} {examples} Odds").name == "Odds"
     assert resolve(f"python3 {copied}").name == "host", "only node runs the host"
+
+
+@pytest.mark.parametrize("name", ["\x1b]0;pwned\x07", "red\x1b[31m", "", "x" * 65, "rtl\u202e"])
+def test_a_manifest_name_must_be_printable(tmp_path: Path, name: str) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.toml").write_text(f'name = {json.dumps(name)}\nrun = "true"\n')
+    with pytest.raises(ConfigError, match="'name' must be printable text of 1 to 64 characters"):
+        resolve(str(tmp_path / "bot"))
