@@ -105,6 +105,8 @@ class Run:
     """Programs the command needs (installed by .ci/run; skipped elsewhere when missing)."""
     after: str = ""
     """A README command whose files this one reads: it is run first (once)."""
+    creates: str = ""
+    """A file the command writes (relative to the clone)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ COMMANDS: dict[str, Run | Skip] = {
     ),
     ROUND_ROBIN: Run(extra="--cycles 1 --no-duplicate", says=("Leaderboard", "basic-odds-py")),
     "arena results arena-runs/results.sqlite": Run(says=("Leaderboard", "basic-odds-py"), after=ROUND_ROBIN),
+    "arena results arena-runs/results.sqlite --html report.html": Run(creates="report.html", after=ROUND_ROBIN),
     "arena replay LOG": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
     "arena replay LOG --speed 0.5": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
     "arena replay LOG --seat A": Run(fill=LOG, says=("jitsu_play",), after=JITSU_3, needs=("node",)),
@@ -267,6 +270,8 @@ def test_readme_command_works_as_shown(command: str, clone: Clone) -> None:
     assert "Traceback" not in done.stderr, shown
     for text in how.says:
         assert text in done.stdout, f"{text!r} not in the output\n{shown}"
+    if how.creates:
+        assert (clone.root / how.creates).stat().st_size > 0, f"{how.creates} was not written\n{shown}"
     if how.output:
         expected = output_shown_after(command)
         mismatch = compare(expected, done.stdout.splitlines())
