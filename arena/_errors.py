@@ -22,8 +22,11 @@ class StoreError(ArenaError):
     """The results database cannot be used as asked."""
 
 
-REASON_CHARS = 200
-"""Longest fault reason kept; a longer one (quoting a bot's action or line) is cut in the middle."""
+REASON_CHARS = 400
+"""Longest fault reason kept; a longer one (quoting a bot's action or line) is cut in the middle.
+
+Room for the arena's own longest explanation (which interpreter ran in the jail, with its path) whole.
+"""
 
 
 def _readable(reason: str) -> str:

@@ -26,6 +26,7 @@ import pytest
 import trio
 
 from arena import play_match, resolve
+from arena._errors import REASON_CHARS
 from arena.bots.spec import BotSpec
 from arena.checks.sandbox import CANARY
 from arena.games import get_game
@@ -163,7 +164,7 @@ async def test_an_illegal_move_quotes_a_long_action_cut_short(tmp_path: Path) ->
     action = b'{"id":ID,"action":"' + b"x" * 3000 + b'"}\n'
     record = await duel(hostile("write", action.hex()), tmp_path)
     assert_fault(record, "illegal_move", "must be an integer")
-    assert len(record.faults[0].reason) <= 200, record.faults[0].reason
+    assert len(record.faults[0].reason) <= REASON_CHARS, record.faults[0].reason
 
 
 async def test_a_fault_reason_never_carries_a_bots_control_characters(tmp_path: Path) -> None:
