@@ -64,6 +64,9 @@ def test_arena_tournament_progress_lines(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()
     pair_lines = [line for line in lines if line.startswith("[") and " : " in line]
     assert len(pair_lines) == 3, "three pairs of bots, one deal pair each"
-    assert {line.split()[0] for line in pair_lines} == {"[2/6]", "[4/6]", "[6/6]"}
+    counts = [int(line.split()[0][1:].split("/")[0]) for line in pair_lines]
+    # A pair's line comes when its second leg ends: after at least two matches, the last at the end (which
+    # legs end first depends on the machine's speed when two matches run at once).
+    assert counts == sorted(counts) and len(set(counts)) == 3 and counts[0] >= 2 and counts[-1] == 6, pair_lines
     assert sum(line.startswith("Standings after 4 of 6 matches") for line in lines) == 1
     assert any(line.startswith("Leaderboard (6 matches of 6)") for line in lines)
