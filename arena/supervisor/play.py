@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,19 +57,26 @@ async def play_match(
     """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``.
 
     Each bot's stderr is kept in ``stderr_dir`` (by default ``log_dir``; with neither it is dropped).
+    The log and stderr files are named by the time, the game, the bots and
+    the seed, with a counter when that name is taken (several matches in one
+    second), so they never overwrite each other.
     """
     match_id = match_id or f"{game.id}-{seed}"
     stderr_dir = stderr_dir or log_dir
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    log_path = log_dir / f"{stamp}-{match_id}.jsonl" if log_dir else None
     names = _seat_names(specs)
+    base = ""
+    if log_dir is not None:
+        base = log_name(log_dir, game.id, names, seed, ".jsonl")
+    elif stderr_dir is not None:
+        base = log_name(stderr_dir, game.id, names, seed, ".A.stderr.log")
+    log_path = log_dir / f"{base}.jsonl" if log_dir else None
     for spec in specs:
         await ensure_built(spec, log=narrate)
     wires = [wire_for(spec.protocol, game) for spec in specs]
     async with contextlib.AsyncExitStack() as stack:
         seats = []
         for index, spec in enumerate(specs):
-            stderr_path = stderr_dir / f"{stamp}-{match_id}.{'AB'[index]}.stderr.log" if stderr_dir else None
+            stderr_path = stderr_dir / f"{base}.{'AB'[index]}.stderr.log" if stderr_dir else None
             bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
             seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wires[index]))
         log = MatchLog(log_path)
@@ -92,6 +101,31 @@ def goodbye_line(protocol_name: str) -> bytes:
     """What a bot is sent before its input closes: ``quit``, or nothing for a text protocol (it has no framing)."""
     line = WIRES.get(protocol_name, Wire)().encode(protocol.Quit())
     return line if line is not None else b""
+
+
+def log_name(folder: Path, game_id: str, names: tuple[str, str], seed: int, suffix: str) -> str:
+    """A name for a match's files in ``folder`` that no other match has: time, game, bots, seed, and a counter.
+
+    The name is claimed by creating its file (the name and ``suffix``)
+    exclusively, so two arenas starting a match in the same second cannot
+    both take it.
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    bots = "-vs-".join(_safe(name) for name in names)
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in itertools.count(1):
+        base = f"{stamp}-{_safe(game_id)}-{bots}-{seed}" + (f"-{number}" if number > 1 else "")
+        try:
+            os.close(os.open(folder / f"{base}{suffix}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            continue
+        return base
+    raise AssertionError("unreachable")
+
+
+def _safe(name: str) -> str:
+    """A bot's name as part of a file name: letters, digits, ``.``, ``_`` and ``-`` only, 40 at most."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name).strip(".")[:40] or "bot"
 
 
 def _seat_names(specs: tuple[BotSpec, BotSpec]) -> tuple[str, str]:
