@@ -3,6 +3,8 @@
 # RPS Poker bots (duplicate deals, all CPUs), with live progress and a
 # leaderboard at the end. Bots whose runtime this machine lacks (node, ruby,
 # gcc, javac) are left out, with a note. Extra arguments go to `arena tournament`.
+# Run again, it resumes the same competition (interrupted or not: nothing is
+# played twice); `./demo.sh --fresh` starts over.
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/bootstrap.sh
@@ -23,5 +25,8 @@ for dir in sample_bots/rps-poker/*/; do
   bots+=("$dir")
 done
 
-exec .venv/bin/arena tournament rps-poker "${bots[@]}" --cycles 2 --fresh \
+if [ -f arena-runs/demo.sqlite ] && [[ " $* " != *" --fresh "* ]]; then
+  echo "demo: resuming the demo competition in arena-runs/demo.sqlite (to start over: ./demo.sh --fresh)"
+fi
+exec .venv/bin/arena tournament rps-poker "${bots[@]}" --cycles 2 --name demo \
   --db arena-runs/demo.sqlite --log-dir arena-runs/demo-logs "$@"

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.competition import config as config_mod  # noqa: E402
 from arena.competition.cluster import executor_at  # noqa: E402
-from arena.competition.plan import open_tournament, prepare  # noqa: E402
+from arena.competition.plan import open_competition, prepare  # noqa: E402
 from arena.competition.runner import run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
 from protocol import Limits  # noqa: E402
@@ -57,15 +57,15 @@ def play(folder: Path, *, cycles: int, jobs: int, cluster: str) -> tuple[float, 
     )
     plan = prepare(config)
     with Store.open(config.db) as store:
-        tid, seed = open_tournament(plan, store, fresh=True)
+        competition = open_competition(plan, store, fresh=True)
         started = time.perf_counter()
         summary = trio.run(
             lambda: run_tournament(
-                plan, store, tid, seed, jobs=jobs, executor=executor_at(cluster) if cluster else None
+                plan, store, competition, jobs=jobs, executor=executor_at(cluster) if cluster else None
             )
         )
         elapsed = time.perf_counter() - started
-        rows = sorted((m.key, m.points, m.winner, m.reason) for m in store.matches(tid))
+        rows = sorted((m.key, m.points, m.winner, m.reason) for m in store.matches(competition.id))
     return elapsed, summary.played, rows
 
 

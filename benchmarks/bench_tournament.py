@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from arena.bots.spec import resolve  # noqa: E402
 from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
-from arena.competition.plan import open_tournament, prepare  # noqa: E402
+from arena.competition.plan import open_competition, prepare  # noqa: E402
 from arena.competition.runner import run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
 from arena.games import get_game  # noqa: E402
@@ -68,9 +68,9 @@ def tournament_rate(bots: list[str], *, jobs: int, reuse: bool, cycles: int) -> 
         )
         plan = prepare(config)
         with Store.open(config.db) as store:
-            tid, seed = open_tournament(plan, store)
+            competition = open_competition(plan, store)
             started = time.perf_counter()
-            summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, reuse=reuse))
+            summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))
             elapsed = time.perf_counter() - started
     return summary.played, summary.played / elapsed, summary.pool.started
 
@@ -137,9 +137,9 @@ def in_match_cost(bots: list[str], cycles: int) -> float:
         )
         plan = prepare(config)
         with Store.open(config.db) as store:
-            tid, seed = open_tournament(plan, store)
-            trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=1, reuse=True))
-            matches = store.matches(tid)
+            competition = open_competition(plan, store)
+            trio.run(lambda: run_tournament(plan, store, competition, jobs=1, reuse=True))
+            matches = store.matches(competition.id)
     rounds_per_match = 5 + 10  # RPS Poker: five draft picks, ten plays
     return sum(m.duration_s for m in matches) / (len(matches) * rounds_per_match)
 

@@ -645,7 +645,7 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
     import trio
 
     from arena.competition.config import BotEntry, TournamentConfig
-    from arena.competition.plan import open_tournament, prepare
+    from arena.competition.plan import open_competition, prepare
     from arena.competition.results import leaderboard
     from arena.competition.runner import run_tournament
     from arena.competition.store import Store
@@ -663,9 +663,9 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
     plan = prepare(config)
     assert plan.duplicate  # Badugi plays duplicate deals by default
     with Store.open(config.db) as store:
-        tid, seed = open_tournament(plan, store)
-        summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=2))
-        matches = store.matches(tid)
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=2))
+        matches = store.matches(competition.id)
     assert summary.played == len(matches) == 6 * 2
     assert [m.faults for m in matches if m.faults] == []
     assert all(m.points[0] + m.points[1] == 0 for m in matches)

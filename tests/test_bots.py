@@ -54,7 +54,7 @@ def test_command_line_names_the_bot_after_its_script() -> None:
     ("manifest", "message"),
     [
         ("", "'run' must be the command"),
-        ('run = "x"\nreuse = "yes"\n', "'reuse' must be a bool"),
+        ('run = "x"\nreuse = "yes"\n', "'reuse' must be false .* or \"persistent\""),
         ('run = "x"\nbuild_timeout_s = -1\n', "positive number"),
         ('run = "x"\nrun_command = "y"\n', "unknown key 'run_command'"),
         ("run = [", "bot.toml"),
@@ -93,3 +93,12 @@ def test_a_huge_manifest_is_refused(tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_text('run = "true"\n' + "# padding\n" * 10_000)
     with pytest.raises(ConfigError, match="is over 64 KiB"):
         load_folder(tmp_path)
+
+
+@pytest.mark.parametrize(("reuse", "mode"), [("false", "fresh"), ("true", "reused"), ('"persistent"', "persistent")])
+def test_the_three_process_modes_of_a_manifest(tmp_path: Path, reuse: str, mode: str) -> None:
+    (tmp_path / "bot.toml").write_text(f'run = "python3 bot.py"\nreuse = {reuse}\n')
+    spec = load_folder(tmp_path)
+    assert spec.process_mode == mode
+    assert spec.reuse == (mode != "fresh") and spec.persistent == (mode == "persistent")
+    assert not spec.speaking("gops-text").persistent  # a text protocol has no match framing

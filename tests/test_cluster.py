@@ -22,8 +22,9 @@ import trio
 from arena._errors import ConfigError
 from arena.competition import config as config_mod
 from arena.competition.cluster import Bundle, ClusterError, executor_at, make_bundle, remote_bots, unpack_bundle
-from arena.competition.plan import Plan, open_tournament, prepare
+from arena.competition.plan import Plan, open_competition, prepare
 from arena.competition.runner import run_tournament
+from arena.competition.schedule import make_schedule
 from arena.competition.store import Store
 from protocol import Limits
 
@@ -155,13 +156,13 @@ def tournament_config(tmp_path: Path, *, bots: list[str] = BOTS, cycles: int = 2
 async def run(plan: Plan, *, cluster: str = "", jobs: int = 0) -> tuple[list[tuple[Any, ...]], int]:
     """Play the tournament; its matches (what the results table is made of, timings left out) and how many ran."""
     with Store.open(plan.config.db) as store:
-        tid, seed = open_tournament(plan, store)
+        competition = open_competition(plan, store)
         summary = await run_tournament(
-            plan, store, tid, seed, jobs=jobs, executor=executor_at(cluster) if cluster else None
+            plan, store, competition, jobs=jobs, executor=executor_at(cluster) if cluster else None
         )
         rows = sorted(
             (m.key, m.bot_a, m.bot_b, m.seed, m.points, m.winner, m.forfeit, m.reason, m.faults)
-            for m in store.matches(tid)
+            for m in store.matches(competition.id)
         )
     return rows, summary.played
 
@@ -268,7 +269,9 @@ async def test_killed_worker_mid_tournament_still_every_match_exactly_once(
             while len(client.scheduler_info()["workers"]) < 2:
                 await trio.sleep(0.1)
         assert killed[0] not in worker_pids(client).values()
-    assert [row[0] for row in rows] == sorted(m.key for m in plan.schedule(SEED))
+    assert [row[0] for row in rows] == sorted(
+        m.key for m in make_schedule(plan.names, seed=SEED, cycles=3, duplicate=True)
+    )
     assert played == len(rows) == 18
     assert rows == local_results[3]
     # The killed worker's bots die with it (their supervisor is gone).
@@ -277,3 +280,17 @@ async def test_killed_worker_mid_tournament_still_every_match_exactly_once(
         with contextlib.suppress(psutil.NoSuchProcess):
             process.kill()
     assert not alive, f"bots outlived their killed worker: {[p.pid for p in alive]}"
+
+
+@pytest.mark.cluster
+async def test_persistent_bots_on_a_cluster_give_the_local_results(cluster: Any, tmp_path: Path) -> None:
+    # tsh-py and basic-odds-py keep state across matches: one process each, on one worker, in schedule order.
+    persistent = [str(ROOT / "sample_bots" / "rps-poker" / name) for name in ("tsh-py", "basic-odds-py")]
+    bots = [*persistent, BOTS[0]]
+    local = prepare(tournament_config(tmp_path / "local", bots=bots))
+    assert all(local.specs[Path(b).name].persistent for b in persistent)
+    local_rows, _ = await run(local, jobs=2)
+    remote_rows, played = await run(
+        prepare(tournament_config(tmp_path / "remote", bots=bots)), cluster=cluster.scheduler_address
+    )
+    assert played == 12 and remote_rows == local_rows

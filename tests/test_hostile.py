@@ -29,12 +29,19 @@ from arena import play_match, resolve
 from arena._errors import REASON_CHARS
 from arena.bots.spec import BotSpec
 from arena.checks.sandbox import CANARY
+from arena.competition.config import BotEntry, TournamentConfig
+from arena.competition.plan import open_competition, prepare
+from arena.competition.runner import run_tournament
+from arena.competition.store import Store
 from arena.games import get_game
 from arena.sandbox import BUILD_DIR, SandboxPolicy, built_folder, capabilities, configure, current_policy, summary
 from arena.sandbox._plan import LAUNCHER
 from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
 from arena.supervisor.build import ensure_built
-from arena.supervisor.match import MatchRecord
+from arena.supervisor.match import MatchRecord, MatchRunner, Seat
+from arena.supervisor.matchlog import MatchLog
+from arena.supervisor.play import spawn_options
+from arena.supervisor.wires import wire_for
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS
@@ -501,3 +508,58 @@ def test_when_the_arena_dies_during_set_up_no_half_of_the_jail_survives(tmp_path
             os.close(lifeline_w)
         launcher.kill()
         launcher.wait()
+
+
+# A bot that remembers deals (issue: the two legs of a duplicate deal in one reused process) ------------------------
+REMEMBERS = HOSTILE / "remembers-deals"
+
+
+def remembers_deals(*, persistent: bool = False) -> BotSpec:
+    return BotSpec(
+        name="remembers-deals", command=(sys.executable, str(REMEMBERS / "bot.py")), cwd=REMEMBERS,
+        reuse=True, persistent=persistent, profile="python",
+    )  # fmt: skip
+
+
+async def test_a_process_that_played_one_leg_of_a_deal_recognises_the_other(tmp_path: Path) -> None:
+    # What the arena must prevent: one process given both legs knows its opponent's hand in the second.
+    game = get_game("rps-poker")
+    spec = remembers_deals()
+    records = []
+    async with open_bot(spec, spawn_options(spec, LIMITS, tmp_path / "r.stderr.log")) as bot:
+        for leg in (0, 1):
+            async with open_bot(resolve(str(GOOD)), spawn_options(resolve(str(GOOD)), LIMITS, None)) as other:
+                seats = [
+                    Seat(bot=bot, limits=LIMITS, name="remembers-deals", wire=wire_for("json", game)),
+                    Seat(bot=other, limits=LIMITS, name="minimal-python", wire=wire_for("json", game)),
+                ]
+                runner = MatchRunner(
+                    game, 21, seats if leg == 0 else seats[::-1], match_id=f"m{leg}", log=MatchLog(None)
+                )
+                records.append(await runner.run())
+                await other.shutdown(polite=b'{"type":"quit"}\n')
+    assert records[0].faults == []
+    assert [(f.kind, "code 5" in f.reason) for f in records[1].faults] == [("crash", True)]
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_a_bot_that_remembers_deals_never_meets_the_other_leg_in_a_competition(
+    tmp_path: Path, persistent: bool
+) -> None:
+    config = TournamentConfig(
+        game="rps-poker",
+        bots=[BotEntry(text=str(GOOD)), BotEntry(text=str(SAMPLE_BOTS / "rps-poker" / "random-python"))],
+        cycles=3,
+        seed=21,
+        limits=LIMITS,
+        db=tmp_path / "r.sqlite",
+        logs=False,
+    )
+    plan = prepare(config)
+    plan.specs = {"remembers-deals": remembers_deals(persistent=persistent), **plan.specs}
+    with Store.open(config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=1))
+        matches = store.matches(competition.id)
+    assert summary.not_admitted == {} and len(matches) == 3 * 3 * 2
+    assert [f for m in matches for f in m.faults] == []

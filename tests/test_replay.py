@@ -296,7 +296,7 @@ def test_replay_by_match_id_from_a_results_database(
 ) -> None:
     store_module = pytest.importorskip("arena.competition.store")
     store = store_module.Store.open(tmp_path / "results.db")
-    tournament = store.create_tournament(fingerprint="f", seed=1, name="t", game="rps-poker/1", config={}, bots=[])
+    tournament = store.create_competition(name="t", seed=1, game="rps-poker/1", config={})
     played = store_module.PlayedMatch(
         key="c1-d1-l0",
         cycle=1,

@@ -11,10 +11,10 @@ import trio
 from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.competition.config import BotEntry, TournamentConfig
-from arena.competition.plan import Plan, open_tournament, prepare
-from arena.competition.results import leaderboard, render
+from arena.competition.plan import Plan, open_competition, prepare
+from arena.competition.results import board_from_store, leaderboard, render
 from arena.competition.runner import Summary, run_tournament
-from arena.competition.schedule import make_schedule, pairs
+from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairing_number, pairs
 from arena.competition.store import PlayedMatch, Store
 from arena.games import derive_seed, get_game
 from arena.supervisor.matchlog import read_log
@@ -55,7 +55,8 @@ def test_duplicate_legs_share_the_deal_seed_with_the_seats_swapped() -> None:
         assert (first.leg, second.leg) == (0, 1)
         assert first.seed == second.seed
         assert (first.bot_a, first.bot_b) == (second.bot_b, second.bot_a)
-        assert first.seed == derive_seed(99, "deal", first.cycle, *sorted((first.bot_a, first.bot_b)))
+        slots = sorted(["x", "y", "z"].index(name) for name in (first.bot_a, first.bot_b))
+        assert first.seed == derive_seed(99, "deal", first.cycle, pairing_number(*slots))
     assert len({legs[0].seed for legs in by_deal.values()}) == 6
 
 
@@ -65,16 +66,57 @@ def test_without_duplicates_each_deal_is_played_once_and_seats_alternate_by_cycl
     assert schedule[0].seed != schedule[1].seed
 
 
-def test_deal_seeds_do_not_depend_on_the_order_bots_were_named_in() -> None:
-    one = {
-        (m.deal.split("-")[0], frozenset((m.bot_a, m.bot_b)), m.seed)
-        for m in make_schedule(["x", "y", "z"], seed=4, cycles=1, duplicate=True)
-    }
-    two = {
-        (m.deal.split("-")[0], frozenset((m.bot_a, m.bot_b)), m.seed)
-        for m in make_schedule(["z", "y", "x"], seed=4, cycles=1, duplicate=True)
-    }
-    assert one == two
+def test_deals_come_from_the_place_in_the_schedule_not_from_the_bots_names() -> None:
+    # The challenge's bots and their ports, in the same order, meet on the same deals.
+    originals = make_schedule(["BasicOdds", "TSH", "Simple"], seed=4, cycles=2, duplicate=True)
+    ports = make_schedule(["basic-odds-py", "tsh-py", "simple-py"], seed=4, cycles=2, duplicate=True)
+    assert [(m.cycle, m.pairing, m.leg, m.seed) for m in originals] == [
+        (m.cycle, m.pairing, m.leg, m.seed) for m in ports
+    ]
+    assert [m.match_id for m in originals] != [m.match_id for m in ports]
+
+
+def test_a_bot_joining_later_keeps_everyone_else_s_deals() -> None:
+    three = make_schedule(["x", "y", "z"], seed=8, cycles=2, duplicate=True)
+    four = make_schedule(["x", "y", "z", "w"], seed=8, cycles=2, duplicate=True)
+    by_key = {m.key: m.seed for m in four}
+    assert all(by_key[m.key] == m.seed for m in three)
+    # its slot (3) gives its pairings new numbers: 3, 4 and 5
+    assert {m.pairing for m in four if "w" in (m.bot_a, m.bot_b)} == {3, 4, 5}
+    assert pairing_number(0, 3) == 3 and pairing_number(2, 3) == 5 and pairing_number(1, 2) == 2
+
+
+def test_a_new_version_of_a_bot_replays_its_pairings_on_the_same_deals() -> None:
+    first = make_schedule([Entrant("x", 0), Entrant("y", 1)], seed=3, cycles=2, duplicate=True)
+    second = make_schedule([Entrant("x", 0, version=2), Entrant("y", 1)], seed=3, cycles=2, duplicate=True)
+    assert [m.seed for m in first] == [m.seed for m in second]
+    assert [m.key for m in second][:2] == ["c1-x.v2-vs-y-a", "c1-x.v2-vs-y-b"]
+
+
+def test_a_persistent_bot_never_meets_a_deal_twice() -> None:
+    field = [Entrant("keeps", 0, persistent=True), Entrant("y", 1), Entrant("z", 2)]
+    schedule = make_schedule(field, seed=5, cycles=3, duplicate=True)
+    with_it = [m for m in schedule if "keeps" in (m.bot_a, m.bot_b)]
+    assert len(with_it) == 3 * 2 * 2
+    assert len({m.seed for m in with_it}) == len(with_it)  # each leg its own deal
+    assert all(not m.shares_deal and m.persistent == ("keeps",) for m in with_it)
+    others = [m for m in schedule if "keeps" not in (m.bot_a, m.bot_b)]
+    assert all(m.shares_deal for m in others) and len({m.seed for m in others}) == 3
+
+
+def test_a_deals_list_deals_number_c_to_every_pairing_of_cycle_c() -> None:
+    schedule = make_schedule(["x", "y", "z"], seed=5, cycles=3, duplicate=True, deals=[11, 22])
+    assert {m.cycle: m.seed for m in schedule} == {1: 11, 2: 22, 3: 11}
+    assert deal_seed(5, 2, 0, deals=[11, 22]) == 22
+
+
+def test_match_ids_tell_a_bot_neither_its_leg_nor_its_opponent() -> None:
+    schedule = make_schedule(["alpha", "beta"], seed=5, cycles=1, duplicate=True)
+    ids = [m.match_id for m in schedule]
+    assert len(set(ids)) == 2
+    for match_id in ids:
+        assert "alpha" not in match_id and "beta" not in match_id
+        assert not match_id.endswith(("-a", "-b")) and len(match_id) == 16
 
 
 # Real tournaments ---------------------------------------------------------------------
@@ -94,9 +136,9 @@ def config_for(tmp_path: Path, bots: list[str], **changes: Any) -> TournamentCon
 
 def play(plan: Plan, *, jobs: int, reuse: bool = True) -> tuple[Summary, list[PlayedMatch]]:
     with Store.open(plan.config.db) as store:
-        tid, seed = open_tournament(plan, store)
-        summary = trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, reuse=reuse))
-        return summary, store.matches(tid)
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))
+        return summary, store.matches(competition.id)
 
 
 def table(matches: list[PlayedMatch]) -> list[tuple[Any, ...]]:
@@ -156,11 +198,31 @@ def test_reusable_bots_keep_their_processes_and_no_reuse_starts_two_per_match(tm
     bots = ["random-python", "minimal-python", "simple-py"]
     reused, _ = play(prepare(config_for(tmp_path / "a", bots, cycles=2)), jobs=1)
     assert reused.played == 12
-    assert reused.pool.started == 3  # one process per bot, at jobs 1
-    assert reused.pool.reused == 2 * 12 - 3
+    # two processes per bot at jobs 1: the legs of a duplicate deal never share a process
+    assert reused.pool.started == 6
+    assert reused.pool.reused == 2 * 12 - 6
     fresh, _ = play(prepare(config_for(tmp_path / "b", bots)), jobs=2, reuse=False)
     assert fresh.pool.started == 2 * fresh.played == 12
     assert fresh.pool.reused == 0
+
+
+def test_the_two_legs_of_a_deal_are_never_played_by_one_process(tmp_path: Path) -> None:
+    # A reused process that remembered leg a would know its opponent's hand in leg b (the same cards, seats swapped).
+    bots = ["random-python", "minimal-python", "simple-py"]
+    _, matches = play(prepare(config_for(tmp_path, bots, cycles=2)), jobs=1)
+    process: dict[tuple[str, str], str] = {}  # (match key, bot) -> the stderr file of the process that played it
+    for match in matches:
+        header = read_log(Path(match.log_path or ""))[0]
+        for bot in header["bots"]:
+            process[match.key, bot["name"]] = bot["stderr_log"]
+    deals: dict[str, list[PlayedMatch]] = {}
+    for match in matches:
+        deals.setdefault(match.deal, []).append(match)
+    assert len(deals) == 6
+    for first, second in deals.values():
+        for bot in (first.bot_a, first.bot_b):
+            assert process[first.key, bot] != process[second.key, bot], (first.key, bot)
+    assert len(set(process.values())) == 6  # and yet each process played several matches
 
 
 def faulty_plan(tmp_path: Path, mode: str, **changes: Any) -> Plan:
@@ -181,8 +243,8 @@ def test_a_process_that_faulted_is_replaced_and_the_fault_costs_only_the_offende
         assert m.forfeit == (seat,) and m.winner == ("B" if seat == "A" else "A")
     assert all(not m.faults for m in matches if m not in faulty_matches)
     assert summary.pool.discarded_after_fault == 4
-    # faulty started 4 times (never reused); the two good bots once each at jobs 1
-    assert summary.pool.started == 4 + 2
+    # faulty started 4 times (never reused); the two good bots twice each at jobs 1 (one process per leg)
+    assert summary.pool.started == 4 + 2 * 2
     board = leaderboard(plan.names, matches, max_faults=10)
     assert {r.bot: r.faults for r in board.standings} == {
         "faulty": {"illegal_move": 4},
@@ -191,18 +253,38 @@ def test_a_process_that_faulted_is_replaced_and_the_fault_costs_only_the_offende
     }
 
 
-def test_a_bot_that_cannot_start_forfeits_and_the_tournament_still_ends(tmp_path: Path) -> None:
+def test_a_bot_that_cannot_start_is_not_admitted_and_the_others_play(tmp_path: Path) -> None:
+    plan = prepare(config_for(tmp_path, ["minimal-python", "random-python"]))
+    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, reuse=True, digest="g")
+    plan.specs = {"ghost": ghost, **plan.specs}
+    summary, matches = play(plan, jobs=2)
+    assert summary.played == len(matches) == 2
+    assert all("ghost" not in (m.bot_a, m.bot_b) for m in matches)
+    assert list(summary.not_admitted) == ["ghost"]
+    assert "did not pass the handshake" in summary.not_admitted["ghost"]
+    with Store.open(plan.config.db, readonly=True) as store:
+        board = board_from_store(store)
+    assert [row.bot for row in board.standings] == ["minimal-python", "random-python"] or len(board.standings) == 2
+    assert "ghost" not in {row.bot for row in board.standings}
+    text = render(board, "table")
+    assert "Not admitted" in text and "ghost: did not pass the handshake" in text
+
+
+def test_an_admitted_bot_that_no_longer_starts_forfeits_and_the_tournament_still_ends(tmp_path: Path) -> None:
     # The opponent's process, started first, must go back to the pool, or shutting the pool down waits forever.
     plan = prepare(config_for(tmp_path, ["minimal-python", "random-python"]))
-    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, reuse=True)
+    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, reuse=True, digest="g")
     plan.specs = {"ghost": ghost, **plan.specs}
 
     async def bounded() -> tuple[Summary, list[PlayedMatch]]:
         with Store.open(plan.config.db) as store:
-            tid, seed = open_tournament(plan, store)
+            competition = open_competition(plan, store)
+            for version in competition.field:  # as if each had passed its handshake on an earlier run
+                store.set_admission(version.id, "admitted")
+            competition.field = store.versions(competition.id, current=True)
             with trio.fail_after(60):
-                summary = await run_tournament(plan, store, tid, seed, jobs=2)
-            return summary, store.matches(tid)
+                summary = await run_tournament(plan, store, competition, jobs=2)
+            return summary, store.matches(competition.id)
 
     summary, matches = trio.run(bounded)
     ghost_matches = [m for m in matches if "ghost" in (m.bot_a, m.bot_b)]
@@ -213,14 +295,14 @@ def test_a_bot_that_cannot_start_forfeits_and_the_tournament_still_ends(tmp_path
 
 
 def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: Path) -> None:
-    plan = faulty_plan(tmp_path, "crash_start", max_faults=1, cycles=2)
+    plan = faulty_plan(tmp_path, "bad_index", max_faults=1, cycles=2)
     summary, matches = play(plan, jobs=1)
     with_faulty = [m for m in matches if "faulty" in (m.bot_a, m.bot_b)]
     assert len(with_faulty) == 2  # the second fault is one more than allowed
-    assert all(f.kind == "crash" for m in with_faulty for f in m.faults)
+    assert all(f.kind == "illegal_move" for m in with_faulty for f in m.faults)
     assert summary.skipped == 8 - 2
     assert summary.played == 12 - summary.skipped
-    assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (crash x2)"}
+    assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (illegal_move x2)"}
 
 
 def test_arena_tournament_resumes_and_arena_results_prints_every_format(
@@ -234,7 +316,8 @@ def test_arena_tournament_resumes_and_arena_results_prints_every_format(
     assert "Leaderboard (2 matches of 2)" in out and "Played 2 matches" in out
     assert main([*args, "--cycles", "2"]) == 0  # the same tournament, with one more cycle
     out = capsys.readouterr().out
-    assert "2 already done" in out and "Played 2 matches" in out and "(4 matches of 4)" in out
+    assert "cycles 1 -> 2\nresuming: 2 of 4 recorded" in out
+    assert "Played 2 matches" in out and "(4 matches of 4)" in out
     assert main(args) == 0  # fewer cycles again: nothing to play, and the schedule does not shrink
     out = capsys.readouterr().out
     assert "(4 matches of 4)" in out

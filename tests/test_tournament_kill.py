@@ -87,7 +87,7 @@ def test_sigkill_mid_run_then_rerun_records_every_match_exactly_once(tmp_path: P
     assert 3 <= before < len(expected_keys())
     rerun = subprocess.run(command(db, tmp_path), capture_output=True, text=True, env=env, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"{before} already done" in rerun.stdout
+    assert f"resuming: {before} of {len(expected_keys())} recorded" in rerun.stdout
     assert f"Played {len(expected_keys()) - before} matches" in rerun.stdout
     with Store.open(db) as store:
         (tournament,) = store.tournaments()

@@ -5,7 +5,7 @@ A bot folder holds a manifest, ``bot.toml``::
     name = "simple"                  # optional; the folder's name by default
     run = "python3 simple.py"        # the command, run in the folder
     build = "gcc -O2 -o bot bot.c"   # optional, run once before play
-    reuse = true                     # optional: plays many matches per process
+    reuse = true                     # optional: plays many matches per process (or "persistent")
 
 ``run`` and ``build`` are split like a shell would (``shlex``) but no shell
 runs them; write ``sh -c '...'`` for pipes or ``&&``.
@@ -54,6 +54,14 @@ class BotSpec:
     """What the user wrote to name this bot."""
     digest: str = field(default="", compare=False)
     """SHA-256 of the bot's folder or executable, recorded in logs."""
+    persistent: bool = False
+    """``reuse = "persistent"``: one process plays all the bot's matches of a competition, in schedule order,
+    and keeps its state from one to the next (``reuse`` is then true as well)."""
+
+    @property
+    def process_mode(self) -> str:
+        """``fresh`` (a new process per match), ``reused`` (resets at ``match_start``) or ``persistent``."""
+        return "persistent" if self.persistent else "reused" if self.reuse else "fresh"
 
     def with_name(self, name: str) -> BotSpec:
         """The same bot under another name (to tell two copies apart)."""
@@ -61,7 +69,15 @@ class BotSpec:
 
     def speaking(self, protocol: str) -> BotSpec:
         """The same bot speaking ``protocol``; a text protocol has no match framing, so no reuse."""
-        return BotSpec(**{**self.__dict__, "protocol": protocol, "reuse": self.reuse and protocol == "json"})
+        framed = protocol == "json"
+        return BotSpec(
+            **{
+                **self.__dict__,
+                "protocol": protocol,
+                "reuse": self.reuse and framed,
+                "persistent": self.persistent and framed,
+            }
+        )
 
 
 def resolve(text: str, *, base: Path | None = None) -> BotSpec:
@@ -138,12 +154,18 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     build = data.get("build", "")
     if not isinstance(build, str):
         raise ConfigError(f"{manifest}: 'build' must be a string command")
-    for key, kind in (("name", str), ("reuse", bool), ("protocol", str), ("profile", str)):
+    for key, kind in (("name", str), ("protocol", str), ("profile", str)):
         if key in data and not isinstance(data[key], kind):
             raise ConfigError(f"{manifest}: {key!r} must be a {kind.__name__}")
     name = data.get("name", folder.name)
     if not name.strip() or not name.isprintable() or len(name) > MAX_NAME:
         raise ConfigError(f"{manifest}: 'name' must be printable text of 1 to {MAX_NAME} characters, not {name!r}")
+    reuse = data.get("reuse", False)
+    if not (isinstance(reuse, bool) or reuse == "persistent"):
+        raise ConfigError(
+            f"{manifest}: 'reuse' must be false (a fresh process per match), true (a process plays many matches"
+            ' and resets at match_start) or "persistent" (one process plays all its matches and keeps its state)'
+        )
     timeout = data.get("build_timeout_s", 120.0)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ConfigError(f"{manifest}: 'build_timeout_s' must be a positive number of seconds")
@@ -155,7 +177,8 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         command=command,
         cwd=folder,
         build=tuple(shlex.split(build)),
-        reuse=data.get("reuse", False),
+        reuse=bool(reuse),
+        persistent=reuse == "persistent",
         protocol=data.get("protocol", "json"),
         profile=data.get("profile", "") or guess_profile(command),
         build_timeout_s=float(timeout),

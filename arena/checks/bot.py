@@ -209,6 +209,16 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
     return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)")
 
 
+async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1) -> Check:
+    """The basic handshake a competition asks of a bot before admitting it (``arena check``'s start-up check).
+
+    The bot is started in its sandbox, sent a ``match_start`` and the first
+    request of a match of ``game``, and must answer it legally within
+    ``startup_s + move_s``; its stderr goes to ``log_dir``.
+    """
+    return await _check_startup(spec, game, limits, log_dir, seed)
+
+
 async def _first_answer(
     bot: BotProcess, wire: Wire, messages: list[protocol.Message], allowed: float, where: list[str]
 ) -> protocol.Answer | Fault:

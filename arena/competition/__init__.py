@@ -5,9 +5,10 @@ From the schedule up:
 * :mod:`~arena.competition.config`: a tournament's config (TOML or the
   short command-line form), checked with errors that name the key and line;
 * :mod:`~arena.competition.schedule`: who meets whom, seats, deals, seeds;
-* :mod:`~arena.competition.plan`: a config resolved into a game, bots and a
-  schedule, and its tournament row in the store;
-* :mod:`~arena.competition.store`: the SQLite results database;
+* :mod:`~arena.competition.plan`: a config resolved into a game and bots,
+  and the competition it names in the store (its field: versions, changes);
+* :mod:`~arena.competition.store`: the SQLite results database (competitions,
+  bot versions, matches, claims of cooperating arenas);
 * :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
   ratings and the leaderboard, rendered as a table, JSON or CSV;
 * :mod:`~arena.competition.progress`: progress displays;
@@ -18,19 +19,22 @@ From the schedule up:
 * :mod:`~arena.competition.cli`: ``arena tournament`` and ``arena results``.
 """
 
-from .plan import Plan, open_tournament, prepare
+from .plan import Competition, Plan, open_competition, prepare
 from .runner import MatchExecutor, Summary, run_tournament
-from .schedule import Scheduled, make_schedule
+from .schedule import Entrant, Scheduled, iter_schedule, make_schedule
 from .store import Store
 
 __all__ = [
+    "Competition",
+    "Entrant",
     "MatchExecutor",
     "Plan",
     "Scheduled",
     "Store",
     "Summary",
+    "iter_schedule",
     "make_schedule",
-    "open_tournament",
+    "open_competition",
     "prepare",
     "run_tournament",
 ]

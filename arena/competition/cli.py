@@ -9,12 +9,12 @@ from pathlib import Path
 
 import trio
 
-from .._errors import ConfigError
+from .._errors import ConfigError, StoreError
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from . import config as config_mod
 from .cluster import executor_at
 from .config import TournamentConfig, effective_jobs
-from .plan import open_tournament, prepare
+from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
 from .results import RANK_BY, board_from_store, matches_report, render, render_matches
 from .runner import run_tournament
@@ -29,10 +29,12 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         if args.bots:
             raise ConfigError("give either a config file or a game and its bots, not both")
         config = config_mod.load(target)
-        for key in ("cycles", "seed", "jobs", "max_faults"):
+        for key in ("cycles", "seed", "jobs", "max_faults", "name"):
             value = getattr(args, key)
             if value is not None:
                 setattr(config, key, value)
+        if args.deals is not None:
+            config.deals = Path(args.deals)
         if args.db is not None:
             config.db = Path(args.db)
         if args.no_log:
@@ -43,7 +45,9 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     return config_mod.from_command_line(
         args.target,
         args.bots,
-        cycles=args.cycles if args.cycles is not None else 1,
+        cycles=args.cycles,
+        name=args.name or "",
+        deals=Path(args.deals) if args.deals is not None else None,
         seed=args.seed,
         jobs=args.jobs if args.jobs is not None else 0,
         duplicate_deals=args.duplicate,
@@ -67,38 +71,40 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         print(f"arena: note: {note}", file=sys.stderr)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)
     with Store.open(config.db) as store:
-        tid, seed = open_tournament(plan, store, fresh=args.fresh)
-        schedule_size = len(plan.schedule(seed))
-        done = len(store.finished_keys(tid))
+        competition = open_competition(plan, store, fresh=args.fresh)
         dup = "duplicate deals" if plan.duplicate else "no duplicate deals"
+        deals = f", deals from {config.deals}" if plan.deals else ""
         print(
-            f"Tournament {tid} in {config.db}: {plan.game.game_id}, {config.format}, {len(plan.specs)} bots, "
-            f"{config.cycles} cycle(s), {dup}; seed {seed}; {schedule_size} matches"
-            + (f", {done} already done" if done else "")
+            f"Competition {competition.name!r} (tournament {competition.id} in {config.db}): {plan.game.game_id},"
+            f" {config.format}, {len(plan.specs)} bots, {competition.cycles} cycle(s), {dup}{deals};"
+            f" seed {competition.seed}"
             + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
         )
+        for line in competition.changes:
+            print(line)
         progress = progress_for(args, plan.duplicate, plan.game.points_name)
         summary = trio.run(
             lambda: run_tournament(
                 plan,
                 store,
-                tid,
-                seed,
+                competition,
                 jobs=jobs,
                 reuse=not args.no_reuse,
                 progress=progress,
                 handle_signals=True,
                 say=print,
                 executor=executor_at(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
+                recheck=args.recheck,
             )
         )
-        board = board_from_store(store, tid, rank_by=args.rank_by)
+        board = board_from_store(store, competition.id, rank_by=args.rank_by)
     sys.stdout.write(render(board, "table", width=terminal_width(), pairwise=args.pairwise))
     rate = summary.played / summary.elapsed_s if summary.elapsed_s > 0 else 0.0
     print(
         f"Played {summary.played} matches in {summary.elapsed_s:.1f}s ({rate:.2f}/s); "
         f"processes started: {summary.pool.started}, reused: {summary.pool.reused}"
         + (f"; {summary.skipped} skipped (disqualified bots)" if summary.skipped else "")
+        + (f"; {summary.left_to_others} left to another arena" if summary.left_to_others else "")
     )
     if summary.interrupted:
         print(
@@ -141,8 +147,16 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     parser.add_argument("target", metavar="CONFIG.toml|GAME", help="a tournament config file, or a game id")
     parser.add_argument("bots", nargs="*", metavar="BOT", help="bots (folders, executables, command lines)")
-    parser.add_argument("--cycles", type=int, help="times the whole schedule is played (default 1)")
-    parser.add_argument("--seed", type=int, help="tournament seed (default: resume the last one, or random)")
+    parser.add_argument(
+        "--name", help="the competition's name: rerunning it resumes or changes it (default: the game and format)"
+    )
+    parser.add_argument(
+        "--cycles", type=int, help="times the whole schedule is played (default 1, or one per deal of --deals)"
+    )
+    parser.add_argument("--seed", type=int, help="competition seed (default: the competition's, or random)")
+    parser.add_argument(
+        "--deals", metavar="FILE", help="fixed deal seeds, one per line: cycle c deals number c to every pairing"
+    )
     parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")
@@ -158,7 +172,14 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument("--log-dir", default=str(config_mod.DEFAULT_LOG_DIR), help="where match logs go")
     parser.add_argument("--no-log", action="store_true", help="write no match logs")
     parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")
-    parser.add_argument("--fresh", action="store_true", help="start a new tournament instead of resuming")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start a new competition (the old one stays in the database), any seed"
+    )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="try bots that were not admitted again, even if their files are unchanged",
+    )
     parser.add_argument(
         "--progress",
         choices=("auto", "bar", "status", "lines", "none"),
@@ -189,12 +210,22 @@ def cmd_results(args: argparse.Namespace) -> int:
     with Store.open(Path(args.db), readonly=True) as store:
         if args.list:
             for t in store.tournaments():
-                print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{t.name}")
+                field_ = store.versions(t.id, current=True)
+                print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{len(field_)} bots\t{t.name}")
             return 0
+        tid = args.tournament
+        if args.name is not None:
+            found = store.latest(args.name)
+            if found is None:
+                names = sorted({t.name for t in store.tournaments()})
+                raise StoreError(
+                    f"{store.path} holds no competition called {args.name!r} (it holds: {', '.join(names)})"
+                )
+            tid = found.id
         if args.matches:
-            sys.stdout.write(render_matches(matches_report(store, args.tournament), args.format))
+            sys.stdout.write(render_matches(matches_report(store, tid), args.format))
             return 0
-        board = board_from_store(store, args.tournament, rank_by=args.rank_by)
+        board = board_from_store(store, tid, rank_by=args.rank_by, history=args.history)
     sys.stdout.write(render(board, args.format, width=terminal_width(), pairwise=args.pairwise))
     return 0
 
@@ -204,6 +235,12 @@ def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = sub.add_parser("results", help="show a tournament's leaderboard from its results database")
     parser.add_argument("db", metavar="DB", help="the results database (SQLite), such as arena-runs/results.sqlite")
     parser.add_argument("--tournament", type=int, metavar="ID", help="which tournament (default: the latest)")
+    parser.add_argument("--name", help="which competition, by name (its latest tournament)")
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="every version of every bot, with its results (default: the current field)",
+    )
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
     parser.add_argument("--list", action="store_true", help="list the tournaments in the database")
     parser.add_argument(

@@ -22,6 +22,12 @@ exactly as for a local run. Same tournament seed, same results table.
   each worker (once per content, like locally). Each worker process keeps
   one trio loop in a thread with a bot pool (``_MatchHost``), so reusable
   bots keep their processes between the matches of that worker.
+* **Persistent bots** (``reuse = "persistent"``: one process plays all
+  their matches, in schedule order) play every match on one worker, the
+  *home* worker: the coordinator orders their matches as locally, and the
+  home worker's match host keeps the one process. If the home worker dies,
+  another becomes home and the bot starts afresh (its state is lost, as
+  after a fault).
 * **Lost workers.** When a worker dies, the scheduler gives its matches to
   another worker; a match whose workers keep dying is submitted again up to
   ``RESUBMITS`` times before the tournament stops with an error. A match that
@@ -418,6 +424,8 @@ class ClusterExecutor:
         self.bots, self.bundles = remote_bots(plan.specs)
         self.resubmitted = 0
         """Matches submitted again after Dask gave up on them (see ``RESUBMITS``)."""
+        self._home = ""
+        """The worker that plays every match of the persistent bots (chosen at their first match)."""
 
     @property
     def slots(self) -> int:
@@ -443,6 +451,13 @@ class ClusterExecutor:
                     raise ClusterError(f"could not send {name} to the workers: {exc}") from None
                 time.sleep(0.5 * (attempt + 1))
 
+    def home(self) -> str:
+        """The worker that plays persistent bots' matches: the same one while it lives."""
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if self._home not in workers and workers:
+            self._home = workers[0]
+        return self._home
+
     def order(self, scheduled: Scheduled, log_path: Path | None) -> MatchOrder:
         """The order a worker gets for ``scheduled``."""
         config = self._plan.config
@@ -463,7 +478,10 @@ class ClusterExecutor:
         order = self.order(scheduled, log_path)
         for attempt in range(RESUBMITS + 1):
             key = f"arena-match-{self._tid}-{scheduled.key}-{uuid.uuid4().hex[:8]}"
-            future = self.client.submit(play_on_worker, order, key=key, pure=False)
+            where: dict[str, Any] = {}
+            if scheduled.persistent:  # their one process lives on the home worker
+                where = {"workers": [self.home()], "allow_other_workers": True}
+            future = self.client.submit(play_on_worker, order, key=key, pure=False, **where)
             try:
                 await _until_done(future)
             except BaseException:

@@ -2,13 +2,14 @@
 
 A config file looks like this (every key but ``game`` and ``bots`` is optional)::
 
-    name = "RPS Poker round-robin"
+    name = "RPS Poker round-robin"  # the competition's name: rerunning it resumes or changes it
     game = "rps-poker"            # a game id, as `arena games` lists them
     format = "round-robin"        # or "gauntlet"
     challenger = "my-bot"         # gauntlet only: the bot that meets the field (default: the first bot),
                                   # or mark entries { bot = "students/*", challenger = true }: each meets the rest
     cycles = 4                    # how many times the whole schedule is played
     seed = 2024                   # the tournament seed; every match seed derives from it
+    deals = "deals.txt"           # optional: fixed deal seeds, one a line; cycle c deals number c to every pairing
     duplicate_deals = true        # each deal twice, seats swapped (default: the game's own default)
     max_faults = 10               # a bot with more faults is disqualified
     jobs = 2                      # matches at once (default: the CPU count; on a cluster, its threads)
@@ -64,6 +65,7 @@ _TOP_KEYS = {
     "max_faults",
     "jobs",
     "cluster",
+    "deals",
     "bots",
     "params",
     "limits",
@@ -95,7 +97,8 @@ class TournamentConfig:
     name: str = ""
     format: str = "round-robin"
     challenger: str = ""
-    cycles: int = 1
+    cycles: int | None = None
+    """``None``: 1, or one cycle per deal of the deals file."""
     seed: int | None = None
     duplicate_deals: bool | None = None
     """``None``: the game's own default (on for card games)."""
@@ -111,6 +114,8 @@ class TournamentConfig:
     """Where the config came from (a file's path, or ``command line``)."""
     cluster: str = ""
     """A Dask scheduler's address (``tcp://host:8786``): play the matches on its workers (the cluster executor)."""
+    deals: Path | None = None
+    """A file of deal seeds (one integer a line): cycle ``c`` deals number ``c`` to every pairing."""
 
 
 def effective_jobs(jobs: int) -> int:
@@ -219,8 +224,8 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     fmt = check.get(data, ("format",), str, "round-robin")
     if fmt not in FORMATS:
         raise check.error(("format",), f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    cycles = check.get(data, ("cycles",), int, 1)
-    if cycles < 1:
+    cycles = check.get(data, ("cycles",), int, None)
+    if cycles is not None and cycles < 1:
         raise check.error(("cycles",), f"must be at least 1, not {cycles}")
     seed = check.get(data, ("seed",), int, None)
     if seed is not None and not 0 <= seed < 1 << 63:
@@ -237,6 +242,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     output = check.get(data, ("output",), dict, {})
     check.unknown(output, _OUTPUT_KEYS, ("output",))
     db = check.get(output, ("output", "db"), str, None)
+    deals = check.get(data, ("deals",), str, None)
     log_dir = check.get(output, ("output", "log_dir"), str, None)
     config = TournamentConfig(
         game=game,
@@ -250,6 +256,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         max_faults=max_faults,
         jobs=jobs,
         cluster=check.get(data, ("cluster",), str, ""),
+        deals=base / deals if deals is not None else None,
         params=dict(params),
         limits=limits,
         db=base / db if db is not None else DEFAULT_DB,
@@ -345,7 +352,7 @@ def from_command_line(
     game: str,
     bots: list[str],
     *,
-    cycles: int,
+    cycles: int | None,
     seed: int | None,
     jobs: int,
     duplicate_deals: bool | None,
@@ -357,11 +364,13 @@ def from_command_line(
     db: Path,
     log_dir: Path,
     logs: bool,
+    name: str = "",
+    deals: Path | None = None,
 ) -> TournamentConfig:
     """The config for the short form ``arena tournament GAME BOT BOT ...``."""
     if len(bots) < 2:
         raise ConfigError(f"a tournament needs at least two bots, {len(bots)} given")
-    if cycles < 1:
+    if cycles is not None and cycles < 1:
         raise ConfigError(f"--cycles must be at least 1, not {cycles}")
     if max_faults < 0:
         raise ConfigError(f"--max-faults must be 0 or more, not {max_faults}")
@@ -370,6 +379,8 @@ def from_command_line(
     base = Path.cwd()
     return TournamentConfig(
         game=game,
+        name=name,
+        deals=deals,
         bots=[entry for text in bots for entry in expand_bot(text, base)],
         format=fmt,
         challenger=challenger,

@@ -1,10 +1,31 @@
-"""Preparing a tournament: its config resolved into a game, bots and schedule, and its row in the store."""
+"""Preparing a competition: its config resolved into a game and bots, and its field kept in the store.
+
+A competition is identified by its **name** (``name`` in the config, or
+``--name``; by default the game and format, such as ``rps-poker
+round-robin``), not by its exact field. Running it again with a changed field
+changes that competition (:func:`open_competition`):
+
+* a **new bot** enters with the next slot, and only its own pairings are
+  added to the schedule;
+* a **changed bot** (other files, so another content hash) is a new
+  **version**: the previous one is retired from the current standings (its
+  matches stay, in the history) and the new one plays its whole schedule;
+* a **removed bot** is retired the same way (and comes back with its results
+  if it returns unchanged);
+* a change of the game, its parameters, the limits or the format (duplicate
+  deals, gauntlet, deals file) is refused: the results would not be
+  comparable. ``--fresh`` (or another name) starts a new competition.
+
+Each change found is one line, printed at the start of the run and kept in
+the store (``arena results --history`` shows them).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -15,22 +36,26 @@ from ..games import Game, get_game
 from ..supervisor.play import new_seed
 from ..supervisor.wires import wire_for
 from .config import TournamentConfig
-from .schedule import Scheduled, make_schedule, pairs
-from .store import BotRow, Store
+from .schedule import Entrant, pairs
+from .store import Store, TournamentRow, VersionRow
+
+_IDENTITY = ("game", "params", "format", "challenger", "duplicate_deals", "limits", "deals")
+"""What a competition is: a change of any of these is refused (its results would not be comparable)."""
+_SHOWN = {"duplicate_deals": "duplicate deals", "deals": "deals file"}
 
 
-# Preparing a tournament ---------------------------------------------------------
+# Preparing ---------------------------------------------------------------------
 @dataclass
 class Plan:
-    """A checked tournament: the game, the bots under unique names, and the schedule's shape."""
+    """A checked competition config: the game, the bots under unique names, and the schedule's shape."""
 
     config: TournamentConfig
     game: Game
     specs: dict[str, BotSpec]
     duplicate: bool
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
     """What the organiser should know before play (a bot renamed because two shared a name)."""
-    challengers: list[str] = field(default_factory=list)
+    challengers: list[str] = dataclasses.field(default_factory=list)
     """A gauntlet's challengers marked in the config (``challenger = true``); empty: ``config.challenger``."""
 
     @property
@@ -38,53 +63,60 @@ class Plan:
         """Who a gauntlet's challengers are: the marked bots, else the config's one name (or the first bot)."""
         return self.challengers or self.config.challenger
 
+    deals: tuple[int, ...] = ()
+    """Deal seeds from ``--deals FILE`` (cycle ``c`` deals number ``c`` to every pairing), or none."""
+    deals_digest: str = ""
+
     @property
     def names(self) -> list[str]:
         """The bots' names, in the config's order."""
         return list(self.specs)
 
-    def fingerprint(self) -> str:
-        """What makes two runs the same tournament (everything but seed, cycles, jobs and paths)."""
-        identity = {
+    @property
+    def name(self) -> str:
+        """The competition's name: the config's, or the game and format."""
+        return self.config.name or default_name(self.game.id, self.config.format)
+
+    @property
+    def cycles(self) -> int:
+        """Cycles asked for: the config's, else one per deal of the deals file, else 1."""
+        return self.config.cycles or len(self.deals) or 1
+
+    def identity(self) -> dict[str, Any]:
+        """What this competition is (compared with the stored one on every run)."""
+        return {
             "game": self.game.game_id,
             "params": self.game.params,
             "format": self.config.format,
             "challenger": self.challenger,
-            "duplicate": self.duplicate,
-            "max_faults": self.config.max_faults,
+            "duplicate_deals": self.duplicate,
             "limits": msgspec.to_builtins(self.config.limits),
-            "bots": sorted((s.name, s.digest, list(s.command)) for s in self.specs.values()),
+            "deals": self.deals_digest,
         }
-        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
-    def schedule(self, seed: int) -> list[Scheduled]:
-        """The schedule for tournament seed ``seed``."""
-        c = self.config
-        return make_schedule(
-            self.names, seed=seed, cycles=c.cycles, duplicate=self.duplicate, fmt=c.format, challenger=self.challenger
-        )
-
-    def stored_config(self, scheduled: int) -> dict[str, Any]:
+    def stored_config(self, *, cycles: int, scheduled: int, scheme: str = "place") -> dict[str, Any]:
         """The config as the results database keeps it."""
         c = self.config
         return {
-            "name": c.name,
-            "game": self.game.game_id,
-            "params": self.game.params,
-            "format": c.format,
-            "challenger": self.challenger,
-            "cycles": c.cycles,
-            "duplicate_deals": self.duplicate,
+            **self.identity(),
+            "name": self.name,
+            "cycles": cycles,
             "max_faults": c.max_faults,
-            "limits": msgspec.to_builtins(c.limits),
             "scheduled": scheduled,
             "points_name": self.game.points_name,
             "source": c.source,
+            "scheme": scheme,
+            "deal_seeds": list(self.deals),
         }
 
 
+def default_name(game_id: str, fmt: str) -> str:
+    """The name of a competition that was given none: ``rps-poker round-robin``."""
+    return f"{game_id} {fmt}"
+
+
 def prepare(config: TournamentConfig) -> Plan:
-    """Check ``config``: the game and its parameters, and every bot (named uniquely)."""
+    """Check ``config``: the game and its parameters, every bot (named uniquely), and the deals file."""
     game = get_game(config.game, config.params)
     specs: dict[str, BotSpec] = {}
     notes: list[str] = []
@@ -114,26 +146,244 @@ def prepare(config: TournamentConfig) -> Plan:
     duplicate = type(game).duplicate_deals if config.duplicate_deals is None else config.duplicate_deals
     if config.format == "gauntlet":
         pairs(list(specs), "gauntlet", challengers or config.challenger)  # checks the challenger's name
-    return Plan(config=config, game=game, specs=specs, duplicate=duplicate, notes=notes, challengers=challengers)
-
-
-def open_tournament(plan: Plan, store: Store, *, fresh: bool = False) -> tuple[int, int]:
-    """The tournament's id and seed in ``store``: the one to resume, or a new one."""
-    fingerprint = plan.fingerprint()
-    existing = None if fresh else store.find_tournament(fingerprint, plan.config.seed)
-    seed = existing.seed if existing else plan.config.seed if plan.config.seed is not None else new_seed()
-    scheduled = len(plan.schedule(seed))
-    bots = [BotRow(name, s.command, s.source, s.digest, s.reuse) for name, s in plan.specs.items()]
-    row = store.create_tournament(
-        fingerprint=fingerprint,
-        seed=seed,
-        name=plan.config.name or f"{plan.game.id} {plan.config.format}",
-        game=plan.game.game_id,
-        config=plan.stored_config(scheduled),
-        bots=bots,
+    deals, digest = read_deals(config.deals) if config.deals else ((), "")
+    if deals:
+        persistent = [name for name, spec in specs.items() if spec.persistent]
+        if persistent:
+            raise ConfigError(
+                f'{", ".join(persistent)} keep state from match to match (reuse = "persistent"), and a deals file'
+                " deals the same cards to every pairing of a cycle, so they would meet a deal they had seen:"
+                " play them without --deals, or leave them out"
+            )
+    return Plan(
+        config=config,
+        game=game,
+        specs=specs,
+        duplicate=duplicate,
+        notes=notes,
+        challengers=challengers,
+        deals=deals,
+        deals_digest=digest,
     )
-    # A rerun with more cycles extends the tournament; one with fewer plays nothing new and
-    # must not shrink the schedule the matches already recorded belong to.
-    if existing is None or scheduled >= int(existing.config.get("scheduled", 0)):
-        store.update_config(row.id, plan.stored_config(scheduled))
-    return row.id, seed
+
+
+def read_deals(path: Path) -> tuple[tuple[int, ...], str]:
+    """The deal seeds in ``path`` (one integer per line; blank lines and ``#`` comments allowed), and its hash."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the deals file {path}: {exc.strerror}") from None
+    seeds = []
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            seed = int(text)
+        except ValueError:
+            raise ConfigError(f"{path}:{number}: a deal is an integer seed, not {text[:40]!r}") from None
+        if not 0 <= seed < 1 << 63:
+            raise ConfigError(f"{path}:{number}: a deal seed is between 0 and 2**63 - 1, not {seed}")
+        seeds.append(seed)
+    if not seeds:
+        raise ConfigError(f"the deals file {path} holds no deal (one integer seed per line)")
+    return tuple(seeds), hashlib.sha256(data).hexdigest()
+
+
+# The competition in the store ---------------------------------------------------------
+@dataclass
+class Competition:
+    """A competition as this run found it in the store, with the changes it made to it."""
+
+    id: int
+    name: str
+    seed: int
+    cycles: int
+    scheme: str
+    """How deal seeds are derived (``place``; ``names`` for a competition begun by a schema-1 arena)."""
+    field: list[VersionRow]
+    """The current versions, in slot order (admitted or not)."""
+    changes: list[str] = dataclasses.field(default_factory=list)
+    """One line per change found, as printed at the start of the run."""
+    created: bool = False
+
+    def entrant(self, version: VersionRow) -> Entrant:
+        """``version`` as the schedule sees it."""
+        return Entrant(
+            version.name,
+            version.slot,
+            version=version.version,
+            version_id=version.id,
+            persistent=version.process == "persistent",
+        )
+
+    @property
+    def admitted(self) -> list[VersionRow]:
+        """The versions that play (the current, admitted ones), in slot order."""
+        return [v for v in self.field if v.admission == "admitted"]
+
+
+def open_competition(plan: Plan, store: Store, *, fresh: bool = False) -> Competition:
+    """The competition named in ``plan``, brought up to date with the plan's field (a new one if none, or ``fresh``).
+
+    Raises :class:`ConfigError` when the stored competition is another game,
+    parameters, limits or format, or has another seed than the one asked for.
+    """
+    with store.transaction():  # an arena starting at the same time waits, then finds the field up to date
+        return _open(plan, store, fresh)
+
+
+def _open(plan: Plan, store: Store, fresh: bool) -> Competition:
+    existing = None if fresh else store.latest(plan.name)
+    if existing is None:
+        seed = plan.config.seed if plan.config.seed is not None else new_seed()
+        row = store.create_competition(
+            name=plan.name,
+            seed=seed,
+            game=plan.game.game_id,
+            config=plan.stored_config(cycles=plan.cycles, scheduled=0),
+        )
+        competition = Competition(row.id, row.name, seed, plan.cycles, "place", [], created=True)
+        _say(store, competition, "created", f"new competition {row.name!r} (seed {seed})")
+    else:
+        _refuse_other_rules(plan, store, existing)
+        stored = existing.config
+        cycles = max(int(stored.get("cycles", 1)), plan.cycles)
+        scheme = str(stored.get("scheme", "names"))
+        competition = Competition(existing.id, existing.name, existing.seed, cycles, scheme, [])
+        old_cycles = int(stored.get("cycles", 1))
+        if cycles > old_cycles:
+            _say(store, competition, "cycles", f"cycles {old_cycles} -> {cycles}")
+        if int(stored.get("max_faults", plan.config.max_faults)) != plan.config.max_faults:
+            _say(
+                store,
+                competition,
+                "max_faults",
+                f"max_faults {stored.get('max_faults')} -> {plan.config.max_faults}",
+            )
+    _update_field(plan, store, competition)
+    competition.field = store.versions(competition.id, current=True)
+    return competition
+
+
+def _refuse_other_rules(plan: Plan, store: Store, existing: TournamentRow) -> None:
+    stored = existing.config
+    wanted = plan.identity()
+    differences = []
+    for key in _IDENTITY:
+        before, after = stored.get(key, "" if key in ("deals", "challenger") else None), wanted[key]
+        if isinstance(before, dict) and isinstance(after, dict):
+            for sub in sorted(set(before) | set(after)):
+                if before.get(sub) != after.get(sub):
+                    differences.append(f"{key}.{sub} {_shown(before.get(sub))} -> {_shown(after.get(sub))}")
+        elif before != after:
+            differences.append(f"{_SHOWN.get(key, key)} {_shown(before, key)} -> {_shown(after, key)}")
+    if plan.config.seed is not None and plan.config.seed != existing.seed:
+        differences.append(f"seed {existing.seed} -> {plan.config.seed}")
+    if differences:
+        raise ConfigError(
+            f"competition {existing.name!r} in {store.path} was begun with other rules"
+            f" ({'; '.join(differences)}): its results would not be comparable."
+            " Start a new competition with --fresh (the old one stays in the database),"
+            " or give this one another name (--name, or name = in the config)"
+        )
+
+
+def _shown(value: Any, key: str = "") -> str:
+    if key == "duplicate_deals":
+        return "on" if value else "off"
+    if key == "deals":
+        return f"sha {str(value)[:8]}" if value else "none"
+    if value is None or value == "":
+        return "none"
+    return str(value)
+
+
+def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
+    """Retire the versions that left or changed, enter the new ones, and say what changed."""
+    tid = competition.id
+    everything = store.versions(tid)
+    current = {v.name: v for v in everything if v.current}
+    latest_slot = {v.name: v.slot for v in everything}
+    next_slot = max(latest_slot.values(), default=-1) + 1
+    per_bot = _matches_per_bot(plan, competition.cycles)
+    for name, version in current.items():
+        if name not in plan.specs:
+            store.retire(version.id, "removed")
+            recorded = store.count_matches_of(tid, version.id)
+            _say(
+                store,
+                competition,
+                "removed",
+                f"removed {name}: retired; its {recorded} recorded matches stay in the history",
+                name,
+            )
+    for name, spec in plan.specs.items():
+        old = current.get(name)
+        if old is not None and (old.digest, old.command) == (spec.digest, spec.command):
+            continue
+        if old is not None:
+            store.retire(old.id, "changed")
+        returning = _returning(everything, name, spec) if old is None else None
+        if returning is not None:
+            store.reinstate(returning.id)
+            _say(
+                store,
+                competition,
+                "back",
+                f"{name} is back, unchanged: its recorded matches against the current field count again",
+                name,
+            )
+            continue
+        slot = latest_slot.get(name)
+        if slot is None:
+            slot, next_slot = next_slot, next_slot + 1
+        store.add_version(
+            tid,
+            name=name,
+            slot=slot,
+            command=spec.command,
+            source=spec.source,
+            digest=spec.digest,
+            process=spec.process_mode,
+        )
+        count = per_bot.get(name, 0)
+        if competition.created:
+            continue
+        if old is not None:
+            _say(
+                store,
+                competition,
+                "changed",
+                f"{name} changed (sha {old.digest[:8]}.. -> {spec.digest[:8]}..): its {count} matches will be played"
+                " again",
+                name,
+            )
+        else:
+            _say(store, competition, "added", f"added {name}: {count} new matches", name)
+
+
+def _returning(everything: list[VersionRow], name: str, spec: BotSpec) -> VersionRow | None:
+    """The retired version of ``name`` that is exactly ``spec`` (the latest of its versions), if any."""
+    mine = [v for v in everything if v.name == name]
+    if mine and not mine[-1].current and (mine[-1].digest, mine[-1].command) == (spec.digest, spec.command):
+        return mine[-1]
+    return None
+
+
+def _matches_per_bot(plan: Plan, cycles: int) -> dict[str, int]:
+    """How many matches each bot of the plan's field has in the schedule (if every bot is admitted)."""
+    field_names = plan.names
+    n = len(field_names)
+    legs = 2 if plan.duplicate else 1
+    if plan.config.format == "gauntlet":
+        challenger = plan.challenger or field_names[0]
+        challengers = [challenger] if isinstance(challenger, str) else list(challenger)
+        others = n - len(challengers)
+        return {name: cycles * legs * (others if name in challengers else len(challengers)) for name in field_names}
+    return {name: cycles * legs * (n - 1) for name in field_names}
+
+
+def _say(store: Store, competition: Competition, kind: str, line: str, bot: str = "") -> None:
+    competition.changes.append(line)
+    store.log_change(competition.id, kind, line, bot)

@@ -43,14 +43,14 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .._errors import StoreError
 from ..checks.hints import printable
 from .ratings import Outcome, Ratings, fit
 from .sprt import PairCounts, estimate
-from .store import PlayedMatch, Store
+from .store import PlayedMatch, Store, VersionRow
 
 MIN_DEALS = 5
 """Fewer deals than this and a bot's intervals are not given ("n too small")."""
@@ -149,6 +149,10 @@ class Leaderboard:
     """``rating`` or ``points`` (points per match)."""
     seed: int | None = None
     """The tournament's seed, when the board is of a recorded tournament."""
+    not_admitted: dict[str, str] = field(default_factory=dict)
+    """Bots of the field that do not play, each with why (the build's last lines, or why it did not start)."""
+    notes: list[str] = field(default_factory=list)
+    """Lines shown under the board: what happened to persistent bots' state, the versions of a history."""
 
 
 def outcome_for(match: PlayedMatch, seat: str) -> str:
@@ -169,13 +173,16 @@ def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[s
     for match in matches:
         for fault in match.faults:
             counts.setdefault(fault.bot, Counter())[fault.kind] += 1
-    out = {}
-    for bot, kinds in counts.items():
-        total = sum(kinds.values())
-        if total > max_faults:
-            detail = ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items()))
-            out[bot] = f"{total} faults, more than the {max_faults} allowed ({detail})"
-    return out
+    return {bot: why for bot, kinds in counts.items() if (why := disqualification(kinds, max_faults))}
+
+
+def disqualification(kinds: Counter[str], max_faults: int) -> str:
+    """Why a bot with these faults (by kind) is disqualified, or ``""`` if it is not."""
+    total = sum(kinds.values())
+    if total <= max_faults:
+        return ""
+    detail = ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items()))
+    return f"{total} faults, more than the {max_faults} allowed ({detail})"
 
 
 def leaderboard(
@@ -286,22 +293,80 @@ def _finite(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
-def board_from_store(store: Store, tid: int | None = None, *, rank_by: str = "rating") -> Leaderboard:
-    """The leaderboard of tournament ``tid`` (the latest when ``None``) in ``store``."""
+def board_from_store(
+    store: Store, tid: int | None = None, *, rank_by: str = "rating", history: bool = False
+) -> Leaderboard:
+    """The leaderboard of competition ``tid`` (the latest when ``None``) in ``store``.
+
+    By default the current field: its admitted bots, over the matches between
+    them (a retired version's matches are left out), with the bots not
+    admitted listed under it. With ``history``, every version that played,
+    named ``bot``, ``bot.v2``..., over every match, with each version's story.
+    """
     tournament = store.tournament(tid)
     if tournament is None:
         raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
     config = tournament.config
+    versions = store.versions(tournament.id)
+    if history:
+        label = {v.id: v.label for v in versions}
+        matches = [labelled_by_version(m, label) for m in store.matches(tournament.id)]
+        played = {m.bot_a for m in matches} | {m.bot_b for m in matches}
+        names = [v.label for v in versions if v.label in played or (v.current and v.admission == "admitted")]
+        notes = ["Versions:", *(f"  {_story(v)}" for v in versions)]
+        notes += ["Changes:", *(f"  {c.at} {c.line.splitlines()[0]}" for c in store.changes(tournament.id))]
+        scheduled = None
+    else:
+        field_ = [v for v in versions if v.current]
+        names = [v.name for v in field_ if v.admission == "admitted"]
+        matches = store.matches(tournament.id, current=True)
+        faulted = {f.bot for m in matches for f in m.faults}
+        notes = [
+            f"{v.name} keeps its state from match to match (persistent): after each of its faults a fresh"
+            " process took over, and the state was lost"
+            for v in field_
+            if v.process == "persistent" and v.name in faulted
+        ]
+        scheduled = config.get("scheduled")
     board = leaderboard(
-        [bot.name for bot in store.bots(tournament.id)],
-        store.matches(tournament.id),
+        names,
+        matches,
         max_faults=int(config.get("max_faults", 0)),
-        scheduled=config.get("scheduled"),
+        scheduled=scheduled,
         points_name=str(config.get("points_name", "points")),
         rank_by=rank_by,
     )
     board.seed = tournament.seed
+    if not history:
+        board.not_admitted = {v.name: v.reason for v in versions if v.current and v.admission == "not_admitted"}
+    board.notes = notes
     return board
+
+
+NOT_ADMITTED_LINES = 8
+"""Lines of a not-admitted bot's reason (the end of its build's output) shown under the leaderboard."""
+
+
+def labelled_by_version(match: PlayedMatch, label: dict[int, str]) -> PlayedMatch:
+    """``match`` with its bots named by version (``bot``, ``bot.v2``)."""
+    a, b = (
+        label.get(v, name) if v is not None else name
+        for v, name in zip(match.versions, (match.bot_a, match.bot_b), strict=True)
+    )
+    faults = tuple(replace(f, bot=a if f.seat == "A" else b) for f in match.faults)
+    return replace(match, bot_a=a, bot_b=b, faults=faults)
+
+
+def _story(version: VersionRow) -> str:
+    """One line on a version: its hash, process mode, admission and whether it is retired."""
+    state = "current" if version.current else f"retired ({version.retired_because}) {version.retired_at}"
+    admission = {"admitted": "", "pending": ", not checked yet"}.get(
+        version.admission, f", not admitted: {version.reason.splitlines()[0] if version.reason else ''}"
+    )
+    return (
+        f"{version.label}: sha {version.digest[:12]}, {version.process} process, added {version.added_at},"
+        f" {state}{admission}"
+    )
 
 
 # Rendering -----------------------------------------------------------------------
@@ -396,6 +461,13 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
     for row in board.standings:
         if row.disqualified:
             console.print(Text(f"{printable(row.bot)} was disqualified: {row.disqualified}"))
+    if board.not_admitted:
+        console.print("Not admitted (tried again when their files change):")
+        for name, reason in board.not_admitted.items():
+            first, *rest = reason.splitlines() or [""]
+            console.print(Text(f"  {printable(name)}: {printable(first)}"))
+            for line in rest[-NOT_ADMITTED_LINES:]:
+                console.print(Text(f"    {printable(line.strip())}"))
     names = [row.bot for row in board.standings]
     if len(names) > 1 and pairwise is not False:
         matrix = _pairwise_table(board, names)
@@ -409,6 +481,8 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
                 f"(The pairwise matrix needs {needed} columns, more than {width}: "
                 "--pairwise shows it anyway; --format csv and json always have it.)"
             )
+    for note in board.notes:
+        console.print(Text(printable(note)))
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert isinstance(output, str)
     return output
@@ -464,6 +538,8 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
             "min_deals": MIN_DEALS,
             "caption": caption(board),
             "standings": [{**asdict(row), "score": row.score} for row in board.standings],
+            "not_admitted": board.not_admitted,
+            "notes": board.notes,
             "pairwise": {a: {b: cell_data(cell) for b, cell in row.items()} for a, row in board.pairwise.items()},
         }
     )
@@ -524,6 +600,8 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
     if tournament is None:
         raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
     config = tournament.config
+    versions = store.versions(tournament.id)
+    label = {v.id: v.label for v in versions}
     return {
         "tournament": {
             "id": tournament.id,
@@ -533,8 +611,12 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
             "seed": str(tournament.seed),
             "points_name": config.get("points_name", "points"),
         },
-        "bots": {bot.name: {"digest": bot.digest, "command": list(bot.command)} for bot in store.bots(tournament.id)},
-        "matches": [_match_row(number, m) for number, m in enumerate(store.matches(tournament.id), start=1)],
+        "bots": {v.label: {"digest": v.digest, "command": list(v.command)} for v in versions},
+        # every match, retired versions' too (named bot.v2...), numbered as `arena replay --db DB N` takes them
+        "matches": [
+            _match_row(number, labelled_by_version(m, label))
+            for number, m in enumerate(store.matches(tournament.id), start=1)
+        ],
     }
 
 

@@ -1,49 +1,72 @@
-"""Playing a tournament: the pending matches of the schedule, ``jobs`` at once, each recorded as it ends.
+"""Playing a competition: admit the bots, then play the pending matches, ``jobs`` at once, each recorded as it ends.
 
-* **Concurrency.** ``jobs`` matches at once, in one trio run; bots whose
-  manifest says ``reuse = true`` keep their processes between matches
-  (:mod:`arena.supervisor._pool`); a process that faulted is replaced by a fresh one.
-  Elsewhere than here (a cluster) through a :class:`MatchExecutor`.
-* **Results** go to SQLite (:mod:`arena.competition.store`), one transaction per finished
-  match under a unique key, so running the same command again resumes: the
-  matches already recorded are not played again, even after a ``kill -9``.
-* **Faults** cost only the offender (the game's forfeit rules); a bot with more
-  than ``max_faults`` faults is disqualified and plays no more matches.
+* **Admission.** Before play, every new or changed bot is built and must
+  pass the basic handshake of ``arena check`` (start, answer a first request
+  legally). One that fails is *not admitted*: the reason (the build's last
+  lines, or why it did not start) is recorded and shown under the
+  leaderboard, and everyone else plays. It is tried again when its files
+  change (a new version), or with ``recheck``.
+* **Process modes.** A bot whose manifest says ``reuse = false`` gets a fresh
+  process per match; ``reuse = true`` keeps processes between matches
+  (:mod:`arena.supervisor._pool`; the bot resets at ``match_start``), never
+  giving one process both legs of a duplicate deal; ``reuse = "persistent"``
+  keeps **one** process for all its matches, played in schedule order (its
+  next match starts only when its previous one has finished), so its results
+  do not depend on ``jobs``. A process that faulted is replaced by a fresh
+  one (a persistent bot's state is then lost). Elsewhere than here (a
+  cluster) through a :class:`MatchExecutor`.
+* **Results** go to SQLite (:mod:`arena.competition.store`), one transaction
+  per finished match under a unique key, so running the same command again
+  resumes: the matches already recorded are not played again, even after a
+  ``kill -9``. Several arenas may work on one database: each claims a match
+  before playing it (and a persistent bot for all its matches), so no match
+  is played twice; the claims of an arena that died are taken over.
+* **Faults** cost only the offender (the game's forfeit rules); a bot with
+  more than ``max_faults`` faults is disqualified and plays no more matches.
+* **Flat over long runs.** Nothing grows with the number of matches played:
+  the schedule is made one match at a time, standings and fault counts are
+  kept as running totals, and finished matches live only in the database.
 """
 
 from __future__ import annotations
 
 import signal
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
 from protocol import SEATS, Limits, Result
 
-from .._errors import BotFault
+from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec
+from ..checks.bot import handshake
 from ..games import Game
 from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.match import MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog
 from ..supervisor.wires import wire_for
-from .plan import Plan
+from .plan import Competition, Plan
 from .progress import Progress, QuietProgress
-from .results import disqualifications
-from .schedule import Scheduled
-from .store import FaultRow, PlayedMatch, Store
+from .results import disqualification
+from .schedule import Entrant, Scheduled, count_schedule, iter_schedule
+from .store import HEARTBEAT_S, FaultRow, Holder, PlayedMatch, Store, VersionRow
+
+WINDOW_PER_JOB = 4
+"""How far ahead of the oldest waiting match the runner looks for one it may start (times ``jobs``)."""
 
 
 # Running -------------------------------------------------------------------------
 @dataclass
 class Summary:
-    """What one run of a tournament did."""
+    """What one run of a competition did."""
 
     tournament_id: int
     seed: int
@@ -52,50 +75,87 @@ class Summary:
     played: int = 0
     skipped: int = 0
     """Matches not played because a bot in them was disqualified."""
+    left_to_others: int = 0
+    """Matches left to another arena working on the same database (it claimed them, or their persistent bot)."""
     interrupted: bool = False
     elapsed_s: float = 0.0
     pool: PoolStats = field(default_factory=PoolStats)
     disqualified: dict[str, str] = field(default_factory=dict)
+    not_admitted: dict[str, str] = field(default_factory=dict)
 
 
 class _Runner:
-    """Plays the pending matches of one tournament with ``jobs`` workers."""
+    """Plays the pending matches of one competition with ``jobs`` matches at once."""
 
     def __init__(
         self,
         plan: Plan,
         store: Store,
-        tid: int,
-        schedule: list[Scheduled],
+        competition: Competition,
+        entrants: list[Entrant],
         *,
         jobs: int,
         progress: Progress,
         log_dir: Path | None,
+        arena: int,
     ) -> None:
         self.plan = plan
         self.store = store
-        self.tid = tid
+        self.tid = competition.id
+        self.competition = competition
+        self.entrants = entrants
         self.jobs = jobs
         self.progress = progress
         self.log_dir = log_dir
-        self.recorded = store.matches(tid)
-        finished = {m.key for m in self.recorded}
-        self.pending = [m for m in schedule if m.key not in finished]
-        self.total = len(schedule)
-        self.done = len(schedule) - len(self.pending)
-        self.points = {name: 0.0 for name in plan.names}
-        for match in self.recorded:
-            self._count(match)
-        self.banned = disqualifications(self.recorded, plan.config.max_faults)
+        self.arena = arena
+        self.finished = store.finished_keys(self.tid)
+        self.total = count_schedule(
+            entrants, cycles=competition.cycles, duplicate=plan.duplicate, fmt=plan.config.format
+        )
+        self.done = sum(1 for m in self.schedule() if m.key in self.finished)
+        self.points = {e.name: 0.0 for e in entrants}
+        self.points.update({k: v for k, v in store.points(self.tid).items() if k in self.points})
+        self.faults: dict[str, Counter[str]] = store.fault_counts(self.tid)
+        self.banned = {
+            name: why
+            for name, kinds in self.faults.items()
+            if name in self.points and (why := disqualification(kinds, plan.config.max_faults))
+        }
+        self.foreign: dict[str, Holder] = {}
+        """Persistent bots another arena plays (their matches are left to it)."""
         self.skipped = 0
         self.played = 0
+        self.left = 0
         self.executor: MatchExecutor | None = None
+        self._busy: set[str] = set()
+        self._running = 0
+        self._wake = trio.Event()
+
+    def schedule(self) -> Iterator[Scheduled]:
+        """The whole schedule of the admitted field, made one match at a time."""
+        c = self.plan.config
+        return iter_schedule(
+            self.entrants,
+            seed=self.competition.seed,
+            cycles=self.competition.cycles,
+            duplicate=self.plan.duplicate,
+            fmt=c.format,
+            challenger=_challengers(self.plan, [e.name for e in self.entrants]),
+            deals=self.plan.deals,
+            scheme=self.competition.scheme,
+        )
 
     def _count(self, match: PlayedMatch) -> None:
         for seat_index, seat in enumerate(SEATS):
             name = match.bot(seat)
             if name in self.points:
                 self.points[name] += match.points[seat_index]
+        for fault in match.faults:
+            kinds = self.faults.setdefault(fault.bot, Counter())
+            kinds[fault.kind] += 1
+            why = disqualification(kinds, self.plan.config.max_faults)
+            if why:
+                self.banned[fault.bot] = why
 
     def leader(self) -> str:
         if not any(self.points.values()):
@@ -103,28 +163,90 @@ class _Runner:
         name = max(self.points, key=lambda n: (n not in self.banned, self.points[n]))
         return f"{name} ({self.points[name]:g} {self.plan.game.points_name})"
 
-    async def run(self, pool: BotPool) -> None:
-        queue = iter(self.pending)
-        async with trio.open_nursery() as nursery:
-            for _ in range(max(1, min(self.jobs, len(self.pending)))):
-                nursery.start_soon(self._worker, queue, pool)
+    def claim_persistent_bots(self, say: Callable[[str], None]) -> None:
+        """Claim each persistent bot for this arena, or leave its matches to the arena that has it."""
+        for entrant in self.entrants:
+            if entrant.persistent and entrant.version_id is not None:
+                held = self.store.claim_bot(self.tid, entrant.version_id, self.arena)
+                if isinstance(held, Holder):
+                    self.foreign[entrant.name] = held
+                    say(
+                        f"{entrant.name} keeps its state across matches and is played by {held}:"
+                        " its matches are left to it"
+                    )
 
-    async def _worker(self, queue: Any, pool: BotPool) -> None:
-        for scheduled in queue:
-            if scheduled.bot_a in self.banned or scheduled.bot_b in self.banned:
+    async def run(self, pool: BotPool) -> None:
+        pending = (m for m in self.schedule() if m.key not in self.finished)
+        window: deque[Scheduled] = deque()
+        size = max(8, WINDOW_PER_JOB * self.jobs)
+        async with trio.open_nursery() as nursery:
+            while True:
+                while len(window) < size and (nxt := next(pending, None)) is not None:
+                    window.append(nxt)
+                while self._running < self.jobs and (match := self._take(window, pool)) is not None:
+                    self._running += 1
+                    self._busy.update(match.persistent)
+                    nursery.start_soon(self._one, match, pool)
+                if not window and self._running == 0:
+                    break
+                await self._wake.wait()
+                self._wake = trio.Event()
+
+    def _take(self, window: deque[Scheduled], pool: BotPool) -> Scheduled | None:
+        """The first match of ``window`` that may start now (dropping those that will not be played here)."""
+        waiting: set[str] = set(self._busy)
+        for match in list(window):
+            if match.bot_a in self.banned or match.bot_b in self.banned:
+                window.remove(match)
                 self.skipped += 1
-                self.total -= 1
-                self.progress.advance(self.done, self.total, self.leader())
+                self._drop(match, pool)
                 continue
+            if self.foreign.keys() & {match.bot_a, match.bot_b}:
+                window.remove(match)
+                self.left += 1
+                self._drop(match, pool)
+                continue
+            if waiting.intersection(match.persistent):
+                waiting.update(match.persistent)  # a persistent bot plays its matches in schedule order
+                continue
+            claim = self.store.claim_match(self.tid, match.key, self.arena)
+            if claim is False:  # another arena recorded it meanwhile
+                window.remove(match)
+                self.done += 1
+                self._forget(match, pool)
+                continue
+            if claim is not True:  # another arena is playing it
+                window.remove(match)
+                self.left += 1
+                self._drop(match, pool)
+                continue
+            window.remove(match)
+            return match
+        return None
+
+    def _drop(self, match: Scheduled, pool: BotPool) -> None:
+        self.total -= 1
+        self._forget(match, pool)
+        self.progress.advance(self.done, self.total, self.leader())
+
+    def _forget(self, match: Scheduled, pool: BotPool) -> None:
+        if match.last_of_deal and not self.plan.deals:  # a deals file deals its seeds to many pairings
+            pool.forget(match.seed)
+
+    async def _one(self, scheduled: Scheduled, pool: BotPool) -> None:
+        try:
             match = await self._play(scheduled, pool)
-            if self.store.record_match(self.tid, match):
-                self.recorded.append(match)
+            if self.store.record_match(self.tid, match, arena=self.arena):
                 self._count(match)
-                self.banned = disqualifications(self.recorded, self.plan.config.max_faults)
             self.done += 1
             self.played += 1
             self.progress.finished(match, self.done, self.total)
             self.progress.advance(self.done, self.total, self.leader())
+        finally:
+            self._busy.difference_update(scheduled.persistent)
+            self._forget(scheduled, pool)
+            self._running -= 1
+            self._wake.set()
 
     def _log_path(self, scheduled: Scheduled) -> Path | None:
         if self.log_dir is None:
@@ -177,14 +299,19 @@ async def play_scheduled(
     log_path: Path | None,
     tournament_id: int,
 ) -> PlayedMatch:
-    """Play ``scheduled`` with processes from ``pool`` and return it as the store records it."""
+    """Play ``scheduled`` with processes from ``pool`` and return it as the store records it.
+
+    Each seat's process has never played this match's deal (see
+    :meth:`~arena.supervisor._pool.BotPool.acquire`), and the bots are told
+    the match's opaque id, not its key.
+    """
     names = (scheduled.bot_a, scheduled.bot_b)
     bots = []
     spawn_faults: dict[int, BotFault] = {}
     try:
         for index, name in enumerate(names):
             try:
-                bots.append(await pool.acquire(specs[name], limits))
+                bots.append(await pool.acquire(specs[name], limits, deal=scheduled.seed))
             except BotFault as fault:
                 spawn_faults[index] = fault
         if spawn_faults:
@@ -201,10 +328,11 @@ async def play_scheduled(
                 game,
                 scheduled.seed,
                 seats,
-                match_id=scheduled.key,
+                match_id=scheduled.match_id,
                 log=log,
                 header_extra={
                     "tournament": tournament_id,
+                    "key": scheduled.key,
                     "cycle": scheduled.cycle,
                     "deal": scheduled.deal,
                     "leg": scheduled.leg,
@@ -267,14 +395,78 @@ def _played(
         duration_s=duration_s,
         peak_rss=peak_rss,
         log_path=log_path,
+        versions=scheduled.versions,
     )
 
 
+# Admission ----------------------------------------------------------------------------
+async def admit(
+    plan: Plan,
+    store: Store,
+    competition: Competition,
+    *,
+    log_dir: Path,
+    jobs: int,
+    say: Callable[[str], None],
+    recheck: bool = False,
+) -> dict[str, str]:
+    """Build every bot of the field and admit the new ones that pass the handshake; the bots not admitted, with why.
+
+    A version already admitted is only built (an up-to-date build is a
+    no-op); a new one is built and must start and answer a first request
+    legally; one not admitted earlier is left out unless ``recheck``.
+    """
+    limiter = trio.CapacityLimiter(max(1, jobs))
+    refused: dict[str, str] = {}
+
+    async def one(version: VersionRow) -> None:
+        spec = plan.specs[version.name]
+        if version.admission == "not_admitted" and not recheck:
+            refused[version.name] = version.reason
+            say(f"{version.name} is not admitted (unchanged since: {version.reason.splitlines()[0]})")
+            return
+        async with limiter:
+            reason = await _admission(plan, spec, version, log_dir / spec.name, say)
+        if reason:
+            refused[version.name] = reason
+            if version.admission != "not_admitted" or version.reason != reason:
+                store.set_admission(version.id, "not_admitted", reason)
+                store.log_change(
+                    competition.id, "not_admitted", f"not admitted: {version.name}: {reason}", version.name
+                )
+            say(f"not admitted: {version.name}: {reason}")
+        elif version.admission != "admitted":
+            store.set_admission(version.id, "admitted")
+            if version.admission == "not_admitted":
+                store.log_change(competition.id, "admitted", f"{version.name} is admitted now", version.name)
+
+    async with trio.open_nursery() as nursery:
+        for version in competition.field:
+            nursery.start_soon(one, version)
+    competition.field = store.versions(competition.id, current=True)
+    return refused
+
+
+async def _admission(plan: Plan, spec: BotSpec, version: VersionRow, log_dir: Path, say: Callable[[str], None]) -> str:
+    """Why ``version`` cannot play (its build failed, it did not start or answer), or ``""``."""
+    try:
+        await ensure_built(spec, log=say)
+    except BuildError as exc:
+        return str(exc)
+    if version.admission == "admitted":
+        return ""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    check = await handshake(spec, plan.game, plan.config.limits, log_dir, seed=version.id)
+    if check.passed:
+        return ""
+    return "\n".join([f"did not pass the handshake: {check.detail}", *check.where])
+
+
+# The run -------------------------------------------------------------------------------
 async def run_tournament(
     plan: Plan,
     store: Store,
-    tid: int,
-    seed: int,
+    competition: Competition,
     *,
     jobs: int,
     reuse: bool = True,
@@ -282,8 +474,9 @@ async def run_tournament(
     handle_signals: bool = False,
     say: Callable[[str], None] = lambda _text: None,
     executor: OpenExecutor | None = None,
+    recheck: bool = False,
 ) -> Summary:
-    """Build every bot, then play the matches of tournament ``tid`` not yet in ``store``.
+    """Admit the field's bots, then play the matches of ``competition`` not yet in ``store``.
 
     With ``executor`` the matches are played by the executor it opens (a
     Dask cluster's workers: :mod:`arena.competition.cluster`), ``jobs`` at once (``0``: as
@@ -294,41 +487,92 @@ async def run_tournament(
     stay recorded, and the summary says the run was interrupted.
     """
     progress = progress or QuietProgress()
-    for spec in plan.specs.values():
-        await ensure_built(spec, log=say)
-    schedule = plan.schedule(seed)
     config = plan.config
-    log_dir = config.log_dir / f"tournament-{tid}" if config.logs else None
-    runner = _Runner(plan, store, tid, schedule, jobs=jobs, progress=progress, log_dir=log_dir)
-    summary = Summary(tournament_id=tid, seed=seed, scheduled=len(schedule), already_done=runner.done)
+    log_dir = config.log_dir / f"tournament-{competition.id}" if config.logs else None
     started = time.monotonic()
-
-    def stderr_path(spec: BotSpec, number: int) -> Path | None:
-        return log_dir / "stderr" / f"{spec.name}.{number}.log" if log_dir else None
-
-    progress.start(runner.total, runner.done)
+    with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
+        refused = await admit(
+            plan,
+            store,
+            competition,
+            log_dir=(log_dir / "admission") if log_dir else Path(scratch),
+            jobs=jobs or 1,
+            say=say,
+            recheck=recheck,
+        )
+    entrants = [competition.entrant(v) for v in competition.admitted]
+    names = [e.name for e in entrants]
+    playable = len(entrants) >= 2 and (config.format != "gauntlet" or 0 < len(_challengers(plan, names)) < len(names))
+    arena = store.register_arena()
     try:
-        with trio.CancelScope() as scope:
-            async with trio.open_nursery() as nursery:
-                if handle_signals:
-                    await nursery.start(_stop_on_signal, scope, summary)
-                async with open_pool(reuse=reuse, stderr_path=stderr_path) as pool:
-                    summary.pool = pool.stats
-                    if executor is not None:
-                        async with executor(plan, tid) as opened:
-                            runner.executor = opened
-                            runner.jobs = jobs or opened.slots
+        runner = _Runner(
+            plan,
+            store,
+            competition,
+            entrants if playable else [],
+            jobs=max(1, jobs),
+            progress=progress,
+            log_dir=log_dir,
+            arena=arena,
+        )
+        store.update_config(
+            competition.id,
+            plan.stored_config(cycles=competition.cycles, scheduled=runner.total, scheme=competition.scheme),
+        )
+        summary = Summary(
+            tournament_id=competition.id,
+            seed=competition.seed,
+            scheduled=runner.total,
+            already_done=runner.done,
+            not_admitted=refused,
+        )
+        if not playable:
+            say(
+                "nothing to play: fewer than two admitted bots"
+                + (" (or the challenger is not admitted)" if entrants else "")
+            )
+        elif runner.done == runner.total:
+            say(f"nothing new to play: all {runner.total} matches are recorded")
+        elif runner.done:
+            say(f"resuming: {runner.done} of {runner.total} recorded")
+        runner.claim_persistent_bots(say)
+
+        def stderr_path(spec: BotSpec, number: int) -> Path | None:
+            return log_dir / "stderr" / f"{spec.name}.{number}.log" if log_dir else None
+
+        progress.start(runner.total, runner.done)
+        try:
+            with trio.CancelScope() as scope:
+                async with trio.open_nursery() as nursery:
+                    if handle_signals:
+                        await nursery.start(_stop_on_signal, scope, summary)
+                    nursery.start_soon(_heartbeat, store, arena)
+                    async with open_pool(reuse=reuse, stderr_path=stderr_path) as pool:
+                        summary.pool = pool.stats
+                        if executor is not None:
+                            async with executor(plan, competition.id) as opened:
+                                runner.executor = opened
+                                runner.jobs = jobs or opened.slots
+                                await runner.run(pool)
+                        else:
                             await runner.run(pool)
-                    else:
-                        await runner.run(pool)
-                nursery.cancel_scope.cancel()
+                    nursery.cancel_scope.cancel()
+        finally:
+            progress.stop()
     finally:
-        progress.stop()
+        store.unregister_arena(arena)
     summary.played = runner.played
     summary.skipped = runner.skipped
+    summary.left_to_others = runner.left
     summary.elapsed_s = time.monotonic() - started
     summary.disqualified = dict(runner.banned)
     return summary
+
+
+async def _heartbeat(store: Store, arena: int) -> None:
+    while True:
+        await trio.sleep(HEARTBEAT_S)
+        store.heartbeat(arena)
 
 
 async def _stop_on_signal(
@@ -340,3 +584,9 @@ async def _stop_on_signal(
             summary.interrupted = True
             scope.cancel()
             return
+
+
+def _challengers(plan: Plan, admitted: list[str]) -> list[str]:
+    """A gauntlet's challengers that were admitted (the rest of its challengers play no one this run)."""
+    wanted = plan.challenger or plan.names[0]
+    return [name for name in ([wanted] if isinstance(wanted, str) else wanted) if name in admitted]

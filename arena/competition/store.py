@@ -1,28 +1,69 @@
-"""Tournament results in SQLite: append-only, resumable, safe to kill.
+"""Competition results in SQLite: append-only, resumable, safe to kill, shared by cooperating arenas.
+
+The model, as the tables hold it:
+
+* **competitions** (table ``tournaments``): one row per competition, found by
+  its ``name``; ``--fresh`` starts another row under the same name, and the
+  latest one is the current one. ``config`` holds what the competition is
+  (game, parameters, limits, format: a change of these is refused) and what
+  may grow (cycles, the schedule's size).
+* **versions**: every version of every bot that ever entered a competition:
+  its name, version number (1, 2, ...), slot (the bot's place in the
+  competition, which fixes its pairings' deals), command, content hash and
+  process mode. A version is *current* until it is retired (``changed``: its
+  files changed and a new version took its place; ``removed``: it left the
+  field). Its *admission* is ``pending`` until it has been built and has
+  answered a first request, then ``admitted`` or ``not_admitted`` (with the
+  reason: the build's last lines, or why it did not start).
+* **matches** and their **faults**: every finished match, with the versions
+  in its seats. The current standings are the matches whose two versions are
+  both current and admitted; the history is all of them.
+* **changes**: one line per change a run found (a bot added, changed,
+  removed, not admitted; more cycles), for ``arena results --history``.
+* **arenas** and **claims**: the arena processes working on this database,
+  and the matches (``match:<key>``) and persistent bots (``bot:<version id>``)
+  each has claimed, so that several arenas cooperate without playing a match
+  twice. A claim whose arena died (even by ``kill -9``) is taken over.
 
 Every finished match is written in one transaction, with its faults, under a
-``UNIQUE (tournament_id, match_key)`` constraint: a match is either recorded
-completely or not at all, and never twice. The database runs in WAL mode, so
-``arena results`` can read it while a tournament writes, and a ``kill -9``
-loses at most the matches that were still being played.
+``UNIQUE (tournament_id, match_key)`` constraint, and its claim is dropped in
+the same transaction: a match is either recorded completely or not at all,
+and never twice. While an arena writes, the database runs in WAL mode, so
+``arena results`` can read it meanwhile; when the last writer closes it goes
+back to a plain rollback journal, so a database at rest is one file and
+reading it leaves no ``-wal``/``-shm`` files beside it.
 
 The schema grows by migrations that are only ever appended to
 ``MIGRATIONS``; each runs in the same transaction as the row in
-``schema_migrations`` that says it ran.
+``schema_migrations`` that says it ran. An Arena database says so in its
+header (``PRAGMA application_id``); a file that is neither empty nor Arena's
+is refused, never written to.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import secrets
+import socket
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from .._errors import StoreError
+
+APPLICATION_ID = int.from_bytes(b"ARNA", "big")
+"""Written into the header of every Arena database (``PRAGMA application_id``)."""
+
+_SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: tournaments, their bots, matches and faults
@@ -79,8 +120,75 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX faults_by_match ON faults (match_id)",
     ),
+    # 2: living competitions: bot versions and their admission, the changes each run found,
+    # and the arenas working on the database with their claims. Schema 1's bots become
+    # version 1 of each bot (admitted, in the order they were entered), and its matches
+    # point at them. The bots table is kept as it was, and no longer written.
+    (
+        f"PRAGMA application_id = {APPLICATION_ID}",
+        """CREATE TABLE versions (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            command TEXT NOT NULL,
+            source TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            process TEXT NOT NULL,
+            admission TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            retired_at TEXT,
+            retired_because TEXT NOT NULL,
+            UNIQUE (tournament_id, name, version)
+        )""",
+        """INSERT INTO versions (tournament_id, name, version, slot, command, source, digest, process,
+                                 admission, reason, added_at, retired_at, retired_because)
+           SELECT b.tournament_id, b.name, 1, ROW_NUMBER() OVER (PARTITION BY b.tournament_id ORDER BY b.rowid) - 1,
+                  b.command, b.source, b.digest, CASE WHEN b.reuse THEN 'reused' ELSE 'fresh' END,
+                  'admitted', '', t.created_at, NULL, ''
+           FROM bots b JOIN tournaments t ON t.id = b.tournament_id""",
+        "ALTER TABLE matches ADD COLUMN version_a INTEGER REFERENCES versions(id)",
+        "ALTER TABLE matches ADD COLUMN version_b INTEGER REFERENCES versions(id)",
+        """UPDATE matches SET
+             version_a = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
+                          AND v.name = matches.bot_a),
+             version_b = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
+                          AND v.name = matches.bot_b)""",
+        "CREATE INDEX matches_by_versions ON matches (tournament_id, version_a, version_b)",
+        """CREATE TABLE changes (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            line TEXT NOT NULL
+        )""",
+        """CREATE TABLE arenas (
+            id INTEGER PRIMARY KEY,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started REAL NOT NULL,
+            heartbeat REAL NOT NULL
+        )""",
+        """CREATE TABLE claims (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            item TEXT NOT NULL,
+            arena_id INTEGER NOT NULL REFERENCES arenas(id),
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, item)
+        )""",
+    ),
 )
 """The schema, as migrations in order. Append; never edit one that has shipped."""
+
+ADMISSIONS = ("pending", "admitted", "not_admitted")
+PROCESS_MODES = ("fresh", "reused", "persistent")
+HEARTBEAT_S = 20.0
+"""How often a running arena says it is alive (seen only by arenas on other hosts)."""
+STALE_AFTER_S = 120.0
+"""An arena on another host that has not said so for this long is taken for dead, and its claims are free."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +224,8 @@ class PlayedMatch:
     peak_rss: tuple[int | None, int | None] = (None, None)
     log_path: str | None = None
     faults: tuple[FaultRow, ...] = field(default=())
+    versions: tuple[int | None, int | None] = (None, None)
+    """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
 
     def bot(self, seat: str) -> str:
         """The bot in ``seat``."""
@@ -124,7 +234,7 @@ class PlayedMatch:
 
 @dataclass(frozen=True)
 class TournamentRow:
-    """A tournament as stored."""
+    """A competition as stored."""
 
     id: int
     fingerprint: str
@@ -146,31 +256,99 @@ class BotRow:
     reuse: bool
 
 
+@dataclass(frozen=True)
+class VersionRow:
+    """One version of a bot in a competition."""
+
+    id: int
+    name: str
+    version: int
+    slot: int
+    """The bot's place in the competition (the order bots joined it); it fixes the deals of its pairings."""
+    command: tuple[str, ...]
+    source: str
+    digest: str
+    process: str
+    """``fresh`` (a process per match), ``reused`` (resets at ``match_start``) or ``persistent``."""
+    admission: str
+    """``pending``, ``admitted`` or ``not_admitted``."""
+    reason: str
+    """Why it was not admitted (the build's last lines, or what went wrong at start)."""
+    added_at: str
+    retired_at: str | None = None
+    retired_because: str = ""
+    """``changed`` or ``removed``."""
+
+    @property
+    def label(self) -> str:
+        """How the version is named in match keys and the history: ``name``, then ``name.v2``, ..."""
+        return version_label(self.name, self.version)
+
+    @property
+    def current(self) -> bool:
+        """Whether it is in the competition's field (not retired)."""
+        return self.retired_at is None
+
+
+def version_label(name: str, version: int) -> str:
+    """``name`` for a bot's first version, ``name.vN`` for later ones."""
+    return name if version == 1 else f"{name}.v{version}"
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """A change a run found in a competition, as the line it printed."""
+
+    at: str
+    kind: str
+    bot: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The arena process holding a claim."""
+
+    arena_id: int
+    host: str
+    pid: int
+
+    def __str__(self) -> str:
+        here = socket.gethostname()
+        return f"the arena with pid {self.pid}" + ("" if self.host == here else f" on {self.host}")
+
+
 class Store:
     """An open results database."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, *, readonly: bool = False) -> None:
         self._db = connection
         self.path = path
+        self.readonly = readonly
+        self._depth = 0
 
     # Opening ------------------------------------------------------------
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Store:
-        """Open (or, unless ``readonly``, create) the database at ``path`` and bring its schema up to date."""
+        """Open (or, unless ``readonly``, create) the database at ``path`` and bring its schema up to date.
+
+        A file that is neither empty nor an Arena database is refused. Read
+        only, nothing is written beside the file.
+        """
         try:
             if readonly:
-                if not path.is_file():
-                    raise StoreError(f"no results database at {path}")
-                connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=10)
+                connection = _open_for_reading(path)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 connection = sqlite3.connect(path, isolation_level=None, timeout=10)
+                _refuse_foreign(connection, path)
                 connection.execute("PRAGMA journal_mode=WAL")
                 # NORMAL is durable against a killed process (not a power cut) and much faster than FULL.
                 connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
-            store = cls(connection, path)
+            store = cls(connection, path, readonly=readonly)
             if readonly:
+                _refuse_foreign(connection, path)
                 store._check_version()
             else:
                 store._migrate()
@@ -179,7 +357,11 @@ class Store:
         return store
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database; the last writer to leave puts it back to one file (no ``-wal``, no ``-shm``)."""
+        if not self.readonly:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA busy_timeout = 0")  # another arena still writing: leave WAL on for it
+                self._db.execute("PRAGMA journal_mode=DELETE")
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -189,13 +371,29 @@ class Store:
         self.close()
 
     @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make the store calls inside one transaction (another arena waits for it, then sees all of it)."""
+        with self._transaction():
+            yield
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        if self._depth:  # inside an outer transaction: part of it
+            self._depth += 1
+            try:
+                yield self._db
+            finally:
+                self._depth -= 1
+            return
         self._db.execute("BEGIN IMMEDIATE")
+        self._depth = 1
         try:
             yield self._db
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+        finally:
+            self._depth = 0
         self._db.execute("COMMIT")
 
     def schema_version(self) -> int:
@@ -216,7 +414,9 @@ class Store:
                 f" ({len(MIGRATIONS)}): upgrade arena"
             )
         if version < len(MIGRATIONS):
-            raise StoreError(f"{self.path} has schema version {version}; open it once for writing to upgrade it")
+            raise StoreError(
+                f"{self.path} has schema version {version}; run a tournament on it once (it is upgraded then)"
+            )
 
     def _migrate(self) -> None:
         with self._transaction() as db:
@@ -238,37 +438,22 @@ class Store:
                     db.execute(statement)
                 db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, _now()))
 
-    # Tournaments --------------------------------------------------------
-    def find_tournament(self, fingerprint: str, seed: int | None) -> TournamentRow | None:
-        """The tournament with this fingerprint (and seed; the latest one when ``seed`` is ``None``)."""
-        if seed is None:
-            row = self._db.execute(
-                "SELECT * FROM tournaments WHERE fingerprint = ? ORDER BY id DESC LIMIT 1", (fingerprint,)
-            ).fetchone()
-        else:
-            row = self._db.execute(
-                "SELECT * FROM tournaments WHERE fingerprint = ? AND seed = ?", (fingerprint, seed)
-            ).fetchone()
+    # Competitions -------------------------------------------------------
+    def latest(self, name: str) -> TournamentRow | None:
+        """The current competition called ``name`` (the latest started under that name), if any."""
+        row = self._db.execute("SELECT * FROM tournaments WHERE name = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
         return _tournament(row) if row else None
 
-    def create_tournament(
-        self, *, fingerprint: str, seed: int, name: str, game: str, config: dict[str, Any], bots: list[BotRow]
-    ) -> TournamentRow:
-        """Record a new tournament and its bots (or return the one already there)."""
+    def create_competition(self, *, name: str, seed: int, game: str, config: dict[str, Any]) -> TournamentRow:
+        """Start a new competition called ``name`` (an older one of that name stays, in the history)."""
         with self._transaction() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO tournaments (fingerprint, seed, name, game, config, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (fingerprint, seed, name, game, json.dumps(config, sort_keys=True), _now()),
+            cursor = db.execute(
+                "INSERT INTO tournaments (fingerprint, seed, name, game, config, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                # Schema 1 identified a tournament by a hash of its field; now each row has a unique token.
+                (f"competition-{secrets.token_hex(8)}", seed, name, game, json.dumps(config, sort_keys=True), _now()),
             )
-            (tid,) = db.execute(
-                "SELECT id FROM tournaments WHERE fingerprint = ? AND seed = ?", (fingerprint, seed)
-            ).fetchone()
-            for bot in bots:
-                db.execute(
-                    "INSERT OR IGNORE INTO bots VALUES (?, ?, ?, ?, ?, ?)",
-                    (tid, bot.name, json.dumps(list(bot.command)), bot.source, bot.digest, int(bot.reuse)),
-                )
+            tid = cursor.lastrowid
+        assert tid is not None
         found = self.tournament(tid)
         assert found is not None
         return found
@@ -279,7 +464,7 @@ class Store:
             db.execute("UPDATE tournaments SET config = ? WHERE id = ?", (json.dumps(config, sort_keys=True), tid))
 
     def tournament(self, tid: int | None = None) -> TournamentRow | None:
-        """The tournament with id ``tid``, or the latest one."""
+        """The competition with id ``tid``, or the latest one."""
         if tid is None:
             row = self._db.execute("SELECT * FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
         else:
@@ -287,28 +472,145 @@ class Store:
         return _tournament(row) if row else None
 
     def tournaments(self) -> list[TournamentRow]:
-        """Every tournament in the database, oldest first."""
+        """Every competition in the database, oldest first."""
         return [_tournament(row) for row in self._db.execute("SELECT * FROM tournaments ORDER BY id")]
 
     def bots(self, tid: int) -> list[BotRow]:
-        """The bots of tournament ``tid``."""
+        """The current bots of competition ``tid`` (its field), by name."""
+        return [
+            BotRow(v.name, v.command, v.source, v.digest, v.process != "fresh")
+            for v in sorted(self.versions(tid, current=True), key=lambda v: v.name)
+        ]
+
+    # Versions -----------------------------------------------------------
+    def versions(self, tid: int, *, current: bool = False) -> list[VersionRow]:
+        """Every version of every bot of ``tid`` (only the current field with ``current``), by slot and version."""
+        where = " AND retired_at IS NULL" if current else ""
         rows = self._db.execute(
-            "SELECT name, command, source, digest, reuse FROM bots WHERE tournament_id = ? ORDER BY name", (tid,)
+            "SELECT id, name, version, slot, command, source, digest, process, admission, reason, added_at,"
+            f" retired_at, retired_because FROM versions WHERE tournament_id = ?{where} ORDER BY slot, version",
+            (tid,),
         )
-        return [BotRow(r[0], tuple(json.loads(r[1])), r[2], r[3], bool(r[4])) for r in rows]
+        return [_version(row) for row in rows]
+
+    def add_version(
+        self, tid: int, *, name: str, slot: int, command: Sequence[str], source: str, digest: str, process: str
+    ) -> VersionRow:
+        """Enter a new version of ``name`` (its first, or the next one), pending admission."""
+        assert process in PROCESS_MODES, process
+        with self._transaction() as db:
+            (latest,) = db.execute(
+                "SELECT COALESCE(MAX(version), 0) FROM versions WHERE tournament_id = ? AND name = ?", (tid, name)
+            ).fetchone()
+            cursor = db.execute(
+                "INSERT INTO versions (tournament_id, name, version, slot, command, source, digest, process,"
+                " admission, reason, added_at, retired_at, retired_because)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL, '')",
+                (tid, name, latest + 1, slot, json.dumps(list(command)), source, digest, process, _now()),
+            )
+            vid = cursor.lastrowid
+        assert vid is not None
+        return self.version(vid)
+
+    def version(self, vid: int) -> VersionRow:
+        """The version with id ``vid``."""
+        row = self._db.execute(
+            "SELECT id, name, version, slot, command, source, digest, process, admission, reason, added_at,"
+            " retired_at, retired_because FROM versions WHERE id = ?",
+            (vid,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path} has no bot version {vid}")
+        return _version(row)
+
+    def retire(self, vid: int, because: str) -> None:
+        """Take version ``vid`` out of the current field (``changed`` or ``removed``); its matches stay."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE versions SET retired_at = ?, retired_because = ? WHERE id = ? AND retired_at IS NULL",
+                (_now(), because, vid),
+            )
+
+    def reinstate(self, vid: int) -> None:
+        """Bring a retired version back into the field (the same bot, unchanged, entered again)."""
+        with self._transaction() as db:
+            db.execute("UPDATE versions SET retired_at = NULL, retired_because = '' WHERE id = ?", (vid,))
+
+    def set_admission(self, vid: int, admission: str, reason: str = "") -> None:
+        """Record whether version ``vid`` was admitted, and if not, why."""
+        assert admission in ADMISSIONS, admission
+        with self._transaction() as db:
+            db.execute("UPDATE versions SET admission = ?, reason = ? WHERE id = ?", (admission, reason, vid))
+
+    # Changes ------------------------------------------------------------
+    def log_change(self, tid: int, kind: str, line: str, bot: str = "") -> None:
+        """Keep one line a run printed about a change it found."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO changes (tournament_id, at, kind, bot, line) VALUES (?, ?, ?, ?, ?)",
+                (tid, _now(), kind, bot, line),
+            )
+
+    def changes(self, tid: int) -> list[ChangeRow]:
+        """Every change recorded for ``tid``, oldest first."""
+        rows = self._db.execute(
+            "SELECT at, kind, bot, line FROM changes WHERE tournament_id = ? ORDER BY id", (tid,)
+        ).fetchall()
+        return [ChangeRow(*row) for row in rows]
 
     # Matches ------------------------------------------------------------
     def finished_keys(self, tid: int) -> set[str]:
         """The keys of the matches of ``tid`` already recorded."""
         return {row[0] for row in self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))}
 
-    def record_match(self, tid: int, match: PlayedMatch) -> bool:
-        """Record a finished match and its faults in one transaction; ``False`` if it was already there."""
+    def count_matches(self, tid: int, *, current: bool = False) -> int:
+        """How many matches of ``tid`` are recorded (only between current, admitted versions with ``current``)."""
+        if not current:
+            return int(self._db.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()[0])
+        query = f"SELECT COUNT(*) FROM matches m WHERE m.tournament_id = ? AND {_CURRENT}"
+        return int(self._db.execute(query, (tid,)).fetchone()[0])
+
+    def points(self, tid: int) -> dict[str, float]:
+        """Each current, admitted bot's total points over the current standings' matches."""
+        out: dict[str, float] = {}
+        for name, points in self._db.execute(
+            "SELECT bot, SUM(points) FROM (SELECT m.bot_a AS bot, m.points_a AS points FROM matches m"
+            f" WHERE m.tournament_id = ? AND {_CURRENT} UNION ALL SELECT m.bot_b, m.points_b FROM matches m"
+            f" WHERE m.tournament_id = ? AND {_CURRENT}) GROUP BY bot",
+            (tid, tid),
+        ):
+            out[name] = float(points)
+        return out
+
+    def count_matches_of(self, tid: int, vid: int) -> int:
+        """How many matches of ``tid`` version ``vid`` has played."""
+        (count,) = self._db.execute(
+            "SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND (version_a = ? OR version_b = ?)", (tid, vid, vid)
+        ).fetchone()
+        return int(count)
+
+    def fault_counts(self, tid: int) -> dict[str, Counter[str]]:
+        """Faults by kind of each current, admitted bot, over the current standings' matches."""
+        out: dict[str, Counter[str]] = {}
+        for bot, kind, count in self._db.execute(
+            "SELECT f.bot, f.kind, COUNT(*) FROM faults f JOIN matches m ON m.id = f.match_id"
+            f" WHERE m.tournament_id = ? AND {_CURRENT} GROUP BY f.bot, f.kind",
+            (tid,),
+        ):
+            out.setdefault(bot, Counter())[kind] = count
+        return out
+
+    def record_match(self, tid: int, match: PlayedMatch, *, arena: int | None = None) -> bool:
+        """Record a finished match and its faults in one transaction; ``False`` if it was already there.
+
+        The match's claim (by ``arena``, or by anyone) goes in the same transaction.
+        """
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO matches (tournament_id, match_key, cycle, deal, leg, bot_a, bot_b, seed,"
                 " points_a, points_b, winner, forfeit, reason, duration_s, peak_rss_a, peak_rss_b, log_path,"
-                " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " finished_at, version_a, version_b)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     tid,
                     match.key,
@@ -328,8 +630,11 @@ class Store:
                     match.peak_rss[1],
                     match.log_path,
                     _now(),
+                    match.versions[0],
+                    match.versions[1],
                 ),
             )
+            db.execute("DELETE FROM claims WHERE tournament_id = ? AND item = ?", (tid, _match_item(match.key)))
             if cursor.rowcount == 0:
                 return False
             match_id = cursor.lastrowid
@@ -340,19 +645,21 @@ class Store:
                 )
         return True
 
-    def matches(self, tid: int) -> list[PlayedMatch]:
-        """Every recorded match of tournament ``tid``, in the order they finished."""
+    def matches(self, tid: int, *, current: bool = False) -> list[PlayedMatch]:
+        """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
+        where = f" AND {_CURRENT}" if current else ""
         faults: dict[int, list[FaultRow]] = {}
         for row in self._db.execute(
             "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
-            " FROM faults f JOIN matches m ON m.id = f.match_id WHERE m.tournament_id = ? ORDER BY f.rowid",
+            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE m.tournament_id = ?{where} ORDER BY f.rowid",
             (tid,),
         ):
             faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
         out = []
         for row in self._db.execute(
-            "SELECT id, match_key, cycle, deal, leg, bot_a, bot_b, seed, points_a, points_b, winner, forfeit,"
-            " reason, duration_s, peak_rss_a, peak_rss_b, log_path FROM matches WHERE tournament_id = ? ORDER BY id",
+            "SELECT m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b,"
+            " m.winner, m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path,"
+            f" m.version_a, m.version_b FROM matches m WHERE m.tournament_id = ?{where} ORDER BY m.id",
             (tid,),
         ):
             out.append(
@@ -372,9 +679,151 @@ class Store:
                     peak_rss=(row[14], row[15]),
                     log_path=row[16],
                     faults=tuple(faults.get(row[0], ())),
+                    versions=(row[17], row[18]),
                 )
             )
         return out
+
+    # Arenas and claims --------------------------------------------------
+    def register_arena(self) -> int:
+        """Enter this process as an arena working on the database; forget arenas that died."""
+        me = psutil.Process()
+        with self._transaction() as db:
+            for arena_id, host, pid, started, heartbeat in db.execute("SELECT * FROM arenas").fetchall():
+                if not _alive(host, pid, started, heartbeat):
+                    db.execute("DELETE FROM claims WHERE arena_id = ?", (arena_id,))
+                    db.execute("DELETE FROM arenas WHERE id = ?", (arena_id,))
+            cursor = db.execute(
+                "INSERT INTO arenas (host, pid, started, heartbeat) VALUES (?, ?, ?, ?)",
+                (socket.gethostname(), os.getpid(), me.create_time(), time.time()),
+            )
+            arena_id = cursor.lastrowid
+        assert arena_id is not None
+        return arena_id
+
+    def heartbeat(self, arena: int) -> None:
+        """Say that ``arena`` is still alive."""
+        with self._transaction() as db:
+            db.execute("UPDATE arenas SET heartbeat = ? WHERE id = ?", (time.time(), arena))
+
+    def unregister_arena(self, arena: int) -> None:
+        """``arena`` is leaving: drop it and every claim it still holds."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM claims WHERE arena_id = ?", (arena,))
+            db.execute("DELETE FROM arenas WHERE id = ?", (arena,))
+
+    def claim_match(self, tid: int, key: str, arena: int) -> Holder | bool:
+        """Claim match ``key`` for ``arena``: ``True``, ``False`` if it is recorded already, or its live holder."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM matches WHERE tournament_id = ? AND match_key = ?", (tid, key)).fetchone():
+                return False
+            return _claim(db, tid, _match_item(key), arena)
+
+    def claim_bot(self, tid: int, vid: int, arena: int) -> Holder | bool:
+        """Claim every match of the persistent version ``vid`` for ``arena``: ``True``, or its live holder."""
+        with self._transaction() as db:
+            return _claim(db, tid, f"bot:{vid}", arena)
+
+    def holders(self, tid: int) -> dict[str, Holder]:
+        """The claims on ``tid`` held by live arenas, by item (``match:<key>``, ``bot:<version id>``)."""
+        out = {}
+        for item, arena_id, host, pid, started, heartbeat in self._db.execute(
+            "SELECT c.item, a.id, a.host, a.pid, a.started, a.heartbeat FROM claims c JOIN arenas a"
+            " ON a.id = c.arena_id WHERE c.tournament_id = ?",
+            (tid,),
+        ):
+            if _alive(host, pid, started, heartbeat):
+                out[item] = Holder(arena_id, host, pid)
+        return out
+
+
+_CURRENT = (
+    "EXISTS (SELECT 1 FROM versions va WHERE va.id = m.version_a AND va.retired_at IS NULL"
+    " AND va.admission = 'admitted')"
+    " AND EXISTS (SELECT 1 FROM versions vb WHERE vb.id = m.version_b AND vb.retired_at IS NULL"
+    " AND vb.admission = 'admitted')"
+)
+"""SQL: match ``m`` is between two current, admitted versions (it counts in the current standings)."""
+
+
+def _match_item(key: str) -> str:
+    return f"match:{key}"
+
+
+def _claim(db: sqlite3.Connection, tid: int, item: str, arena: int) -> Holder | bool:
+    row = db.execute(
+        "SELECT a.id, a.host, a.pid, a.started, a.heartbeat FROM claims c LEFT JOIN arenas a ON a.id = c.arena_id"
+        " WHERE c.tournament_id = ? AND c.item = ?",
+        (tid, item),
+    ).fetchone()
+    if row is not None and row[0] is not None and row[0] != arena and _alive(*row[1:]):
+        return Holder(row[0], row[1], row[2])
+    db.execute(
+        "INSERT OR REPLACE INTO claims (tournament_id, item, arena_id, claimed_at) VALUES (?, ?, ?, ?)",
+        (tid, item, arena, _now()),
+    )
+    return True
+
+
+def _alive(host: str, pid: int, started: float, heartbeat: float) -> bool:
+    """Whether the arena process (``pid``, started at ``started``, on ``host``) still runs.
+
+    On this host the process table says so exactly, also after a ``kill -9``
+    (a pid taken by a later process has another start time); an arena on
+    another host is alive while its heartbeat is recent.
+    """
+    if host != socket.gethostname():
+        return time.time() - heartbeat < STALE_AFTER_S
+    try:
+        return abs(psutil.Process(pid).create_time() - started) < 0.01
+    except psutil.Error:
+        return False
+
+
+def _open_for_reading(path: Path) -> sqlite3.Connection:
+    """A read-only connection that leaves nothing beside the file.
+
+    A database at rest is in rollback-journal mode (the last writer puts it
+    back) and is read normally. A database whose header says WAL but has no
+    ``-wal`` file beside it (nobody is writing, or a writer of an older arena
+    closed it) would make SQLite create ``-wal`` and ``-shm`` files even for a
+    reader, so it is opened as immutable: a writer starting meanwhile appends
+    to its own WAL file and does not change the main file we read.
+    """
+    if not path.is_file():
+        raise StoreError(f"no results database at {path}")
+    uri = f"file:{_uri_path(path)}?mode=ro"
+    if _header_says_wal(path) and not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10)
+
+
+def _uri_path(path: Path) -> str:
+    from urllib.parse import quote
+
+    return quote(str(path.absolute()))
+
+
+def _header_says_wal(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header.startswith(b"SQLite format 3\0") and header[18] == 2
+
+
+def _refuse_foreign(connection: sqlite3.Connection, path: Path) -> None:
+    """Raise :class:`StoreError` unless the database is empty or Arena's (never write to another program's file)."""
+    (app_id,) = connection.execute("PRAGMA application_id").fetchone()
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if app_id == APPLICATION_ID or not tables or (app_id == 0 and tables >= _SCHEMA_1_TABLES):
+        return
+    shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+    raise StoreError(
+        f"{path} is another program's SQLite database (tables: {shown}), not an Arena results database;"
+        " give --db a new file"
+    )
 
 
 def _tournament(row: tuple[Any, ...]) -> TournamentRow:
@@ -386,6 +835,24 @@ def _tournament(row: tuple[Any, ...]) -> TournamentRow:
         game=row[4],
         config=json.loads(row[5]),
         created_at=row[6],
+    )
+
+
+def _version(row: tuple[Any, ...]) -> VersionRow:
+    return VersionRow(
+        id=row[0],
+        name=row[1],
+        version=row[2],
+        slot=row[3],
+        command=tuple(json.loads(row[4])),
+        source=row[5],
+        digest=row[6],
+        process=row[7],
+        admission=row[8],
+        reason=row[9],
+        added_at=row[10],
+        retired_at=row[11],
+        retired_because=row[12],
     )
 
 

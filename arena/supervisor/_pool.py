@@ -12,6 +12,16 @@ tree-kill guarantees of ``open_bot`` are kept), hands the
   killed at once when it faulted, so a faulted bot always restarts fresh;
 * leaving the pool sends ``quit`` to every idle process and reaps them all;
   a cancel (Ctrl-C) kills them instead.
+
+**No process plays a deal twice.** ``acquire`` is told the match's deal
+(its seed); a reused process remembers the deals it has played and is never
+handed a match on one of them, so the two legs of a duplicate pair (the same
+cards, seats swapped) are never played by one process that could remember
+the first leg and know its opponent's hand in the second. The caller says
+when a deal has no matches left (``forget``); a process that remembers
+``MAX_DEALS_REMEMBERED`` deals is retired and a fresh one takes its place, so
+memory stays bounded however long the run. Persistent bots are exempt: the
+schedule gives them a deal of their own for every match.
 """
 
 from __future__ import annotations
@@ -29,14 +39,19 @@ from ..bots.spec import BotSpec
 from ._process import BotProcess, SpawnOptions, open_bot
 from .play import goodbye_line, spawn_options
 
+MAX_DEALS_REMEMBERED = 1024
+"""A reused process that has played this many deals still to be played again is retired (bounded memory)."""
 
-@dataclass
+
+@dataclass(eq=False)
 class _Held:
     """A process held open by its task, and how it should stop."""
 
     bot: BotProcess
     stop: trio.Event = field(default_factory=trio.Event)
     polite: bool = True
+    deals: set[int] = field(default_factory=set)
+    """Deals this process has played that may still come again (it must not be given them)."""
 
 
 @dataclass
@@ -46,6 +61,8 @@ class PoolStats:
     started: int = 0
     reused: int = 0
     discarded_after_fault: int = 0
+    kept_from_a_deal: int = 0
+    """Times an idle process was passed over because it had played the match's deal."""
 
 
 class BotPool:
@@ -67,22 +84,45 @@ class BotPool:
         self._counter: dict[str, int] = {}
         self.stats = PoolStats()
 
-    async def acquire(self, spec: BotSpec, limits: Limits) -> BotProcess:
-        """A process of ``spec`` ready for a new match (raises ``Crash`` when it cannot start)."""
+    async def acquire(self, spec: BotSpec, limits: Limits, *, deal: int | None = None) -> BotProcess:
+        """A process of ``spec`` ready for a new match on ``deal`` (raises ``Crash`` when it cannot start).
+
+        A reused process that has played ``deal`` is never given it again
+        (persistent bots excepted: their schedule never repeats a deal).
+        """
         idle = self._idle.get(spec.name, [])
-        while idle:
-            held = idle.pop()
-            if held.bot.process.poll() is None and not held.bot.closed:
-                self.stats.reused += 1
-                return held.bot
-            held.polite = False  # it exited while idle: reap it and start another
-            held.stop.set()
+        for held in reversed(list(idle)):
+            if held.bot.process.poll() is not None or held.bot.closed:
+                idle.remove(held)
+                held.polite = False  # it exited while idle: reap it and start another
+                held.stop.set()
+                continue
+            if deal is not None and deal in held.deals and not spec.persistent:
+                self.stats.kept_from_a_deal += 1
+                continue
+            idle.remove(held)
+            if len(held.deals) >= MAX_DEALS_REMEMBERED:
+                held.stop.set()  # it has seen enough deals that may come again: retire it, politely
+                continue
+            self.stats.reused += 1
+            self._remember(held, deal, spec)
+            return held.bot
         number = self._counter.get(spec.name, 0) + 1
         self._counter[spec.name] = number
         options = spawn_options(spec, limits, self._stderr_path(spec, number))
         bot: BotProcess = await self._nursery.start(self._hold, spec, options)
         self.stats.started += 1
+        self._remember(self._held[id(bot)], deal, spec)
         return bot
+
+    def _remember(self, held: _Held, deal: int | None, spec: BotSpec) -> None:
+        if deal is not None and self.reuse and spec.reuse and not spec.persistent:
+            held.deals.add(deal)
+
+    def forget(self, deal: int) -> None:
+        """No match on ``deal`` is left to play: processes that played it may play anything again."""
+        for held in self._held.values():
+            held.deals.discard(deal)
 
     def release(self, bot: BotProcess, *, faulted: bool) -> None:
         """Give ``bot`` back after a match; ``faulted`` processes are killed, never reused."""
