@@ -1,0 +1,123 @@
+"""A long run: does the arena's memory and time per match stay flat as matches pile up?
+
+Plays one competition of ``--matches`` RPS Poker matches between cheap bots
+that keep their processes (``minimal-python`` and ``random-python`` by
+default; duplicate deals; no match logs, so the disk is not measured), in this
+process, and samples the arena's resident memory (RSS) and the clock as
+matches finish. It prints:
+
+* RSS after the first 1,000 matches (or the first 1% of a shorter run) and at
+  the end, and the growth between them; the goal is within 10%;
+* matches per second over the first 10% and the last 10% of matches, and
+  their ratio; the goal is 1.0 (the last tenth as fast as the first);
+* the load average of the machine beside them, since other work on it moves
+  the rates.
+
+Usage: ``python benchmarks/bench_soak.py [--matches 100000] [--jobs 2] [--bots NAME ...]``
+(100,000 matches take about an hour on two cores; 20,000 show the trend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import trio
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
+from arena.competition.plan import open_competition, prepare  # noqa: E402
+from arena.competition.runner import run_tournament  # noqa: E402
+from arena.competition.store import Store  # noqa: E402
+from protocol import Limits  # noqa: E402
+
+RPS = REPO / "sample_bots" / "rps-poker"
+
+
+class Sampler:
+    """A progress display that records (matches done, seconds, RSS) as matches finish."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.every = max(1, total // 200)
+        self.samples: list[tuple[int, float, int]] = []
+        self._process = psutil.Process()
+        self._t0 = 0.0
+
+    def start(self, total: int, done: int) -> None:
+        self._t0 = time.monotonic()
+        self.samples.append((done, 0.0, self._process.memory_info().rss))
+
+    def advance(self, done: int, total: int, leader: str) -> None:
+        if done % self.every == 0 or done == total:
+            self.samples.append((done, time.monotonic() - self._t0, self._process.memory_info().rss))
+            if done % (self.every * 20) == 0:
+                print(f"  {done:>7} matches, {self.samples[-1][1]:8.1f} s, RSS {self.samples[-1][2] / 2**20:.1f} MiB")
+
+    def stop(self) -> None:
+        pass
+
+    def at(self, done: int) -> tuple[int, float, int]:
+        """The first sample at or after ``done`` matches."""
+        return next(s for s in self.samples if s[0] >= done)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=20_000)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--bots", nargs="+", default=["minimal-python", "random-python"])
+    args = parser.parse_args()
+    pairs = len(args.bots) * (len(args.bots) - 1) // 2
+    cycles = max(1, args.matches // (2 * pairs))
+    total = cycles * 2 * pairs
+    with tempfile.TemporaryDirectory() as tmp:
+        config = TournamentConfig(
+            game="rps-poker",
+            bots=[BotEntry(text=str(RPS / name)) for name in args.bots],
+            cycles=cycles,
+            seed=1,
+            max_faults=total,
+            limits=Limits(move_s=2.0),
+            db=Path(tmp) / "soak.sqlite",
+            logs=False,
+        )
+        plan = prepare(config)
+        sampler = Sampler(total)
+        print(
+            f"Soak: {total} matches of {', '.join(args.bots)} (duplicate deals), jobs {args.jobs};"
+            f" load average at the start {os.getloadavg()[0]:.2f}"
+        )
+        with Store.open(config.db) as store:
+            competition = open_competition(plan, store)
+            summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=args.jobs, progress=sampler))
+    early = min(1000, max(1, total // 100))
+    _, _, rss_early = sampler.at(early)
+    _, _, rss_end = sampler.samples[-1]
+    tenth = max(1, total // 10)
+    first_done, first_t, _ = sampler.at(tenth)
+    last_start_done, last_start_t, _ = sampler.at(total - tenth)
+    end_done, end_t, _ = sampler.samples[-1]
+    first_rate = first_done / first_t
+    last_rate = (end_done - last_start_done) / (end_t - last_start_t)
+    print(f"Played {summary.played} matches in {end_t:.0f} s; processes started {summary.pool.started}")
+    print(
+        f"RSS after {early} matches: {rss_early / 2**20:.1f} MiB; at the end: {rss_end / 2**20:.1f} MiB"
+        f" ({100 * (rss_end - rss_early) / rss_early:+.1f}%; goal: within 10%)"
+    )
+    print(
+        f"Throughput: first 10% {first_rate:.1f} matches/s, last 10% {last_rate:.1f} matches/s"
+        f" (ratio {last_rate / first_rate:.2f}; goal: 1.0)"
+    )
+    print(f"Load average at the end: {os.getloadavg()[0]:.2f} (the machine's other work moves the rates)")
+
+
+if __name__ == "__main__":
+    main()
