@@ -263,3 +263,61 @@ def test_matches_played_in_the_same_second_keep_a_log_each(tmp_path: Path) -> No
     for path in paths:
         assert read_log(path)[0]["seed"] == 1 and "minimal-python-vs-random-python-1" in path.name
     assert len(list(tmp_path.glob("*.jsonl"))) == 4 and len(list(tmp_path.glob("*.stderr.log"))) == 8
+
+
+def test_a_deals_file_deals_the_same_cards_to_every_pairing_and_cannot_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deals = tmp_path / "deals.txt"
+    deals.write_text("# two fixed deals\n1111\n\n2222  # the second\n")
+    bots = [RPS / "minimal-python", RPS / "random-python", RPS / "simple-py"]
+    db = tmp_path / "r.sqlite"
+    args = tournament(db, *bots, extra=("--deals", str(deals)))
+    out = run(capsys, args)
+    assert "2 cycle(s)" in out and f"deals from {deals}" in out and played(out) == 3 * 2 * 2
+    with Store.open(db, readonly=True) as store:
+        seeds = {(m.cycle, m.seed) for m in store.matches(1)}
+    assert seeds == {(1, 1111), (2, 2222)}  # every pairing of a cycle on the same deal
+    deals.write_text("3333\n")
+    out = run(capsys, args, status=2)
+    assert "deals file sha " in out and "--fresh" in out
+    out = run(capsys, [*tournament(db, RPS / "tsh-py", *bots[:2], extra=("--deals", str(deals), "--fresh"))], 2)
+    assert "tsh-py keeps state from match to match" in out and "without --deals" in out
+    deals.write_text("12 monkeys\n")
+    assert f"{deals}:1: a deal is an integer seed" in run(capsys, [*args, "--fresh"], status=2)
+
+
+def test_recheck_tries_a_bot_that_was_not_admitted_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "needs-tool"
+    bad.mkdir()
+    (bad / "bot.py").write_text((RPS / "minimal-python" / "bot.py").read_text())
+    (bad / "bot.toml").write_text('run = "python3 bot.py"\nbuild = "sh -c \'test -e /nonexistent-tool\'"\n')
+    args = tournament(tmp_path / "r.sqlite", bad, RPS / "minimal-python", RPS / "random-python")
+    assert "not admitted: needs-tool" in run(capsys, args)
+    assert "needs-tool is not admitted (unchanged since" in run(capsys, args)
+    out = run(capsys, [*args, "--recheck"])  # built again, and refused again (the tool is still missing)
+    assert "not admitted: needs-tool: bot 'needs-tool': build" in out
+
+
+def test_the_leaderboard_says_a_persistent_bot_lost_its_state_after_a_fault(tmp_path: Path) -> None:
+    from arena.competition.results import board_from_store, render
+    from arena.competition.store import FaultRow, PlayedMatch
+
+    with Store.open(tmp_path / "r.sqlite") as store:
+        row = store.create_competition(name="c", seed=1, game="rps-poker/1", config={"max_faults": 5})
+        ids = []
+        for slot, (name, process) in enumerate((("keeper", "persistent"), ("other", "reused"))):
+            version = store.add_version(
+                row.id, name=name, slot=slot, command=("x",), source=name, digest=name, process=process
+            )
+            store.set_admission(version.id, "admitted")
+            ids.append(version.id)
+        fault = FaultRow("A", "keeper", "timeout", "slow")
+        store.record_match(
+            row.id,
+            PlayedMatch(key="k", cycle=1, deal="d", leg=0, bot_a="keeper", bot_b="other", seed=1,
+                        points=(0, 10), winner="B", forfeit=("A",), faults=(fault,), versions=(ids[0], ids[1])),
+        )  # fmt: skip
+        text = render(board_from_store(store), "table")
+    assert "keeper keeps its state from match to match (persistent): after each of its faults a fresh" in text
+    assert "other keeps" not in text

@@ -151,7 +151,8 @@ def prepare(config: TournamentConfig) -> Plan:
         persistent = [name for name, spec in specs.items() if spec.persistent]
         if persistent:
             raise ConfigError(
-                f'{", ".join(persistent)} keep state from match to match (reuse = "persistent"), and a deals file'
+                f"{', '.join(persistent)} {'keeps' if len(persistent) == 1 else 'keep'} state from match to match"
+                ' (reuse = "persistent"), and a deals file'
                 " deals the same cards to every pairing of a cycle, so they would meet a deal they had seen:"
                 " play them without --deals, or leave them out"
             )
