@@ -293,4 +293,10 @@ async def test_persistent_bots_on_a_cluster_give_the_local_results(cluster: Any,
     remote_rows, played = await run(
         prepare(tournament_config(tmp_path / "remote", bots=bots)), cluster=cluster.scheduler_address
     )
+    from distributed import Client
+
+    from arena.competition.cluster import close_host
+
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        client.run(close_host)  # the workers' persistent processes quit (the cluster lives on for other tests)
     assert played == 12 and remote_rows == local_rows

@@ -47,6 +47,7 @@ import functools
 import gzip
 import hashlib
 import io
+import math
 import os
 import shutil
 import tarfile
@@ -84,6 +85,9 @@ RESUBMITS = 3
 CACHE_ENV = "ARENA_BUNDLE_CACHE"
 """Environment variable naming a worker's bundle cache directory."""
 CONNECT_TIMEOUT_S = 30.0
+HOME_CHECK_S = 2.0
+"""How often a match pinned to the home worker checks that the worker still lives (a task pinned to a dead worker
+would wait for ever)."""
 
 
 class ClusterError(ArenaError):
@@ -452,7 +456,7 @@ class ClusterExecutor:
                 time.sleep(0.5 * (attempt + 1))
 
     def home(self) -> str:
-        """The worker that plays persistent bots' matches: the same one while it lives."""
+        """The worker that plays persistent bots' matches: the same one while it lives (blocking: it asks)."""
         workers = sorted(self.client.scheduler_info()["workers"])
         if self._home not in workers and workers:
             self._home = workers[0]
@@ -476,21 +480,28 @@ class ClusterExecutor:
         from distributed import KilledWorker
 
         order = self.order(scheduled, log_path)
-        for attempt in range(RESUBMITS + 1):
+        attempt = 0
+        while True:
             key = f"arena-match-{self._tid}-{scheduled.key}-{uuid.uuid4().hex[:8]}"
             where: dict[str, Any] = {}
-            if scheduled.persistent:  # their one process lives on the home worker
-                where = {"workers": [self.home()], "allow_other_workers": True}
+            if scheduled.persistent:  # their one process lives on the home worker, and only there
+                where = {"workers": [await trio.to_thread.run_sync(self.home)], "allow_other_workers": False}
             future = self.client.submit(play_on_worker, order, key=key, pure=False, **where)
             try:
-                await _until_done(future)
+                finished = await self._until_done_or_homeless(future, pinned=bool(where))
             except BaseException:
                 future.cancel()  # type: ignore[no-untyped-call]
                 raise
+            if not finished:  # the home worker died: another becomes home, the bot starts afresh
+                future.cancel()  # type: ignore[no-untyped-call]
+                future.release()  # type: ignore[no-untyped-call]
+                self.resubmitted += 1
+                continue
+            attempt += 1
             try:
                 match: PlayedMatch = future.result()
             except KilledWorker:
-                if attempt == RESUBMITS:
+                if attempt > RESUBMITS:
                     raise ClusterError(
                         f"match {scheduled.key}: the workers playing it died {RESUBMITS + 1} times over;"
                         " see the workers' logs (a bot may exhaust a worker's memory)"
@@ -500,7 +511,16 @@ class ClusterExecutor:
             finally:
                 future.release()  # type: ignore[no-untyped-call]
             return match
-        raise AssertionError("unreachable")
+
+    async def _until_done_or_homeless(self, future: Any, *, pinned: bool) -> bool:
+        """Wait until ``future`` is finished (``True``), or, for a match pinned to the home worker, until it died."""
+        while True:
+            with trio.move_on_after(HOME_CHECK_S if pinned else math.inf):
+                await _until_done(future)
+                return True
+            workers = await trio.to_thread.run_sync(lambda: self.client.scheduler_info()["workers"])
+            if self._home not in workers:
+                return False
 
 
 async def _until_done(future: Any) -> None:

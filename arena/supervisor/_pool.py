@@ -110,10 +110,10 @@ class BotPool:
         number = self._counter.get(spec.name, 0) + 1
         self._counter[spec.name] = number
         options = spawn_options(spec, limits, self._stderr_path(spec, number))
-        bot: BotProcess = await self._nursery.start(self._hold, spec, options)
+        started: _Held = await self._nursery.start(self._hold, spec, options)
         self.stats.started += 1
-        self._remember(self._held[id(bot)], deal, spec)
-        return bot
+        self._remember(started, deal, spec)
+        return started.bot
 
     def _remember(self, held: _Held, deal: int | None, spec: BotSpec) -> None:
         if deal is not None and self.reuse and spec.reuse and not spec.persistent:
@@ -145,12 +145,12 @@ class BotPool:
         self._idle.clear()
         self.reuse = False
 
-    async def _hold(self, spec: BotSpec, options: SpawnOptions, *, task_status: trio.TaskStatus[BotProcess]) -> None:
+    async def _hold(self, spec: BotSpec, options: SpawnOptions, *, task_status: trio.TaskStatus[_Held]) -> None:
         async with open_bot(spec, options) as bot:
             held = _Held(bot)
             self._held[id(bot)] = held
             try:
-                task_status.started(bot)
+                task_status.started(held)
                 await held.stop.wait()
                 await bot.shutdown(polite=goodbye_line(spec.protocol) if held.polite else None)
             finally:
