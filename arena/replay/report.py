@@ -221,7 +221,7 @@ def write_report(db: Path, out: Path, tid: int | None = None, say: Callable[[str
         if tournament is None:
             raise StoreError(f"{db} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
         board = board_from_store(store, tournament.id)
-        matches = store.matches(tournament.id)
+        matches = store.matches(tournament.id, current=True)  # the board's: the current field's matches
     folder = out.with_name(out.stem + "-replays")
     out.parent.mkdir(parents=True, exist_ok=True)
     links = write_replays(db, matches, folder, say)
