@@ -127,7 +127,8 @@ class LinesProgress:
         self._count(match)
         where = f"[{done:>{self._width}}/{total}]"
         first = self._legs.pop(match.deal, None)
-        if first is None and self._pairs:
+        # A leg with a deal of its own (a persistent bot's: its deal id is its key) has no other leg to wait for.
+        if first is None and self._pairs and match.deal != match.key:
             self._legs[match.deal] = match
         elif first is None:
             self._write(f"{where} {self._single(match)}")
