@@ -15,6 +15,7 @@ import pytest
 from arena._errors import ConfigError
 from arena.competition import config as config_mod
 from arena.competition.plan import prepare
+from arena.competition.schedule import count_schedule, make_schedule
 from arena.competition.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,9 +91,15 @@ def test_the_class_gauntlet_pits_every_student_against_every_reference_and_no_st
     assert set(plan.challengers) == students
     references = set(plan.names) - students
     assert references == {"random-python", "simple-py", "basic-odds-py"}
-    met = {frozenset((m.bot_a, m.bot_b)) for m in plan.schedule(1)}
+    schedule = make_schedule(
+        plan.names, seed=1, cycles=plan.cycles, duplicate=plan.duplicate, fmt="gauntlet", challenger=plan.challenger
+    )
+    met = {frozenset((m.bot_a, m.bot_b)) for m in schedule}
     assert met == {frozenset((s, r)) for s in students for r in references}
-    assert len(plan.schedule(1)) == 10 * 2 * len(students) * len(references)  # cycles, both seats
+    assert len(schedule) == 10 * 2 * len(students) * len(references)  # cycles, both seats
+    assert len(schedule) == count_schedule(
+        plan.names, cycles=plan.cycles, duplicate=plan.duplicate, fmt="gauntlet", challengers=len(students)
+    )
 
 
 def test_the_class_runs_and_the_buggy_student_alone_is_disqualified(examples: Path) -> None:

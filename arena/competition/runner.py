@@ -110,7 +110,11 @@ class _Runner:
         self.arena = arena
         self.finished = store.finished_keys(self.tid)
         self.total = count_schedule(
-            entrants, cycles=competition.cycles, duplicate=plan.duplicate, fmt=plan.config.format
+            entrants,
+            cycles=competition.cycles,
+            duplicate=plan.duplicate,
+            fmt=plan.config.format,
+            challengers=len(_challengers(plan, [e.name for e in entrants])),
         )
         self.done = sum(1 for m in self.schedule() if m.key in self.finished)
         self.points = {e.name: 0.0 for e in entrants}

@@ -224,12 +224,14 @@ def check_keys(entrants: Sequence[Entrant], order: Sequence[tuple[str, str]]) ->
         raise ConfigError('two bots\' names make the same match key; rename one (name = "..." in its bot.toml)')
 
 
-def count_schedule(field: Sequence[Entrant | str], *, cycles: int, duplicate: bool, fmt: str = "round-robin") -> int:
-    """How many matches :func:`iter_schedule` makes, without making them."""
+def count_schedule(
+    field: Sequence[Entrant | str], *, cycles: int, duplicate: bool, fmt: str = "round-robin", challengers: int = 1
+) -> int:
+    """How many matches :func:`iter_schedule` makes, without making them (a gauntlet's with ``challengers`` of them)."""
     n = len(field)
     if n < 2:
         return 0
-    per_cycle = n - 1 if fmt == "gauntlet" else n * (n - 1) // 2
+    per_cycle = challengers * (n - challengers) if fmt == "gauntlet" else n * (n - 1) // 2
     return max(0, per_cycle) * cycles * (2 if duplicate else 1)
 
 
