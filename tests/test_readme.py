@@ -121,7 +121,7 @@ PLAY_7 = (
 )
 ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
 JITSU_3 = "arena play card-jitsu sample_bots/card-jitsu/set-seeker-js sample_bots/card-jitsu/random-python --seed 3"
-LOG = {"LOG": "arena-runs/logs/*-card-jitsu-3.jsonl"}  # the log of a short match: five rounds, so --speed is quick
+LOG = {"LOG": "arena-runs/logs/*-card-jitsu-*-3.jsonl"}  # the log of a short match: five rounds, so --speed is quick
 SMALLER = "--cycles 1 --no-duplicate --gauntlet"
 """Every bot plays (the first against each other), in 12 matches instead of 156."""
 COMMANDS: dict[str, Run | Skip] = {

@@ -69,6 +69,23 @@ def test_whatever_still_runs_in_a_dead_arenas_cgroup_is_killed(tmp_path: Path, m
         group.remove()
 
 
+def test_a_live_arenas_groups_are_spared_whatever_root_it_uses(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    base = _plan.capabilities().cgroup
+    if base is None:
+        pytest.skip(f"no cgroup here: {_plan.capabilities().missing.get('cgroup')}")
+    mine = base.create(f"bot-{os.getpid()}x{secrets.token_hex(6)}", memory_bytes=64 << 20, tasks=8)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = base.create(f"bot-{int(gone.stdout)}x{secrets.token_hex(6)}", memory_bytes=64 << 20, tasks=8)
+    try:
+        monkeypatch.setattr(_plan, "ORPHAN_GROUP_AGE_S", -1.0)
+        _plan.sweep_stale(tmp_path, base)  # a root where this arena (this process) has no jail home
+        assert all(path.exists() for path in mine.dirs.values()), "a live arena's group was swept"
+        assert not any(path.exists() for path in dead.dirs.values()), "a dead arena's group was left"
+    finally:
+        mine.remove()
+        dead.remove()
+
+
 START_A_BOT = """
 import sys, trio
 from arena.bots.spec import resolve

@@ -335,7 +335,8 @@ class Jail:
         self.writable = writable
         """Folders lent to this jail besides scratch (a build's folder); sealed again on :meth:`close`."""
         self.layers = layers_for(caps, policy)
-        self.token = secrets.token_hex(6)
+        self.token = f"{os.getpid()}x{secrets.token_hex(6)}"
+        """Names the jail's home and cgroup; starts with the arena's pid, so any arena can tell whether it lives."""
         self.cgroup: _cgroup.BotCgroup | None = None
         self._lease: _UidLease | None = None
         self.uid: int | None = None
@@ -686,6 +687,20 @@ def _owner_stamp(pid: int) -> str:
     return f"{pid} {psutil.Process(pid).create_time()}"
 
 
+def _group_owner_alive(token: str, made: float) -> bool | None:
+    """Whether the arena whose pid begins ``token`` (a cgroup made at ``made``) still runs; ``None``: no pid in it.
+
+    A pid reused by a process started after the group was made is not its owner.
+    """
+    pid, sep, _ = token.partition("x")
+    if not sep or not pid.isdigit():
+        return None
+    try:
+        return psutil.Process(int(pid)).create_time() <= made + 1.0
+    except (psutil.Error, ValueError):
+        return False
+
+
 def _owner_alive(home: Path) -> bool:
     """Whether the arena that made ``home`` still runs (a pid reused since does not count)."""
     try:
@@ -706,7 +721,9 @@ def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
     Runs once per arena process and scratch root. The bots themselves die with
     their arena (the launcher's lifeline); whatever still runs in a group that
     no live arena claims (a process that lost its launcher too) is killed
-    before the group goes.
+    before the group goes. A group's name holds its arena's pid, so the groups
+    of live arenas are spared whatever scratch root they use (an arena with
+    another ``TMPDIR`` sweeping once killed the bots of every other one).
     """
     if root in _swept:
         return
@@ -727,7 +744,11 @@ def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
         with contextlib.suppress(OSError):
             for group in parent.glob("bot-*"):
                 with contextlib.suppress(OSError):
-                    if group.name[4:] not in live_tokens and time.time() - group.stat().st_mtime > ORPHAN_GROUP_AGE_S:
+                    token, made = group.name[4:], group.stat().st_mtime
+                    owner = _group_owner_alive(token, made)
+                    if owner is None:  # named by an older arena: judged by the homes in this root and its age
+                        owner = token in live_tokens or time.time() - made <= ORPHAN_GROUP_AGE_S
+                    if not owner:
                         stale.setdefault(group.name, {})[controller] = group
     for dirs in stale.values():
         left = _cgroup.BotCgroup(version=cgroup.version, dirs=dirs)
