@@ -61,6 +61,9 @@ class Sampler:
             if done % (self.every * 20) == 0:
                 print(f"  {done:>7} matches, {self.samples[-1][1]:8.1f} s, RSS {self.samples[-1][2] / 2**20:.1f} MiB")
 
+    def finished(self, match: object, done: int, total: int) -> None:
+        pass  # advance() follows with the same count
+
     def stop(self) -> None:
         pass
 
