@@ -65,7 +65,9 @@ def play(folder: Path, *, cycles: int, jobs: int, cluster: str) -> tuple[float, 
             )
         )
         elapsed = time.perf_counter() - started
-        rows = sorted((m.key, m.points, m.winner, m.reason) for m in store.matches(competition.id))
+        rows: list[tuple[object, ...]] = sorted(
+            (m.key, m.points, m.winner, m.reason) for m in store.matches(competition.id)
+        )
     return elapsed, summary.played, rows
 
 
@@ -83,7 +85,7 @@ def main() -> None:
         local_s, played, local_rows = play(Path(tmp) / "local", cycles=args.cycles, jobs=args.jobs, cluster="")
         print(f"local, {args.jobs} at once: {played} matches in {local_s:6.2f} s = {played / local_s:6.2f} matches/s")
         t0 = time.perf_counter()
-        with LocalCluster(
+        with LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=2,
             threads_per_worker=1,
             processes=True,
@@ -96,7 +98,7 @@ def main() -> None:
             cluster_s, played, cluster_rows = play(
                 Path(tmp) / "cluster", cycles=args.cycles, jobs=args.cluster_jobs, cluster=cluster.scheduler_address
             )
-            with Client(cluster.scheduler_address) as client:
+            with Client(cluster.scheduler_address) as client:  # type: ignore[no-untyped-call]
                 processes = client.run(host_stats)
         print(
             f"cluster, 2 workers: {played} matches in {cluster_s:6.2f} s = {played / cluster_s:6.2f} matches/s"

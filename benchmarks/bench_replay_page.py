@@ -76,7 +76,7 @@ def main() -> int:
                 page.goto(out.as_uri())
                 page.wait_for_selector("body[data-ready='1']")
                 times.append(time.perf_counter() - started)
-            steps = page.text_content("#counter")
+            steps = page.text_content("#counter") or ""
             started = time.perf_counter()
             page.keyboard.press("End")
             total = steps.split("/")[1].strip()
