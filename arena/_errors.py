@@ -22,6 +22,10 @@ class StoreError(ArenaError):
     """The results database cannot be used as asked."""
 
 
+class UploadRefused(ArenaError):
+    """A bot uploaded to a competition server cannot be taken; the message names the entry or the limit."""
+
+
 REASON_CHARS = 400
 """Longest fault reason kept; a longer one (quoting a bot's action or line) is cut in the middle.
 

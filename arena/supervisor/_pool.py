@@ -137,6 +137,11 @@ class BotPool:
         held.polite = not faulted
         held.stop.set()
 
+    def drop(self, name: str) -> None:
+        """Stop the idle processes of bot ``name`` (it will play no more: a retired version)."""
+        for held in self._idle.pop(name, []):
+            held.stop.set()
+
     def close(self) -> None:
         """Stop every idle process (politely); busy ones stop when released."""
         for idle in self._idle.values():

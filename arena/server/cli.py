@@ -1,0 +1,98 @@
+"""``arena serve`` and ``arena submit``."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+from pathlib import Path
+
+import trio
+
+from .._errors import ConfigError
+from ..competition.config import effective_jobs
+from .client import EXTENSIONS, submit
+from .config import load
+from .serve import base_url, login_url, run_server
+from .service import Competition, locked
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve a competition, or add participants to it."""
+    config = load(Path(args.config))
+    if args.host is not None:
+        config.host = args.host
+    if args.port is not None:
+        config.port = args.port
+    if args.jobs is not None:
+        config.jobs = args.jobs
+    base = args.url or base_url(config.host, config.port)
+    if args.add or args.admin_token:
+        competition = Competition(config)
+        try:
+            for name in args.add:
+                existed = competition.state.participant_named(name) is not None
+                participant, token = competition.state.add_participant(name)
+                if participant.is_admin or participant.is_house:
+                    raise ConfigError(f"{name!r} is the organiser or a house bot, not a participant")
+                note = " (a new token: the old one no longer works)" if existed else ""
+                print(f"{participant.name}{note}: {login_url(base, token)}")
+                print(f"  token: {token}")
+            if args.admin_token:
+                admin = competition.admin_token(renew=True)
+                assert admin is not None
+                print(f"organiser: {login_url(base, admin)}")
+                print(f"  token: {admin}")
+        finally:
+            competition.close()
+        return 0
+    jobs = effective_jobs(config.jobs)
+    with locked(config.data_dir):
+        trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say))
+    return 0
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Upload a bot to a competition server and print its check."""
+    token = args.token or os.environ.get("ARENA_TOKEN", "")
+    if not token:
+        raise ConfigError("give your token with --token TOKEN (or in the ARENA_TOKEN environment variable)")
+    passed = submit(args.url, Path(args.bot), token, language=args.language or "", wait=not args.no_wait)
+    return 0 if passed else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``serve`` and ``submit``."""
+    serve = sub.add_parser(
+        "serve",
+        help="run a competition server: uploads, a rolling ladder, live standings and replays",
+        description="Serve a competition (a web app and its rolling ladder in one process) from CONFIG.toml.",
+    )
+    serve.add_argument("config", metavar="CONFIG.toml", help="the server's config (see examples/)")
+    serve.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default: the config's, else 8000)")
+    serve.add_argument("--jobs", type=int, help="matches at once (default: the config's, else the CPU count)")
+    serve.add_argument(
+        "--add", action="append", default=[], metavar="NAME", help="add a participant and print its login link"
+    )
+    serve.add_argument("--admin-token", action="store_true", help="print a new login link for the organiser")
+    serve.add_argument("--url", help="the server's public address, for the login links printed")
+    serve.set_defaults(handler=cmd_serve)
+
+    submit_parser = sub.add_parser(
+        "submit",
+        help="upload a bot to a competition server and print its check",
+        description="Upload BOT (a folder with bot.toml, a .zip or .tar.gz, or one source file) to the server at URL.",
+    )
+    submit_parser.add_argument("url", metavar="URL", help="the server, such as http://127.0.0.1:8000")
+    submit_parser.add_argument("bot", metavar="BOT", help="a bot folder, an archive, or a single source file")
+    submit_parser.add_argument("--token", help="your token (default: the ARENA_TOKEN environment variable)")
+    submit_parser.add_argument(
+        "--language", choices=sorted(set(EXTENSIONS.values())), help="the language of a single source file"
+    )
+    submit_parser.add_argument("--no-wait", action="store_true", help="do not wait for the check's result")
+    submit_parser.set_defaults(handler=cmd_submit)

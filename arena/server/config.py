@@ -1,0 +1,181 @@
+"""A competition server's config: the game, limits, the ladder's policy, who may submit, what is public.
+
+::
+
+    name = "RPS Poker ladder"
+    game = "rps-poker"
+    seed = 2026                     # optional; the ladder's deals derive from it
+    max_faults = 10                 # more faults than this and a version is disqualified
+    jobs = 2                        # matches at once (default: the CPU count)
+    house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
+
+    [params]                        # the game's parameters
+    [limits]                        # per-bot limits, as for tournaments
+
+    [ladder]
+    placement_pairs = 4             # duplicate pairs a new version plays first, against a spread of the field
+    pair_budget = 12                # at most this many duplicate pairs between two versions
+
+    [access]
+    registration = "invite"         # or "open": anyone may register a name
+    replays = "public"              # or "owners" (the two bots' owners), or "after-end" (everyone once frozen)
+
+    [uploads]
+    max_bytes = 5_000_000           # the upload as sent
+    max_files = 500                 # entries in an archive
+    max_unpacked_bytes = 50_000_000
+    per_hour = 12                   # uploads per participant per hour
+
+    [server]
+    host = "127.0.0.1"
+    port = 8000
+    data_dir = "arena-server"       # the database, bots, logs (relative to this file)
+
+Unknown keys and bad values are errors naming the key and its line, as in
+tournament configs (the checks are shared).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol import Limits
+
+from .._errors import ConfigError
+from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot
+from .archive import UploadLimits
+
+_TOP = {"name", "game", "seed", "max_faults", "jobs", "cluster", "house_bots", "params", "limits"}
+_TABLES = {
+    "ladder": {"placement_pairs", "pair_budget"},
+    "access": {"registration", "replays"},
+    "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour"},
+    "server": {"host", "port", "data_dir"},
+}
+REGISTRATION = ("invite", "open")
+REPLAYS = ("public", "owners", "after-end")
+
+
+@dataclass
+class LadderPolicy:
+    """How the rolling ladder spends its matches."""
+
+    placement_pairs: int = 4
+    """Duplicate pairs a new version plays first, against opponents spread over the field."""
+    pair_budget: int = 12
+    """At most this many duplicate pairs between any two versions; settled pairs stop."""
+
+
+@dataclass
+class ServerConfig:
+    """Everything a competition server needs to know, checked."""
+
+    game: str
+    name: str = ""
+    seed: int = 0
+    max_faults: int = DEFAULT_MAX_FAULTS
+    jobs: int = 0
+    cluster: str = ""
+    params: dict[str, object] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    house_bots: list[tuple[str, Path]] = field(default_factory=list)
+    """``(what the config says, base folder)`` for each of the organiser's own bots."""
+    ladder: LadderPolicy = field(default_factory=LadderPolicy)
+    registration: str = "invite"
+    replays: str = "public"
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    uploads_per_hour: int = 12
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("arena-server")
+    source: str = ""
+
+    @property
+    def title(self) -> str:
+        """The competition's name, as pages show it."""
+        return self.name or f"{self.game} ladder"
+
+
+def load(path: Path) -> ServerConfig:
+    """The server config in the TOML file at ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read server config {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return parse(data, path=path, text=text)
+
+
+def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
+    """Check the parsed TOML ``data`` (read from ``text`` at ``path``) and build the config."""
+    check = _Checker(path, text)
+    base = path.parent.resolve()
+    check.unknown(data, _TOP | set(_TABLES))
+    game = check.get(data, ("game",), str, None)
+    if game is None:
+        raise ConfigError(f"{path}: the key 'game' is missing (for example game = \"rps-poker\")")
+    params = check.get(data, ("params",), dict, {})
+    _check_game(check, game, params)
+    tables = {name: check.get(data, (name,), dict, {}) for name in _TABLES}
+    for name, keys in _TABLES.items():
+        check.unknown(tables[name], keys, (name,))
+
+    def number(table: str, key: str, default: int, least: int) -> int:
+        where = (table, key) if table else (key,)
+        value: int = check.get(tables[table] if table else data, where, int, default)
+        if value < least:
+            raise check.error(where, f"must be at least {least}, not {value}")
+        return value
+
+    def choice(table: str, key: str, options: tuple[str, ...]) -> str:
+        value: str = check.get(tables[table], (table, key), str, options[0])
+        if value not in options:
+            raise check.error((table, key), f"must be one of {', '.join(options)}, not {value!r}")
+        return value
+
+    house = check.get(data, ("house_bots",), list, [])
+    house_bots: list[tuple[str, Path]] = []
+    for item in house:
+        if not isinstance(item, str):
+            raise check.error(("house_bots",), f"each entry must be a bot folder or command line, not {item!r}")
+        house_bots += [(entry.text, entry.base) for entry in expand_bot(item, base)]
+    seed = number("", "seed", 0, 0)
+    if seed >= 1 << 63:
+        raise check.error(("seed",), "must be between 0 and 2**63 - 1")
+    port = number("server", "port", 8000, 0)
+    if port > 65535:
+        raise check.error(("server", "port"), f"must be a TCP port (0 to 65535), not {port}")
+    data_dir = check.get(tables["server"], ("server", "data_dir"), str, "arena-server")
+    return ServerConfig(
+        game=game,
+        name=check.get(data, ("name",), str, ""),
+        seed=seed,
+        max_faults=number("", "max_faults", DEFAULT_MAX_FAULTS, 0),
+        jobs=number("", "jobs", 0, 0),
+        cluster=check.get(data, ("cluster",), str, ""),
+        params=dict(params),
+        limits=_limits(check, check.get(data, ("limits",), dict, {})),
+        house_bots=house_bots,
+        ladder=LadderPolicy(
+            placement_pairs=number("ladder", "placement_pairs", 4, 0),
+            pair_budget=number("ladder", "pair_budget", 12, 1),
+        ),
+        registration=choice("access", "registration", REGISTRATION),
+        replays=choice("access", "replays", REPLAYS),
+        uploads=UploadLimits(
+            max_bytes=number("uploads", "max_bytes", UploadLimits.max_bytes, 1024),
+            max_files=number("uploads", "max_files", UploadLimits.max_files, 1),
+            max_unpacked_bytes=number("uploads", "max_unpacked_bytes", UploadLimits.max_unpacked_bytes, 1024),
+        ),
+        uploads_per_hour=number("uploads", "per_hour", 12, 1),
+        host=check.get(tables["server"], ("server", "host"), str, "127.0.0.1"),
+        port=port,
+        data_dir=base / data_dir,
+        source=str(path),
+    )

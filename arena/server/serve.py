@@ -1,0 +1,73 @@
+"""Running the server: the web app (Hypercorn's trio worker) and the competition in one trio nursery."""
+
+from __future__ import annotations
+
+import functools
+import signal
+from collections.abc import Callable
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve as hypercorn_serve
+
+from .config import ServerConfig
+from .service import Competition
+from .web import create_app
+
+
+def login_url(base: str, token: str) -> str:
+    """The secret link that logs a participant in."""
+    return f"{base.rstrip('/')}/login/{token}"
+
+
+def base_url(host: str, port: int) -> str:
+    """The address people type, for a bind address."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+async def run_server(
+    config: ServerConfig,
+    *,
+    jobs: int,
+    say: Callable[[str], None] = print,
+    handle_signals: bool = False,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``config``'s competition until cancelled (or, with ``handle_signals``, until SIGINT or SIGTERM).
+
+    Reports the address it serves on through ``task_status`` (useful with port 0).
+    """
+    competition = Competition(config)
+    try:
+        for line in await competition.add_house_bots():
+            say(line)
+        app = create_app(competition)
+        hypercorn = HypercornConfig()
+        hypercorn.bind = [f"[{config.host}]:{config.port}" if ":" in config.host else f"{config.host}:{config.port}"]
+        hypercorn.accesslog = None
+        hypercorn.keep_alive_timeout = 30
+        hypercorn.loglevel = "WARNING"
+        async with trio.open_nursery() as nursery:
+            if handle_signals:
+                nursery.start_soon(_stop_on_signal, nursery.cancel_scope, say)
+            await nursery.start(functools.partial(competition.run, jobs=jobs))
+            binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
+            address = binds[0].replace("0.0.0.0", "127.0.0.1")
+            token = competition.admin_token()
+            if token:
+                say("organiser's login link (shown once; `arena serve CONFIG --admin-token` makes a new one):")
+                say(f"  {login_url(address, token)}")
+            field = len(competition.field())
+            say(f"serving {config.title} ({competition.game.game_id}) on {address}: {field} bots on the ladder")
+            task_status.started(address)
+    finally:
+        competition.close()
+
+
+async def _stop_on_signal(scope: trio.CancelScope, say: Callable[[str], None]) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            say("stopping: matches in play are abandoned (they are played again on restart)")
+            scope.cancel()
+            return

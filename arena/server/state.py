@@ -1,0 +1,453 @@
+"""The server's own records, in the same SQLite file as the competition's results.
+
+Participants (with their token's hash), browser sessions, submissions (with
+their check reports), versions (each a bot of the competition's store), and
+the organiser's switches (paused, frozen). The tables grow by migrations
+appended to :data:`MIGRATIONS`, tracked in ``server_migrations`` so that they
+never collide with the results store's own schema. Every change is one
+transaction, so a ``kill -9`` loses nothing that was acknowledged.
+
+Secrets are never stored: a token is ``<participant id>.<secret>`` and only
+the SHA-256 of the secret is kept, compared in constant time; a session is a
+random id whose hash is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError, StoreError
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE participants (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            is_house INTEGER NOT NULL DEFAULT 0,
+            disqualified TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE sessions (
+            id_hash TEXT PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            created_at TEXT NOT NULL,
+            filename TEXT NOT NULL,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            message TEXT NOT NULL DEFAULT '',
+            report TEXT NOT NULL DEFAULT '[]',
+            folder TEXT NOT NULL DEFAULT '',
+            digest TEXT NOT NULL DEFAULT '',
+            finished_at TEXT
+        )""",
+        "CREATE INDEX submissions_by_participant ON submissions (participant_id, created_at)",
+        """CREATE TABLE versions (
+            id INTEGER PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            number INTEGER NOT NULL,
+            submission_id INTEGER REFERENCES submissions(id),
+            bot TEXT NOT NULL UNIQUE,
+            folder TEXT NOT NULL,
+            source TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            retired_at TEXT,
+            UNIQUE (participant_id, number)
+        )""",
+        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE rating_history (
+            matches INTEGER NOT NULL,
+            bot TEXT NOT NULL,
+            elo REAL NOT NULL,
+            error95 REAL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (bot, matches)
+        )""",
+    ),
+)
+"""The server's schema, as migrations in order. Append; never edit one that has shipped."""
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+NAME_RULE = "1 to 32 letters, digits, '-' or '_', starting with a letter or digit"
+STATUSES = ("queued", "checking", "passed", "failed", "refused")
+
+
+@dataclass(frozen=True)
+class Participant:
+    """Someone who may submit bots (or the organiser, or a house bot's owner)."""
+
+    id: int
+    name: str
+    is_admin: bool
+    is_house: bool
+    disqualified: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One upload and what its check found."""
+
+    id: int
+    participant_id: int
+    created_at: str
+    filename: str
+    language: str
+    size: int
+    status: str
+    message: str
+    report: list[dict[str, Any]]
+    folder: str
+    digest: str
+    finished_at: str | None
+
+    @property
+    def done(self) -> bool:
+        """Whether its check has finished (or it was refused before one)."""
+        return self.status in ("passed", "failed", "refused")
+
+
+@dataclass(frozen=True)
+class Version:
+    """A version of a participant's bot: a bot of the competition's store."""
+
+    id: int
+    participant_id: int
+    number: int
+    submission_id: int | None
+    bot: str
+    """Its name in the results store (``<participant>.v<number>``)."""
+    folder: str
+    source: str
+    digest: str
+    created_at: str
+    retired_at: str | None
+
+
+def hash_secret(secret: str) -> str:
+    """The stored form of a token's secret or a session id."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def check_name(name: str) -> str:
+    """``name`` if it may name a participant, else :class:`ConfigError`."""
+    if not NAME_RE.match(name):
+        raise ConfigError(f"a participant's name must be {NAME_RULE}, not {name!r}")
+    return name
+
+
+class State:
+    """The server's records, open on one SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a usable server database: {exc}") from None
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS server_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            (version,) = db.execute("SELECT COALESCE(MAX(version), 0) FROM server_migrations").fetchone()
+            if version > len(MIGRATIONS):
+                raise StoreError(
+                    f"{self.path} has server schema version {version}, newer than this arena knows"
+                    f" ({len(MIGRATIONS)}): upgrade arena"
+                )
+            for number in range(version + 1, len(MIGRATIONS) + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    db.execute(statement)
+                db.execute("INSERT INTO server_migrations VALUES (?, ?)", (number, now()))
+
+    # Participants and tokens ----------------------------------------------------
+    def add_participant(self, name: str, *, admin: bool = False, house: bool = False) -> tuple[Participant, str]:
+        """Add ``name`` (or give an existing one a new token); returns it and its new token."""
+        check_name(name)
+        secret = secrets.token_urlsafe(24)
+        with self._transaction() as db:
+            row = db.execute("SELECT id FROM participants WHERE name = ?", (name,)).fetchone()
+            if row:
+                db.execute("UPDATE participants SET token_hash = ? WHERE id = ?", (hash_secret(secret), row[0]))
+                pid = row[0]
+            else:
+                pid = db.execute(
+                    "INSERT INTO participants (name, token_hash, is_admin, is_house, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (name, hash_secret(secret), int(admin), int(house), now()),
+                ).lastrowid
+            db.execute("DELETE FROM sessions WHERE participant_id = ?", (pid,))  # a new token ends old sessions
+        found = self.participant(pid)
+        assert found is not None
+        return found, f"{pid}.{secret}"
+
+    def ensure_house(self, name: str) -> Participant:
+        """The participant owning a house bot (no token can log in as it)."""
+        row = self._db.execute("SELECT id FROM participants WHERE name = ?", (name,)).fetchone()
+        if row:
+            found = self.participant(row[0])
+            assert found is not None
+            return found
+        with self._transaction() as db:
+            pid = db.execute(
+                "INSERT INTO participants (name, token_hash, is_house, created_at) VALUES (?, '', 1, ?)", (name, now())
+            ).lastrowid
+        found = self.participant(pid or 0)
+        assert found is not None
+        return found
+
+    def admin_exists(self) -> bool:
+        """Whether the organiser has a token yet."""
+        return self._db.execute("SELECT 1 FROM participants WHERE is_admin = 1").fetchone() is not None
+
+    def by_token(self, token: str) -> Participant | None:
+        """The participant whose token this is, compared in constant time; ``None`` if none."""
+        pid, dot, secret = token.strip().partition(".")
+        if not dot or not pid.isdigit() or not secret or len(token) > 200:
+            return None
+        row = self._db.execute("SELECT token_hash FROM participants WHERE id = ?", (int(pid),)).fetchone()
+        stored = row[0] if row else hash_secret("no such participant")
+        if not hmac.compare_digest(stored, hash_secret(secret)) or not row or not stored:
+            return None
+        return self.participant(int(pid))
+
+    def participant(self, pid: int) -> Participant | None:
+        """The participant with id ``pid``."""
+        row = self._db.execute(
+            "SELECT id, name, is_admin, is_house, disqualified, created_at FROM participants WHERE id = ?", (pid,)
+        ).fetchone()
+        return _participant(row) if row else None
+
+    def participant_named(self, name: str) -> Participant | None:
+        """The participant called ``name``."""
+        row = self._db.execute(
+            "SELECT id, name, is_admin, is_house, disqualified, created_at FROM participants WHERE name = ?", (name,)
+        ).fetchone()
+        return _participant(row) if row else None
+
+    def participants(self) -> list[Participant]:
+        """Everyone, in the order they joined."""
+        rows = self._db.execute(
+            "SELECT id, name, is_admin, is_house, disqualified, created_at FROM participants ORDER BY id"
+        )
+        return [_participant(row) for row in rows]
+
+    def set_disqualified(self, pid: int, reason: str) -> None:
+        """Disqualify a participant's bot (``reason``) or readmit it (``""``)."""
+        with self._transaction() as db:
+            db.execute("UPDATE participants SET disqualified = ? WHERE id = ?", (reason, pid))
+
+    # Sessions ------------------------------------------------------------------
+    def new_session(self, pid: int) -> str:
+        """A new session id for participant ``pid`` (only its hash is kept)."""
+        sid = secrets.token_urlsafe(24)
+        with self._transaction() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (hash_secret(sid), pid, now()))
+        return sid
+
+    def session(self, sid: str, *, max_age_s: float) -> Participant | None:
+        """The participant of session ``sid``, if it exists and is younger than ``max_age_s``."""
+        row = self._db.execute(
+            "SELECT participant_id, created_at FROM sessions WHERE id_hash = ?", (hash_secret(sid),)
+        ).fetchone()
+        if not row or datetime.fromisoformat(row[1]) < datetime.now(UTC) - timedelta(seconds=max_age_s):
+            return None
+        return self.participant(row[0])
+
+    def end_session(self, sid: str) -> None:
+        """Forget session ``sid`` (logging out)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE id_hash = ?", (hash_secret(sid),))
+
+    # Submissions ----------------------------------------------------------------
+    def add_submission(self, pid: int, *, filename: str, language: str, size: int) -> int:
+        """Record a new upload, queued for its check; returns its id."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO submissions (participant_id, created_at, filename, language, size, status)"
+                " VALUES (?, ?, ?, ?, ?, 'queued')",
+                (pid, now(), filename, language, size),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def update_submission(self, sid: int, **fields: Any) -> None:
+        """Set some of a submission's fields (``status``, ``message``, ``report``, ``folder``, ``digest``)."""
+        allowed = {"status", "message", "report", "folder", "digest", "finished_at"}
+        assert set(fields) <= allowed, fields
+        if "report" in fields:
+            fields["report"] = json.dumps(fields["report"])
+        if fields.get("status") in ("passed", "failed", "refused"):
+            fields.setdefault("finished_at", now())
+        sets = ", ".join(f"{key} = ?" for key in fields)
+        with self._transaction() as db:
+            db.execute(f"UPDATE submissions SET {sets} WHERE id = ?", (*fields.values(), sid))
+
+    def submission(self, sid: int) -> Submission | None:
+        """The submission with id ``sid``."""
+        row = self._db.execute(f"SELECT {_SUBMISSION_COLUMNS} FROM submissions WHERE id = ?", (sid,)).fetchone()
+        return _submission(row) if row else None
+
+    def submissions(self, pid: int | None = None, *, limit: int = 100) -> list[Submission]:
+        """The latest submissions (of participant ``pid``), newest first."""
+        where, args = ("WHERE participant_id = ?", (pid,)) if pid is not None else ("", ())
+        rows = self._db.execute(
+            f"SELECT {_SUBMISSION_COLUMNS} FROM submissions {where} ORDER BY id DESC LIMIT ?", (*args, limit)
+        )
+        return [_submission(row) for row in rows]
+
+    def recent_uploads(self, pid: int, *, within_s: float) -> int:
+        """How many uploads participant ``pid`` made in the last ``within_s`` seconds."""
+        since = (datetime.now(UTC) - timedelta(seconds=within_s)).isoformat(timespec="seconds")
+        (count,) = self._db.execute(
+            "SELECT COUNT(*) FROM submissions WHERE participant_id = ? AND created_at >= ?", (pid, since)
+        ).fetchone()
+        return int(count)
+
+    def unfinished_submissions(self) -> list[Submission]:
+        """Submissions whose check had not finished (a restart checks them again)."""
+        rows = self._db.execute(
+            f"SELECT {_SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('queued', 'checking') ORDER BY id"
+        )
+        return [_submission(row) for row in rows]
+
+    # Versions -------------------------------------------------------------------
+    def add_version(
+        self, pid: int, *, submission_id: int | None, folder: str, source: str, digest: str
+    ) -> tuple[Version, Version | None]:
+        """A new version of ``pid``'s bot, which retires the previous one; returns both (new, retired)."""
+        participant = self.participant(pid)
+        assert participant is not None
+        with self._transaction() as db:
+            (number,) = db.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE participant_id = ?", (pid,)
+            ).fetchone()
+            previous = db.execute(
+                "SELECT id FROM versions WHERE participant_id = ? AND retired_at IS NULL", (pid,)
+            ).fetchone()
+            stamp = now()
+            if previous:
+                db.execute("UPDATE versions SET retired_at = ? WHERE id = ?", (stamp, previous[0]))
+            cursor = db.execute(
+                "INSERT INTO versions (participant_id, number, submission_id, bot, folder, source, digest, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (pid, number, submission_id, f"{participant.name}.v{number}", folder, source, digest, stamp),
+            )
+            vid = cursor.lastrowid
+        new = self.version(vid or 0)
+        assert new is not None
+        return new, self.version(previous[0]) if previous else None
+
+    def version(self, vid: int) -> Version | None:
+        """The version with id ``vid``."""
+        row = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?", (vid,)).fetchone()
+        return Version(*row) if row else None
+
+    def version_of_bot(self, bot: str) -> Version | None:
+        """The version stored as bot ``bot`` in the results."""
+        row = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE bot = ?", (bot,)).fetchone()
+        return Version(*row) if row else None
+
+    def versions(self, pid: int | None = None, *, active: bool = False) -> list[Version]:
+        """Versions (of participant ``pid``; only those not retired with ``active``), oldest first."""
+        clauses, args = [], []
+        if pid is not None:
+            clauses.append("participant_id = ?")
+            args.append(pid)
+        if active:
+            clauses.append("retired_at IS NULL")
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions {where} ORDER BY id", args)
+        return [Version(*row) for row in rows]
+
+    # Ratings over time -----------------------------------------------------------
+    def add_ratings(self, matches: int, rows: list[tuple[str, float, float]]) -> None:
+        """Keep a snapshot of ratings (bot, elo, 95% error) after ``matches`` matches, for the charts."""
+        stamp = now()
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO rating_history VALUES (?, ?, ?, ?, ?)",
+                [(matches, bot, elo, None if error != error else error, stamp) for bot, elo, error in rows],
+            )
+
+    def rating_history(self, bot: str) -> list[tuple[int, float, float | None]]:
+        """``(matches, elo, error95)`` snapshots of ``bot``, oldest first."""
+        rows = self._db.execute(
+            "SELECT matches, elo, error95 FROM rating_history WHERE bot = ? ORDER BY matches", (bot,)
+        )
+        return [(int(r[0]), float(r[1]), r[2]) for r in rows]
+
+    # Switches -------------------------------------------------------------------
+    def setting(self, key: str, default: str = "") -> str:
+        """A stored switch (``paused``, ``frozen``)."""
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Set a stored switch."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?", (key, value, value)
+            )
+
+
+_SUBMISSION_COLUMNS = (
+    "id, participant_id, created_at, filename, language, size, status, message, report, folder, digest, finished_at"
+)
+_VERSION_COLUMNS = "id, participant_id, number, submission_id, bot, folder, source, digest, created_at, retired_at"
+
+
+def _participant(row: tuple[Any, ...]) -> Participant:
+    return Participant(row[0], row[1], bool(row[2]), bool(row[3]), row[4], row[5])
+
+
+def _submission(row: tuple[Any, ...]) -> Submission:
+    sid, pid, created, filename, language, size, status, message, report, folder, digest, finished = row
+    return Submission(
+        sid, pid, created, filename, language, size, status, message, json.loads(report), folder, digest, finished
+    )
+
+
+def now() -> str:
+    """The time now, as the records keep it."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

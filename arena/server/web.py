@@ -1,0 +1,925 @@
+"""The web app: pages and a JSON API over a :class:`~arena.server.service.Competition`.
+
+Starlette routes, Jinja2 templates (autoescaped: a bot author's names, file
+names and stderr are text, never markup), python-multipart for uploads (read
+through a byte counter, so an upload over the limit is refused while it
+streams), and Starlette's signed-cookie sessions (HttpOnly, SameSite=Lax).
+
+Who sees what:
+
+* everyone: the leaderboard, bot pages (versions, ratings, results, faults),
+  match results, and replays as the config's ``access.replays`` allows;
+* a participant, also: its own submissions with their check reports, its
+  versions' files and build log, its processes' stderr;
+* the organiser: everything, and the switches on ``/admin``.
+
+Every form carries a CSRF token tied to the session; the API takes a
+``Authorization: Bearer TOKEN`` header instead (a cookie-authenticated API
+write must send the same token in ``X-CSRF-Token``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import math
+import os
+import secrets
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import trio
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from protocol import SEATS
+
+from .._errors import ConfigError, UploadRefused
+from ..competition.results import render_csv
+from ..competition.store import PlayedMatch
+from .archive import LANGUAGES
+from .files import bot_files, read_bot_file, tail_of
+from .service import Busy, Competition
+from .state import NAME_RULE, Participant, Submission, Version, check_name
+
+SESSION_COOKIE = "arena_session"
+SESSION_MAX_AGE_S = 30 * 24 * 3600
+FORM_OVERHEAD = 64 << 10
+"""Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
+SSE_MIN_INTERVAL_S = 1.0
+"""A live page gets at most one update a second, however fast matches finish."""
+SSE_KEEPALIVE_S = 15.0
+STATIC = Path(__file__).parent / "static"
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self';"
+    " frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+)
+REPLAY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'self'"
+"""The replay page (inline script and style, no network) runs in a sandboxed frame of the match page."""
+
+
+class TooLarge(Exception):
+    """The request body went over its limit while streaming."""
+
+
+# Middleware -------------------------------------------------------------------------
+class SecurityHeaders:
+    """Headers every response carries: no sniffing, no referrer (tokens may be in login links), a CSP."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                extra = [
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                ]
+                if b"content-security-policy" not in headers:
+                    extra.append((b"content-security-policy", PAGE_CSP.encode()))
+                if b"x-frame-options" not in headers and not scope["path"].endswith("/replay"):
+                    extra.append((b"x-frame-options", b"DENY"))
+                if b"cache-control" not in headers:
+                    extra.append((b"cache-control", b"no-store"))
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+# The app ---------------------------------------------------------------------------
+def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
+    """The Starlette app serving ``competition``."""
+    pages = Pages(competition)
+    routes = [
+        Route("/", pages.leaderboard),
+        Route("/events", pages.events),
+        Route("/login", pages.login, methods=["GET", "POST"]),
+        Route("/login/{token}", pages.login_link),
+        Route("/logout", pages.logout, methods=["POST"]),
+        Route("/register", pages.register, methods=["GET", "POST"]),
+        Route("/me", pages.me),
+        Route("/me/submit", pages.submit, methods=["POST"]),
+        Route("/submissions/{sid:int}", pages.submission),
+        Route("/bots/{name}", pages.bot),
+        Route("/bots/{name}/v{number:int}/files", pages.files),
+        Route("/bots/{name}/v{number:int}/files/{path:path}", pages.file),
+        Route("/bots/{name}/stderr/{file}", pages.stderr),
+        Route("/matches/{key}", pages.match),
+        Route("/matches/{key}/replay", pages.replay),
+        Route("/admin", pages.admin),
+        Route("/admin/{action}", pages.admin_action, methods=["POST"]),
+        Route("/admin/download/{what}", pages.download),
+        Route("/api/standings", pages.api_standings),
+        Route("/api/bots", pages.api_bots),
+        Route("/api/bots/{name}", pages.api_bot),
+        Route("/api/matches", pages.api_matches),
+        Route("/api/matches/{key}", pages.api_match),
+        Route("/api/submissions", pages.api_submissions, methods=["GET", "POST"]),
+        Route("/api/submissions/{sid:int}", pages.api_submission),
+        Route("/api/admin/{action}", pages.api_admin, methods=["POST"]),
+        Route("/api/events", pages.events),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [
+        Middleware(SecurityHeaders),
+        Middleware(
+            SessionMiddleware,
+            secret_key=competition.secret_key,
+            session_cookie=SESSION_COOKIE,
+            max_age=SESSION_MAX_AGE_S,
+            same_site="lax",
+            https_only=https_only,
+        ),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={HTTPException: pages.error},  # type: ignore[dict-item]
+    )
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("arena.server", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _num
+    env.filters["signed"] = lambda v: "-" if v is None or _nan(v) else f"{v:+.0f}"
+    return env
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None or _nan(value):
+        return "-"
+    if isinstance(value, float) and value.is_integer() and digits == 0:
+        return str(int(value))
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+class Pages:
+    """Every route's handler, over one competition."""
+
+    def __init__(self, competition: Competition) -> None:
+        self.c = competition
+        self.env = _environment()
+
+    # Helpers -------------------------------------------------------------------
+    def who(self, request: Request) -> Participant | None:
+        """The participant making the request: by bearer token, else by session cookie."""
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer":
+                return None
+            return self.c.state.by_token(token)
+        sid = request.session.get("sid")
+        if not isinstance(sid, str):
+            return None
+        return self.c.state.session(sid, max_age_s=SESSION_MAX_AGE_S)
+
+    def need(self, request: Request) -> Participant:
+        """The participant, or 401."""
+        found = self.who(request)
+        if found is None:
+            raise HTTPException(401, "log in first: this page needs your token")
+        return found
+
+    def need_admin(self, request: Request) -> Participant:
+        """The organiser, or 401/403."""
+        found = self.need(request)
+        if not found.is_admin:
+            raise HTTPException(403, "only the organiser may do this")
+        return found
+
+    def csrf(self, request: Request) -> str:
+        """The session's CSRF token (made on first use)."""
+        token = request.session.get("csrf")
+        if not isinstance(token, str):
+            token = secrets.token_urlsafe(24)
+            request.session["csrf"] = token
+        return token
+
+    def check_csrf(self, request: Request, sent: Any) -> None:
+        """403 unless ``sent`` is the session's CSRF token."""
+        expected = request.session.get("csrf")
+        if not isinstance(expected, str) or not isinstance(sent, str) or not hmac.compare_digest(expected, sent):
+            raise HTTPException(403, "the form's security token is missing or stale: reload the page and try again")
+
+    def check_api_write(self, request: Request) -> None:
+        """A cookie-authenticated API write must carry the CSRF token in a header; a bearer token needs none."""
+        if not request.headers.get("authorization"):
+            self.check_csrf(request, request.headers.get("x-csrf-token"))
+
+    def page(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        """Render ``template`` with the common context."""
+        me = self.who(request) if "me" not in context else context.pop("me")
+        body = self.env.get_template(template).render(
+            title=self.c.config.title,
+            me=me,
+            csrf=self.csrf(request),
+            game=self.c.game,
+            paused=self.c.paused,
+            frozen=self.c.frozen,
+            registration=self.c.config.registration,
+            **context,
+        )
+        return HTMLResponse(body, status_code=status_code)
+
+    async def error(self, request: Request, exc: HTTPException) -> Response:
+        """Errors as JSON under /api, else as a page (401 shows the login form)."""
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        template = "login.html" if exc.status_code == 401 else "error.html"
+        return self.page(request, template, exc.status_code, message=exc.detail, status=exc.status_code)
+
+    def participant(self, name: str) -> Participant:
+        found = self.c.state.participant_named(name)
+        if found is None or found.is_admin:
+            raise HTTPException(404, "no such bot")
+        return found
+
+    def may_see_private(self, viewer: Participant | None, owner: Participant) -> bool:
+        return viewer is not None and (viewer.is_admin or viewer.id == owner.id)
+
+    def match_by_key(self, key: str) -> PlayedMatch:
+        for match in self.c.matches:
+            if match.key == key:
+                return match
+        raise HTTPException(404, "no such match")
+
+    def owners_of(self, match: PlayedMatch) -> list[Participant]:
+        out = []
+        for bot in (match.bot_a, match.bot_b):
+            version = self.c.state.version_of_bot(bot)
+            owner = self.c.state.participant(version.participant_id) if version else None
+            if owner is not None:
+                out.append(owner)
+        return out
+
+    def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]:
+        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats)."""
+        if viewer is not None and viewer.is_admin:
+            return True, None
+        rule = self.c.config.replays
+        if rule == "public" or (rule == "after-end" and self.c.frozen):
+            return True, None
+        owners = self.owners_of(match)
+        mine = [seat for seat, owner in zip(SEATS, owners, strict=False) if viewer and owner.id == viewer.id]
+        if not mine:
+            return False, None
+        if rule == "owners":
+            return True, None
+        return True, mine[0]  # after-end, before the end: an owner sees only what its own bot saw
+
+    # Leaderboard and live updates ------------------------------------------------
+    def board_context(self) -> dict[str, Any]:
+        board = self.c.board()
+        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.matches[-15:][::-1]}
+
+    async def leaderboard(self, request: Request) -> Response:
+        return self.page(request, "leaderboard.html", **self.board_context())
+
+    def board_fragment(self) -> str:
+        board = self.c.board()
+        cached = getattr(self, "_fragment", None)
+        if cached is not None and cached[0] == board.stamp:
+            return str(cached[1])
+        html = self.env.get_template("_board.html").render(**self.board_context())
+        data = json.dumps({"html": html, "matches": board.matches, "paused": board.paused, "frozen": board.frozen})
+        self._fragment = (board.stamp, data)
+        return data
+
+    async def events(self, request: Request) -> Response:
+        """Server-sent events: the leaderboard each time it changes (at most once a second)."""
+
+        async def stream() -> AsyncIterator[str]:
+            last = -1
+            while True:
+                stamp = self.c.stamp
+                if stamp != last:
+                    last = stamp
+                    yield f"event: board\ndata: {self.board_fragment()}\n\n"
+                    await trio.sleep(SSE_MIN_INTERVAL_S)
+                    continue
+                changed = self.c.changed
+                with trio.move_on_after(SSE_KEEPALIVE_S) as waited:
+                    await changed.wait()
+                if waited.cancelled_caught:
+                    yield ": still here\n\n"
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+        )
+
+    # Logging in ---------------------------------------------------------------------
+    async def login(self, request: Request) -> Response:
+        if request.method == "GET":
+            return self.page(request, "login.html")
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        token = str(form.get("token", ""))
+        participant = self.c.state.by_token(token)
+        if participant is None:
+            return self.page(request, "login.html", 401, message="that token is not valid")
+        self._start_session(request, participant)
+        return RedirectResponse("/admin" if participant.is_admin else "/me", status_code=303)
+
+    async def login_link(self, request: Request) -> Response:
+        """The secret link: a page with one button (a link alone never logs anyone in: no login CSRF)."""
+        token = request.path_params["token"]
+        participant = self.c.state.by_token(token)
+        if participant is None:
+            return self.page(request, "login.html", 401, message="that login link is not valid")
+        return self.page(request, "login_link.html", token=token, participant=participant)
+
+    def _start_session(self, request: Request, participant: Participant) -> None:
+        old = request.session.get("sid")
+        if isinstance(old, str):
+            self.c.state.end_session(old)
+        request.session.clear()
+        request.session["sid"] = self.c.state.new_session(participant.id)
+        request.session["csrf"] = secrets.token_urlsafe(24)  # a new session, a new CSRF token
+
+    async def logout(self, request: Request) -> Response:
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        sid = request.session.get("sid")
+        if isinstance(sid, str):
+            self.c.state.end_session(sid)
+        request.session.clear()
+        return RedirectResponse("/", status_code=303)
+
+    async def register(self, request: Request) -> Response:
+        if self.c.config.registration != "open":
+            raise HTTPException(403, "registration is by invitation: ask the organiser for a login link")
+        if request.method == "GET":
+            return self.page(request, "register.html", rule=NAME_RULE)
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        name = str(form.get("name", "")).strip()
+        try:
+            check_name(name)
+        except ConfigError as exc:
+            return self.page(request, "register.html", 400, rule=NAME_RULE, message=str(exc), name=name)
+        if self.c.state.participant_named(name) is not None:
+            return self.page(request, "register.html", 409, rule=NAME_RULE, message="that name is taken", name=name)
+        participant, token = self.c.state.add_participant(name)
+        self._start_session(request, participant)
+        link = f"{request.base_url}login/{token}"
+        return self.page(request, "registered.html", token=token, link=link, me=participant)
+
+    # A participant's own pages ----------------------------------------------------
+    async def me(self, request: Request) -> Response:
+        me = self.need(request)
+        if me.is_admin:
+            return RedirectResponse("/admin", status_code=303)
+        return self.page(
+            request,
+            "me.html",
+            submissions=self.c.state.submissions(me.id, limit=30),
+            versions=self.c.state.versions(me.id)[::-1],
+            languages=LANGUAGES,
+            limits=self.c.config.uploads,
+        )
+
+    async def submit(self, request: Request) -> Response:
+        me = self.need(request)
+        sid = await self._take_upload(request, me, form_csrf=True)
+        return RedirectResponse(f"/submissions/{sid}", status_code=303)
+
+    async def _take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
+        try:
+            self.c.may_upload(me)
+        except Busy as exc:
+            raise HTTPException(429, str(exc)) from None
+        except UploadRefused as exc:
+            raise HTTPException(409, str(exc)) from None
+        limit = self.c.config.uploads.max_bytes
+        with _upload_file(self.c.incoming) as target:
+            form = await _read_upload(request, limit, target)
+            if form_csrf:
+                self.check_csrf(request, form.get("csrf"))
+            file = form.get("file")
+            if not isinstance(file, UploadFile):
+                raise HTTPException(400, "the form has no file (field 'file')")
+            language = str(form.get("language", ""))
+            if language and language not in LANGUAGES:
+                raise HTTPException(400, f"unknown language {language!r}; one of {', '.join(LANGUAGES)}")
+            return await self.c.take_upload(me, target, filename=file.filename or "upload", language=language)
+
+    async def submission(self, request: Request) -> Response:
+        me = self.need(request)
+        submission = self._own_submission(me, request.path_params["sid"])
+        owner = self.c.state.participant(submission.participant_id)
+        return self.page(request, "submission.html", submission=submission, owner=owner)
+
+    def _own_submission(self, me: Participant, sid: int) -> Submission:
+        submission = self.c.state.submission(sid)
+        if submission is None or not (me.is_admin or submission.participant_id == me.id):
+            raise HTTPException(404, "no such submission of yours")
+        return submission
+
+    # Bots -------------------------------------------------------------------------
+    def bot_context(self, request: Request, name: str) -> dict[str, Any]:
+        owner = self.participant(name)
+        viewer = self.who(request)
+        private = self.may_see_private(viewer, owner)
+        versions = self.c.state.versions(owner.id)
+        board = self.c.board()
+        standings = {row.bot: row for row in board.board.standings}
+        mine = {v.bot for v in versions}
+        matches = [m for m in self.c.matches if m.bot_a in mine or m.bot_b in mine]
+        current = next((v for v in versions if v.retired_at is None), None)
+        opponents: dict[str, dict[str, Any]] = {}
+        for version in versions:
+            row = board.board.pairwise.get(version.bot, {})
+            for other, cell in row.items():
+                if cell.matches:
+                    blank = {"matches": 0, "wins": 0, "draws": 0, "losses": 0, "for": 0.0, "against": 0.0}
+                    entry = opponents.setdefault(_owner_name(other), blank)
+                    entry["matches"] += cell.matches
+                    entry["wins"] += cell.wins
+                    entry["draws"] += cell.draws
+                    entry["losses"] += cell.losses
+                    entry["for"] += cell.points_for
+                    entry["against"] += cell.points_against
+        faults = [(m, f) for m in matches for f in m.faults if f.bot in mine][::-1][:50]
+        history = self.c.state.rating_history(current.bot) if current else []
+        stderr = []
+        if private:
+            folder = self.c.logs / "stderr"
+            if folder.is_dir():
+                stderr = sorted(
+                    (p.name for p in folder.iterdir() if p.name.split(".v")[0] == owner.name and p.is_file()),
+                    reverse=True,
+                )[:40]
+        return {
+            "owner": owner,
+            "private": private,
+            "versions": versions[::-1],
+            "current": current,
+            "standing": standings.get(current.bot) if current else None,
+            "opponents": sorted(opponents.items()),
+            "faults": faults,
+            "matches": matches[::-1][:40],
+            "chart": _chart(history),
+            "stderr": stderr,
+            "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
+        }
+
+    async def bot(self, request: Request) -> Response:
+        return self.page(request, "bot.html", **self.bot_context(request, request.path_params["name"]))
+
+    def _private_version(self, request: Request) -> tuple[Participant, Version]:
+        owner = self.participant(request.path_params["name"])
+        viewer = self.who(request)
+        if viewer is None:
+            raise HTTPException(401, "log in to see your bot's files")
+        if not self.may_see_private(viewer, owner):
+            raise HTTPException(403, "only the bot's owner and the organiser see its files")
+        for version in self.c.state.versions(owner.id):
+            if version.number == request.path_params["number"]:
+                return owner, version
+        raise HTTPException(404, "no such version")
+
+    async def files(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        return self.page(request, "files.html", owner=owner, version=version, files=bot_files(Path(version.folder)))
+
+    async def file(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        try:
+            text = read_bot_file(Path(version.folder), request.path_params["path"])
+        except FileNotFoundError:
+            raise HTTPException(404, "no such file in this version") from None
+        path = request.path_params["path"]
+        return self.page(request, "file.html", owner=owner, version=version, path=path, text=text)
+
+    async def stderr(self, request: Request) -> Response:
+        owner = self.participant(request.path_params["name"])
+        viewer = self.who(request)
+        if viewer is None:
+            raise HTTPException(401, "log in to see your bot's stderr")
+        if not self.may_see_private(viewer, owner):
+            raise HTTPException(403, "only the bot's owner and the organiser see its stderr")
+        name = request.path_params["file"]
+        if name.split(".v")[0] != owner.name or "/" in name or name.startswith("."):
+            raise HTTPException(404, "no such stderr file")
+        try:
+            text = tail_of(self.c.logs / "stderr" / name)
+        except FileNotFoundError:
+            raise HTTPException(404, "no such stderr file") from None
+        return self.page(request, "file.html", owner=owner, version=None, path=name, text=text)
+
+    # Matches ------------------------------------------------------------------------
+    async def match(self, request: Request) -> Response:
+        match = self.match_by_key(request.path_params["key"])
+        viewer = self.who(request)
+        allowed, seat = self.replay_access(viewer, match)
+        return self.page(
+            request,
+            "match.html",
+            match=match,
+            owners=[_owner_name(match.bot_a), _owner_name(match.bot_b)],
+            replay=allowed and bool(match.log_path),
+            seat=seat,
+            rule=self.c.config.replays,
+        )
+
+    async def replay(self, request: Request) -> Response:
+        match = self.match_by_key(request.path_params["key"])
+        allowed, seat = self.replay_access(self.who(request), match)
+        if not allowed:
+            raise HTTPException(403, "this match's replay is not public")
+        if not match.log_path:
+            raise HTTPException(404, "this match was played without a log")
+        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat)
+        return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
+
+    # The organiser -------------------------------------------------------------------
+    async def admin(self, request: Request) -> Response:
+        self.need_admin(request)
+        return self.page(
+            request,
+            "admin.html",
+            board=self.c.board(),
+            participants=[p for p in self.c.state.participants() if not p.is_admin],
+            submissions=self.c.state.submissions(limit=30),
+        )
+
+    async def admin_action(self, request: Request) -> Response:
+        self.need_admin(request)
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        self._act(request.path_params["action"], form)
+        return RedirectResponse("/admin", status_code=303)
+
+    async def api_admin(self, request: Request) -> Response:
+        self.need_admin(request)
+        self.check_api_write(request)
+        try:
+            data = await request.json() if await request.body() else {}
+        except ValueError:
+            raise HTTPException(400, "the body must be JSON") from None
+        if not isinstance(data, dict):
+            raise HTTPException(400, "the body must be a JSON object")
+        self._act(request.path_params["action"], data)
+        return JSONResponse({"ok": True, "paused": self.c.paused, "frozen": self.c.frozen})
+
+    def _act(self, action: str, data: FormData | dict[str, Any]) -> None:
+        if action in ("pause", "resume"):
+            self.c.set_paused(action == "pause")
+        elif action in ("freeze", "thaw"):
+            self.c.set_frozen(action == "freeze")
+        elif action in ("disqualify", "readmit"):
+            participant = self.participant(str(data.get("name", "")))
+            reason = str(data.get("reason", "")).strip()[:300] or "no reason given"
+            self.c.disqualify(participant, reason if action == "disqualify" else "")
+        else:
+            raise HTTPException(404, f"no admin action {action!r}")
+
+    async def download(self, request: Request) -> Response:
+        self.need_admin(request)
+        what = request.path_params["what"]
+        if what == "results.csv":
+            board = self.c.board().board
+            return PlainTextResponse(
+                render_csv(board),
+                media_type="text/csv",
+                headers={"content-disposition": 'attachment; filename="results.csv"'},
+            )
+        if what == "server.sqlite":
+            path = await trio.to_thread.run_sync(_backup, self.c.state.path, self.c.incoming)
+            return FileResponse(
+                path,
+                filename="server.sqlite",
+                media_type="application/vnd.sqlite3",
+                background=_Remove(path),  # type: ignore[arg-type]
+            )
+        raise HTTPException(404, "download results.csv or server.sqlite")
+
+    # The API ----------------------------------------------------------------------------
+    async def api_standings(self, request: Request) -> Response:
+        return JSONResponse(self.c.board().to_json())
+
+    async def api_bots(self, request: Request) -> Response:
+        board = self.c.board()
+        return JSONResponse(
+            {
+                "bots": [
+                    {
+                        "name": p.name,
+                        "house": p.is_house,
+                        "disqualified": p.disqualified,
+                        "versions": [_version_json(v) for v in self.c.state.versions(p.id)],
+                    }
+                    for p in self.c.state.participants()
+                    if not p.is_admin
+                ],
+                "matches": board.matches,
+            }
+        )
+
+    async def api_bot(self, request: Request) -> Response:
+        context = self.bot_context(request, request.path_params["name"])
+        owner: Participant = context["owner"]
+        standing = context["standing"]
+        data: dict[str, Any] = {
+            "name": owner.name,
+            "house": owner.is_house,
+            "disqualified": owner.disqualified,
+            "versions": [_version_json(v) for v in context["versions"]],
+            "standing": _clean(standing.__dict__) if standing else None,
+            "opponents": {name: cell for name, cell in context["opponents"]},
+            "faults": [
+                {"match": m.key, "bot": f.bot, "kind": f.kind, "reason": f.reason} for m, f in context["faults"]
+            ],
+            "rating_history": [
+                {"matches": n, "rating": elo, "error95": err}
+                for n, elo, err in self.c.state.rating_history(context["current"].bot if context["current"] else "")
+            ],
+        }
+        if context["private"]:
+            data["submissions"] = [_submission_json(s) for s in context["submissions"]]
+            data["stderr"] = context["stderr"]
+        return JSONResponse(data)
+
+    async def api_matches(self, request: Request) -> Response:
+        bot = request.query_params.get("bot", "")
+        try:
+            limit = max(1, min(1000, int(request.query_params.get("limit", "100"))))
+        except ValueError:
+            raise HTTPException(400, "limit must be a number") from None
+        matches = self.c.matches
+        if bot:
+            names = {v.bot for v in self.c.state.versions(self.participant(bot).id)}
+            matches = [m for m in matches if m.bot_a in names or m.bot_b in names]
+        return JSONResponse({"matches": [_match_json(m) for m in matches[::-1][:limit]]})
+
+    async def api_match(self, request: Request) -> Response:
+        match = self.match_by_key(request.path_params["key"])
+        allowed, seat = self.replay_access(self.who(request), match)
+        data = _match_json(match)
+        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
+        data["replay_seat"] = seat
+        return JSONResponse(data)
+
+    async def api_submissions(self, request: Request) -> Response:
+        me = self.need(request)
+        if request.method == "POST":
+            self.check_api_write(request)
+            sid = await self._take_upload(request, me, form_csrf=False)
+            submission = self.c.state.submission(sid)
+            assert submission is not None
+            return JSONResponse(_submission_json(submission), status_code=201)
+        subs = self.c.state.submissions(None if me.is_admin else me.id, limit=100)
+        return JSONResponse({"submissions": [_submission_json(s) for s in subs]})
+
+    async def api_submission(self, request: Request) -> Response:
+        me = self.need(request)
+        return JSONResponse(_submission_json(self._own_submission(me, request.path_params["sid"])))
+
+
+# Uploads -------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _upload_file(folder: Path) -> Iterator[Path]:
+    path = folder / f"{secrets.token_hex(8)}.upload"
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
+
+
+async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
+    """Parse a multipart upload of at most ``limit`` bytes; its file is saved at ``target``.
+
+    The body is counted as it streams: past the limit the request is refused
+    with 413 at once, and what was read so far is thrown away, so memory and
+    disk stay bounded whatever the client sends (or claims to send).
+    """
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(415, "send the bot as multipart/form-data (a form with a file field)")
+    allowed = limit + FORM_OVERHEAD
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > allowed:
+        raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
+
+    async def counted() -> AsyncGenerator[bytes, None]:
+        total = 0
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > allowed:
+                raise TooLarge
+            yield chunk
+
+    parser = MultiPartParser(request.headers, counted(), max_files=1, max_fields=8, max_part_size=64 << 10)
+    try:
+        form = await parser.parse()
+    except TooLarge:
+        raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed") from None
+    except MultiPartException as exc:
+        raise HTTPException(400, exc.message) from None
+    file = form.get("file")
+    if isinstance(file, UploadFile):
+        if file.size is not None and file.size > limit:
+            raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
+        await file.seek(0)
+
+        def save() -> None:
+            with target.open("wb") as out:
+                shutil.copyfileobj(file.file, out, 1 << 16)
+
+        await trio.to_thread.run_sync(save)
+        await file.close()
+    return form
+
+
+async def _small_form(request: Request) -> FormData:
+    """A form of a few short fields (login, switches): bounded like everything else."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > FORM_OVERHEAD:
+        raise HTTPException(413, "the form is too large")
+    try:
+        return await request.form(max_files=0, max_fields=20, max_part_size=8 << 10)
+    except MultiPartException as exc:
+        raise HTTPException(400, exc.message) from None
+
+
+# Replays, downloads ---------------------------------------------------------------------
+def _replay_page(path: Path, seat: str | None) -> str:
+    from ..replay import for_seat, load_log
+    from ..replay._html import render_page
+    from ..replay._render import renderer_for
+    from ..replay.cli import timeline_of
+
+    log = load_log(path)
+    timeline = timeline_of(log)
+    if seat is not None:
+        timeline = for_seat(timeline, SEATS.index(seat))
+    return render_page(timeline, renderer_for(log.game))
+
+
+def _backup(database: Path, folder: Path) -> Path:
+    """A consistent copy of the live database (SQLite's online backup), to send and then delete."""
+    fd, name = tempfile.mkstemp(suffix=".sqlite", dir=folder)
+    os.close(fd)
+    source = sqlite3.connect(database)
+    target = sqlite3.connect(name)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    return Path(name)
+
+
+class _Remove:
+    """A background task deleting a file once its response is sent."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    async def __call__(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+# Shapes -------------------------------------------------------------------------------------
+def _owner_name(bot: str) -> str:
+    return bot.rsplit(".v", 1)[0]
+
+
+def _clean(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if _nan(v) else v) for k, v in data.items()}
+
+
+def _version_json(version: Version) -> dict[str, Any]:
+    return {
+        "number": version.number,
+        "bot": version.bot,
+        "created_at": version.created_at,
+        "retired_at": version.retired_at,
+        "digest": version.digest,
+    }
+
+
+def _submission_json(submission: Submission) -> dict[str, Any]:
+    return {
+        "id": submission.id,
+        "created_at": submission.created_at,
+        "filename": submission.filename,
+        "language": submission.language,
+        "size": submission.size,
+        "status": submission.status,
+        "done": submission.done,
+        "message": submission.message,
+        "checks": submission.report,
+        "finished_at": submission.finished_at,
+    }
+
+
+def _match_json(match: PlayedMatch) -> dict[str, Any]:
+    return {
+        "key": match.key,
+        "deal": match.deal,
+        "leg": match.leg,
+        "bot_a": match.bot_a,
+        "bot_b": match.bot_b,
+        "seed": match.seed,
+        "points": list(match.points),
+        "winner": match.winner,
+        "forfeit": list(match.forfeit),
+        "reason": match.reason,
+        "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in match.faults],
+        "duration_s": match.duration_s,
+    }
+
+
+def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
+    """Each row's rating and 95% interval as percentages of a common scale, for the bars."""
+    spans = []
+    for row in rows:
+        r, e = row.standing.rating, row.standing.rating_error
+        e = 0.0 if _nan(e) or math.isinf(e) else e
+        spans.append((row.version.bot, r - e, r, r + e))
+    if not spans:
+        return {}
+    low = min(s[1] for s in spans)
+    high = max(s[3] for s in spans)
+    width = max(high - low, 1.0)
+    return {
+        bot: {
+            "left": round(100 * (lo - low) / width, 2),
+            "width": round(max(0.5, 100 * (hi - lo) / width), 2),
+            "mid": round(100 * (mid - low) / width, 2),
+        }
+        for bot, lo, mid, hi in spans
+    }
+
+
+def _chart(history: list[tuple[int, float, float | None]]) -> dict[str, Any] | None:
+    """An SVG line (and 95% band) of a version's rating over matches, as coordinates in a 600x160 box."""
+    if len(history) < 2:
+        return None
+    width, height, pad = 600.0, 160.0, 8.0
+    xs = [h[0] for h in history]
+    lows = [h[1] - (h[2] or 0.0) for h in history]
+    highs = [h[1] + (h[2] or 0.0) for h in history]
+    y_low, y_high = min(lows), max(highs)
+    y_span = max(y_high - y_low, 1.0)
+    x_span = max(xs[-1] - xs[0], 1)
+
+    def point(x: float, y: float) -> str:
+        px = pad + (x - xs[0]) / x_span * (width - 2 * pad)
+        py = height - pad - (y - y_low) / y_span * (height - 2 * pad)
+        return f"{px:.1f},{py:.1f}"
+
+    line = " ".join(point(x, h[1]) for x, h in zip(xs, history, strict=True))
+    band = " ".join(
+        [point(x, hi) for x, hi in zip(xs, highs, strict=True)]
+        + [point(x, lo) for x, lo in reversed(list(zip(xs, lows, strict=True)))]
+    )
+    return {
+        "line": line,
+        "band": band,
+        "first": xs[0],
+        "last": xs[-1],
+        "low": round(y_low),
+        "high": round(y_high),
+        "now": round(history[-1][1]),
+    }
