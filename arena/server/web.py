@@ -742,11 +742,12 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
 
     async def counted() -> AsyncGenerator[bytes, None]:
         total = 0
-        async for chunk in request.stream():
-            total += len(chunk)
-            if total > allowed:
-                raise TooLarge
-            yield chunk
+        async with contextlib.aclosing(request.stream()) as stream:
+            async for chunk in stream:
+                total += len(chunk)
+                if total > allowed:
+                    raise TooLarge
+                yield chunk
 
     parser = MultiPartParser(request.headers, counted(), max_files=1, max_fields=8, max_part_size=64 << 10)
     try:

@@ -1,0 +1,138 @@
+"""Helpers for the competition server's tests: configs, a running competition, an ASGI client, bot archives."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import re
+import tarfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import trio
+
+from arena.server.config import load
+from arena.server.service import Competition
+from arena.server.web import create_app
+
+from .conftest import SAMPLE_BOTS
+
+RPS = SAMPLE_BOTS / "rps-poker"
+MINIMAL_BOT = RPS / "minimal-python"
+
+
+def write_config(
+    folder: Path,
+    *,
+    house: tuple[str, ...] = ("minimal-python", "random-python"),
+    extra: str = "",
+    access: str = "",
+    uploads: str = "",
+    ladder: str = "placement_pairs = 1\npair_budget = 50",
+) -> Path:
+    """A server config in ``folder`` (its data folder beside it)."""
+    bots = ", ".join(f'"{RPS / name}"' for name in house)
+    text = (
+        f'name = "Test ladder"\ngame = "rps-poker"\nseed = 7\nhouse_bots = [{bots}]\n{extra}\n'
+        f"[ladder]\n{ladder}\n[access]\n{access}\n[uploads]\n{uploads}\n"
+        f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
+    )
+    path = folder / "server.toml"
+    path.write_text(text)
+    return path
+
+
+@dataclass
+class Kit:
+    """A running competition and a client talking to its app in-process."""
+
+    competition: Competition
+    client: httpx.AsyncClient
+
+    async def csrf(self) -> str:
+        """The CSRF token of the client's session (read from a page's form)."""
+        page = await self.client.get("/login")
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert found, page.text
+        return found.group(1)
+
+    async def login(self, token: str) -> None:
+        """Log the client in with ``token`` through the login form."""
+        response = await self.client.post("/login", data={"token": token, "csrf": await self.csrf()})
+        assert response.status_code == 303, response.text
+
+    def participant(self, name: str) -> str:
+        """Add participant ``name``; its token."""
+        _, token = self.competition.state.add_participant(name)
+        return token
+
+    async def upload(self, token: str, data: bytes, filename: str = "bot.tar.gz", language: str = "") -> httpx.Response:
+        """Upload through the API with a bearer token."""
+        return await self.client.post(
+            "/api/submissions",
+            headers={"authorization": f"Bearer {token}"},
+            files={"file": (filename, data)},
+            data={"language": language},
+        )
+
+    async def wait_submission(self, token: str, sid: int, *, timeout: float = 120) -> dict[str, object]:
+        """The submission once its check has finished."""
+        with trio.fail_after(timeout):
+            while True:
+                response = await self.client.get(
+                    f"/api/submissions/{sid}", headers={"authorization": f"Bearer {token}"}
+                )
+                data: dict[str, object] = response.json()
+                if data["done"]:
+                    return data
+                await trio.sleep(0.2)
+
+    async def wait_matches(self, count: int, *, timeout: float = 120) -> None:
+        """Until the ladder has recorded ``count`` matches."""
+        with trio.fail_after(timeout):
+            while len(self.competition.matches) < count:
+                await trio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def running(config_path: Path, *, jobs: int = 2, paused: bool = False) -> AsyncIterator[Kit]:
+    """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app."""
+    competition = Competition(load(config_path))
+    try:
+        if paused:
+            competition.set_paused(True)
+        await competition.add_house_bots()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(functools.partial(competition.run, jobs=jobs))
+            transport = httpx.ASGITransport(app=create_app(competition))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+                yield Kit(competition, client)
+            nursery.cancel_scope.cancel()
+    finally:
+        competition.close()
+
+
+def bot_archive(files: dict[str, str | bytes]) -> bytes:
+    """A .tar.gz holding ``files`` (name to content)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def minimal_bot(**extra_files: str) -> bytes:
+    """The minimal Python bot as an archive, with ``extra_files`` added or replaced."""
+    files = {
+        "bot.toml": (MINIMAL_BOT / "bot.toml").read_text(),
+        "bot.py": (MINIMAL_BOT / "bot.py").read_text(),
+    }
+    files.update(extra_files)
+    return bot_archive(files)

@@ -1,0 +1,104 @@
+"""The rolling ladder's choice of pairs (pure): placement, where matches tell most, budgets, restarts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from arena.competition.ladder import Pair, Policy, RatingView, next_pair, parse_deal
+from arena.competition.store import PlayedMatch
+
+
+def played(pair: Pair, legs: tuple[int, ...] = (0, 1), winner: str | None = "A") -> list[PlayedMatch]:
+    out = []
+    for scheduled in Pair(pair.first, pair.second, pair.number, legs).matches(seed=1):
+        out.append(
+            PlayedMatch(
+                key=scheduled.key, cycle=0, deal=scheduled.deal, leg=scheduled.leg, bot_a=scheduled.bot_a,
+                bot_b=scheduled.bot_b, seed=scheduled.seed, points=(1.0, 0.0), winner=winner,
+            )
+        )  # fmt: skip
+    return out
+
+
+def test_a_pair_has_both_legs_on_one_deal_with_seats_swapped() -> None:
+    a, b = Pair("x.v1", "y.v1", 3).matches(seed=5)
+    assert a.seed == b.seed and a.deal == b.deal == "x.v1~y.v1~3"
+    assert (a.bot_a, a.bot_b) == (b.bot_b, b.bot_a) == ("x.v1", "y.v1")
+    assert parse_deal(a.deal) == ("x.v1", "y.v1", 3)
+    assert Pair("x.v1", "y.v1", 4).matches(seed=5)[0].seed != a.seed
+
+
+def test_fewer_than_two_versions_play_nothing() -> None:
+    assert next_pair(["a"], [], {}, Policy()) is None
+
+
+def test_a_half_played_pair_is_finished_first_with_its_own_key() -> None:
+    history = played(Pair("a", "b", 0)) + played(Pair("a", "c", 0), legs=(0,))
+    pair = next_pair(["a", "b", "c"], history, {}, Policy())
+    assert pair == Pair("a", "c", 0, (1,))
+
+
+def test_a_newcomer_plays_placement_pairs_against_a_spread_of_the_field() -> None:
+    field = [f"old{i}" for i in range(9)]
+    ratings = {name: RatingView(elo=100.0 * i, error95=30.0) for i, name in enumerate(field)}
+    history: list[PlayedMatch] = []
+    for i, a in enumerate(field):  # the old field has settled among itself
+        for b in field[i + 1 :]:
+            for n in range(3):
+                history += played(Pair(a, b, n))
+    opponents = []
+    policy = Policy(placement_pairs=4, pair_budget=12)
+    for _ in range(4):
+        pair = next_pair([*field, "new"], history, ratings, policy)
+        assert pair is not None and "new" in (pair.first, pair.second)
+        opponents.append(pair.first if pair.second == "new" else pair.second)
+        history += played(pair)
+    ranks = sorted(field.index(o) for o in opponents)
+    assert len(set(opponents)) == 4
+    assert ranks[0] <= 1 and ranks[-1] >= 7  # both ends of the field, not four neighbours
+
+
+def test_after_placement_the_closest_uncertain_pair_is_chosen() -> None:
+    ratings = {"a": RatingView(0, 50), "b": RatingView(10, 50), "c": RatingView(600, 50)}
+    history = []
+    for first, second in (("a", "b"), ("a", "c"), ("b", "c")):
+        for n in range(2):
+            history += played(Pair(first, second, n))
+    pair = next_pair(["a", "b", "c"], history, ratings, Policy(placement_pairs=1, pair_budget=10))
+    assert pair == Pair("a", "b", 2)
+
+
+def test_settled_pairs_and_spent_budgets_stop() -> None:
+    ratings = {"a": RatingView(0, 20), "b": RatingView(500, 20)}
+    history = []
+    for n in range(3):
+        history += played(Pair("a", "b", n))
+    assert next_pair(["a", "b"], history, ratings, Policy(placement_pairs=1, pair_budget=10)) is None
+    close = {"a": RatingView(0, 200), "b": RatingView(10, 200)}
+    assert next_pair(["a", "b"], history, close, Policy(placement_pairs=1, pair_budget=3)) is None
+    assert next_pair(["a", "b"], history, close, Policy(placement_pairs=1, pair_budget=4)) == Pair("a", "b", 3)
+
+
+def test_busy_pairs_count_and_are_not_doubled() -> None:
+    busy = [Pair("a", "b", 0)]
+    pair = next_pair(["a", "b", "c"], [], {}, Policy(), busy=busy)
+    assert pair is not None and (pair.first, pair.second) != ("a", "b")
+    assert next_pair(["a", "b"], [], {}, Policy(), busy=busy) is None
+
+
+def test_retired_versions_are_never_chosen() -> None:
+    history = played(Pair("a.v1", "b.v1", 0), legs=(0,))
+    pair = next_pair(["a.v2", "b.v1"], history, {}, Policy())
+    assert pair == Pair("a.v2", "b.v1", 0)
+
+
+def test_a_long_run_spends_matches_fairly_and_never_repeats_a_key() -> None:
+    field = ["a", "b", "c", "d"]
+    history: list[PlayedMatch] = []
+    policy = Policy(placement_pairs=2, pair_budget=5)
+    while (pair := next_pair(field, history, {}, policy)) is not None:
+        history += played(pair, winner=None)
+    keys = [m.key for m in history]
+    assert len(keys) == len(set(keys))
+    per_pair = Counter((m.bot_a, m.bot_b) if m.bot_a < m.bot_b else (m.bot_b, m.bot_a) for m in history)
+    assert set(per_pair.values()) == {10}  # every pair up to its budget of 5 duplicate pairs

@@ -1,0 +1,586 @@
+"""The competition server through its ASGI app: every route and rule, and every attack of the issue.
+
+Each test runs a real competition (ladder, sandboxed checks) in the test's
+trio run and talks to the Starlette app in-process with httpx.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from starlette.types import Message
+
+from arena.cli import main
+from arena.server import service
+from arena.server.archive import UploadLimits, unpack
+from arena.server.web import SESSION_COOKIE, create_app
+
+from .servertools import RPS, Kit, bot_archive, minimal_bot, running, write_config
+from .test_server_archive import many_empty_files
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def quick_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service, "CHECK_MATCHES", 2)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+async def passing_upload(kit: Kit, token: str, data: bytes | None = None) -> dict[str, object]:
+    response = await kit.upload(token, data or minimal_bot())
+    assert response.status_code == 201, response.text
+    result = await kit.wait_submission(token, response.json()["id"])
+    assert result["status"] == "passed", result
+    return result
+
+
+# Public pages, headers -----------------------------------------------------------------
+async def test_public_pages_and_api_with_safe_headers(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path)) as kit:
+        await kit.wait_matches(2)
+        for path in ("/", "/bots/minimal-python", "/api/standings", "/api/bots", "/api/bots/random-python"):
+            response = await kit.client.get(path)
+            assert response.status_code == 200, path
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["referrer-policy"] == "no-referrer"
+            assert "default-src 'self'" in response.headers["content-security-policy"]
+            assert response.headers["x-frame-options"] == "DENY"
+        standings = (await kit.client.get("/api/standings")).json()
+        assert {row["participant"] for row in standings["standings"]} == {"minimal-python", "random-python"}
+        key = (await kit.client.get("/api/matches")).json()["matches"][0]["key"]
+        assert (await kit.client.get(f"/matches/{key}")).status_code == 200
+        assert (await kit.client.get(f"/api/matches/{key}")).json()["replay"] == f"/matches/{key}/replay"
+        replay = await kit.client.get(f"/matches/{key}/replay")
+        assert replay.status_code == 200 and "<!DOCTYPE html>" in replay.text
+        assert replay.headers["content-security-policy"].startswith("default-src 'none'")
+        assert (await kit.client.get("/bots/nobody")).status_code == 404
+        assert (await kit.client.get("/matches/nothing")).status_code == 404
+        assert (await kit.client.get("/api/bots/organiser")).status_code == 404
+
+
+# Tokens, sessions, CSRF --------------------------------------------------------------------
+async def test_a_missing_or_wrong_token_is_401(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        token = kit.participant("alice")
+        wrong = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+        for headers in (
+            {},
+            bearer(wrong),
+            bearer("2." + token.split(".")[1]),
+            bearer("junk"),
+            {"authorization": "Basic x"},
+        ):
+            response = await kit.client.get("/api/submissions", headers=headers)
+            assert response.status_code == 401, headers
+            assert "error" in response.json()
+        assert (await kit.client.get("/api/submissions", headers=bearer(token))).status_code == 200
+        page = await kit.client.get("/me")
+        assert page.status_code == 401 and 'name="token"' in page.text
+        bad = await kit.client.post("/login", data={"token": wrong, "csrf": await kit.csrf()})
+        assert bad.status_code == 401 and "not valid" in bad.text
+        assert (await kit.client.get("/me")).status_code == 401
+
+
+async def test_a_session_is_a_signed_httponly_samesite_cookie_that_survives_a_restart(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    async with running(config, paused=True) as kit:
+        token = kit.participant("alice")
+        response = await kit.client.post("/login", data={"token": token, "csrf": await kit.csrf()})
+        cookie = response.headers["set-cookie"].lower()
+        assert f"{SESSION_COOKIE}=" in cookie and "httponly" in cookie and "samesite=lax" in cookie
+        assert token.split(".")[1].lower() not in cookie
+        assert (await kit.client.get("/me")).status_code == 200
+        cookies = dict(kit.client.cookies)
+    async with running(config, paused=True) as kit:  # a new process on the same data folder
+        kit.client.cookies.update(cookies)
+        assert (await kit.client.get("/me")).status_code == 200
+        tampered = cookies[SESSION_COOKIE][:-3] + "xyz"
+        kit.client.cookies.clear()
+        kit.client.cookies.set(SESSION_COOKIE, tampered)
+        assert (await kit.client.get("/me")).status_code == 401
+        kit.client.cookies.clear()
+        kit.client.cookies.update(cookies)
+        page = await kit.client.get("/me")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert csrf
+        assert (await kit.client.post("/logout", data={"csrf": csrf.group(1)})).status_code == 303
+        kit.client.cookies.clear()
+        kit.client.cookies.update(cookies)  # the old cookie, replayed after logging out
+        assert (await kit.client.get("/me")).status_code == 401
+
+
+async def test_a_login_link_asks_before_logging_in(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        token = kit.participant("alice")
+        page = await kit.client.get(f"/login/{token}")
+        assert page.status_code == 200 and "Log in as alice" in page.text
+        assert (await kit.client.get("/me")).status_code == 401
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert csrf
+        assert (await kit.client.post("/login", data={"token": token, "csrf": csrf.group(1)})).status_code == 303
+        assert (await kit.client.get("/me")).status_code == 200
+        assert (await kit.client.get("/login/1.nottoken")).status_code == 401
+
+
+async def test_forms_without_their_csrf_token_are_refused(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        alice = kit.participant("alice")
+        admin = kit.competition.admin_token()
+        assert admin
+        await kit.csrf()
+        assert (await kit.client.post("/login", data={"token": alice})).status_code == 403
+        assert (await kit.client.post("/login", data={"token": alice, "csrf": "forged"})).status_code == 403
+        await kit.login(alice)
+        files = {"file": ("bot.tar.gz", minimal_bot())}
+        assert (await kit.client.post("/me/submit", files=files)).status_code == 403
+        assert (await kit.client.post("/me/submit", files=files, data={"csrf": "x"})).status_code == 403
+        assert (await kit.client.post("/api/submissions", files=files)).status_code == 403  # cookie, no header
+        assert (await kit.client.post("/logout")).status_code == 403
+        assert kit.competition.state.submissions() == []
+        await kit.login(admin)
+        kit.competition.set_paused(False)
+        assert (await kit.client.post("/admin/pause")).status_code == 403
+        assert (await kit.client.post("/api/admin/pause", json={})).status_code == 403
+        assert not kit.competition.paused
+        assert (await kit.client.post("/admin/pause", data={"csrf": await kit.csrf()})).status_code == 303
+        assert kit.competition.paused
+
+
+# Uploads --------------------------------------------------------------------------------------
+async def test_an_upload_is_checked_and_its_pass_replaces_the_previous_version(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path)) as kit:
+        token = kit.participant("alice")
+        await kit.login(token)
+        response = await kit.client.post(
+            "/me/submit", files={"file": ("bot.tar.gz", minimal_bot())}, data={"csrf": await kit.csrf()}
+        )
+        assert response.status_code == 303
+        sid = int(response.headers["location"].rsplit("/", 1)[1])
+        first = await kit.wait_submission(token, sid)
+        assert first["status"] == "passed" and first["message"] == "version 1"
+        page = (await kit.client.get(f"/submissions/{sid}")).text
+        assert "PASS  answers every request" in page and "PASS  legal moves" in page
+        await kit.wait_matches(len(kit.competition.matches) + 4)
+        assert any("alice.v1" in (m.bot_a, m.bot_b) for m in kit.competition.matches)
+        single = await kit.upload(token, b"", "empty.py", "python")
+        assert single.status_code == 201
+        failed = await kit.wait_submission(token, single.json()["id"])
+        assert failed["status"] == "failed" and "starts and answers" in str(failed["message"])
+        again = await kit.upload(token, (RPS / "random-python" / "bot.py").read_bytes(), "rnd.py", "python")
+        second = await kit.wait_submission(token, again.json()["id"])
+        assert second["status"] == "passed" and second["message"] == "version 2"
+        versions = (await kit.client.get("/api/bots/alice")).json()["versions"]
+        assert [(v["number"], v["retired_at"] is None) for v in versions] == [(2, True), (1, False)]
+        standings = (await kit.client.get("/api/standings")).json()["standings"]
+        assert [r["bot"] for r in standings if r["participant"] == "alice"] == ["alice.v2"]
+        before = len(kit.competition.matches)
+        await kit.wait_matches(before + 4)
+        assert all("alice.v1" not in (m.bot_a, m.bot_b) for m in kit.competition.matches[before + 2 :])
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "said"),
+    [
+        ("../escape.txt", b"0", "'../escape.txt' has a '..'"),
+        ("/tmp/escape.txt", b"0", "has an absolute path"),
+        ("link", b"2", "'link' is a symbolic link"),
+        ("hard", b"1", "'hard' is a hard link"),
+        ("dev", b"3", "'dev' is a device"),
+    ],
+)
+async def test_hostile_archives_are_refused_naming_the_entry(tmp_path: Path, name: str, kind: bytes, said: str) -> None:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.GNU_FORMAT) as archive:
+        manifest = b'run = "python3 bot.py"\n'
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(manifest)
+        archive.addfile(info, io.BytesIO(manifest))
+        evil = tarfile.TarInfo(name)
+        evil.type = kind
+        evil.linkname = "/etc/passwd"
+        data = b"pwned" if kind == b"0" else b""
+        evil.size = len(data)
+        archive.addfile(evil, io.BytesIO(data))
+    async with running(write_config(tmp_path), paused=True) as kit:
+        token = kit.participant("alice")
+        response = await kit.upload(token, buffer.getvalue())
+        assert response.status_code == 201
+        result = await kit.wait_submission(token, response.json()["id"])
+        assert result["status"] == "refused" and said in str(result["message"])
+        assert not (tmp_path / "data" / "bots" / "escape.txt").exists()
+        assert not Path("/tmp/escape.txt").exists() or Path("/tmp/escape.txt").read_bytes() != b"pwned"
+
+
+async def asgi_post(app: Any, path: str, headers: dict[str, str], body: Iterator[bytes]) -> tuple[int, bytes]:
+    """POST ``body`` chunk by chunk straight into the ASGI app (as a server would); its status and body."""
+    chunks = iter(body)
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        chunk = next(chunks, None)
+        if chunk is None:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 1), "server": ("testserver", 80),
+    }  # fmt: skip
+    await app(scope, receive, send)
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+async def test_a_1gb_upload_is_refused_while_it_streams_and_memory_stays_flat(tmp_path: Path) -> None:
+    chunk = b"\0" * (1 << 20)
+    read = 0
+
+    def gigabyte() -> Iterator[bytes]:
+        nonlocal read
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n\r\n'
+        for _ in range(1024):
+            read += 1
+            yield chunk
+
+    async with running(write_config(tmp_path, uploads="max_bytes = 2_000_000"), paused=True) as kit:
+        token = kit.participant("alice")
+        app = create_app(kit.competition)
+        headers = {**bearer(token), "content-type": "multipart/form-data; boundary=b"}
+        tracemalloc.start()
+        try:
+            status, body = await asgi_post(app, "/api/submissions", headers, gigabyte())
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert status == 413 and b"larger than" in body
+        assert read <= 4, f"read {read} MiB of a 2 MB limit"
+        assert peak < 16 << 20, f"peak {peak} bytes"
+        read = 0
+        status, _ = await asgi_post(app, "/api/submissions", {**headers, "content-length": str(1 << 30)}, gigabyte())
+        assert status == 413 and read == 0  # refused on its declared length, before a byte is read
+        assert kit.competition.state.submissions() == []
+        assert list((tmp_path / "data" / "incoming").iterdir()) == []
+
+
+async def test_an_archive_of_100000_tiny_files_is_refused(tmp_path: Path) -> None:
+    archive = many_empty_files(tmp_path / "many.tar.gz", 100_000)
+    async with running(write_config(tmp_path, uploads="max_files = 200"), paused=True) as kit:
+        token = kit.participant("alice")
+        response = await kit.upload(token, archive.read_bytes())
+        result = await kit.wait_submission(token, response.json()["id"])
+        assert result["status"] == "refused" and "more than the 200 entries" in str(result["message"])
+        left = list((tmp_path / "data" / "bots").rglob("*"))
+        assert len(left) < 10
+
+
+async def test_a_flood_of_uploads_is_rate_limited(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, uploads="per_hour = 3"), paused=True) as kit:
+        token = kit.participant("alice")
+        junk = bot_archive({"readme.txt": "no manifest"})
+        for _ in range(3):
+            response = await kit.upload(token, junk)
+            assert response.status_code == 201
+            await kit.wait_submission(token, response.json()["id"])
+        flood = await kit.upload(token, junk)
+        assert flood.status_code == 429 and "3 uploads an hour" in flood.json()["error"]
+        other = kit.participant("bob")
+        assert (await kit.upload(other, junk)).status_code == 201
+
+
+async def test_one_check_at_a_time_per_participant(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        token = kit.participant("alice")
+        first = await kit.upload(token, minimal_bot())
+        assert first.status_code == 201
+        second = await kit.upload(token, minimal_bot())
+        assert second.status_code == 429 and "still being checked" in second.json()["error"]
+        await kit.wait_submission(token, first.json()["id"])
+
+
+async def test_uploads_while_paused_are_checked_and_play_once_resumed(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        token = kit.participant("alice")
+        await passing_upload(kit, token)
+        await trio.sleep(1.0)
+        assert kit.competition.matches == []
+        kit.competition.set_paused(False)
+        await kit.wait_matches(4)
+        kit.competition.set_frozen(True)
+        frozen = await kit.upload(token, minimal_bot())
+        assert frozen.status_code == 409 and "frozen" in frozen.json()["error"]
+
+
+# Privacy ----------------------------------------------------------------------------------
+async def test_another_participants_private_pages_are_out_of_reach(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path)) as kit:
+        alice = kit.participant("alice")
+        bob = kit.participant("bob")
+        result = await passing_upload(kit, alice)
+        sid = result["id"]
+        await kit.wait_matches(len(kit.competition.matches) + 4)
+        stderr = next((tmp_path / "data" / "logs" / "stderr").glob("alice.v1.*.log")).name
+        private = ["/bots/alice/v1/files", "/bots/alice/v1/files/bot.py", f"/bots/alice/stderr/{stderr}"]
+        for path in private:
+            assert (await kit.client.get(path)).status_code == 401, path
+        await kit.login(bob)
+        for path in private:
+            assert (await kit.client.get(path)).status_code == 403, path
+        assert (await kit.client.get(f"/submissions/{sid}")).status_code == 404
+        assert (await kit.client.get(f"/api/submissions/{sid}", headers=bearer(bob))).status_code == 404
+        assert "submissions" not in (await kit.client.get("/api/bots/alice")).json()
+        assert "Stderr of its processes" not in (await kit.client.get("/bots/alice")).text
+        kit.client.cookies.clear()
+        await kit.login(alice)
+        for path in private:
+            assert (await kit.client.get(path)).status_code == 200, path
+        assert "import json" in (await kit.client.get("/bots/alice/v1/files/bot.py")).text
+        for path in ("/bots/alice/v1/files/../../../server.sqlite", "/bots/alice/stderr/..%2Fserver.sqlite"):
+            assert (await kit.client.get(path)).status_code == 404
+        organiser = kit.competition.admin_token()
+        assert organiser
+        kit.client.cookies.clear()
+        await kit.login(organiser)
+        for path in [*private, f"/submissions/{sid}"]:
+            assert (await kit.client.get(path)).status_code == 200, path
+
+
+async def test_a_link_left_by_a_build_is_never_followed(tmp_path: Path) -> None:
+    bot = minimal_bot(
+        **{"bot.toml": 'run = "python3 bot.py"\nbuild = "ln -s /etc/passwd .arena-build/leak"\nreuse = true\n'}
+    )
+    async with running(write_config(tmp_path), paused=True) as kit:
+        alice = kit.participant("alice")
+        await passing_upload(kit, alice, bot)
+        await kit.login(alice)
+        listing = (await kit.client.get("/bots/alice/v1/files")).text
+        assert "leak" not in listing
+        assert (await kit.client.get("/bots/alice/v1/files/.arena-build/leak")).status_code == 404
+
+
+@pytest.mark.parametrize("rule", ["public", "owners", "after-end"])
+async def test_replay_visibility_follows_the_config(tmp_path: Path, rule: str) -> None:
+    async with running(write_config(tmp_path, access=f'replays = "{rule}"')) as kit:
+        owner = kit.participant("minimal-python")  # the house bot's owner, given a token for this test
+        await kit.wait_matches(2)
+        key = kit.competition.matches[0].key
+        anonymous = (await kit.client.get(f"/matches/{key}/replay")).status_code
+        assert anonymous == (200 if rule == "public" else 403)
+        await kit.login(owner)
+        mine = await kit.client.get(f"/matches/{key}/replay")
+        assert mine.status_code == 200
+        page = (await kit.client.get(f"/matches/{key}")).text
+        assert ("what your bot (seat" in page) == (rule == "after-end")
+        kit.competition.set_frozen(True)
+        kit.client.cookies.clear()
+        after = (await kit.client.get(f"/matches/{key}/replay")).status_code
+        assert after == (403 if rule == "owners" else 200)
+
+
+# Hostile bots -----------------------------------------------------------------------------------
+HOSTILE_LATER = """\
+import json, sys
+hostile = False
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "match_start":
+        hostile = not message["match_id"].startswith("check")
+    if message["type"] == "quit":
+        break
+    if "id" in message:
+        print("not json at all" if hostile else json.dumps({"id": message["id"], "action": 0}), flush=True)
+"""
+
+
+async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_ladder_goes_on(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, extra="max_faults = 2")) as kit:
+        token = kit.participant("mallory")
+        await passing_upload(kit, token, minimal_bot(**{"bot.py": HOSTILE_LATER}))
+        with trio.fail_after(120):
+            while "mallory.v1" in kit.competition.field():
+                await trio.sleep(0.1)
+        standings = (await kit.client.get("/api/standings")).json()["standings"]
+        mallory = next(r for r in standings if r["participant"] == "mallory")
+        assert mallory["status"] == "disqualified" and "more than the 2 allowed" in mallory["reason"]
+        assert mallory["faults"] == {"invalid_json": 3} or sum(mallory["faults"].values()) >= 3
+        assert standings[-1]["participant"] == "mallory"
+        before = len(kit.competition.matches)
+        await kit.wait_matches(before + 4)
+        assert all("mallory.v1" not in (m.bot_a, m.bot_b) for m in kit.competition.matches[before + 2 :])
+
+
+MARKUP = "<script>alert(1)</script>"
+
+
+async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: Path) -> None:
+    noisy = (
+        "import sys\nsys.stderr.write('"
+        + MARKUP
+        + "\\n'); sys.stderr.flush()\n"
+        + (RPS / "minimal-python" / "bot.py").read_text()
+    )
+    bot = minimal_bot(**{
+        "bot.toml": f'name = "{MARKUP}"\nrun = "python3 bot.py"\nreuse = true\n',
+        "bot.py": noisy,
+        f"{MARKUP}.txt": MARKUP,
+    })  # fmt: skip
+    async with running(write_config(tmp_path, access='registration = "open"')) as kit:
+        token = kit.participant("alice")
+        response = await kit.client.post(
+            "/api/submissions", headers=bearer(token), files={"file": (f"{MARKUP}.tar.gz", bot)}
+        )
+        result = await kit.wait_submission(token, response.json()["id"])
+        assert result["status"] == "passed", result
+        await kit.wait_matches(len(kit.competition.matches) + 4)
+        organiser = kit.competition.admin_token()
+        assert organiser
+        stderr = next((tmp_path / "data" / "logs" / "stderr").glob("alice.v1.*.log"))
+        assert MARKUP in stderr.read_text()
+        key = next(m.key for m in kit.competition.matches if "alice.v1" in (m.bot_a, m.bot_b))
+        pages = [
+            "/", "/bots/alice", "/me", f"/submissions/{result['id']}", "/bots/alice/v1/files",
+            "/bots/alice/v1/files/bot.toml", "/bots/alice/v1/files/bot.py", f"/bots/alice/stderr/{stderr.name}",
+            f"/matches/{key}",
+        ]  # fmt: skip
+        for who in (token, organiser):
+            kit.client.cookies.clear()
+            await kit.login(who)
+            for path in [*pages[:2], *pages[3:], "/admin"] if who == organiser else pages:
+                response = await kit.client.get(path)
+                assert response.status_code == 200, path
+                assert "<script>alert" not in response.text, path
+            assert "&lt;script&gt;" in (await kit.client.get(f"/bots/alice/stderr/{stderr.name}")).text
+        kit.client.cookies.clear()
+        registered = await kit.client.post("/register", data={"name": MARKUP, "csrf": await kit.csrf()})
+        assert registered.status_code == 400 and "<script>alert" not in registered.text
+        assert "&lt;script&gt;" in registered.text
+
+
+# The organiser --------------------------------------------------------------------------------------
+async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path)) as kit:
+        await kit.wait_matches(4)
+        alice = kit.participant("alice")
+        organiser = kit.competition.admin_token()
+        assert organiser
+        await kit.login(alice)
+        assert (await kit.client.get("/admin")).status_code == 403
+        assert (await kit.client.post("/api/admin/pause", headers=bearer(alice))).status_code == 403
+        kit.client.cookies.clear()
+        await kit.login(organiser)
+        assert (await kit.client.get("/admin")).status_code == 200
+        csrf = await kit.csrf()
+        await kit.client.post("/admin/pause", data={"csrf": csrf})
+        assert kit.competition.paused and "paused by the organiser" in (await kit.client.get("/")).text
+        await kit.client.post("/admin/resume", data={"csrf": csrf})
+        assert not kit.competition.paused
+        await kit.client.post("/admin/disqualify", data={"csrf": csrf, "name": "random-python", "reason": "colluding"})
+        assert "random-python.v1" not in kit.competition.field()
+        row = next(
+            r
+            for r in (await kit.client.get("/api/standings")).json()["standings"]
+            if r["participant"] == "random-python"
+        )
+        assert row["status"] == "disqualified" and "colluding" in row["reason"]
+        await kit.client.post("/admin/readmit", data={"csrf": csrf, "name": "random-python"})
+        assert "random-python.v1" in kit.competition.field()
+        api = await kit.client.post("/api/admin/freeze", headers=bearer(organiser))
+        assert api.json()["frozen"] is True and kit.competition.field() == {}
+        assert (await kit.client.post("/api/admin/nonsense", headers=bearer(organiser))).status_code == 404
+        csv = await kit.client.get("/admin/download/results.csv")
+        assert csv.status_code == 200 and csv.text.startswith("rank,bot,")
+        db = await kit.client.get("/admin/download/server.sqlite")
+        assert db.status_code == 200 and db.content.startswith(b"SQLite format 3")
+        copy = tmp_path / "copy.sqlite"
+        copy.write_bytes(db.content)
+        with sqlite3.connect(copy) as check:
+            assert check.execute("SELECT COUNT(*) FROM matches").fetchone()[0] >= 4
+        assert main(["results", str(copy)]) == 0
+        assert list((tmp_path / "data" / "incoming").iterdir()) == []
+
+
+async def test_arena_results_reads_the_live_server_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with running(write_config(tmp_path)) as kit:
+        await kit.wait_matches(4)
+        assert main(["results", str(tmp_path / "data" / "server.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "minimal-python.v1" in out and "random-python.v1" in out
+
+
+async def test_open_registration_gives_a_token_once(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        assert (await kit.client.get("/register")).status_code == 403
+    async with running(write_config(tmp_path, access='registration = "open"'), paused=True) as kit:
+        assert (await kit.client.get("/register")).status_code == 200
+        page = await kit.client.post("/register", data={"name": "carol", "csrf": await kit.csrf()})
+        assert page.status_code == 200
+        token = re.search(r'<pre class="secret">([^<]+)</pre>', page.text)
+        assert token and kit.competition.state.by_token(token.group(1)) is not None
+        assert (await kit.client.get("/me")).status_code == 200
+        taken = await kit.client.post("/register", data={"name": "carol", "csrf": await kit.csrf()})
+        assert taken.status_code == 409
+
+
+async def test_the_bot_page_shows_versions_opponents_and_a_rating_chart(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))) as kit:
+        await kit.wait_matches(service.HISTORY_EVERY * 2)
+        page = (await kit.client.get("/bots/random-python")).text
+        assert "<polyline" in page and "v1" in page and "/bots/minimal-python" in page
+        data = (await kit.client.get("/api/bots/random-python")).json()
+        assert len(data["rating_history"]) >= 2 and set(data["opponents"]) == {"minimal-python", "simple-py"}
+        assert (await kit.client.get("/api/matches?bot=random-python&limit=3")).json()["matches"][0]["key"]
+
+
+async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted_submission(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    async with running(config) as kit:
+        await kit.wait_matches(4)
+        kit.competition.set_paused(True)
+        token = kit.participant("alice")
+    # Make the state a kill -9 leaves: the last match of a pair lost, and a submission caught mid-check.
+    db = sqlite3.connect(tmp_path / "data" / "server.sqlite")
+    last = db.execute("SELECT id, match_key, deal FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+    db.execute("DELETE FROM faults WHERE match_id = ?", (last[0],))
+    db.execute("DELETE FROM matches WHERE id = ?", (last[0],))
+    db.commit()
+    db.close()
+    async with running(config) as kit:
+        state = kit.competition.state
+        alice = state.by_token(token)
+        assert alice is not None
+        lost = state.add_submission(alice.id, filename="lost.tar.gz", language="", size=1)  # killed while unpacking
+        folder = tmp_path / "data" / "bots" / "alice" / "s-test"
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "up.tar.gz").write_bytes(minimal_bot())
+        unpack(tmp_path / "up.tar.gz", folder, UploadLimits())
+        caught = state.add_submission(alice.id, filename="bot.tar.gz", language="", size=1)  # killed mid-check
+        state.update_submission(caught, status="checking", folder=str(folder))
+        kit.competition.set_paused(False)
+        await kit.wait_matches(8)
+        keys = [m.key for m in kit.competition.matches]
+        assert last[1] in keys and len(keys) == len(set(keys))
+        deals = [m.deal for m in kit.competition.matches]
+        assert deals.count(last[2]) == 2
+    async with running(config, paused=True) as kit:
+        result = await kit.wait_submission(token, lost)
+        assert result["status"] == "refused" and "stopped while unpacking" in str(result["message"])
+        result = await kit.wait_submission(token, caught)
+        assert result["status"] == "passed" and result["message"] == "version 1"
