@@ -5,9 +5,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import re
+import signal
+import subprocess
+import sys
 import tarfile
-from collections.abc import AsyncIterator
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,11 +36,13 @@ def write_config(
     house: tuple[str, ...] = ("minimal-python", "random-python"),
     extra: str = "",
     access: str = "",
-    uploads: str = "",
+    uploads: str = "check_matches = 2",
     ladder: str = "placement_pairs = 1\npair_budget = 50",
 ) -> Path:
     """A server config in ``folder`` (its data folder beside it)."""
     bots = ", ".join(f'"{RPS / name}"' for name in house)
+    if "check_matches" not in uploads:
+        uploads += "\ncheck_matches = 2"
     text = (
         f'name = "Test ladder"\ngame = "rps-poker"\nseed = 7\nhouse_bots = [{bots}]\n{extra}\n'
         f"[ladder]\n{ladder}\n[access]\n{access}\n[uploads]\n{uploads}\n"
@@ -136,3 +144,53 @@ def minimal_bot(**extra_files: str) -> bytes:
     }
     files.update(extra_files)
     return bot_archive(files)
+
+
+@dataclass
+class ServerProcess:
+    """``arena serve`` running as its own process."""
+
+    process: subprocess.Popen[str]
+    url: str
+    output: list[str]
+
+
+@contextlib.contextmanager
+def server_process(config_path: Path, *extra: str, timeout: float = 60) -> Iterator[ServerProcess]:
+    """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(config_path), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    output: list[str] = []
+    url = ""
+    drain: threading.Thread | None = None
+    deadline = time.monotonic() + timeout
+    try:
+        assert process.stdout is not None
+        while not url:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise AssertionError("the server did not start:\n" + "".join(output))
+            line = process.stdout.readline()
+            output.append(line)
+            found = re.search(r"serving .* on (http://\S+?):? ", line)
+            if found:
+                url = found.group(1)
+        drain = threading.Thread(target=lambda: output.extend(process.stdout or ()), daemon=True)
+        drain.start()
+        yield ServerProcess(process, url, output)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if drain is not None:
+            drain.join(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()

@@ -28,11 +28,6 @@ from .test_server_archive import many_empty_files
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(autouse=True)
-def quick_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service, "CHECK_MATCHES", 2)
-
-
 def bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 

@@ -25,6 +25,7 @@
     max_files = 500                 # entries in an archive
     max_unpacked_bytes = 50_000_000
     per_hour = 12                   # uploads per participant per hour
+    check_matches = 4               # matches the check of an upload plays against reference bots
 
     [server]
     host = "127.0.0.1"
@@ -52,7 +53,7 @@ _TOP = {"name", "game", "seed", "max_faults", "jobs", "cluster", "house_bots", "
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget"},
     "access": {"registration", "replays"},
-    "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour"},
+    "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour", "check_matches"},
     "server": {"host", "port", "data_dir"},
 }
 REGISTRATION = ("invite", "open")
@@ -88,6 +89,7 @@ class ServerConfig:
     replays: str = "public"
     uploads: UploadLimits = field(default_factory=UploadLimits)
     uploads_per_hour: int = 12
+    check_matches: int = 4
     host: str = "127.0.0.1"
     port: int = 8000
     data_dir: Path = Path("arena-server")
@@ -174,6 +176,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
             max_unpacked_bytes=number("uploads", "max_unpacked_bytes", UploadLimits.max_unpacked_bytes, 1024),
         ),
         uploads_per_hour=number("uploads", "per_hour", 12, 1),
+        check_matches=number("uploads", "check_matches", 4, 1),
         host=check.get(tables["server"], ("server", "host"), str, "127.0.0.1"),
         port=port,
         data_dir=base / data_dir,

@@ -18,7 +18,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,6 @@ from .state import Participant, State, Submission, Version, check_name
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
-CHECK_MATCHES = 4
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
 ADMIN_NAME = "organiser"
@@ -129,6 +128,7 @@ class Competition:
         self._pending: trio.MemorySendChannel[int] | None = None
         self.ladder: Ladder | None = None
         self.pool: BotPool | None = None
+        self._nursery: trio.Nursery | None = None
         self._load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -376,7 +376,7 @@ class Competition:
         async with self._checks:
             report = await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=CHECK_MATCHES, seed=sid,
+                matches=self.config.check_matches, seed=sid,
             )  # fmt: skip
         checks = [
             {"name": c.name, "passed": c.passed, "detail": _relative(c.detail, folder, self.data_dir), "where": [
@@ -429,6 +429,7 @@ class Competition:
             return self.logs / "stderr" / f"{spec.name}.{number}.log"
 
         async with trio.open_nursery() as nursery, open_pool(stderr_path=stderr_path) as pool:
+            self._nursery = nursery
             self.pool = pool
             self.ladder = Ladder(
                 self.store, self.tid, self.game, self.config.limits, seed=self.config.seed,
@@ -440,6 +441,11 @@ class Competition:
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    def spawn(self, task: Callable[[], Awaitable[None]]) -> None:
+        """Run ``task`` in the competition's nursery (the web app's background work), if it is running."""
+        if self._nursery is not None:
+            self._nursery.start_soon(task)
 
     def close(self) -> None:
         """Close the databases."""

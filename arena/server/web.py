@@ -29,7 +29,7 @@ import secrets
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,7 @@ FORM_OVERHEAD = 64 << 10
 SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
 SSE_KEEPALIVE_S = 15.0
+DRAIN_S = 30.0
 STATIC = Path(__file__).parent / "static"
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self';"
@@ -116,6 +117,57 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class DrainRefusedBodies:
+    """When a response starts before the request body was read (413, 401...), read and drop the rest meanwhile.
+
+    Hypercorn hands the body to the app through a bounded queue, and once the
+    response is sent it puts ``http.disconnect`` on that same queue, inside
+    the app's ``send``: with the queue full of unread body, that waits forever
+    and the client hangs. So as the response starts, a task of the
+    competition's nursery takes over the body and drops it (for at most
+    ``DRAIN_S`` seconds); Hypercorn then closes the connection, and the
+    client sees the response and a closed socket, never an upload read in
+    full. Requests without a body (GET, server-sent events) are left alone.
+    """
+
+    def __init__(self, app: ASGIApp, spawn: Callable[[Callable[[], Awaitable[None]]], None] | None) -> None:
+        self.app = app
+        self.spawn = spawn
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers", [])) if scope["type"] == "http" else {}
+        length = headers.get(b"content-length", b"0")
+        has_body = (length.isdigit() and int(length) > 0) or b"chunked" in headers.get(b"transfer-encoding", b"")
+        if not has_body or self.spawn is None:
+            await self.app(scope, receive, send)
+            return
+        spawn = self.spawn
+        finished = False
+
+        async def watched() -> Message:
+            nonlocal finished
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                finished = True
+            return message
+
+        async def drain() -> None:
+            with trio.move_on_after(DRAIN_S):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                        return
+
+        async def sending(message: Message) -> None:
+            nonlocal finished
+            if message["type"] == "http.response.start" and not finished:
+                finished = True  # from now on the body is the drain's
+                spawn(drain)
+            await send(message)
+
+        await self.app(scope, watched, sending)
+
+
 # The app ---------------------------------------------------------------------------
 def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
     """The Starlette app serving ``competition``."""
@@ -151,6 +203,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [
+        Middleware(DrainRefusedBodies, spawn=competition.spawn),
         Middleware(SecurityHeaders),
         Middleware(
             SessionMiddleware,
@@ -738,7 +791,7 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
     allowed = limit + FORM_OVERHEAD
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > allowed:
-        raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
+        raise _too_large(limit)
 
     async def counted() -> AsyncGenerator[bytes, None]:
         total = 0
@@ -753,13 +806,13 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
     try:
         form = await parser.parse()
     except TooLarge:
-        raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed") from None
+        raise _too_large(limit) from None
     except MultiPartException as exc:
         raise HTTPException(400, exc.message) from None
     file = form.get("file")
     if isinstance(file, UploadFile):
         if file.size is not None and file.size > limit:
-            raise HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
+            raise _too_large(limit)
         await file.seek(0)
 
         def save() -> None:
@@ -769,6 +822,10 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
         await trio.to_thread.run_sync(save)
         await file.close()
     return form
+
+
+def _too_large(limit: int) -> HTTPException:
+    return HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
 
 
 async def _small_form(request: Request) -> FormData:

@@ -1,0 +1,178 @@
+"""The server as people run it: Hypercorn on a real socket, live updates, ``arena submit``, kill -9 and restart."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+import trio
+
+from arena.cli import main
+from arena.server.client import submit
+from arena.server.config import load
+from arena.server.serve import run_server
+from arena.server.state import State
+
+from .servertools import MINIMAL_BOT, minimal_bot, server_process, write_config
+
+pytestmark = pytest.mark.slow
+PART_HEAD = b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n\r\n'
+
+
+async def read_events(url: str, count: int) -> tuple[str, list[dict[str, object]]]:
+    """The response head and the first ``count`` board events of ``/events``, read off a plain socket."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    stream = await trio.open_tcp_stream(host, int(port))
+    async with stream:
+        await stream.send_all(f"GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        received = b""
+        while received.count(b"event: board") < count or not received.rstrip().endswith(b"}"):
+            chunk = await stream.receive_some(65536)
+            assert chunk, "the server closed the event stream"
+            received += chunk
+    text = received.decode()
+    head = text.split("\r\n\r\n", 1)[0]
+    events = [json.loads(m) for m in re.findall(r"^data: (.*)$", text, re.MULTILINE)]
+    return head, events[:count]
+
+
+async def test_live_leaderboard_events_and_arena_submit_on_a_real_socket(tmp_path: Path) -> None:
+    config = load(write_config(tmp_path))
+    state = State(config.data_dir / "server.sqlite")
+    _, token = state.add_participant("alice")
+    state.close()
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(functools.partial(run_server, config, jobs=2, say=lambda _t: None))
+        with trio.fail_after(60):
+            head, (first, second) = await read_events(url, 2)
+        assert "content-type: text/event-stream" in head.lower()
+        assert int(second["matches"]) > int(first["matches"])  # type: ignore[call-overload]
+        assert "minimal-python" in str(second["html"])
+        said: list[str] = []
+        passed = await trio.to_thread.run_sync(lambda: submit(url, MINIMAL_BOT, token, say=said.append))
+        assert passed, said
+        assert said[0].startswith("submission 1: minimal-python.tar.gz") and said[-1] == "PASSED: version 1"
+        assert any(line.startswith("PASS  legal moves") for line in said)
+        nursery.cancel_scope.cancel()
+
+
+def test_arena_submit_reports_a_wrong_token_and_a_failed_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path)
+    assert main(["serve", str(config), "--add", "alice"]) == 0
+    token = capsys.readouterr().out.split("token: ")[1].split()[0]
+    broken = tmp_path / "broken.py"
+    broken.write_text("print('hello')\n")
+    with server_process(config) as server:
+        assert main(["submit", server.url, str(broken), "--token", "1.wrong"]) == 2
+        assert "401" in capsys.readouterr().err
+        assert main(["submit", server.url, str(broken), "--token", token]) == 1
+        out = capsys.readouterr().out
+        assert "FAIL  starts and answers its first request: invalid_json" in out and "FAILED" in out
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            try:
+                big = client.post(
+                    "/api/submissions",
+                    headers={"authorization": f"Bearer {token}", "content-type": "multipart/form-data; boundary=b"},
+                    content=iter([PART_HEAD] + [b"x" * (1 << 20)] * 64),
+                )
+            except httpx.WriteError:  # the server answered and closed before the client finished sending
+                pass
+            else:
+                assert big.status_code == 413
+
+
+def _bots_of(pid: int) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("ARENA_SUPERVISOR_PID") == str(pid) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_kill_9_at_random_moments_loses_nothing_and_plays_nothing_twice(tmp_path: Path) -> None:
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"), uploads="check_matches = 1")
+    rng = random.Random(os.getpid())
+    added = []
+    for name in ("alice", "bob"):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert main(["serve", str(config), "--add", name]) == 0
+        added.append(out.getvalue().split("token: ")[1].split()[0])
+    alice, bob = added
+    cookies: dict[str, str] = {}
+    submissions: list[int] = []
+    seen_matches = 0
+    for round_ in range(3):
+        with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+            client.cookies.update(cookies)
+            if round_ == 0:
+                page = client.get("/login")
+                csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+                assert client.post("/login", data={"token": alice, "csrf": csrf}).status_code == 303
+                cookies = dict(client.cookies)
+            assert client.get("/me").status_code == 200, f"the session did not survive restart {round_}"
+            standings = client.get("/api/standings").json()
+            assert standings["matches"] >= seen_matches
+            seen_matches = standings["matches"]
+            uploader = alice if round_ % 2 == 0 else bob
+            response = (
+                None
+                if round_ == 2
+                else client.post(
+                    "/api/submissions",
+                    headers={"authorization": f"Bearer {uploader}"},
+                    files={"file": ("bot.tar.gz", minimal_bot())},
+                )
+            )
+            if response is not None and response.status_code == 201:
+                submissions.append(response.json()["id"])
+            time.sleep(rng.uniform(0.5, 4.0))
+            os.kill(server.process.pid, signal.SIGKILL)  # the server alone: its bots must die with it
+            server.process.wait()
+            deadline = time.monotonic() + 10
+            while _bots_of(server.process.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not _bots_of(server.process.pid), "bot processes outlived the killed server"
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        client.cookies.update(cookies)
+        assert client.get("/me").status_code == 200
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            states = [
+                client.get(f"/api/submissions/{s}", headers={"authorization": f"Bearer {t}"}).json()
+                for s, t in zip(submissions, [alice, bob] * 4, strict=False)
+            ]
+            if all(s["done"] for s in states):
+                break
+            time.sleep(0.5)
+        assert [s["status"] for s in states] == ["passed"] * len(submissions), states
+        time.sleep(2)
+    db = sqlite3.connect(tmp_path / "data" / "server.sqlite")
+    keys = [row[0] for row in db.execute("SELECT match_key FROM matches")]
+    assert len(keys) == len(set(keys)) and len(keys) >= seen_matches
+    for deal, legs, seeds in db.execute(
+        "SELECT deal, GROUP_CONCAT(leg), COUNT(DISTINCT seed) FROM matches GROUP BY deal"
+    ):
+        assert sorted(legs.split(",")) in (["0"], ["1"], ["0", "1"]), deal
+        assert seeds == 1
+    versions = db.execute(
+        "SELECT COUNT(*) FROM versions v JOIN participants p ON p.id = v.participant_id WHERE NOT p.is_house"
+    ).fetchone()[0]
+    assert versions == len(submissions)
+    db.close()
