@@ -172,7 +172,7 @@ def scheduler_port(services: dict[str, Any]) -> str:
 
 def test_compose_has_scheduler_workers_and_coordinator() -> None:
     services = compose()["services"]
-    assert set(services) == {"scheduler", "worker", "coordinator"}
+    assert set(services) == {"scheduler", "worker", "coordinator", "server"}
     for name, service in services.items():
         assert service["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}, name
         assert service["image"] == "arena:latest", name
@@ -208,3 +208,21 @@ def test_compose_sample_tournament_is_a_valid_config_in_the_image() -> None:
     assert "sample_bots/" in copies
     for bot in config.bots:
         assert (bot.base / bot.text).resolve().is_relative_to(ROOT / "sample_bots"), "the image has sample bots only"
+
+
+def test_compose_server_serves_the_example_config_on_the_hosts_loopback() -> None:
+    from arena.server import config as server_config
+
+    server = compose()["services"]["server"]
+    command = server["command"]
+    assert command[:2] == ["arena", "serve"] and command[command.index("--host") + 1] == "0.0.0.0"
+    in_image = Path(command[2])
+    relative = in_image.relative_to("/opt/arena")
+    config = server_config.load(ROOT / relative)  # valid, with its house bots present
+    assert server["ports"] == [f"127.0.0.1:{config.port}:{config.port}"]
+    assert any(word == "EXPOSE" and str(config.port) in rest.split() for word, rest in instructions())
+    (volume,) = [Path(v) for word, rest in instructions() if word == "VOLUME" for v in json.loads(rest)]
+    data_dir = Path(os.path.normpath(in_image.parent / os.path.relpath(config.data_dir, (ROOT / relative).parent)))
+    assert data_dir.is_relative_to(volume), f"the server's data_dir {data_dir} is not in the volume {volume}"
+    assert any(v.startswith("arena-runs:") for v in server["volumes"])
+    assert server["profiles"] == ["server"]

@@ -18,7 +18,7 @@ import trio
 from starlette.types import Message
 
 from arena.cli import main
-from arena.server import service
+from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
 from arena.server.web import SESSION_COOKIE, create_app
 
@@ -59,6 +59,7 @@ async def test_public_pages_and_api_with_safe_headers(tmp_path: Path) -> None:
         replay = await kit.client.get(f"/matches/{key}/replay")
         assert replay.status_code == 200 and "<!DOCTYPE html>" in replay.text
         assert replay.headers["content-security-policy"].startswith("default-src 'none'")
+        assert "sandbox allow-scripts" in replay.headers["content-security-policy"]
         assert (await kit.client.get("/bots/nobody")).status_code == 404
         assert (await kit.client.get("/matches/nothing")).status_code == 404
         assert (await kit.client.get("/api/bots/organiser")).status_code == 404
@@ -299,6 +300,33 @@ async def test_a_flood_of_uploads_is_rate_limited(tmp_path: Path) -> None:
         assert flood.status_code == 429 and "3 uploads an hour" in flood.json()["error"]
         other = kit.participant("bob")
         assert (await kit.upload(other, junk)).status_code == 201
+
+
+async def test_uploads_streamed_in_parallel_cannot_slip_past_the_rate_limit(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, uploads="per_hour = 2"), paused=True) as kit:
+        token = kit.participant("alice")
+        junk = bot_archive({"readme.txt": "no manifest"})
+        statuses: list[int] = []
+
+        async def one() -> None:
+            statuses.append((await kit.upload(token, junk)).status_code)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(6):
+                nursery.start_soon(one)
+        accepted = statuses.count(201)
+        assert 1 <= accepted <= 2 and statuses.count(429) == 6 - accepted
+        assert len(kit.competition.state.submissions()) == accepted
+
+
+async def test_one_address_registers_a_few_names_an_hour(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, access='registration = "open"'), paused=True) as kit:
+        codes = []
+        for n in range(web.REGISTRATIONS_PER_HOUR + 1):
+            kit.client.cookies.clear()
+            response = await kit.client.post("/register", data={"name": f"user{n}", "csrf": await kit.csrf()})
+            codes.append(response.status_code)
+        assert codes == [200] * web.REGISTRATIONS_PER_HOUR + [429]
 
 
 async def test_one_check_at_a_time_per_participant(tmp_path: Path) -> None:

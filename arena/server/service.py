@@ -18,6 +18,7 @@ import json
 import os
 import secrets
 import shutil
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,8 @@ from .state import Participant, State, Submission, Version, check_name
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
+BOARD_EVERY_S = 1.0
+"""While matches finish, the standings are computed at most this often (readers may see them a second late)."""
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
 ADMIN_NAME = "organiser"
@@ -124,6 +127,7 @@ class Competition:
         self.changed = trio.Event()
         self.stamp = 0
         self._board: Board | None = None
+        self._board_at = 0.0
         self._checks = trio.CapacityLimiter(1)
         self._pending: trio.MemorySendChannel[int] | None = None
         self.ladder: Ladder | None = None
@@ -240,10 +244,16 @@ class Competition:
                 self.pool.drop(retired.bot)
         self.touch()
 
-    def touch(self) -> None:
-        """Something shown changed: recompute the standings and tell the live pages."""
+    def touch(self, *, results_only: bool = False) -> None:
+        """Something shown changed: the standings are stale; tell the live pages.
+
+        A new result (``results_only``) lets the standings be reused for up to
+        ``BOARD_EVERY_S``; any other change (a version, a switch) recomputes them
+        at once.
+        """
         self.stamp += 1
-        self._board = None
+        if not results_only:
+            self._board = None
         self.changed.set()
         self.changed = trio.Event()
         if self.ladder is not None:
@@ -273,9 +283,10 @@ class Competition:
         return out
 
     def board(self) -> Board:
-        """The leaderboard of the current field (cached until something changes)."""
-        if self._board is not None and self._board.stamp == self.stamp:
-            return self._board
+        """The leaderboard of the current field (cached until something changes; see :meth:`touch`)."""
+        cached = self._board
+        if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
+            return cached
         versions = self.state.versions()
         owners = {p.id: p for p in self.state.participants()}
         names = [v.bot for v in versions]
@@ -295,6 +306,7 @@ class Competition:
         order = {row.bot: index for index, row in enumerate(full.standings)}
         rows.sort(key=lambda r: (bool(r.status), order[r.version.bot]))
         self._board = Board(rows, full, len(matches), self.stamp, self.paused, self.frozen)
+        self._board_at = time.monotonic()
         return self._board
 
     def ratings(self) -> dict[str, RatingView]:
@@ -305,7 +317,7 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
-        self.touch()
+        self.touch(results_only=True)
         if len(self.matches) % HISTORY_EVERY == 0:
             board = self.board()
             self.state.add_ratings(
@@ -326,7 +338,13 @@ class Competition:
             raise Busy(f"submission {running[0].id} is still being checked; wait for its result")
 
     async def take_upload(self, participant: Participant, upload: Path, *, filename: str, language: str) -> int:
-        """Record an upload (already on disk at ``upload``), unpack it, and queue its check; returns its id."""
+        """Record an upload (already on disk at ``upload``), unpack it, and queue its check; returns its id.
+
+        The limits of :meth:`may_upload` are checked again here, with no pause
+        between the check and the record: uploads streamed in parallel cannot
+        slip past them.
+        """
+        self.may_upload(participant)
         size = upload.stat().st_size
         sid = self.state.add_submission(participant.id, filename=filename[:200], language=language, size=size)
         dest = self.bots_dir / participant.name / f"s{sid}"

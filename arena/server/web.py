@@ -35,6 +35,7 @@ from typing import Any
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
@@ -73,13 +74,18 @@ SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
+REGISTRATIONS_PER_HOUR = 5
+"""Open registration: names one address may register an hour (a flood of names would be a flood of uploads)."""
 STATIC = Path(__file__).parent / "static"
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self';"
     " frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 )
-REPLAY_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'self'"
-"""The replay page (inline script and style, no network) runs in a sandboxed frame of the match page."""
+REPLAY_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'self';"
+    " sandbox allow-scripts"
+)
+"""The replay page (inline script and style, no network) is sandboxed, framed or opened alone: an origin of its own."""
 
 
 class TooLarge(Exception):
@@ -251,6 +257,8 @@ class Pages:
     def __init__(self, competition: Competition) -> None:
         self.c = competition
         self.env = _environment()
+        self._fragment: tuple[int, str, str] | None = None
+        self._registrations: dict[str, list[float]] = {}
 
     # Helpers -------------------------------------------------------------------
     def who(self, request: Request) -> Participant | None:
@@ -366,17 +374,16 @@ class Pages:
         return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.matches[-15:][::-1]}
 
     async def leaderboard(self, request: Request) -> Response:
-        return self.page(request, "leaderboard.html", **self.board_context())
+        return self.page(request, "leaderboard.html", board_html=Markup(self.board_html()[1]))
 
-    def board_fragment(self) -> str:
+    def board_html(self) -> tuple[int, str, str]:
+        """The leaderboard's table (rendered once per change of the standings): its stamp, HTML and live event."""
         board = self.c.board()
-        cached = getattr(self, "_fragment", None)
-        if cached is not None and cached[0] == board.stamp:
-            return str(cached[1])
-        html = self.env.get_template("_board.html").render(**self.board_context())
-        data = json.dumps({"html": html, "matches": board.matches, "paused": board.paused, "frozen": board.frozen})
-        self._fragment = (board.stamp, data)
-        return data
+        if self._fragment is None or self._fragment[0] != board.stamp:
+            html = self.env.get_template("_board.html").render(**self.board_context())
+            event = json.dumps({"html": html, "matches": board.matches, "paused": board.paused, "frozen": board.frozen})
+            self._fragment = (board.stamp, html, event)
+        return self._fragment
 
     async def events(self, request: Request) -> Response:
         """Server-sent events: the leaderboard each time it changes (at most once a second)."""
@@ -384,10 +391,13 @@ class Pages:
         async def stream() -> AsyncIterator[str]:
             last = -1
             while True:
-                stamp = self.c.stamp
+                stamp, _, event = self.board_html()
                 if stamp != last:
                     last = stamp
-                    yield f"event: board\ndata: {self.board_fragment()}\n\n"
+                    yield f"event: board\ndata: {event}\n\n"
+                    await trio.sleep(SSE_MIN_INTERVAL_S)
+                    continue
+                if stamp != self.c.stamp:  # the standings lag the results by at most a second: look again
                     await trio.sleep(SSE_MIN_INTERVAL_S)
                     continue
                 changed = self.c.changed
@@ -445,6 +455,11 @@ class Pages:
             return self.page(request, "register.html", rule=NAME_RULE)
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
+        client = request.client.host if request.client else ""
+        now = trio.current_time()
+        recent = [t for t in self._registrations.get(client, []) if now - t < 3600]
+        if len(recent) >= REGISTRATIONS_PER_HOUR:
+            raise HTTPException(429, f"at most {REGISTRATIONS_PER_HOUR} registrations an hour from one address")
         name = str(form.get("name", "")).strip()
         try:
             check_name(name)
@@ -453,6 +468,7 @@ class Pages:
         if self.c.state.participant_named(name) is not None:
             return self.page(request, "register.html", 409, rule=NAME_RULE, message="that name is taken", name=name)
         participant, token = self.c.state.add_participant(name)
+        self._registrations[client] = [*recent, now]
         self._start_session(request, participant)
         link = f"{request.base_url}login/{token}"
         return self.page(request, "registered.html", token=token, link=link, me=participant)
@@ -494,7 +510,12 @@ class Pages:
             language = str(form.get("language", ""))
             if language and language not in LANGUAGES:
                 raise HTTPException(400, f"unknown language {language!r}; one of {', '.join(LANGUAGES)}")
-            return await self.c.take_upload(me, target, filename=file.filename or "upload", language=language)
+            try:
+                return await self.c.take_upload(me, target, filename=file.filename or "upload", language=language)
+            except Busy as exc:
+                raise HTTPException(429, str(exc)) from None
+            except UploadRefused as exc:
+                raise HTTPException(409, str(exc)) from None
 
     async def submission(self, request: Request) -> Response:
         me = self.need(request)
@@ -633,6 +654,7 @@ class Pages:
             "admin.html",
             board=self.c.board(),
             participants=[p for p in self.c.state.participants() if not p.is_admin],
+            versions=_by_participant(self.c.state.versions()),
             submissions=self.c.state.submissions(limit=30),
         )
 
@@ -878,6 +900,13 @@ class _Remove:
 
 
 # Shapes -------------------------------------------------------------------------------------
+def _by_participant(versions: list[Version]) -> dict[int, list[Version]]:
+    out: dict[int, list[Version]] = {}
+    for version in versions:
+        out.setdefault(version.participant_id, []).append(version)
+    return out
+
+
 def _owner_name(bot: str) -> str:
     return bot.rsplit(".v", 1)[0]
 

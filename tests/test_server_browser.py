@@ -1,0 +1,100 @@
+"""A participant's whole path on the competition server, in a real browser (Debian's chromium via Playwright).
+
+Log in with the link the organiser printed, upload a bot, see its check pass,
+watch it appear on the leaderboard as its matches finish (without reloading),
+open one of its replays. With ``ARENA_SCREENSHOTS=DIR`` the pages are also
+saved there (the README's pictures are made so).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+from .servertools import minimal_bot, server_process, write_config
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    config = write_config(tmp_path, house=("random-python", "simple-py", "obvious-strats-py"))
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--add", "alice"]) == 0
+    link_path = printed.getvalue().split("/login/")[1].split()[0]
+    bot = tmp_path / "alice-bot.tar.gz"
+    bot.write_bytes(minimal_bot())
+    requests: list[str] = []
+    errors: list[str] = []
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 820})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{server.url}/login/{link_path}")
+            page.click("#login")
+            page.wait_for_url(f"{server.url}/me")
+            assert page.locator("h1").inner_text() == "alice"
+
+            page.set_input_files("input[name=file]", str(bot))
+            page.click("#upload")
+            page.wait_for_url(f"{server.url}/submissions/*")
+            page.wait_for_selector("#status.passed", timeout=180_000)  # the page reloads itself until the check ends
+            assert "PASS  legal moves" in page.locator("#checks").inner_text()
+            page.screenshot(path=str(shots / "submission.png"), full_page=True)
+
+            page.goto(server.url + "/")
+            page.evaluate("window.notReloaded = true")
+            page.wait_for_selector("#live:not([hidden])", timeout=30_000)
+            page.wait_for_function(
+                """() => [...document.querySelectorAll('#board tbody tr')].some(
+                       row => row.innerText.includes('alice') && Number(row.cells[7].innerText) >= 4)""",
+                timeout=180_000,
+            )
+            assert page.evaluate("window.notReloaded") is True, "the leaderboard reloaded instead of updating live"
+            page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
+
+            page.goto(server.url + "/bots/alice")
+            page.screenshot(path=str(shots / "bot.png"), full_page=True)
+            page.locator("a[href^='/matches/']").first.click()
+            page.wait_for_url(f"{server.url}/matches/*")
+            replay = page.frame_locator("iframe.replay")
+            replay.locator("body").wait_for()
+            assert "alice" in replay.locator("body").inner_text()
+            page.screenshot(path=str(shots / "match.png"), full_page=True)
+
+            organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+            admin = browser.new_page(viewport={"width": 1200, "height": 820})
+            admin.goto(f"{server.url}/login/{organiser}")
+            admin.click("#login")
+            admin.wait_for_url(f"{server.url}/admin")
+            admin.click("#pause")
+            admin.wait_for_selector("text=The ladder is paused by the organiser")
+            admin.screenshot(path=str(shots / "admin.png"), full_page=True)
+        finally:
+            browser.close()
+    assert errors == [], errors
+    assert all(url.startswith(server.url) for url in requests), "the pages asked for something off this server"
