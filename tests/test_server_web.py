@@ -386,17 +386,21 @@ async def test_another_participants_private_pages_are_out_of_reach(tmp_path: Pat
             assert (await kit.client.get(path)).status_code == 200, path
 
 
-async def test_a_link_left_by_a_build_is_never_followed(tmp_path: Path) -> None:
-    bot = minimal_bot(
-        **{"bot.toml": 'run = "python3 bot.py"\nbuild = "ln -s /etc/passwd .arena-build/leak"\nreuse = true\n'}
-    )
+async def test_a_build_is_shown_to_its_owner_and_a_link_it_leaves_is_never_followed(tmp_path: Path) -> None:
+    manifest = 'run = "python3 bot.py"\nbuild = "sh -c \'echo compiled fine; ln -s /etc/passwd .arena-build/leak\'"\n'
     async with running(write_config(tmp_path), paused=True) as kit:
         alice = kit.participant("alice")
-        await passing_upload(kit, alice, bot)
+        bob = kit.participant("bob")
+        await passing_upload(kit, alice, minimal_bot(**{"bot.toml": manifest}))
+        await kit.login(bob)
+        assert (await kit.client.get("/bots/alice/v1/build.log")).status_code == 403
+        kit.client.cookies.clear()
         await kit.login(alice)
         listing = (await kit.client.get("/bots/alice/v1/files")).text
-        assert "leak" not in listing
+        assert "leak" not in listing and "bot.toml" in listing
         assert (await kit.client.get("/bots/alice/v1/files/.arena-build/leak")).status_code == 404
+        log = await kit.client.get("/bots/alice/v1/build.log")
+        assert log.status_code == 200 and "compiled fine" in log.text and "root:" not in log.text
 
 
 @pytest.mark.parametrize("rule", ["public", "owners", "after-end"])

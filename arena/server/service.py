@@ -27,13 +27,14 @@ from typing import Any
 import msgspec
 import trio
 
-from .._errors import ArenaError, ConfigError, UploadRefused
+from .._errors import ArenaError, BuildError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import check_bot, default_references
 from ..competition.ladder import Ladder, Policy, RatingView
 from ..competition.results import Leaderboard, Standing, disqualifications, leaderboard
 from ..competition.store import BotRow, PlayedMatch, Store
 from ..games import Game, get_game
+from ..sandbox import build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.build import ensure_built
 from .archive import unpack
@@ -133,6 +134,8 @@ class Competition:
         self.ladder: Ladder | None = None
         self.pool: BotPool | None = None
         self._nursery: trio.Nursery | None = None
+        self.build_failures: dict[str, str] = {}
+        """Versions whose build failed when the server started again (they sit out until fixed)."""
         self._load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -385,7 +388,7 @@ class Competition:
         try:
             spec = load_folder(folder, source=submission.filename).with_name(owner.name)
         except ConfigError as exc:
-            self.state.update_submission(sid, status="failed", message=_relative(str(exc), folder, self.data_dir))
+            self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
             return self._done(sid)
         log_dir = self.checks_dir / f"s{sid}"
         shutil.rmtree(log_dir, ignore_errors=True)
@@ -397,8 +400,8 @@ class Competition:
                 matches=self.config.check_matches, seed=sid,
             )  # fmt: skip
         checks = [
-            {"name": c.name, "passed": c.passed, "detail": _relative(c.detail, folder, self.data_dir), "where": [
-                _relative(line, folder, self.data_dir) for line in c.where
+            {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
+                relative_paths(line, folder, self.data_dir) for line in c.where
             ]}
             for c in report.checks
         ]  # fmt: skip
@@ -446,6 +449,12 @@ class Competition:
         def stderr_path(spec: BotSpec, number: int) -> Path:
             return self.logs / "stderr" / f"{spec.name}.{number}.log"
 
+        for name, spec in list(self.specs.items()):  # builds live in a temporary cache: a reboot empties it
+            try:
+                await ensure_built(spec)
+            except BuildError as exc:  # it built when it was checked; say so and leave it out
+                self.specs.pop(name)
+                self.build_failures[name] = str(exc)
         async with trio.open_nursery() as nursery, open_pool(stderr_path=stderr_path) as pool:
             self._nursery = nursery
             self.pool = pool
@@ -464,6 +473,13 @@ class Competition:
         """Run ``task`` in the competition's nursery (the web app's background work), if it is running."""
         if self._nursery is not None:
             self._nursery.start_soon(task)
+
+    def build_log(self, version: Version) -> Path | None:
+        """Where the last build of ``version`` wrote its whole output, if it has a build."""
+        spec = self.specs.get(version.bot) or self._spec(version)
+        if not spec.build:
+            return None
+        return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
 
     def close(self) -> None:
         """Close the databases."""
@@ -492,7 +508,7 @@ def locked(data_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _relative(text: str, *folders: Path) -> str:
+def relative_paths(text: str, *folders: Path) -> str:
     """``text`` with the server's own paths cut out (a participant sees paths inside its bot folder)."""
     for folder in folders:
         text = text.replace(str(folder) + "/", "").replace(str(folder), ".")

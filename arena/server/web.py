@@ -63,7 +63,7 @@ from ..competition.results import render_csv
 from ..competition.store import PlayedMatch
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
-from .service import Busy, Competition
+from .service import Busy, Competition, relative_paths
 from .state import NAME_RULE, Participant, Submission, Version, check_name
 
 SESSION_COOKIE = "arena_session"
@@ -191,6 +191,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/bots/{name}", pages.bot),
         Route("/bots/{name}/v{number:int}/files", pages.files),
         Route("/bots/{name}/v{number:int}/files/{path:path}", pages.file),
+        Route("/bots/{name}/v{number:int}/build.log", pages.build_log),
         Route("/bots/{name}/stderr/{file}", pages.stderr),
         Route("/matches/{key}", pages.match),
         Route("/matches/{key}/replay", pages.replay),
@@ -604,6 +605,18 @@ class Pages:
             raise HTTPException(404, "no such file in this version") from None
         path = request.path_params["path"]
         return self.page(request, "file.html", owner=owner, version=version, path=path, text=text)
+
+    async def build_log(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        path = self.c.build_log(version)
+        if path is None:
+            raise HTTPException(404, "this version has no build command")
+        try:
+            text = tail_of(path)
+        except FileNotFoundError:
+            raise HTTPException(404, "no build log kept for this version (the build cache was emptied)") from None
+        text = relative_paths(text, Path(version.folder), path.parent)
+        return self.page(request, "file.html", owner=owner, version=version, path="build log", text=text)
 
     async def stderr(self, request: Request) -> Response:
         owner = self.participant(request.path_params["name"])
