@@ -106,7 +106,7 @@ class Kit:
 
 
 @contextlib.asynccontextmanager
-async def running(config_path: Path, *, jobs: int = 2, paused: bool = False) -> AsyncIterator[Kit]:
+async def running(config_path: Path, *, jobs: int = 2, paused: bool = False, cluster: str = "") -> AsyncIterator[Kit]:
     """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app."""
     competition = Competition(load(config_path))
     try:
@@ -114,7 +114,7 @@ async def running(config_path: Path, *, jobs: int = 2, paused: bool = False) -> 
             competition.set_paused(True)
         await competition.add_house_bots()
         async with trio.open_nursery() as nursery:
-            await nursery.start(functools.partial(competition.run, jobs=jobs))
+            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster))
             transport = httpx.ASGITransport(app=create_app(competition))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 yield Kit(competition, client)

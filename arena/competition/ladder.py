@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,8 @@ from .runner import play_scheduled
 from .schedule import Scheduled
 from .store import PlayedMatch, Store
 
+RemotePlay = Callable[[Scheduled, Mapping[str, BotSpec], Path | None], Awaitable[PlayedMatch]]
+"""Plays a scheduled match elsewhere (a cluster) given the field's specs and the log's path."""
 SETTLED_AFTER = 3
 """Pairs two versions must have played before non-overlapping intervals count as settled."""
 
@@ -209,7 +211,8 @@ class Ladder:
 
     ``field`` gives the versions that may play now (name to spec); ``ratings``
     their current ratings; ``recorded`` is called with each match once it is
-    in the store. ``pause`` and ``resume`` stop and restart the taking of new
+    in the store. Matches are played from ``pool`` here, or by ``remote``
+    (a cluster). ``pause`` and ``resume`` stop and restart the taking of new
     pairs (pairs in play finish). :meth:`wake` says the field changed.
     """
 
@@ -227,6 +230,7 @@ class Ladder:
         recorded: Callable[[PlayedMatch], None] = lambda _match: None,
         log_dir: Path | None = None,
         slots: int = 1,
+        remote: RemotePlay | None = None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -239,6 +243,7 @@ class Ladder:
         self.recorded = recorded
         self.log_dir = log_dir
         self.slots = max(1, slots)
+        self.remote = remote
         self.state = LadderState(matches=store.matches(tournament_id))
         self.paused = False
         self._changed = trio.Event()
@@ -291,9 +296,12 @@ class Ladder:
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: BotPool) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None
-        match = await play_scheduled(
-            self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
-        )
+        if self.remote is not None:
+            match = await self.remote(scheduled, specs, log_path)
+        else:
+            match = await play_scheduled(
+                self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
+            )
         if self.store.record_match(self.tid, match):
             self.state.matches.append(match)
             self.state.played += 1

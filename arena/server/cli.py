@@ -26,6 +26,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.port = args.port
     if args.jobs is not None:
         config.jobs = args.jobs
+    if args.cluster is not None:
+        config.cluster = args.cluster
     base = args.url or base_url(config.host, config.port)
     if args.add or args.admin_token:
         competition = Competition(config)
@@ -46,7 +48,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         finally:
             competition.close()
         return 0
-    jobs = effective_jobs(config.jobs)
+    jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
         trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say))
     return 0
@@ -76,6 +78,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (default: the config's, else 8000)")
     serve.add_argument("--jobs", type=int, help="matches at once (default: the config's, else the CPU count)")
+    serve.add_argument(
+        "--cluster", metavar="ADDRESS", help="play the ladder's matches on a Dask cluster (tcp://host:8786)"
+    )
     serve.add_argument(
         "--add", action="append", default=[], metavar="NAME", help="add a participant and print its login link"
     )

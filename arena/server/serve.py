@@ -51,7 +51,7 @@ async def run_server(
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 nursery.start_soon(_stop_on_signal, nursery.cancel_scope, say)
-            await nursery.start(functools.partial(competition.run, jobs=jobs))
+            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster))
             binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
             address = binds[0].replace("0.0.0.0", "127.0.0.1")
             token = competition.admin_token()

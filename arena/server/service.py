@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import secrets
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,11 @@ import trio
 from .._errors import ArenaError, BuildError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import check_bot, default_references
-from ..competition.ladder import Ladder, Policy, RatingView
+from ..competition.config import TournamentConfig
+from ..competition.ladder import Ladder, Policy, RatingView, RemotePlay
+from ..competition.plan import Plan
 from ..competition.results import Leaderboard, Standing, disqualifications, leaderboard
+from ..competition.schedule import Scheduled
 from ..competition.store import BotRow, PlayedMatch, Store
 from ..games import Game, get_game
 from ..sandbox import build_key, build_root, current_policy
@@ -439,8 +443,15 @@ class Competition:
         self.touch()
 
     # Running ---------------------------------------------------------------------
-    async def run(self, *, jobs: int, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Play the ladder and check submissions until cancelled."""
+    async def run(
+        self, *, jobs: int, cluster: str = "", task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Play the ladder and check submissions until cancelled.
+
+        ``jobs`` matches at once (two per duplicate pair), here or, with
+        ``cluster`` (a Dask scheduler's address), on the cluster's workers
+        (``jobs`` 0: as many as their threads); checks always run here.
+        """
         send, receive = trio.open_memory_channel[int](10_000)
         self._pending = send
         for submission in self.state.unfinished_submissions():
@@ -455,19 +466,61 @@ class Competition:
             except BuildError as exc:  # it built when it was checked; say so and leave it out
                 self.specs.pop(name)
                 self.build_failures[name] = str(exc)
-        async with trio.open_nursery() as nursery, open_pool(stderr_path=stderr_path) as pool:
+        async with contextlib.AsyncExitStack() as stack:
+            nursery = await stack.enter_async_context(trio.open_nursery())
+            pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
+            remote = None
+            if cluster:
+                remote, slots = await self._on_cluster(stack, cluster)
+                jobs = jobs or slots
             self._nursery = nursery
             self.pool = pool
             self.ladder = Ladder(
                 self.store, self.tid, self.game, self.config.limits, seed=self.config.seed,
                 policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs // 2),
+                slots=max(1, jobs // 2), remote=remote,
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    async def _on_cluster(self, stack: contextlib.AsyncExitStack, address: str) -> tuple[RemotePlay, int]:
+        """Open a Dask executor at ``address``; a way to play a match there, and its slots.
+
+        The executor starts with the current field; a version that enters
+        later has its bundle sent to the workers before its first match.
+        """
+        from ..competition.cluster import BundlePlugin, open_executor, plugin_name, remote_bots  # Dask is optional
+
+        plan = Plan(
+            config=TournamentConfig(
+                game=self.config.game, bots=[], params=dict(self.config.params), limits=self.config.limits
+            ),
+            game=self.game,
+            specs=dict(self.specs),
+            duplicate=True,
+        )
+        executor = await stack.enter_async_context(open_executor(address, plan, self.tid))
+        sharing = trio.Lock()
+
+        async def play(scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> PlayedMatch:
+            async with sharing:
+                missing = {n: specs[n] for n in (scheduled.bot_a, scheduled.bot_b) if n not in executor.bots}
+                if missing:
+                    bots, bundles = remote_bots(missing)
+                    for digest, bundle in bundles.items():
+                        if digest not in executor.bundles:  # the scheduler keeps it for workers that join later
+                            plugin = BundlePlugin(bundle)
+                            await trio.to_thread.run_sync(
+                                functools.partial(executor.client.register_plugin, plugin, name=plugin_name(digest))
+                            )
+                    executor.bots.update(bots)
+                    executor.bundles.update(bundles)
+            return await executor(scheduled, log_path)
+
+        return play, executor.slots
 
     def spawn(self, task: Callable[[], Awaitable[None]]) -> None:
         """Run ``task`` in the competition's nursery (the web app's background work), if it is running."""
