@@ -176,3 +176,17 @@ def test_kill_9_at_random_moments_loses_nothing_and_plays_nothing_twice(tmp_path
     ).fetchone()[0]
     assert versions == len(submissions)
     db.close()
+
+
+def test_add_refuses_the_organisers_and_house_bots_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path)
+    assert main(["serve", str(config), "--admin-token"]) == 0
+    admin = capsys.readouterr().out.split("token: ")[1].split()[0]
+    assert main(["serve", str(config), "--add", "organiser"]) == 2
+    assert "is the organiser or a house bot" in capsys.readouterr().err
+    assert main(["serve", str(config), "--add", "bad name!"]) == 2
+    state = State(tmp_path / "data" / "server.sqlite")
+    try:
+        assert state.by_token(admin) is not None  # the organiser's token still works
+    finally:
+        state.close()

@@ -33,11 +33,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         competition = Competition(config)
         try:
             for name in args.add:
-                existed = competition.state.participant_named(name) is not None
+                existing = competition.state.participant_named(name)
+                if existing is not None and (existing.is_admin or existing.is_house):
+                    raise ConfigError(f"{name!r} is the organiser or a house bot, not a participant: pick another name")
                 participant, token = competition.state.add_participant(name)
-                if participant.is_admin or participant.is_house:
-                    raise ConfigError(f"{name!r} is the organiser or a house bot, not a participant")
-                note = " (a new token: the old one no longer works)" if existed else ""
+                note = " (a new token: the old one no longer works)" if existing else ""
                 print(f"{participant.name}{note}: {login_url(base, token)}")
                 print(f"  token: {token}")
             if args.admin_token:
