@@ -6,13 +6,16 @@ trio run and talks to the Starlette app in-process with httpx.
 
 from __future__ import annotations
 
+import base64
 import re
 import sqlite3
 import tracemalloc
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import trio
 from starlette.types import Message
@@ -457,6 +460,14 @@ async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_la
 MARKUP = "<script>alert(1)</script>"
 
 
+def replay_data(response: httpx.Response) -> str:
+    """The match data a replay page carries (compressed in the page), as text."""
+    assert response.status_code == 200
+    found = re.search(r'<script id="match-data" type="application/octet-stream">([^<]+)</script>', response.text)
+    assert found, "no match data in the replay page"
+    return zlib.decompress(base64.b64decode(found.group(1))).decode()
+
+
 async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: Path) -> None:
     noisy = (
         "import sys\nsys.stderr.write('"
@@ -495,6 +506,10 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
                 assert response.status_code == 200, path
                 assert "<script>alert" not in response.text, path
             assert "&lt;script&gt;" in (await kit.client.get(f"/bots/alice/stderr/{stderr.name}")).text
+        kit.client.cookies.clear()
+        assert "alert(1)" not in replay_data(await kit.client.get(f"/matches/{key}/replay"))  # stderr is private
+        await kit.login(token)
+        assert "alert(1)" in replay_data(await kit.client.get(f"/matches/{key}/replay"))  # its owner sees it
         kit.client.cookies.clear()
         registered = await kit.client.post("/register", data={"name": MARKUP, "csrf": await kit.csrf()})
         assert registered.status_code == 400 and "<script>alert" not in registered.text

@@ -656,7 +656,13 @@ class Pages:
             raise HTTPException(403, "this match's replay is not public")
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat)
+        viewer = self.who(request)
+        if viewer is not None and viewer.is_admin:
+            stderr_of = frozenset(SEATS)
+        else:
+            owners = self.owners_of(match)
+            stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=False) if viewer and o.id == viewer.id)
+        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of)
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -875,17 +881,16 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None) -> str:
-    from ..replay import for_seat, load_log
-    from ..replay._html import render_page
-    from ..replay._render import renderer_for
-    from ..replay.cli import timeline_of
+def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str]) -> str:
+    """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
+
+    A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page.
+    """
+    from ..replay import load_log, match_page
 
     log = load_log(path)
-    timeline = timeline_of(log)
-    if seat is not None:
-        timeline = for_seat(timeline, SEATS.index(seat))
-    return render_page(timeline, renderer_for(log.game))
+    log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
+    return match_page(log, seat=seat)
 
 
 def _backup(database: Path, folder: Path) -> Path:
