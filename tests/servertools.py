@@ -112,7 +112,7 @@ async def running(config_path: Path, *, jobs: int = 2, paused: bool = False, clu
     try:
         if paused:
             competition.set_paused(True)
-        await competition.add_house_bots()
+        competition.add_house_bots()
         async with trio.open_nursery() as nursery:
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster))
             transport = httpx.ASGITransport(app=create_app(competition))

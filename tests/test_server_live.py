@@ -172,7 +172,7 @@ def test_kill_9_at_random_moments_loses_nothing_and_plays_nothing_twice(tmp_path
         assert sorted(legs.split(",")) in (["0"], ["1"], ["0", "1"]), deal
         assert seeds == 1
     versions = db.execute(
-        "SELECT COUNT(*) FROM versions v JOIN participants p ON p.id = v.participant_id WHERE NOT p.is_house"
+        "SELECT COUNT(*) FROM entries e JOIN participants p ON p.id = e.participant_id WHERE NOT p.is_house"
     ).fetchone()[0]
     assert versions == len(submissions)
     db.close()

@@ -4,7 +4,11 @@ Used by the competition server (:mod:`arena.server`), whose participants
 submit new versions at any time. The ladder always plays **duplicate pairs**
 (one deal, both seatings, the two legs at once in two processes, so no
 process ever sees a deal twice) and records each match in the same store as
-a tournament, so ``arena results`` reads a ladder's database too.
+a tournament, so ``arena results`` reads a ladder's database too. A
+*persistent* bot (``reuse = "persistent"``: one process keeps its state from
+match to match) is in one match at a time, so its pairs' legs are played one
+after the other, each on a deal of its own (its process would remember the
+first leg's cards), as a tournament plays them.
 
 Which pair next (:func:`next_pair`, pure):
 
@@ -18,9 +22,14 @@ Which pair next (:func:`next_pair`, pure):
    whose rating intervals no longer overlap after a few meetings, are settled
    and stop.
 
-A pair's deals are ``derive_seed(seed, "ladder", a, b, n)`` for the ``n``-th
-pair between versions ``a`` and ``b`` (names sorted), so the deals do not
-depend on timing or on the order versions arrived.
+Versions are known by their labels (``alice``, then ``alice.v2``... as
+:func:`~arena.competition.store.version_label` names them): a pair's deal id
+is ``first~second~n``, and its deals are ``derive_seed(seed, "ladder", first,
+second, n)`` for the ``n``-th pair between the two versions (labels sorted),
+so the deals do not depend on timing or on the order versions arrived. In the
+store, a match names its bots as a tournament does (the bot's name in each
+seat, with the version ids beside), so ``arena results`` shows the current
+field of a ladder as it does a tournament's.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor._pool import BotPool
 from .runner import play_scheduled
-from .schedule import Scheduled
+from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 
 RemotePlay = Callable[[Scheduled, Mapping[str, BotSpec], Path | None], Awaitable[PlayedMatch]]
@@ -62,13 +71,50 @@ class Pair:
         """The deal's id, shared by both legs."""
         return f"{self.first}~{self.second}~{self.number}"
 
-    def matches(self, seed: int) -> list[Scheduled]:
-        """The legs to play, as scheduled matches (leg 0: ``first`` in seat A)."""
-        deal_seed = derive_seed(seed, "ladder", self.first, self.second, self.number)
-        seatings = ((self.first, self.second), (self.second, self.first))
-        return [
-            Scheduled(f"{self.deal}-{'ab'[leg]}", 0, self.deal, leg, *seatings[leg], deal_seed) for leg in self.legs
-        ]
+    def matches(self, seed: int, field: Mapping[str, Player] | None = None) -> list[Scheduled]:
+        """The legs to play, as scheduled matches (leg 0: ``first`` in seat A).
+
+        With the ``field`` (label to player) the seats hold the bots' names and
+        the matches their version ids, as the store records them; without it,
+        the labels themselves.
+        """
+        field = field or {}
+        players = [field.get(self.first), field.get(self.second)]
+        persistent = tuple(p.entrant.name for p in players if p is not None and p.entrant.persistent)
+
+        def seat(label: str) -> tuple[str, int | None]:
+            player = field.get(label)
+            return (player.entrant.name, player.entrant.version_id) if player else (label, None)
+
+        first, second = seat(self.first), seat(self.second)
+        seatings = ((first, second), (second, first))
+        out = []
+        for leg in self.legs:
+            key = f"{self.deal}-{'ab'[leg]}"
+            if persistent:  # its one process would remember the first leg's cards: a deal per leg
+                deal, deal_seed = key, derive_seed(seed, "ladder", self.first, self.second, self.number, leg)
+            else:
+                deal, deal_seed = self.deal, derive_seed(seed, "ladder", self.first, self.second, self.number)
+            (bot_a, version_a), (bot_b, version_b) = seatings[leg]
+            out.append(
+                Scheduled(
+                    key, 0, deal, leg, bot_a, bot_b, deal_seed, shares_deal=not persistent,
+                    versions=(version_a, version_b), persistent=persistent,
+                )
+            )  # fmt: skip
+        return out
+
+
+@dataclass(frozen=True)
+class Player:
+    """A version in the ladder's field: the bot as the store knows it, and its spec.
+
+    The spec is named by the version's label, so a pool keeps each version's
+    processes apart (a new version never gets its predecessor's idle process).
+    """
+
+    entrant: Entrant
+    spec: BotSpec
 
 
 @dataclass(frozen=True)
@@ -88,7 +134,7 @@ class RatingView:
 
 
 def parse_deal(deal: str) -> tuple[str, str, int] | None:
-    """``(first, second, number)`` of a ladder deal id, or ``None`` for another kind of deal."""
+    """``(first, second, number)`` of a ladder pair's id, or ``None`` for another kind of deal."""
     parts = deal.split("~")
     if len(parts) != 3 or not parts[2].isdigit():
         return None
@@ -115,10 +161,11 @@ def next_pair(
     legs: dict[str, set[int]] = {}
     met: Counter[tuple[str, str]] = Counter()
     for match in matches:
-        parsed = parse_deal(match.deal)
+        pair_id = match.key.rpartition("-")[0]  # the pair's id: its legs' deals differ with a persistent bot
+        parsed = parse_deal(pair_id)
         if parsed is None or parsed[0] not in in_field or parsed[1] not in in_field:
             continue
-        legs.setdefault(match.deal, set()).add(match.leg)
+        legs.setdefault(pair_id, set()).add(match.leg)
     busy_pairs = list(busy)
     busy_deals = {pair.deal for pair in busy_pairs}
     occupied = {(pair.first, pair.second) for pair in busy_pairs}
@@ -209,7 +256,7 @@ class LadderState:
 class Ladder:
     """Plays :func:`next_pair` over and over, ``slots`` pairs at once, until cancelled.
 
-    ``field`` gives the versions that may play now (name to spec); ``ratings``
+    ``field`` gives the versions that may play now (label to player); ``ratings``
     their current ratings; ``recorded`` is called with each match once it is
     in the store. Matches are played from ``pool`` here, or by ``remote``
     (a cluster). ``pause`` and ``resume`` stop and restart the taking of new
@@ -225,7 +272,7 @@ class Ladder:
         *,
         seed: int,
         policy: Policy,
-        field: Callable[[], Mapping[str, BotSpec]],
+        field: Callable[[], Mapping[str, Player]],
         ratings: Callable[[], Mapping[str, RatingView]],
         recorded: Callable[[PlayedMatch], None] = lambda _match: None,
         log_dir: Path | None = None,
@@ -269,11 +316,13 @@ class Ladder:
             for _ in range(self.slots):
                 nursery.start_soon(self._slot, pool)
 
-    def _take(self) -> tuple[Pair, Mapping[str, BotSpec]] | None:
+    def _take(self) -> tuple[Pair, Mapping[str, Player]] | None:
         if self.paused:
             return None
         specs = self.field()
-        pair = next_pair(list(specs), self.state.matches, self.ratings(), self.policy, busy=self.state.busy)
+        playing = {label for pair in self.state.busy for label in (pair.first, pair.second)}
+        free = [label for label, player in specs.items() if not (player.entrant.persistent and label in playing)]
+        pair = next_pair(free, self.state.matches, self.ratings(), self.policy, busy=self.state.busy)
         if pair is None:
             return None
         self.state.busy.add(pair)
@@ -285,13 +334,21 @@ class Ladder:
             if taken is None:
                 await self._changed.wait()
                 continue
-            pair, specs = taken
+            pair, field = taken
+            specs = {field[label].entrant.name: field[label].spec for label in (pair.first, pair.second)}
+            scheduled = pair.matches(self.seed, field)
             try:
-                async with trio.open_nursery() as nursery:
-                    for scheduled in pair.matches(self.seed):
-                        nursery.start_soon(self._play, scheduled, specs, pool)
+                if any(match.persistent for match in scheduled):  # one process: one leg after the other
+                    for match in scheduled:
+                        await self._play(match, specs, pool)
+                else:
+                    async with trio.open_nursery() as nursery:
+                        for match in scheduled:
+                            nursery.start_soon(self._play, match, specs, pool)
             finally:
                 self.state.busy.discard(pair)
+                for match in scheduled:  # no later match plays these deals: processes that played them may forget
+                    pool.forget(match.seed)
             self.wake()  # the other slots may now take the pair's versions again
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: BotPool) -> None:

@@ -94,7 +94,7 @@ class Plan:
             "deals": self.deals_digest,
         }
 
-    def stored_config(self, *, cycles: int, scheduled: int, scheme: str = "place") -> dict[str, Any]:
+    def stored_config(self, *, cycles: int, scheduled: int | None, scheme: str = "place") -> dict[str, Any]:
         """The config as the results database keeps it."""
         c = self.config
         return {
@@ -224,17 +224,19 @@ class Competition:
         return [v for v in self.field if v.admission == "admitted"]
 
 
-def open_competition(plan: Plan, store: Store, *, fresh: bool = False) -> Competition:
+def open_competition(plan: Plan, store: Store, *, fresh: bool = False, field: bool = True) -> Competition:
     """The competition named in ``plan``, brought up to date with the plan's field (a new one if none, or ``fresh``).
 
     Raises :class:`ConfigError` when the stored competition is another game,
     parameters, limits or format, or has another seed than the one asked for.
+    With ``field`` false the stored field is left as it is (a competition
+    server enters versions one at a time, with :func:`enter_version`).
     """
     with store.transaction():  # an arena starting at the same time waits, then finds the field up to date
-        return _open(plan, store, fresh)
+        return _open(plan, store, fresh, field)
 
 
-def _open(plan: Plan, store: Store, fresh: bool) -> Competition:
+def _open(plan: Plan, store: Store, fresh: bool, field: bool = True) -> Competition:
     existing = None if fresh else store.latest(plan.name)
     if existing is None:
         seed = plan.config.seed if plan.config.seed is not None else new_seed()
@@ -262,7 +264,8 @@ def _open(plan: Plan, store: Store, fresh: bool) -> Competition:
                 "max_faults",
                 f"max_faults {stored.get('max_faults')} -> {plan.config.max_faults}",
             )
-    _update_field(plan, store, competition)
+    if field:
+        _update_field(plan, store, competition)
     competition.field = store.versions(competition.id, current=True)
     return competition
 
@@ -305,8 +308,6 @@ def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
     tid = competition.id
     everything = store.versions(tid)
     current = {v.name: v for v in everything if v.current}
-    latest_slot = {v.name: v.slot for v in everything}
-    next_slot = max(latest_slot.values(), default=-1) + 1
     per_bot = _matches_per_bot(plan, competition.cycles)
     for name, version in current.items():
         if name not in plan.specs:
@@ -336,18 +337,7 @@ def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
                 name,
             )
             continue
-        slot = latest_slot.get(name)
-        if slot is None:
-            slot, next_slot = next_slot, next_slot + 1
-        store.add_version(
-            tid,
-            name=name,
-            slot=slot,
-            command=spec.command,
-            source=spec.source,
-            digest=spec.digest,
-            process=spec.process_mode,
-        )
+        enter_version(store, tid, name, spec)
         count = per_bot.get(name, 0)
         if competition.created:
             continue
@@ -362,6 +352,28 @@ def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
             )
         else:
             _say(store, competition, "added", f"added {name}: {count} new matches", name)
+
+
+def enter_version(store: Store, tid: int, name: str, spec: BotSpec) -> VersionRow:
+    """Enter a new version of bot ``name`` in competition ``tid``, pending admission.
+
+    It keeps its bot's slot (so its pairings keep their deals); a new bot
+    takes the next free slot. Retiring the version it replaces is the
+    caller's.
+    """
+    everything = store.versions(tid)
+    slot = next((v.slot for v in everything if v.name == name), None)
+    if slot is None:
+        slot = max((v.slot for v in everything), default=-1) + 1
+    return store.add_version(
+        tid,
+        name=name,
+        slot=slot,
+        command=spec.command,
+        source=spec.source,
+        digest=spec.digest,
+        process=spec.process_mode,
+    )
 
 
 def _returning(everything: list[VersionRow], name: str, spec: BotSpec) -> VersionRow | None:

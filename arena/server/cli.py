@@ -50,7 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
-        trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say))
+        trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say, fresh=args.fresh))
     return 0
 
 
@@ -86,6 +86,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     serve.add_argument("--admin-token", action="store_true", help="print a new login link for the organiser")
     serve.add_argument("--url", help="the server's public address, for the login links printed")
+    serve.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start a new competition under the config's name (the old one stays in the database; participants"
+        " keep their tokens and upload again)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
     submit_parser = sub.add_parser(

@@ -4,7 +4,7 @@
 
     name = "RPS Poker ladder"
     game = "rps-poker"
-    seed = 2026                     # optional; the ladder's deals derive from it
+    seed = 2026                     # optional (default: random, kept); the ladder's deals derive from it
     max_faults = 10                 # more faults than this and a version is disqualified
     jobs = 2                        # matches at once (default: the CPU count)
     house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
@@ -76,7 +76,8 @@ class ServerConfig:
 
     game: str
     name: str = ""
-    seed: int = 0
+    seed: int | None = None
+    """``None``: a random one, kept in the database."""
     max_faults: int = DEFAULT_MAX_FAULTS
     jobs: int = 0
     cluster: str = ""
@@ -147,8 +148,8 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         if not isinstance(item, str):
             raise check.error(("house_bots",), f"each entry must be a bot folder or command line, not {item!r}")
         house_bots += [(entry.text, entry.base) for entry in expand_bot(item, base)]
-    seed = number("", "seed", 0, 0)
-    if seed >= 1 << 63:
+    seed = check.get(data, ("seed",), int, None)
+    if seed is not None and not 0 <= seed < 1 << 63:
         raise check.error(("seed",), "must be between 0 and 2**63 - 1")
     port = number("server", "port", 8000, 0)
     if port > 65535:

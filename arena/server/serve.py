@@ -32,15 +32,17 @@ async def run_server(
     jobs: int,
     say: Callable[[str], None] = print,
     handle_signals: bool = False,
+    fresh: bool = False,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``config``'s competition until cancelled (or, with ``handle_signals``, until SIGINT or SIGTERM).
 
-    Reports the address it serves on through ``task_status`` (useful with port 0).
+    Reports the address it serves on through ``task_status`` (useful with port 0). With ``fresh`` a
+    new competition starts under the config's name (the old one stays in the database).
     """
-    competition = Competition(config)
+    competition = Competition(config, fresh=fresh)
     try:
-        for line in await competition.add_house_bots():
+        for line in [*competition.opening, *competition.add_house_bots()]:
             say(line)
         app = create_app(competition)
         hypercorn = HypercornConfig()
@@ -51,7 +53,7 @@ async def run_server(
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 nursery.start_soon(_stop_on_signal, nursery.cancel_scope, say)
-            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster))
+            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster, say=say))
             binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
             address = binds[0].replace("0.0.0.0", "127.0.0.1")
             token = competition.admin_token()

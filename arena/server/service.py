@@ -14,12 +14,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import hashlib
-import json
 import os
 import secrets
 import shutil
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +27,23 @@ from typing import Any
 import msgspec
 import trio
 
-from .._errors import ArenaError, BuildError, ConfigError, UploadRefused
+from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import check_bot, default_references
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, Policy, RatingView, RemotePlay
-from ..competition.plan import Plan
-from ..competition.results import Leaderboard, Standing, disqualifications, leaderboard
-from ..competition.schedule import Scheduled
-from ..competition.store import BotRow, PlayedMatch, Store
+from ..competition.ladder import Ladder, Player, Policy, RatingView, RemotePlay
+from ..competition.plan import Competition as Opened
+from ..competition.plan import Plan, enter_version, open_competition
+from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version, leaderboard
+from ..competition.runner import admit
+from ..competition.schedule import Entrant, Scheduled
+from ..competition.store import PlayedMatch, Store, VersionRow
 from ..games import Game, get_game
 from ..sandbox import build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
-from ..supervisor.build import ensure_built
 from .archive import unpack
 from .config import ServerConfig
-from .state import Participant, State, Submission, Version, check_name
+from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
@@ -53,6 +53,66 @@ BOARD_EVERY_S = 1.0
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
 ADMIN_NAME = "organiser"
+NOT_ADMITTED = "not admitted"
+"""Why a version that failed its check was retired at once: its owner's previous version plays on."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """A version of a participant's bot: the results store's row, with its owner and folder."""
+
+    row: VersionRow
+    entry: Entry
+
+    @property
+    def id(self) -> int:
+        """The store's id of the version."""
+        return self.row.id
+
+    @property
+    def number(self) -> int:
+        """1, 2, ... for each version of the bot."""
+        return self.row.version
+
+    @property
+    def label(self) -> str:
+        """Its name in the history and in ladder pairs: ``alice``, then ``alice.v2``..."""
+        return self.row.label
+
+    @property
+    def participant_id(self) -> int:
+        """The owner's id."""
+        return self.entry.participant_id
+
+    @property
+    def folder(self) -> str:
+        """Where its files are."""
+        return self.entry.folder
+
+    @property
+    def created_at(self) -> str:
+        """When it entered."""
+        return self.row.added_at
+
+    @property
+    def retired_at(self) -> str | None:
+        """When a later version (or the organiser) took it out, if it is out."""
+        return self.row.retired_at
+
+    @property
+    def admission(self) -> str:
+        """``pending`` (being checked), ``admitted`` or ``not_admitted``."""
+        return self.row.admission
+
+    @property
+    def reason(self) -> str:
+        """Why it was not admitted."""
+        return self.row.reason
+
+    @property
+    def playing(self) -> bool:
+        """Whether it is the bot's current version and was admitted."""
+        return self.row.current and self.row.admission == "admitted"
 
 
 @dataclass
@@ -63,7 +123,7 @@ class Row:
     participant: Participant
     version: Version
     status: str
-    """``""`` (playing), ``"disqualified"`` (faults or the organiser), or ``"retired"``."""
+    """``""`` (playing) or ``"disqualified"`` (faults, or the organiser)."""
     reason: str = ""
 
 
@@ -77,6 +137,8 @@ class Board:
     stamp: int
     paused: bool
     frozen: bool
+    waiting: list[tuple[Participant, Version]]
+    """Current versions that do not play: being checked, or not admitted (with the reason)."""
 
     def to_json(self) -> dict[str, Any]:
         """The standings as the API and the live page send them."""
@@ -89,13 +151,23 @@ class Board:
                 {
                     "rank": rank,
                     "participant": row.participant.name,
-                    "bot": row.version.bot,
+                    "bot": row.version.label,
                     "version": row.version.number,
                     "status": row.status,
                     "reason": row.reason,
                     **_standing_json(row.standing),
                 }
                 for rank, row in enumerate(self.rows, start=1)
+            ],
+            "not_admitted": [
+                {
+                    "participant": owner.name,
+                    "bot": version.label,
+                    "version": version.number,
+                    "admission": version.admission,
+                    "reason": version.reason,
+                }
+                for owner, version in self.waiting
             ],
         }
 
@@ -110,16 +182,33 @@ class Busy(ArenaError):
 
 
 class Competition:
-    """A competition server's state and work, opened on its data folder."""
+    """A competition server's state and work, opened on its data folder.
 
-    def __init__(self, config: ServerConfig) -> None:
+    The competition itself (its identity, bot versions, their admission,
+    matches) is a living competition of the results store
+    (:func:`~arena.competition.plan.open_competition`), named by the config's
+    ``name``; each upload that unpacks to a bot becomes a new version of its
+    owner's bot, admitted if it passes ``arena check``'s checks.
+    """
+
+    def __init__(self, config: ServerConfig, *, fresh: bool = False) -> None:
         self.config = config
         self.data_dir = config.data_dir
         self.game: Game = get_game(config.game, config.params)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.state = State(self.data_dir / DB_NAME)
-        self.store = Store.open(self.data_dir / DB_NAME)
-        self.tid = self._tournament()
+        self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
+        try:
+            self.state = State(self.data_dir / DB_NAME)
+            self.plan = self._plan()
+            opened = open_competition(self.plan, self.store, fresh=fresh, field=False)
+        except BaseException:
+            self.store.close()
+            raise
+        self.tid = opened.id
+        self.seed = opened.seed
+        self.store.update_config(self.tid, self.plan.stored_config(cycles=1, scheduled=None))
+        self.opening = opened.changes
+        """What opening the competition found (created, or a change of the fault policy)."""
         self.secret_key = self._secret_key()
         self.logs = self.data_dir / "logs"
         self.bots_dir = self.data_dir / "bots"
@@ -128,56 +217,41 @@ class Competition:
         for folder in (self.logs, self.bots_dir, self.checks_dir, self.incoming):
             folder.mkdir(exist_ok=True)
         self.matches: list[PlayedMatch] = self.store.matches(self.tid)
-        self.specs: dict[str, BotSpec] = {}
+        self.faults: dict[int, Counter[str]] = {}
+        """Faults by kind of each version (by id): a version with too many plays no more."""
+        for match in self.matches:
+            self._count_faults(match)
+        self.specs: dict[int, BotSpec] = {}
+        """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
         self.stamp = 0
         self._board: Board | None = None
         self._board_at = 0.0
+        self._versions: list[Version] | None = None
         self._checks = trio.CapacityLimiter(1)
         self._pending: trio.MemorySendChannel[int] | None = None
         self.ladder: Ladder | None = None
         self.pool: BotPool | None = None
         self._nursery: trio.Nursery | None = None
-        self.build_failures: dict[str, str] = {}
-        """Versions whose build failed when the server started again (they sit out until fixed)."""
+        self._run_stamp = time.strftime("%Y%m%d%H%M%S")
         self._load_specs()
 
     # Opening -------------------------------------------------------------------
-    def _tournament(self) -> int:
-        identity = {
-            "game": self.game.game_id,
-            "params": self.game.params,
-            "limits": msgspec.to_builtins(self.config.limits),
-            "max_faults": self.config.max_faults,
-        }
-        fingerprint = "server-" + hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
-        existing = self.store.tournaments()
-        if existing and all(t.fingerprint != fingerprint for t in existing):
-            old = existing[-1]
-            raise ConfigError(
-                f"{self.data_dir} holds a competition of {old.game} {old.config.get('params', {})} with other"
-                " limits or fault policy; the game, its parameters, limits and max_faults cannot change while it"
-                " runs: give this config another [server] data_dir to start a new competition"
-            )
-        row = self.store.create_tournament(
-            fingerprint=fingerprint,
-            seed=self.config.seed,
-            name=self.config.title,
-            game=self.game.game_id,
-            config={
-                "name": self.config.title,
-                "game": self.game.game_id,
-                "params": self.game.params,
-                "format": "ladder",
-                "duplicate_deals": True,
-                "max_faults": self.config.max_faults,
-                "limits": msgspec.to_builtins(self.config.limits),
-                "points_name": self.game.points_name,
-                "source": self.config.source,
-            },
+    def _plan(self) -> Plan:
+        """The competition as the results store knows it: its game, parameters, limits, fault policy."""
+        config = self.config
+        tournament = TournamentConfig(
+            game=config.game,
             bots=[],
+            name=config.title,
+            format="ladder",
+            seed=config.seed,
+            max_faults=config.max_faults,
+            params=dict(config.params),
+            limits=config.limits,
+            source=config.source,
         )
-        return row.id
+        return Plan(config=tournament, game=self.game, specs={}, duplicate=True)
 
     def _secret_key(self) -> str:
         """The key that signs session cookies: made once, kept beside the database (not in it)."""
@@ -193,17 +267,18 @@ class Competition:
         return key
 
     def _load_specs(self) -> None:
-        for version in self.state.versions(active=True):
-            with contextlib.suppress(ArenaError):
-                self.specs[version.bot] = self._spec(version)
+        for version in self.versions():
+            if version.row.current and version.admission != "not_admitted":
+                with contextlib.suppress(ArenaError):
+                    self.specs[version.id] = self._spec(version)
 
     def _spec(self, version: Version) -> BotSpec:
         folder = Path(version.folder)
         if (folder / MANIFEST).is_file():
-            spec = load_folder(folder, source=version.source)
+            spec = load_folder(folder, source=version.row.source)
         else:  # a house bot given as a command line, resolved where the config is
-            spec = resolve(version.source, base=folder)
-        return spec.with_name(version.bot)
+            spec = resolve(version.row.source, base=folder)
+        return spec.with_name(version.label)
 
     def admin_token(self, *, renew: bool = False) -> str | None:
         """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
@@ -212,8 +287,11 @@ class Competition:
         _, token = self.state.add_participant(ADMIN_NAME, admin=True)
         return token
 
-    async def add_house_bots(self) -> list[str]:
-        """Enter the config's house bots (a changed one becomes a new version); returns what changed."""
+    def add_house_bots(self) -> list[str]:
+        """Enter the config's house bots (a changed one becomes a new version, admitted when the ladder starts).
+
+        Returns a line per change.
+        """
         said = []
         for text, base in self.config.house_bots:
             spec = resolve(text, base=base)
@@ -222,34 +300,44 @@ class Competition:
             except ConfigError as exc:
                 raise ConfigError(f"house bot {text!r}: {exc}; rename it in its bot.toml") from None
             owner = self.state.ensure_house(spec.name)
-            current = self.state.versions(owner.id, active=True)
-            if current and current[0].digest == spec.digest:
+            if not owner.is_house:
+                raise ConfigError(
+                    f"house bot {text!r} is named {spec.name!r}, which is a participant's name: rename it in its"
+                    " bot.toml"
+                )
+            current = [v for v in self.versions(owner.id) if v.row.current]
+            if any((v.row.digest, v.row.command) == (spec.digest, spec.command) for v in current):
                 continue
-            await ensure_built(spec)
-            version, retired = self.state.add_version(
-                owner.id, submission_id=None, folder=str(spec.cwd), source=text, digest=spec.digest
-            )
-            self._enter(version, spec, retired)
-            said.append(f"house bot {spec.name}: version {version.number}")
+            with self.store.transaction():
+                row = enter_version(self.store, self.tid, spec.name, spec)
+                for old in current:
+                    self.store.retire(old.id, "changed")
+            self.state.add_entry(row.id, owner.id, submission_id=None, folder=str(spec.cwd))
+            self._versions = None
+            self.specs[row.id] = spec.with_name(row.label)
+            line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
+            self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
+            said.append(line)
+        self.touch()
         return said
 
     # The field and the standings -------------------------------------------------
-    def _enter(self, version: Version, spec: BotSpec, retired: Version | None = None) -> None:
-        spec = spec.with_name(version.bot)
-        self.store.create_tournament(
-            fingerprint=self.store.tournament(self.tid).fingerprint,  # type: ignore[union-attr]
-            seed=self.config.seed,
-            name=self.config.title,
-            game=self.game.game_id,
-            config={},
-            bots=[BotRow(version.bot, spec.command, version.source, spec.digest, spec.reuse)],
-        )
-        self.specs[version.bot] = spec
-        if retired is not None:
-            self.specs.pop(retired.bot, None)
-            if self.pool is not None:
-                self.pool.drop(retired.bot)
-        self.touch()
+    def versions(self, pid: int | None = None) -> list[Version]:
+        """Every version of the competition (of participant ``pid``), oldest first."""
+        if self._versions is None:
+            entries = self.state.entries()
+            rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
+            self._versions = [Version(row, entries[row.id]) for row in rows if row.id in entries]
+        return [v for v in self._versions if pid is None or v.participant_id == pid]
+
+    def version(self, pid: int, number: int) -> Version | None:
+        """Version ``number`` of participant ``pid``'s bot."""
+        return next((v for v in self.versions(pid) if v.number == number), None)
+
+    def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
+        """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
+        label = {v.id: v.label for v in self.versions()}
+        return [labelled_by_version(m, label) for m in matches]
 
     def touch(self, *, results_only: bool = False) -> None:
         """Something shown changed: the standings are stale; tell the live pages.
@@ -261,6 +349,7 @@ class Competition:
         self.stamp += 1
         if not results_only:
             self._board = None
+            self._versions = None
         self.changed.set()
         self.changed = trio.Event()
         if self.ladder is not None:
@@ -276,17 +365,24 @@ class Competition:
         """Whether the organiser froze the competition (no uploads, no matches: final standings)."""
         return self.state.setting("frozen") == "1"
 
-    def field(self) -> dict[str, BotSpec]:
-        """The versions that may play now."""
+    def banned(self, version: Version) -> str:
+        """Why ``version`` is disqualified by its faults, or ``""``."""
+        return disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
+
+    def field(self) -> dict[str, Player]:
+        """The versions that may play now, by label."""
         if self.paused or self.frozen:
             return {}
-        banned = disqualifications(self.matches, self.config.max_faults)
+        owners = {p.id: p for p in self.state.participants()}
         out = {}
-        for version in self.state.versions(active=True):
-            owner = self.state.participant(version.participant_id)
-            spec = self.specs.get(version.bot)
-            if owner and not owner.disqualified and version.bot not in banned and spec is not None:
-                out[version.bot] = spec
+        for version in self.versions():
+            owner = owners.get(version.participant_id)
+            spec = self.specs.get(version.id)
+            if not version.playing or owner is None or owner.disqualified or spec is None or self.banned(version):
+                continue
+            row = version.row
+            entrant = Entrant(row.name, row.slot, row.version, row.id, persistent=row.process == "persistent")
+            out[version.label] = Player(entrant, spec)
         return out
 
     def board(self) -> Board:
@@ -294,41 +390,55 @@ class Competition:
         cached = self._board
         if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
             return cached
-        versions = self.state.versions()
         owners = {p.id: p for p in self.state.participants()}
-        names = [v.bot for v in versions]
-        known = set(names)
-        matches = [m for m in self.matches if m.bot_a in known and m.bot_b in known]
-        full = leaderboard(names, matches, max_faults=self.config.max_faults, points_name=self.game.points_name)
+        playing = [v for v in self.versions() if v.playing]
+        ids = {v.id for v in playing}
+        matches = [m for m in self.matches if m.versions[0] in ids and m.versions[1] in ids]
+        full = leaderboard(
+            [v.row.name for v in playing], matches, max_faults=self.config.max_faults, points_name=self.game.points_name
+        )
         by_bot = {row.bot: row for row in full.standings}
         rows = []
-        for version in versions:
+        for version in playing:
             owner = owners[version.participant_id]
-            standing = by_bot[version.bot]
-            if version.retired_at is not None:
-                continue
             reason = owner.disqualified and f"disqualified by the organiser: {owner.disqualified}"
-            reason = reason or (standing.disqualified and f"disqualified: {standing.disqualified}")
-            rows.append(Row(standing, owner, version, "disqualified" if reason else "", reason))
+            banned = self.banned(version)
+            reason = reason or (banned and f"disqualified: {banned}")
+            rows.append(Row(by_bot[version.row.name], owner, version, "disqualified" if reason else "", reason))
         order = {row.bot: index for index, row in enumerate(full.standings)}
-        rows.sort(key=lambda r: (bool(r.status), order[r.version.bot]))
-        self._board = Board(rows, full, len(matches), self.stamp, self.paused, self.frozen)
+        rows.sort(key=lambda r: (bool(r.status), order[r.version.row.name]))
+        waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
+        self._board = Board(rows, full, len(matches), self.stamp, self.paused, self.frozen, waiting)
         self._board_at = time.monotonic()
         return self._board
 
     def ratings(self) -> dict[str, RatingView]:
-        """Current ratings of every version, for the ladder's choice of pairs."""
+        """Current ratings of every playing version, by label, for the ladder's choice of pairs."""
         return {
-            row.standing.bot: RatingView(row.standing.rating, row.standing.rating_error) for row in self.board().rows
+            row.version.label: RatingView(row.standing.rating, row.standing.rating_error) for row in self.board().rows
         }
+
+    def _count_faults(self, match: PlayedMatch) -> bool:
+        """Count ``match``'s faults against their versions; whether one of them is disqualified by it."""
+        banned = False
+        for fault in match.faults:
+            vid = match.versions[0 if fault.seat == "A" else 1]
+            if vid is not None:
+                kinds = self.faults.setdefault(vid, Counter())
+                before = disqualification(kinds, self.config.max_faults)
+                kinds[fault.kind] += 1
+                banned = banned or (not before and bool(disqualification(kinds, self.config.max_faults)))
+        return banned
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
-        self.touch(results_only=True)
+        banned = self._count_faults(match)
+        self.touch(results_only=not banned)  # a disqualification shows at once
         if len(self.matches) % HISTORY_EVERY == 0:
+            self._board = None  # the chart's points are the standings as they are now, not a second ago
             board = self.board()
             self.state.add_ratings(
-                len(self.matches), [(r.version.bot, r.standing.rating, r.standing.rating_error) for r in board.rows]
+                len(self.matches), [(r.version.id, r.standing.rating, r.standing.rating_error) for r in board.rows]
             )
 
     # Submissions -------------------------------------------------------------------
@@ -338,6 +448,8 @@ class Competition:
             raise UploadRefused("the competition is frozen: it takes no more uploads")
         if participant.is_house:
             raise UploadRefused("house bots are updated by the organiser's config")
+        if participant.is_admin:
+            raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
         if self.state.recent_uploads(participant.id, within_s=3600) >= self.config.uploads_per_hour:
             raise Busy(f"at most {self.config.uploads_per_hour} uploads an hour; try again later")
         running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
@@ -378,7 +490,14 @@ class Competition:
             await self.check_submission(sid)
 
     async def check_submission(self, sid: int) -> Submission:
-        """Build and check submission ``sid`` as ``arena check`` does; a pass makes a new version."""
+        """Build and check submission ``sid`` as ``arena check`` does.
+
+        An upload that unpacked to a bot folder is a new version of its
+        owner's bot, pending until checked. If it passes it is admitted and
+        the previous version retires; if not, it is not admitted, with the
+        failed checks as the reason, and the previous version (if any) plays
+        on. A check interrupted by a restart is done again on the same version.
+        """
         submission = self.state.submission(sid)
         assert submission is not None
         owner = self.state.participant(submission.participant_id)
@@ -394,6 +513,21 @@ class Competition:
         except ConfigError as exc:
             self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
             return self._done(sid)
+        version = next((v for v in self.versions(owner.id) if v.entry.submission_id == sid), None)
+        if version is None:
+            known = {v.id for v in self.versions()}
+            orphans = [  # entered in the store just before a kill, before the server noted whose it is
+                r for r in self.store.versions(self.tid, current=True)
+                if r.name == owner.name and r.admission == "pending" and r.id not in known
+            ]  # fmt: skip
+            if orphans and orphans[-1].digest == spec.digest:
+                row = orphans[-1]
+            else:
+                row = enter_version(self.store, self.tid, owner.name, spec)
+            self.state.add_entry(row.id, owner.id, submission_id=sid, folder=str(folder))
+            self._versions = None
+            version = next(v for v in self.versions(owner.id) if v.id == row.id)
+        spec = spec.with_name(version.label)
         log_dir = self.checks_dir / f"s{sid}"
         shutil.rmtree(log_dir, ignore_errors=True)
         log_dir.mkdir(parents=True)
@@ -409,15 +543,37 @@ class Competition:
             ]}
             for c in report.checks
         ]  # fmt: skip
-        if not report.ok:
-            failed = [c.name for c in report.checks if c.passed is False]
-            self.state.update_submission(sid, status="failed", report=checks, message="failed: " + ", ".join(failed))
+        others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
+        if report.ok:
+            with self.store.transaction():
+                self.store.set_admission(version.id, "admitted")
+                for old in others:
+                    self.store.retire(old.id, "changed")
+                self.store.log_change(
+                    self.tid, "changed" if others else "added", f"{owner.name}: version {version.number} entered",
+                    owner.name,
+                )  # fmt: skip
+            self.specs[version.id] = spec
+            for old in others:
+                self.specs.pop(old.id, None)
+                if self.pool is not None:
+                    self.pool.drop(old.label)
+            self.state.update_submission(sid, status="passed", report=checks, message=f"version {version.number}")
             return self._done(sid)
-        version, retired = self.state.add_version(
-            owner.id, submission_id=sid, folder=str(folder), source=submission.filename, digest=submission.digest
+        failed = [c for c in report.checks if c.passed is False]
+        message = "failed: " + ", ".join(c.name for c in failed)
+        reason = "\n".join(
+            [
+                f"{message} (arena check)",
+                *(f"{c.name}: {relative_paths(c.detail, folder, self.data_dir)}" for c in failed),
+            ]
         )
-        self.state.update_submission(sid, status="passed", report=checks, message=f"version {version.number}")
-        self._enter(version, spec, retired)
+        with self.store.transaction():
+            self.store.set_admission(version.id, "not_admitted", reason)
+            self.store.log_change(self.tid, "not_admitted", f"not admitted: {version.label}: {reason}", owner.name)
+            if any(v.playing for v in others):
+                self.store.retire(version.id, NOT_ADMITTED)  # the version that passed plays on
+        self.state.update_submission(sid, status="failed", report=checks, message=message)
         return self._done(sid)
 
     def _done(self, sid: int) -> Submission:
@@ -443,10 +599,42 @@ class Competition:
         self.touch()
 
     # Running ---------------------------------------------------------------------
+    async def admit_field(self, say: Callable[[str], None] = lambda _text: None) -> dict[str, str]:
+        """Build the current versions again, and admit the house bots' new ones (build and handshake).
+
+        Builds live in a temporary cache that a reboot empties. A version
+        whose build now fails is not admitted, with the reason (as a
+        tournament does: :func:`~arena.competition.runner.admit`). A
+        participant's version whose check was interrupted is left to its
+        submission's check.
+        """
+        unchecked = {v.id for v in self.versions() if v.entry.submission_id is not None and v.admission == "pending"}
+        field = [v for v in self.versions() if v.row.current and v.id in self.specs and v.id not in unchecked]
+        if not field:
+            return {}
+        plan = Plan(
+            config=self.plan.config,
+            game=self.game,
+            specs={v.row.name: self.specs[v.id] for v in field},
+            duplicate=True,
+        )
+        opened = Opened(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
+        refused = await admit(plan, self.store, opened, log_dir=self.checks_dir / "admission", jobs=1, say=say)
+        self.touch()
+        for version in self.versions():
+            if version.admission == "not_admitted":
+                self.specs.pop(version.id, None)
+        return refused
+
     async def run(
-        self, *, jobs: int, cluster: str = "", task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+        self,
+        *,
+        jobs: int,
+        cluster: str = "",
+        say: Callable[[str], None] = lambda _text: None,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Play the ladder and check submissions until cancelled.
+        """Admit the field, then play the ladder and check submissions until cancelled.
 
         ``jobs`` matches at once (two per duplicate pair), here or, with
         ``cluster`` (a Dask scheduler's address), on the cluster's workers
@@ -458,14 +646,9 @@ class Competition:
             send.send_nowait(submission.id)
 
         def stderr_path(spec: BotSpec, number: int) -> Path:
-            return self.logs / "stderr" / f"{spec.name}.{number}.log"
+            return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
 
-        for name, spec in list(self.specs.items()):  # builds live in a temporary cache: a reboot empties it
-            try:
-                await ensure_built(spec)
-            except BuildError as exc:  # it built when it was checked; say so and leave it out
-                self.specs.pop(name)
-                self.build_failures[name] = str(exc)
+        await self.admit_field(say)
         async with contextlib.AsyncExitStack() as stack:
             nursery = await stack.enter_async_context(trio.open_nursery())
             pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
@@ -476,7 +659,7 @@ class Competition:
             self._nursery = nursery
             self.pool = pool
             self.ladder = Ladder(
-                self.store, self.tid, self.game, self.config.limits, seed=self.config.seed,
+                self.store, self.tid, self.game, self.config.limits, seed=self.seed,
                 policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs // 2), remote=remote,
@@ -490,24 +673,25 @@ class Competition:
         """Open a Dask executor at ``address``; a way to play a match there, and its slots.
 
         The executor starts with the current field; a version that enters
-        later has its bundle sent to the workers before its first match.
+        later has its bundle sent to the workers before its first match. A
+        worker names a bot's processes by its bundle, so two versions of one
+        bot never share one.
         """
         from ..competition.cluster import BundlePlugin, open_executor, plugin_name, remote_bots  # Dask is optional
 
-        plan = Plan(
-            config=TournamentConfig(
-                game=self.config.game, bots=[], params=dict(self.config.params), limits=self.config.limits
-            ),
-            game=self.game,
-            specs=dict(self.specs),
-            duplicate=True,
-        )
+        playing = {v.row.name: self.specs[v.id].with_name(v.row.name) for v in self.versions() if v.id in self.specs}
+        plan = Plan(config=self.plan.config, game=self.game, specs=playing, duplicate=True)
         executor = await stack.enter_async_context(open_executor(address, plan, self.tid))
         sharing = trio.Lock()
 
         async def play(scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> PlayedMatch:
             async with sharing:
-                missing = {n: specs[n] for n in (scheduled.bot_a, scheduled.bot_b) if n not in executor.bots}
+                named = {name: specs[name].with_name(name) for name in (scheduled.bot_a, scheduled.bot_b)}
+                missing = {
+                    name: spec
+                    for name, spec in named.items()
+                    if name not in executor.bots or executor.bots[name].spec.digest != spec.digest
+                }
                 if missing:
                     bots, bundles = remote_bots(missing)
                     for digest, bundle in bundles.items():
@@ -518,6 +702,7 @@ class Competition:
                             )
                     executor.bots.update(bots)
                     executor.bundles.update(bundles)
+            # No checkpoint between here and the executor making the match's order from executor.bots.
             return await executor(scheduled, log_path)
 
         return play, executor.slots
@@ -529,7 +714,7 @@ class Competition:
 
     def build_log(self, version: Version) -> Path | None:
         """Where the last build of ``version`` wrote its whole output, if it has a build."""
-        spec = self.specs.get(version.bot) or self._spec(version)
+        spec = self.specs.get(version.id) or self._spec(version)
         if not spec.build:
             return None
         return build_root(current_policy().build_root) / f"{build_key(spec)}.log"

@@ -1,8 +1,10 @@
 """The server's own records, in the same SQLite file as the competition's results.
 
 Participants (with their token's hash), browser sessions, submissions (with
-their check reports), versions (each a bot of the competition's store), and
-the organiser's switches (paused, frozen). The tables grow by migrations
+their check reports), each bot version's owner and folder (the versions
+themselves, their admission and retirement are the results store's:
+:mod:`arena.competition.store`), rating snapshots for the charts, and the
+organiser's switches (paused, frozen). The tables grow by migrations
 appended to :data:`MIGRATIONS`, tracked in ``server_migrations`` so that they
 never collide with the results store's own schema. Every change is one
 transaction, so a ``kill -9`` loses nothing that was acknowledged.
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, StoreError
+from ..competition.store import Store
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -60,27 +63,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             finished_at TEXT
         )""",
         "CREATE INDEX submissions_by_participant ON submissions (participant_id, created_at)",
-        """CREATE TABLE versions (
-            id INTEGER PRIMARY KEY,
+        """CREATE TABLE entries (
+            version_id INTEGER PRIMARY KEY,
             participant_id INTEGER NOT NULL REFERENCES participants(id),
-            number INTEGER NOT NULL,
             submission_id INTEGER REFERENCES submissions(id),
-            bot TEXT NOT NULL UNIQUE,
-            folder TEXT NOT NULL,
-            source TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            retired_at TEXT,
-            UNIQUE (participant_id, number)
+            folder TEXT NOT NULL
         )""",
         "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         """CREATE TABLE rating_history (
             matches INTEGER NOT NULL,
-            bot TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
             elo REAL NOT NULL,
             error95 REAL,
             at TEXT NOT NULL,
-            PRIMARY KEY (bot, matches)
+            PRIMARY KEY (version_id, matches)
         )""",
     ),
 )
@@ -127,20 +123,14 @@ class Submission:
 
 
 @dataclass(frozen=True)
-class Version:
-    """A version of a participant's bot: a bot of the competition's store."""
+class Entry:
+    """Whose a version of the results store is, and where its files are."""
 
-    id: int
+    version_id: int
     participant_id: int
-    number: int
     submission_id: int | None
-    bot: str
-    """Its name in the results store (``<participant>.v<number>``)."""
+    """The upload it came from (``None`` for a house bot)."""
     folder: str
-    source: str
-    digest: str
-    created_at: str
-    retired_at: str | None
 
 
 def hash_secret(secret: str) -> str:
@@ -160,7 +150,7 @@ class State:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        Store.open(path).close()  # an Arena database first (the results store refuses any other program's)
         try:
             self._db = sqlite3.connect(path, isolation_level=None, timeout=10)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -351,58 +341,21 @@ class State:
         )
         return [_submission(row) for row in rows]
 
-    # Versions -------------------------------------------------------------------
-    def add_version(
-        self, pid: int, *, submission_id: int | None, folder: str, source: str, digest: str
-    ) -> tuple[Version, Version | None]:
-        """A new version of ``pid``'s bot, which retires the previous one; returns both (new, retired)."""
-        participant = self.participant(pid)
-        assert participant is not None
+    # Versions' owners and folders ------------------------------------------------
+    def add_entry(self, version_id: int, pid: int, *, submission_id: int | None, folder: str) -> Entry:
+        """Say that version ``version_id`` of the results store is ``pid``'s, with its files in ``folder``."""
         with self._transaction() as db:
-            (number,) = db.execute(
-                "SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE participant_id = ?", (pid,)
-            ).fetchone()
-            previous = db.execute(
-                "SELECT id FROM versions WHERE participant_id = ? AND retired_at IS NULL", (pid,)
-            ).fetchone()
-            stamp = now()
-            if previous:
-                db.execute("UPDATE versions SET retired_at = ? WHERE id = ?", (stamp, previous[0]))
-            cursor = db.execute(
-                "INSERT INTO versions (participant_id, number, submission_id, bot, folder, source, digest, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (pid, number, submission_id, f"{participant.name}.v{number}", folder, source, digest, stamp),
-            )
-            vid = cursor.lastrowid
-        new = self.version(vid or 0)
-        assert new is not None
-        return new, self.version(previous[0]) if previous else None
+            db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", (version_id, pid, submission_id, folder))
+        return Entry(version_id, pid, submission_id, folder)
 
-    def version(self, vid: int) -> Version | None:
-        """The version with id ``vid``."""
-        row = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?", (vid,)).fetchone()
-        return Version(*row) if row else None
-
-    def version_of_bot(self, bot: str) -> Version | None:
-        """The version stored as bot ``bot`` in the results."""
-        row = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE bot = ?", (bot,)).fetchone()
-        return Version(*row) if row else None
-
-    def versions(self, pid: int | None = None, *, active: bool = False) -> list[Version]:
-        """Versions (of participant ``pid``; only those not retired with ``active``), oldest first."""
-        clauses, args = [], []
-        if pid is not None:
-            clauses.append("participant_id = ?")
-            args.append(pid)
-        if active:
-            clauses.append("retired_at IS NULL")
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions {where} ORDER BY id", args)
-        return [Version(*row) for row in rows]
+    def entries(self) -> dict[int, Entry]:
+        """Every version's entry, by version id."""
+        rows = self._db.execute("SELECT version_id, participant_id, submission_id, folder FROM entries")
+        return {row[0]: Entry(*row) for row in rows}
 
     # Ratings over time -----------------------------------------------------------
-    def add_ratings(self, matches: int, rows: list[tuple[str, float, float]]) -> None:
-        """Keep a snapshot of ratings (bot, elo, 95% error) after ``matches`` matches, for the charts."""
+    def add_ratings(self, matches: int, rows: list[tuple[int, float, float]]) -> None:
+        """Keep a snapshot of ratings (version id, elo, 95% error) after ``matches`` matches, for the charts."""
         stamp = now()
         with self._transaction() as db:
             db.executemany(
@@ -410,10 +363,10 @@ class State:
                 [(matches, bot, elo, None if error != error else error, stamp) for bot, elo, error in rows],
             )
 
-    def rating_history(self, bot: str) -> list[tuple[int, float, float | None]]:
-        """``(matches, elo, error95)`` snapshots of ``bot``, oldest first."""
+    def rating_history(self, version_id: int) -> list[tuple[int, float, float | None]]:
+        """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first."""
         rows = self._db.execute(
-            "SELECT matches, elo, error95 FROM rating_history WHERE bot = ? ORDER BY matches", (bot,)
+            "SELECT matches, elo, error95 FROM rating_history WHERE version_id = ? ORDER BY matches", (version_id,)
         )
         return [(int(r[0]), float(r[1]), r[2]) for r in rows]
 
@@ -434,7 +387,6 @@ class State:
 _SUBMISSION_COLUMNS = (
     "id, participant_id, created_at, filename, language, size, status, message, report, folder, digest, finished_at"
 )
-_VERSION_COLUMNS = "id, participant_id, number, submission_id, bot, folder, source, digest, created_at, retired_at"
 
 
 def _participant(row: tuple[Any, ...]) -> Participant:

@@ -63,8 +63,8 @@ from ..competition.results import render_csv
 from ..competition.store import PlayedMatch
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
-from .service import Busy, Competition, relative_paths
-from .state import NAME_RULE, Participant, Submission, Version, check_name
+from .service import Busy, Competition, Version, relative_paths
+from .state import NAME_RULE, Participant, Submission, check_name
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
@@ -345,14 +345,9 @@ class Pages:
                 return match
         raise HTTPException(404, "no such match")
 
-    def owners_of(self, match: PlayedMatch) -> list[Participant]:
-        out = []
-        for bot in (match.bot_a, match.bot_b):
-            version = self.c.state.version_of_bot(bot)
-            owner = self.c.state.participant(version.participant_id) if version else None
-            if owner is not None:
-                out.append(owner)
-        return out
+    def owners_of(self, match: PlayedMatch) -> list[Participant | None]:
+        """The owners of the bots in seats A and B (a bot's name is its owner's)."""
+        return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]:
         """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats)."""
@@ -362,7 +357,7 @@ class Pages:
         if rule == "public" or (rule == "after-end" and self.c.frozen):
             return True, None
         owners = self.owners_of(match)
-        mine = [seat for seat, owner in zip(SEATS, owners, strict=False) if viewer and owner.id == viewer.id]
+        mine = [seat for seat, owner in zip(SEATS, owners, strict=True) if viewer and owner and owner.id == viewer.id]
         if not mine:
             return False, None
         if rule == "owners":
@@ -372,7 +367,7 @@ class Pages:
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
-        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.matches[-15:][::-1]}
+        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.matches[-15:][::-1])}
 
     async def leaderboard(self, request: Request) -> Response:
         return self.page(request, "leaderboard.html", board_html=Markup(self.board_html()[1]))
@@ -483,7 +478,7 @@ class Pages:
             request,
             "me.html",
             submissions=self.c.state.submissions(me.id, limit=30),
-            versions=self.c.state.versions(me.id)[::-1],
+            versions=self.c.versions(me.id)[::-1],
             languages=LANGUAGES,
             limits=self.c.config.uploads,
         )
@@ -535,33 +530,26 @@ class Pages:
         owner = self.participant(name)
         viewer = self.who(request)
         private = self.may_see_private(viewer, owner)
-        versions = self.c.state.versions(owner.id)
+        versions = self.c.versions(owner.id)
         board = self.c.board()
-        standings = {row.bot: row for row in board.board.standings}
-        mine = {v.bot for v in versions}
-        matches = [m for m in self.c.matches if m.bot_a in mine or m.bot_b in mine]
-        current = next((v for v in versions if v.retired_at is None), None)
-        opponents: dict[str, dict[str, Any]] = {}
-        for version in versions:
-            row = board.board.pairwise.get(version.bot, {})
-            for other, cell in row.items():
-                if cell.matches:
-                    blank = {"matches": 0, "wins": 0, "draws": 0, "losses": 0, "for": 0.0, "against": 0.0}
-                    entry = opponents.setdefault(_owner_name(other), blank)
-                    entry["matches"] += cell.matches
-                    entry["wins"] += cell.wins
-                    entry["draws"] += cell.draws
-                    entry["losses"] += cell.losses
-                    entry["for"] += cell.points_for
-                    entry["against"] += cell.points_against
-        faults = [(m, f) for m in matches for f in m.faults if f.bot in mine][::-1][:50]
-        history = self.c.state.rating_history(current.bot) if current else []
+        matches = self.c.labelled([m for m in self.c.matches if owner.name in (m.bot_a, m.bot_b)])
+        current = next((v for v in versions if v.playing), None)
+        standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
+        opponents = [
+            (other, {"matches": c.matches, "wins": c.wins, "draws": c.draws, "losses": c.losses,
+                     "for": c.points_for, "against": c.points_against})
+            for other, c in sorted(board.board.pairwise.get(owner.name, {}).items())
+            if c.matches
+        ]  # fmt: skip
+        labels = {v.label for v in versions}
+        faults = [(m, f) for m in matches for f in m.faults if f.bot in labels][::-1][:50]
+        history = self.c.state.rating_history(current.id) if current else []
         stderr = []
         if private:
             folder = self.c.logs / "stderr"
             if folder.is_dir():
                 stderr = sorted(
-                    (p.name for p in folder.iterdir() if p.name.split(".v")[0] == owner.name and p.is_file()),
+                    (p.name for p in folder.iterdir() if _owner_name(p.name) == owner.name and p.is_file()),
                     reverse=True,
                 )[:40]
         return {
@@ -569,8 +557,8 @@ class Pages:
             "private": private,
             "versions": versions[::-1],
             "current": current,
-            "standing": standings.get(current.bot) if current else None,
-            "opponents": sorted(opponents.items()),
+            "standing": standing,
+            "opponents": opponents,
             "faults": faults,
             "matches": matches[::-1][:40],
             "chart": _chart(history),
@@ -588,10 +576,10 @@ class Pages:
             raise HTTPException(401, "log in to see your bot's files")
         if not self.may_see_private(viewer, owner):
             raise HTTPException(403, "only the bot's owner and the organiser see its files")
-        for version in self.c.state.versions(owner.id):
-            if version.number == request.path_params["number"]:
-                return owner, version
-        raise HTTPException(404, "no such version")
+        version = self.c.version(owner.id, request.path_params["number"])
+        if version is None:
+            raise HTTPException(404, "no such version")
+        return owner, version
 
     async def files(self, request: Request) -> Response:
         owner, version = self._private_version(request)
@@ -626,7 +614,7 @@ class Pages:
         if not self.may_see_private(viewer, owner):
             raise HTTPException(403, "only the bot's owner and the organiser see its stderr")
         name = request.path_params["file"]
-        if name.split(".v")[0] != owner.name or "/" in name or name.startswith("."):
+        if _owner_name(name) != owner.name or "/" in name or name.startswith("."):
             raise HTTPException(404, "no such stderr file")
         try:
             text = tail_of(self.c.logs / "stderr" / name)
@@ -642,8 +630,8 @@ class Pages:
         return self.page(
             request,
             "match.html",
-            match=match,
-            owners=[_owner_name(match.bot_a), _owner_name(match.bot_b)],
+            match=self.c.labelled([match])[0],
+            owners=[match.bot_a, match.bot_b],
             replay=allowed and bool(match.log_path),
             seat=seat,
             rule=self.c.config.replays,
@@ -661,7 +649,7 @@ class Pages:
             stderr_of = frozenset(SEATS)
         else:
             owners = self.owners_of(match)
-            stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=False) if viewer and o.id == viewer.id)
+            stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
         html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of)
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
@@ -673,7 +661,7 @@ class Pages:
             "admin.html",
             board=self.c.board(),
             participants=[p for p in self.c.state.participants() if not p.is_admin],
-            versions=_by_participant(self.c.state.versions()),
+            versions=_by_participant(self.c.versions()),
             submissions=self.c.state.submissions(limit=30),
         )
 
@@ -741,7 +729,7 @@ class Pages:
                         "name": p.name,
                         "house": p.is_house,
                         "disqualified": p.disqualified,
-                        "versions": [_version_json(v) for v in self.c.state.versions(p.id)],
+                        "versions": [_version_json(v) for v in self.c.versions(p.id)],
                     }
                     for p in self.c.state.participants()
                     if not p.is_admin
@@ -766,7 +754,7 @@ class Pages:
             ],
             "rating_history": [
                 {"matches": n, "rating": elo, "error95": err}
-                for n, elo, err in self.c.state.rating_history(context["current"].bot if context["current"] else "")
+                for n, elo, err in self.c.state.rating_history(context["current"].id if context["current"] else 0)
             ],
         }
         if context["private"]:
@@ -782,14 +770,14 @@ class Pages:
             raise HTTPException(400, "limit must be a number") from None
         matches = self.c.matches
         if bot:
-            names = {v.bot for v in self.c.state.versions(self.participant(bot).id)}
-            matches = [m for m in matches if m.bot_a in names or m.bot_b in names]
-        return JSONResponse({"matches": [_match_json(m) for m in matches[::-1][:limit]]})
+            name = self.participant(bot).name
+            matches = [m for m in matches if name in (m.bot_a, m.bot_b)]
+        return JSONResponse({"matches": [_match_json(m) for m in self.c.labelled(matches[::-1][:limit])]})
 
     async def api_match(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
-        data = _match_json(match)
+        data = _match_json(self.c.labelled([match])[0])
         data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
         data["replay_seat"] = seat
         return JSONResponse(data)
@@ -925,8 +913,9 @@ def _by_participant(versions: list[Version]) -> dict[int, list[Version]]:
     return out
 
 
-def _owner_name(bot: str) -> str:
-    return bot.rsplit(".v", 1)[0]
+def _owner_name(text: str) -> str:
+    """The participant a version's label or a stderr file's name is of (participants' names hold no dot)."""
+    return text.split(".", 1)[0]
 
 
 def _clean(data: dict[str, Any]) -> dict[str, Any]:
@@ -936,10 +925,12 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
 def _version_json(version: Version) -> dict[str, Any]:
     return {
         "number": version.number,
-        "bot": version.bot,
+        "bot": version.label,
         "created_at": version.created_at,
         "retired_at": version.retired_at,
-        "digest": version.digest,
+        "admission": version.admission,
+        "reason": version.reason,
+        "digest": version.row.digest,
     }
 
 
@@ -981,7 +972,7 @@ def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
     for row in rows:
         r, e = row.standing.rating, row.standing.rating_error
         e = 0.0 if _nan(e) or math.isinf(e) else e
-        spans.append((row.version.bot, r - e, r, r + e))
+        spans.append((row.version.label, r - e, r, r + e))
     if not spans:
         return {}
     low = min(s[1] for s in spans)
