@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SAMPLE_BOTS = REPO / "sample_bots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+"""The system's chromium, which the browser tests drive through Playwright (nothing is downloaded)."""
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _our_bot_processes() -> set[int]:

@@ -103,3 +103,19 @@ def test_the_shipped_example_config_loads() -> None:
     config = load(REPO / "examples" / "rps-poker-round-robin.toml")
     assert config.game == "rps-poker"
     assert len(config.bots) >= 5
+
+
+@pytest.mark.parametrize("make", ["binary", "folder", "missing"])
+def test_a_config_that_is_not_a_readable_text_file_is_a_one_line_error(tmp_path: Path, make: str) -> None:
+    from arena.server.config import load as load_server
+
+    path = tmp_path / "config.toml"
+    if make == "binary":
+        path.write_bytes(b"\xff\xfe\x00game")
+    elif make == "folder":
+        path.mkdir()
+    for reader, what in ((load, "tournament config"), (load_server, "server config")):
+        with pytest.raises(
+            ConfigError, match=f"not UTF-8 text.*a {what}" if make == "binary" else f"cannot read {what}"
+        ):
+            reader(path)

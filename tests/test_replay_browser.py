@@ -21,18 +21,8 @@ from arena.supervisor.matchlog import read_log, strip_times
 from arena.supervisor.play import play_match
 from protocol import Limits
 
-from .conftest import SAMPLE_BOTS
+from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 BIG_SEED = 2**63 + 12345
 """Past 2**53: a page that read the seed as a JavaScript number would show another one."""
 
@@ -66,7 +56,7 @@ def browser() -> Iterator[Any]:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     with sync_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             yield launched
         finally:

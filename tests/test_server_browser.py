@@ -11,25 +11,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
 
+from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import minimal_bot, server_process, write_config
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +38,7 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
     requests: list[str] = []
     errors: list[str] = []
     with server_process(config) as server, sync_api.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 820})
             page.on("request", lambda r: requests.append(r.url))

@@ -202,15 +202,22 @@ def _names(kinds: tuple[type, ...]) -> str:
 
 def load(path: Path) -> TournamentConfig:
     """The tournament config in the TOML file at ``path``."""
+    data, text = read_toml(path, "tournament config")
+    return parse(data, path=path, text=text)
+
+
+def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
+    """The parsed TOML file at ``path`` and its text; a :class:`ConfigError` naming ``what`` it is when it is not."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read tournament config {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {exc.start}): is it a {what}?") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    return parse(data, path=path, text=text)
 
 
 def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:

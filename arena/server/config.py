@@ -38,7 +38,6 @@ tournament configs (the checks are shared).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,7 @@ from typing import Any
 from protocol import Limits
 
 from .._errors import ConfigError
-from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot
+from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot, read_toml
 from .archive import UploadLimits
 
 _TOP = {"name", "game", "seed", "max_faults", "jobs", "cluster", "house_bots", "params", "limits"}
@@ -104,14 +103,7 @@ class ServerConfig:
 
 def load(path: Path) -> ServerConfig:
     """The server config in the TOML file at ``path``."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read server config {path}: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    data, text = read_toml(path, "server config")
     return parse(data, path=path, text=text)
 
 
