@@ -102,3 +102,31 @@ def test_a_long_run_spends_matches_fairly_and_never_repeats_a_key() -> None:
     assert len(keys) == len(set(keys))
     per_pair = Counter((m.bot_a, m.bot_b) if m.bot_a < m.bot_b else (m.bot_b, m.bot_a) for m in history)
     assert set(per_pair.values()) == {10}  # every pair up to its budget of 5 duplicate pairs
+
+
+def test_a_pair_with_a_persistent_bot_has_a_deal_per_leg() -> None:
+    from pathlib import Path
+
+    from arena.bots.spec import BotSpec
+    from arena.competition.ladder import Player
+    from arena.competition.schedule import Entrant
+
+    spec = BotSpec(name="x", command=("true",), cwd=Path("."))
+    field = {
+        "keeper.v2": Player(Entrant("keeper", 0, 2, 11, persistent=True), spec),
+        "plain": Player(Entrant("plain", 1, 1, 12), spec),
+    }
+    a, b = Pair("keeper.v2", "plain", 0).matches(seed=5, field=field)
+    assert (a.bot_a, a.bot_b, a.versions) == ("keeper", "plain", (11, 12))  # the store's names and version ids
+    assert (b.bot_a, b.bot_b, b.versions) == ("plain", "keeper", (12, 11))
+    assert a.seed != b.seed and a.deal == a.key and b.deal == b.key and not a.shares_deal
+    assert a.persistent == ("keeper",)
+    plain = {**field, "keeper.v2": Player(Entrant("keeper", 0, 2, 11), spec)}
+    c, d = Pair("keeper.v2", "plain", 0).matches(seed=5, field=plain)
+    assert c.seed == d.seed and c.deal == d.deal == "keeper.v2~plain~0" and c.shares_deal and c.persistent == ()
+    # Finished legs are found by key, whichever deal they were on: a half-played persistent pair is finished.
+    history = [
+        PlayedMatch(key=a.key, cycle=0, deal=a.deal, leg=0, bot_a="keeper", bot_b="plain", seed=a.seed,
+                    points=(1.0, 0.0), winner="A")
+    ]  # fmt: skip
+    assert next_pair(["keeper.v2", "plain"], history, {}, Policy()) == Pair("keeper.v2", "plain", 0, (1,))

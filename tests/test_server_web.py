@@ -642,3 +642,22 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
         assert result["status"] == "refused" and "stopped while unpacking" in str(result["message"])
         result = await kit.wait_submission(token, caught)
         assert result["status"] == "passed" and result["message"] == "version 1"
+
+
+async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py")), jobs=4) as kit:
+        await kit.wait_matches(16)
+        kit.competition.set_paused(True)
+        ladder = kit.competition.ladder
+        assert ladder is not None
+        while ladder.state.busy:
+            await trio.sleep(0.1)
+        theirs = [m for m in kit.competition.matches if "tsh-py" in (m.bot_a, m.bot_b)]
+        assert len(theirs) >= 4 and not any(f.bot == "tsh-py" for m in theirs for f in m.faults)
+        seeds = [m.seed for m in theirs]
+        assert len(set(seeds)) == len(seeds)  # it never meets a deal twice
+        assert all(m.deal == m.key for m in theirs)
+        others = [m for m in kit.competition.matches if m not in theirs]
+        assert all(m.deal != m.key for m in others)  # the other pairs still play each deal twice
+        processes = list((tmp_path / "data" / "logs" / "stderr").glob("tsh-py.*.log"))
+        assert len(processes) == 1, processes  # one process kept its state through every match
