@@ -172,6 +172,15 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena tournament rps-poker sample_bots/rps-poker/* --seed 7 --cluster tcp://HOST:8786": Skip(
         "HOST stands for the reader's scheduler; tests/test_cluster.py plays tournaments on a local Dask cluster"
     ),
+    ".venv/bin/arena serve examples/rps-poker-server.toml --add alice": Run(
+        says=("alice: http://127.0.0.1:8000/login/", "token: ")
+    ),
+    ".venv/bin/arena serve examples/rps-poker-server.toml": Skip(
+        "a server that runs until stopped; tests/test_server_live.py and tests/test_server_browser.py start it"
+    ),
+    "arena submit http://127.0.0.1:8000 my-bot/ --token TOKEN": Skip(
+        "needs a running server and a participant's token; tests/test_server_live.py submits to one"
+    ),
     "docker compose -f docker/compose.yaml up --build": Skip(
         "needs a Docker engine, which CI has not; tests/test_docker.py lints the Dockerfile and checks compose.yaml"
     ),
@@ -372,13 +381,19 @@ def test_toml_blocks_are_valid_manifests_and_configs(tmp_path: Path) -> None:
             continue
         text = "\n".join(block.lines)
         data = tomllib.loads(text)
-        if "game" in data:  # a tournament config; its paths are relative to a file in examples/ of a clone
-            (tmp_path / "sample_bots").symlink_to(REPO / "sample_bots", target_is_directory=True)
+        if "game" in data:  # a config; its paths are relative to a file in examples/ of a clone
+            if not (tmp_path / "sample_bots").exists():
+                (tmp_path / "sample_bots").symlink_to(REPO / "sample_bots", target_is_directory=True)
             (tmp_path / "examples").mkdir(exist_ok=True)
             path = tmp_path / "examples" / f"readme-{block.line}.toml"
             path.write_text(text, encoding="utf-8")
-            config = config_mod.load(path)
-            assert len(config.bots) >= 2
+            if "house_bots" in data or "server" in data:  # a competition server's
+                from arena.server.config import load as load_server
+
+                assert load_server(path).house_bots, f"README line {block.line}: a server config with no house bot"
+            else:
+                config = config_mod.load(path)
+                assert len(config.bots) >= 2
         else:
             assert set(data) <= _MANIFEST_KEYS, f"README line {block.line}: not a bot.toml: {sorted(data)}"
             assert "run" in data or "build" in data or "protocol" in data
