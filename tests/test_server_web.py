@@ -498,10 +498,11 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
     async with running(write_config(tmp_path, access='registration = "open"')) as kit:
         token = kit.participant("alice")
         response = await kit.client.post(
-            "/api/submissions", headers=bearer(token), files={"file": (f"{MARKUP}.tar.gz", bot)}
+            "/api/submissions", headers=bearer(token), files={"file": (f"{MARKUP}\x1b[2J\u202e.tar.gz", bot)}
         )
         result = await kit.wait_submission(token, response.json()["id"])
         assert result["status"] == "passed", result
+        assert result["filename"] == f"{MARKUP}\\x1b[2J\\u202e.tar.gz"  # control characters escaped, kept visible
         await kit.wait_matches(len(kit.competition.matches) + 4)
         organiser = kit.competition.admin_token()
         assert organiser

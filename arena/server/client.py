@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from .._errors import ArenaError, ConfigError
+from ..checks.hints import printable
 
 SKIPPED = {".git", ".arena-build", "__pycache__", "node_modules"}
 EXTENSIONS = {
@@ -35,6 +36,8 @@ EXTENSIONS = {
 }
 WAIT_S = 600.0
 POLL_S = 1.0
+SHOWN = 2000
+"""Characters of one line of the server's answer printed at most."""
 
 
 class SubmitError(ArenaError):
@@ -117,17 +120,21 @@ def submit(
                 submission = _json(http.get(f"/api/submissions/{submission['id']}", headers=headers))
             except httpx.HTTPError as exc:
                 raise SubmitError(f"lost {url}: {exc}") from None
-        for check in submission["checks"]:
+        for check in submission["checks"]:  # text from the server and the bot's stderr: no escape sequences
             word = "SKIP" if check["passed"] is None else "PASS" if check["passed"] else "FAIL"
-            say(f"{word}  {check['name']}: {check['detail']}")
+            say(f"{word}  {_shown(check['name'])}: {_shown(check['detail'])}")
             for line in check["where"]:
-                say(f"      {line}")
+                say(f"      {_shown(line)}")
         passed: bool = submission["status"] == "passed"
-        say(f"{submission['status'].upper()}: {submission['message']}")
+        say(f"{_shown(submission['status']).upper()}: {_shown(submission['message'])}")
         return passed
     finally:
         if own:
             http.close()
+
+
+def _shown(value: object) -> str:
+    return printable(str(value), SHOWN)
 
 
 def _json(response: httpx.Response) -> dict[str, Any]:
@@ -137,7 +144,7 @@ def _json(response: httpx.Response) -> dict[str, Any]:
         data = {}
     if response.status_code >= 400:
         detail = data.get("error") if isinstance(data, dict) else None
-        raise SubmitError(f"the server said {response.status_code}: {detail or response.reason_phrase}")
+        raise SubmitError(f"the server said {response.status_code}: {_shown(detail or response.reason_phrase)}")
     if not isinstance(data, dict):
         raise SubmitError("the server's answer is not a JSON object")
     return data

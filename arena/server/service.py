@@ -30,6 +30,7 @@ import trio
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import check_bot, default_references
+from ..checks.hints import printable
 from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, Player, Policy, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
@@ -465,7 +466,8 @@ class Competition:
         """
         self.may_upload(participant)
         size = upload.stat().st_size
-        sid = self.state.add_submission(participant.id, filename=filename[:200], language=language, size=size)
+        shown = printable(filename, 200)  # the uploader's words, shown in pages and terminals: no control characters
+        sid = self.state.add_submission(participant.id, filename=shown, language=language, size=size)
         dest = self.bots_dir / participant.name / f"s{sid}"
         dest.parent.mkdir(exist_ok=True)
         try:
