@@ -20,7 +20,13 @@ from arena.competition.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
-CONFIGS = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.toml") if p.name != "bot.toml")
+SERVER_CONFIGS = ["rps-poker-server.toml"]
+"""Configs of ``arena serve`` (a competition server), not of tournaments."""
+CONFIGS = sorted(
+    p.relative_to(EXAMPLES).as_posix()
+    for p in EXAMPLES.rglob("*.toml")
+    if p.name != "bot.toml" and p.name not in SERVER_CONFIGS
+)
 SMALL = {r"^hands = \d+": "hands = 4", r"^deals = \d+": "deals = 5"}
 """Game sizes made small for a test (the config's own numbers are for a real run)."""
 NEEDS = {"node": ("-js", "-node", "bob"), "ruby": ("-ruby",)}
@@ -62,8 +68,19 @@ def test_there_is_a_config_per_game_one_for_a_class_and_one_for_limits() -> None
     assert games == {"rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi"}
     assert "class/class.toml" in CONFIGS and "limits-and-faults.toml" in CONFIGS
     listed = (EXAMPLES / "README.md").read_text(encoding="utf-8")
-    for name in CONFIGS:
+    for name in [*CONFIGS, *SERVER_CONFIGS]:
         assert f"`{name}`" in listed, f"examples/README.md does not say what {name} shows"
+
+
+@pytest.mark.parametrize("name", SERVER_CONFIGS)
+def test_each_server_config_loads_with_its_house_bots(name: str) -> None:
+    from arena.bots.spec import resolve
+    from arena.server.config import load as load_server
+
+    config = load_server(EXAMPLES / name)
+    assert len(config.house_bots) >= 2 and config.data_dir.is_relative_to(REPO)  # its data stays in the clone
+    for text, base in config.house_bots:
+        assert resolve(text, base=base).cwd.is_dir()
 
 
 @pytest.mark.parametrize("name", [n for n in CONFIGS if n not in ("class/class.toml", "limits-and-faults.toml")])
