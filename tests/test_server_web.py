@@ -579,8 +579,13 @@ async def test_arena_results_reads_the_live_server_database(tmp_path: Path, caps
     async with running(write_config(tmp_path)) as kit:
         await kit.wait_matches(4)
         assert main(["results", str(tmp_path / "data" / "server.sqlite")]) == 0
-    out = capsys.readouterr().out
-    assert "minimal-python" in out and "random-python" in out
+        out = capsys.readouterr().out
+        assert "minimal-python" in out and "random-python" in out
+        for row in (await kit.client.get("/api/standings")).json()["standings"]:
+            assert f"{row['participant']} " in out  # the same field as the pages
+        assert main(["results", str(tmp_path / "data" / "server.sqlite"), "--history"]) == 0
+    history = capsys.readouterr().out
+    assert "Versions:" in history and "house bot minimal-python: version 1" in history
 
 
 async def test_open_registration_gives_a_token_once(tmp_path: Path) -> None:
