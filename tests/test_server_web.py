@@ -198,9 +198,13 @@ async def test_an_upload_is_checked_and_its_pass_replaces_the_previous_version(t
         assert failed["status"] == "failed"
         waiting = (await kit.client.get("/api/standings")).json()["not_admitted"]
         assert [(w["participant"], w["admission"]) for w in waiting] == [("bob", "not_admitted")]
-        assert "starts and answers" in waiting[0]["reason"]
+        assert "starts and answers" in waiting[0]["reason"] and "\n" not in waiting[0]["reason"]  # its summary
         page = (await kit.client.get("/")).text
         assert "Not playing" in page and "starts and answers" in page
+        public = (await kit.client.get("/api/bots/bob")).json()["versions"][0]["reason"]
+        whole = (await kit.client.get("/api/bots/bob", headers=bearer(bob))).json()["versions"][0]["reason"]
+        assert whole.startswith(public) and "\n" in whole and "\n" not in public  # the details are its owner's
+        assert str(tmp_path) not in whole  # and name no path of the server's
 
 
 @pytest.mark.parametrize(

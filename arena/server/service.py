@@ -12,6 +12,7 @@ check was interrupted is checked again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import os
@@ -107,8 +108,13 @@ class Version:
 
     @property
     def reason(self) -> str:
-        """Why it was not admitted."""
+        """Why it was not admitted, whole (the failed checks' details, a build's last lines): for its owner."""
         return self.row.reason
+
+    @property
+    def summary(self) -> str:
+        """The first line of :attr:`reason`, which everyone sees (the rest may quote its build output)."""
+        return self.row.reason.split("\n", 1)[0]
 
     @property
     def playing(self) -> bool:
@@ -166,7 +172,7 @@ class Board:
                     "bot": version.label,
                     "version": version.number,
                     "admission": version.admission,
-                    "reason": version.reason,
+                    "reason": version.summary,
                 }
                 for owner, version in self.waiting
             ],
@@ -328,7 +334,14 @@ class Competition:
         if self._versions is None:
             entries = self.state.entries()
             rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
-            self._versions = [Version(row, entries[row.id]) for row in rows if row.id in entries]
+            builds = build_root(current_policy().build_root)
+            self._versions = [
+                Version(
+                    dataclasses.replace(row, reason=relative_paths(row.reason, self.data_dir, builds)), entries[row.id]
+                )
+                for row in rows
+                if row.id in entries
+            ]  # the server's own paths are not shown
         return [v for v in self._versions if pid is None or v.participant_id == pid]
 
     def version(self, pid: int, number: int) -> Version | None:

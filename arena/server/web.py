@@ -479,6 +479,8 @@ class Pages:
             "me.html",
             submissions=self.c.state.submissions(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
+            private=True,
+            submit_url=str(request.base_url).rstrip("/"),
             languages=LANGUAGES,
             limits=self.c.config.uploads,
         )
@@ -746,7 +748,7 @@ class Pages:
             "name": owner.name,
             "house": owner.is_house,
             "disqualified": owner.disqualified,
-            "versions": [_version_json(v) for v in context["versions"]],
+            "versions": [_version_json(v, private=context["private"]) for v in context["versions"]],
             "standing": _clean(standing.__dict__) if standing else None,
             "opponents": {name: cell for name, cell in context["opponents"]},
             "faults": [
@@ -922,14 +924,14 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if _nan(v) else v) for k, v in data.items()}
 
 
-def _version_json(version: Version) -> dict[str, Any]:
+def _version_json(version: Version, *, private: bool = False) -> dict[str, Any]:
     return {
         "number": version.number,
         "bot": version.label,
         "created_at": version.created_at,
         "retired_at": version.retired_at,
         "admission": version.admission,
-        "reason": version.reason,
+        "reason": version.reason if private else version.summary,
         "digest": version.row.digest,
     }
 
