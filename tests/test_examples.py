@@ -79,6 +79,7 @@ def test_each_server_config_loads_with_its_house_bots(name: str) -> None:
 
     config = load_server(EXAMPLES / name)
     assert len(config.house_bots) >= 2 and config.data_dir.is_relative_to(REPO)  # its data stays in the clone
+    assert ".." not in config.data_dir.parts  # as messages show it
     for text, base in config.house_bots:
         assert resolve(text, base=base).cwd.is_dir()
 

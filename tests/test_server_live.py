@@ -20,6 +20,7 @@ import pytest
 import trio
 
 from arena.cli import main
+from arena.competition.store import Store
 from arena.server.client import submit
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -190,3 +191,23 @@ def test_add_refuses_the_organisers_and_house_bots_names(tmp_path: Path, capsys:
         assert state.by_token(admin) is not None  # the organiser's token still works
     finally:
         state.close()
+
+
+def test_a_change_of_rules_is_refused_and_another_name_is_another_competition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path)
+    assert main(["serve", str(config), "--add", "alice"]) == 0
+    write_config(tmp_path, extra="[limits]\nmove_s = 0.5")
+    capsys.readouterr()
+    assert main(["serve", str(config), "--add", "bob"]) == 2
+    said = capsys.readouterr().err
+    assert re.search(r"was begun with other rules \(limits\.move_s [\d.]+ -> 0\.5\)", said), said
+    assert str(tmp_path / "data" / "server.sqlite") in said
+    assert ".." not in said
+    assert main(["serve", str(config), "--name", "Faster ladder", "--add", "bob"]) == 0
+    store = Store.open(tmp_path / "data" / "server.sqlite", readonly=True)
+    try:
+        assert [t.name for t in store.tournaments()] == ["Test ladder", "Faster ladder"]
+    finally:
+        store.close()

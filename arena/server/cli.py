@@ -28,6 +28,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.jobs = args.jobs
     if args.cluster is not None:
         config.cluster = args.cluster
+    if args.name is not None:
+        config.name = args.name
     base = args.url or base_url(config.host, config.port)
     if args.add or args.admin_token:
         competition = Competition(config)
@@ -86,6 +88,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     serve.add_argument("--admin-token", action="store_true", help="print a new login link for the organiser")
     serve.add_argument("--url", help="the server's public address, for the login links printed")
+    serve.add_argument(
+        "--name", help="the competition's name (default: the config's): another name is another competition"
+    )
     serve.add_argument(
         "--fresh",
         action="store_true",

@@ -172,6 +172,6 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         check_matches=number("uploads", "check_matches", 4, 1),
         host=check.get(tables["server"], ("server", "host"), str, "127.0.0.1"),
         port=port,
-        data_dir=base / data_dir,
+        data_dir=(base / data_dir).resolve(),
         source=str(path),
     )

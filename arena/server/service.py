@@ -576,10 +576,10 @@ class Competition:
             self.state.update_submission(sid, status="passed", report=checks, message=f"version {version.number}")
             return self._done(sid)
         failed = [c for c in report.checks if c.passed is False]
-        message = "failed: " + ", ".join(c.name for c in failed)
+        message = ", ".join(c.name for c in failed)
         reason = "\n".join(
             [
-                f"{message} (arena check)",
+                f"did not pass arena check: {message}",
                 *(f"{c.name}: {relative_paths(c.detail, folder, self.data_dir)}" for c in failed),
             ]
         )
