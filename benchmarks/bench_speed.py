@@ -1,0 +1,764 @@
+"""Every speed goal of the supervisor in one run, each as a ratio against a baseline measured in the same run.
+
+The machine this runs on may be busy (other test runs, other engineers), so
+no figure stands alone: each is printed beside the load average at the time
+it was taken, and each goal is a ratio of two figures taken moments apart
+(the arena's path against the barest way of doing the same thing). The
+arena's own CPU time per match is printed too: it depends far less on the
+load than wall-clock rates do.
+
+1. **Reused processes.** A round-robin of the five ported RPS Poker bots
+   (``sample_bots/rps-poker/*-py``, duplicate deals, match logs off), every
+   bot reusing its process, at ``--jobs 1`` and ``--jobs 2``, against the
+   *in-process reference*: the same game engine calling the same bots'
+   ``Bot`` classes in this process, every message encoded and decoded as on
+   the wire (the arena's encoder, the bot's ``json.loads``/``json.dumps``,
+   the arena's answer decoder). Goal: 0.5x at ``--jobs 1``; ``--jobs 2``
+   faster than ``--jobs 1``.
+2. **Fresh processes.** The same round-robin with a fresh process per match,
+   and one start measured alone: a sandboxed start of a bot (start, answer one
+   request, exit) against a bare start of the same command, with
+   bubblewrap's own cost (``bwrap ... true`` against ``true``) shown.
+   Goal: 1.5x.
+3. **One request.** The arena's path (trio, bounded reads, the answer
+   decoder) against a bare blocking pipe ping-pong with the same bot.
+   Goal: 1.1x.
+4. **Supervisor memory.** The arena's resident memory with 64 matches of a
+   light C bot in flight, per match; and over a long run of matches, the
+   resident memory after the first tenth against the end. Goal: under 1 MiB
+   per concurrent match; flat.
+5. **arena play.** From the command to the first request a C bot reads.
+   Goal: under 100 ms.
+
+``--profile`` adds where the arena's CPU goes in a reused ``--jobs 1`` run
+(cProfile on CPU time, grouped by area), the figures behind any goal not met.
+
+Usage: ``python benchmarks/bench_speed.py [--cycles N] [--quick] [--profile]``
+(``--quick``: fewer repetitions, for a look; the README's figures are a full run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import importlib.util
+import itertools
+import json
+import os
+import platform
+import pstats
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import msgspec
+import psutil
+import trio
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import protocol  # noqa: E402
+from arena.bots.spec import resolve  # noqa: E402
+from arena.competition import plan as _plan  # noqa: E402
+from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
+from arena.competition.runner import run_tournament  # noqa: E402
+from arena.competition.store import Store  # noqa: E402
+from arena.games import derive_seed, get_game  # noqa: E402
+from arena.sandbox import summary as sandbox_summary  # noqa: E402
+from arena.supervisor._process import open_bot  # noqa: E402
+from arena.supervisor.play import QUIT_LINE, spawn_options  # noqa: E402
+from arena.supervisor.wires import wire_for  # noqa: E402
+from protocol import SEATS, Limits, MatchEnd, MatchStart  # noqa: E402
+from protocol.rps_poker import DraftPick  # noqa: E402
+
+RPS = REPO / "sample_bots" / "rps-poker"
+FIVE = ["basic-odds-py", "minimal-valid-py", "obvious-strats-py", "simple-py", "tsh-py"]
+PING_BOT = "simple-py"
+GAME = "rps-poker"
+
+
+def load() -> float:
+    """The one-minute load average now."""
+    return os.getloadavg()[0]
+
+
+def cpu_self() -> float:
+    """CPU seconds this process (all its threads) has used."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# The in-process reference ---------------------------------------------------------------------
+
+
+def _load_port(name: str) -> ModuleType:
+    path = RPS / name / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_port_{name.replace('-', '_')}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _InProcessBot:
+    """A port's ``Bot`` object behind the very dispatch of its ``serve`` loop, one line at a time."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.bot = module.Bot()
+
+    def feed(self, line: bytes) -> bytes | None:
+        """What the bot's process would write back for ``line`` (a request's answer, or nothing)."""
+        message = json.loads(line)
+        kind = message["type"]
+        bot = self.bot
+        if kind == "draft_pick":
+            return self._answer(message["id"], bot.draft_pick(message["cards"]))
+        if kind == "draft_receive":
+            bot.draft_receive(message["card"])
+        elif kind == "main_play":
+            return self._answer(message["id"], bot.main_play(message["hand"], message["base"]))
+        elif kind == "main_result":
+            bot.main_postprocess(message["opponent_card"])
+        return None
+
+    @staticmethod
+    def _answer(request_id: int, action: int) -> bytes:
+        return (json.dumps({"id": request_id, "action": action}) + "\n").encode()
+
+
+def round_robin(names: list[str], cycles: int) -> list[tuple[str, str, int]]:
+    """(bot A, bot B, seed) of a round-robin with duplicate deals, as a tournament plays it."""
+    matches = []
+    for cycle in range(cycles):
+        for a, b in itertools.combinations(names, 2):
+            seed = derive_seed(1, "deal", cycle, a, b)
+            matches += [(a, b, seed), (b, a, seed)]
+    return matches
+
+
+def inprocess_rate(names: list[str], cycles: int, repeat: int) -> float:
+    """Matches per second of the engine driving the ports' ``Bot`` objects in this process (best of ``repeat``)."""
+    game = get_game(GAME)
+    modules = {name: _load_port(name) for name in names}
+    limits = Limits()
+    schedule = round_robin(names, cycles)
+    best = 0.0
+    for _ in range(repeat):
+        bots = {name: _InProcessBot(module) for name, module in modules.items()}  # one object per bot, reused
+        wires = {name: wire_for("json", game) for name in names}
+        next_id = dict.fromkeys(names, 1)
+        started = time.perf_counter()
+        for a, b, seed in schedule:
+            seats = (a, b)
+            state = game.new_match(seed)
+            for index, name in enumerate(seats):
+                start = MatchStart(
+                    match_id=f"{seed}", game=game.game_id, seat=SEATS[index], params=game.params,
+                    limits=limits, opponent=seats[1 - index],
+                )  # fmt: skip
+                bots[name].feed(protocol.encode(start))
+            for seat, notice in state.start().notices:
+                bots[seats[seat]].feed(protocol.encode(notice))
+            while not state.is_over:
+                actions = {}
+                for seat, request in sorted(state.requests().items()):
+                    name = seats[seat]
+                    request = msgspec.structs.replace(request, id=next_id[name])
+                    next_id[name] += 1
+                    line = bots[name].feed(protocol.encode(request))
+                    assert line is not None
+                    answer = wires[name].decode(line.rstrip(b"\n"), request)
+                    actions[seat] = state.check(seat, answer.action)
+                for seat, notice in state.apply(actions).notices:
+                    bots[seats[seat]].feed(protocol.encode(notice))
+            result = state.result()
+            for index, name in enumerate(seats):
+                bots[name].feed(protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
+        best = max(best, len(schedule) / (time.perf_counter() - started))
+    return best
+
+
+# Tournaments through the arena -------------------------------------------------------------------
+
+
+def reusable_copies(names: list[str], into: Path) -> list[Path]:
+    """Copies of the ports that all say ``reuse = true`` (two keep state between matches, so they say false)."""
+    folders = []
+    for name in names:
+        folder = into / name
+        shutil.copytree(RPS / name, folder)
+        manifest = folder / "bot.toml"
+        lines = [line for line in manifest.read_text().splitlines() if not line.strip().startswith("reuse")]
+        manifest.write_text("\n".join([*lines, "reuse = true", ""]))
+        folders.append(folder)
+    return folders
+
+
+@dataclass
+class Run:
+    """One tournament run's figures."""
+
+    matches: int
+    wall_s: float
+    arena_cpu_s: float
+    started: int
+    load: float
+
+    @property
+    def rate(self) -> float:
+        return self.matches / self.wall_s
+
+    @property
+    def cpu_per_match_ms(self) -> float:
+        return self.arena_cpu_s / self.matches * 1000
+
+
+def _open_and_run(config: TournamentConfig, *, jobs: int, reuse: bool) -> Any:
+    plan = _plan.prepare(config)
+    with Store.open(config.db) as store:
+        if hasattr(_plan, "open_competition"):  # living competitions
+            competition = _plan.open_competition(plan, store)  # type: ignore[attr-defined]
+            return trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))  # type: ignore[call-arg,arg-type]
+        tid, seed = _plan.open_tournament(plan, store)
+        return trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, reuse=reuse))
+
+
+def tournament(
+    folders: list[Path], *, jobs: int, reuse: bool, cycles: int, profile: cProfile.Profile | None = None
+) -> Run:
+    """Play one fresh round-robin of ``folders`` and time it (the build of each bot is done before)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = TournamentConfig(
+            game=GAME, bots=[BotEntry(text=str(f)) for f in folders], cycles=cycles, seed=1,
+            db=Path(tmp) / "bench.sqlite", logs=False,
+        )  # fmt: skip
+        before_load, cpu, started = load(), cpu_self(), time.perf_counter()
+        if profile is not None:
+            profile.enable()
+        summary = _open_and_run(config, jobs=jobs, reuse=reuse)
+        if profile is not None:
+            profile.disable()
+        wall = time.perf_counter() - started
+        return Run(summary.played, wall, cpu_self() - cpu, summary.pool.started, max(before_load, load()))
+
+
+# Starts ------------------------------------------------------------------------------------------
+
+
+def _bare_env() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def bare_start(command: list[str], cwd: Path, request: bytes) -> float:
+    """Seconds to start ``command``, have it answer ``request``, and see it exit (no sandbox)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env())
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(request)
+    process.stdin.flush()
+    process.stdout.readline()
+    process.stdin.write(QUIT_LINE)
+    process.stdin.close()
+    process.wait()
+    process.stdout.close()
+    return time.perf_counter() - started
+
+
+async def sandboxed_start(folder: Path, request: bytes) -> float:
+    """Seconds for the same through ``open_bot``: the jail made, the bot started, one answer, stopped and reaped."""
+    spec = resolve(str(folder))
+    started = trio.current_time()
+    async with open_bot(spec, spawn_options(spec, Limits(), None)) as bot:
+        await bot.send(request)
+        await bot.read_line(output_budget=1 << 30)
+        await bot.shutdown(polite=QUIT_LINE)
+    return trio.current_time() - started
+
+
+def run_once(argv: list[str]) -> float:
+    """Seconds to run ``argv`` to its end, output discarded."""
+    started = time.perf_counter()
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def jail_bwrap_args(folder: Path) -> list[str] | None:
+    """The bubblewrap command line (before ``--``) the jail would use for ``folder``'s bot, if it uses bubblewrap."""
+    from arena.sandbox import Jail, capabilities, current_policy
+
+    spec = resolve(str(folder))
+    jail = Jail(spec, Limits(), current_policy(), capabilities())
+    if "bwrap" not in jail.layers:
+        return None
+    try:
+        jail.prepare({"PATH": "/usr/bin:/bin"})
+        for arg in jail.argv:
+            with contextlib.suppress(ValueError):
+                config = json.loads(arg)
+                if isinstance(config, dict) and config.get("bwrap"):
+                    return [str(a) for a in config["bwrap"]]
+        for index, arg in enumerate(jail.argv):  # a launcher that runs bubblewrap straight from argv
+            if Path(arg).name == "bwrap":
+                return jail.argv[index : jail.argv.index("--", index)]
+    finally:
+        jail.kill_all()
+        jail.close()
+    return None
+
+
+def median_of(count: int, measure: Callable[[], float]) -> float:
+    measure()  # warm caches (page cache, capability probe)
+    return statistics.median(measure() for _ in range(count))
+
+
+def interleaved(count: int, *measures: Callable[[], float]) -> list[float]:
+    """The median of each measure, taken in turns (a, b, a, b...) so that a change of load hits all alike."""
+    for measure in measures:
+        measure()  # warm caches
+    taken: list[list[float]] = [[] for _ in measures]
+    for _ in range(count):
+        for found, measure in zip(taken, measures, strict=True):
+            found.append(measure())
+    return [statistics.median(found) for found in taken]
+
+
+# One request -------------------------------------------------------------------------------------
+
+
+def request_lines(count: int) -> list[bytes]:
+    return [protocol.encode(DraftPick(id=i + 1, round=1, cards=["R3", "P7"])) for i in range(count)]
+
+
+def bare_ping_pong(count: int) -> float:
+    """Seconds per request: subprocess pipes, blocking write + readline, json.loads of the answer."""
+    spec = resolve(str(RPS / PING_BOT))
+    process = subprocess.Popen(
+        spec.command, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env()
+    )
+    assert process.stdin is not None and process.stdout is not None
+    lines = request_lines(count + 50)
+    for line in lines[:50]:  # warm up
+        process.stdin.write(line)
+        process.stdin.flush()
+        process.stdout.readline()
+    started = time.perf_counter()
+    for line in lines[50:]:
+        process.stdin.write(line)
+        process.stdin.flush()
+        json.loads(process.stdout.readline())
+    elapsed = time.perf_counter() - started
+    process.stdin.write(QUIT_LINE)
+    process.stdin.close()
+    process.wait()
+    process.stdout.close()
+    return elapsed / count
+
+
+async def arena_ping_pong(count: int) -> float:
+    """Seconds per request through the arena's own path: open_bot (sandboxed), send, bounded read_line, decode."""
+    spec = resolve(str(RPS / PING_BOT))
+    limits = Limits()
+    wire = wire_for(spec.protocol, get_game(GAME))
+    lines = request_lines(count + 50)
+    async with open_bot(spec, spawn_options(spec, limits, None)) as bot:
+        budget = 1 << 40
+        for line in lines[:50]:
+            await bot.send(line)
+            await bot.read_line(output_budget=budget)
+        started = trio.current_time()
+        for number, line in enumerate(lines[50:], start=51):
+            await bot.send(line)
+            with trio.move_on_after(limits.move_wall_s):
+                wire.decode(await bot.read_line(output_budget=budget), DraftPick(id=number, round=1, cards=[]))
+        elapsed = trio.current_time() - started
+        await bot.shutdown(polite=QUIT_LINE)
+    return elapsed / count
+
+
+# Memory ------------------------------------------------------------------------------------------
+
+LIGHT_BOT_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Answers 0 to every request after DELAY_MS; with STAMP, writes to stderr the time it read its first request. */
+int main(int argc, char **argv) {
+    static char line[1 << 16];
+    long delay_ms = argc > 1 ? atol(argv[1]) : 0;
+    int stamped = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        if (strstr(line, "\"type\":\"quit\"")) break;
+        const char *id = strstr(line, "\"id\":");
+        if (!id) continue;
+        if (!stamped && argc > 2) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            fprintf(stderr, "first-request %ld.%09ld\n", (long)now.tv_sec, now.tv_nsec);
+            fflush(stderr);
+            stamped = 1;
+        }
+        if (delay_ms) usleep(delay_ms * 1000);
+        printf("{\"id\":%ld,\"action\":0}\n", strtol(id + 5, NULL, 10));
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+def light_bots(into: Path, *, delay_ms: int, stamp: bool = False, count: int = 2) -> list[Path]:
+    """Folders of a C bot (compiled here, so no build step) that answers 0 after ``delay_ms``."""
+    source = into / "light.c"
+    source.write_text(LIGHT_BOT_C)
+    binary = into / "light"
+    if not binary.exists():
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(source)], check=True)
+    folders = []
+    for number in range(count):
+        folder = into / f"light-{delay_ms}-{int(stamp)}-{number}"
+        folder.mkdir(exist_ok=True)
+        shutil.copy2(binary, folder / "bot")
+        args = f' "{delay_ms}"' + (' "stamp"' if stamp else "")
+        (folder / "bot.toml").write_text(
+            f'name = "{folder.name}"\nrun = "./bot{args.replace(chr(34), "")}"\nreuse = true\n'
+        )
+        folders.append(folder)
+    return folders
+
+
+@dataclass
+class MemoryRun:
+    baseline: int
+    peak: int
+    most_bots: int = 0
+    """The most bot processes alive at once (two per match in flight)."""
+    samples: list[tuple[int, int]] = field(default_factory=list)
+    """(sample number, RSS) during the run, every 20 ms."""
+    matches: int = 0
+    wall_s: float = 0.0
+    load: float = 0.0
+
+
+def rss() -> int:
+    return int(psutil.Process().memory_info().rss)
+
+
+def memory_run(folders: list[Path], *, jobs: int, cycles: int) -> MemoryRun:
+    """The arena's RSS before and during a tournament of ``folders`` at ``jobs``, sampled every 20 ms."""
+    import gc
+
+    gc.collect()
+    found = MemoryRun(baseline=rss(), peak=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = TournamentConfig(
+            game=GAME, bots=[BotEntry(text=str(f)) for f in folders], cycles=cycles, seed=1,
+            db=Path(tmp) / "bench.sqlite", logs=False, duplicate_deals=False,
+        )  # fmt: skip
+        plan = _plan.prepare(config)
+
+        async def main() -> Any:
+            async with trio.open_nursery() as nursery:
+                me = psutil.Process()
+
+                async def sample() -> None:
+                    while True:
+                        now = rss()
+                        found.peak = max(found.peak, now)
+                        with contextlib.suppress(psutil.Error):
+                            found.most_bots = max(found.most_bots, len(me.children()))
+                        found.samples.append((len(found.samples), now))
+                        await trio.sleep(0.02)
+
+                nursery.start_soon(sample)
+                with Store.open(config.db) as store:
+                    if hasattr(_plan, "open_competition"):
+                        competition = _plan.open_competition(plan, store)  # type: ignore[attr-defined]
+                        summary = await run_tournament(plan, store, competition, jobs=jobs)  # type: ignore[call-arg,arg-type]
+                    else:
+                        tid, seed = _plan.open_tournament(plan, store)
+                        summary = await run_tournament(plan, store, tid, seed, jobs=jobs)
+                nursery.cancel_scope.cancel()
+            return summary
+
+        started = time.perf_counter()
+        summary = trio.run(main)
+        found.wall_s = time.perf_counter() - started
+        found.matches = summary.played
+        found.load = load()
+    return found
+
+
+# arena play --------------------------------------------------------------------------------------
+
+
+def play_first_request(folder: Path, arena: list[str]) -> float:
+    """Seconds from running ``arena play`` on the C bot (both seats) to the moment the bot read its first request."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [*arena, "play", GAME, str(folder), str(folder), "--seed", "1", "--log-dir", tmp]
+        started = time.time()
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        stamps = []
+        for log in Path(tmp).rglob("*stderr*"):
+            for line in log.read_text(errors="replace").splitlines():
+                if line.startswith("first-request "):
+                    stamps.append(float(line.split()[1]))
+        if not stamps:
+            raise RuntimeError("the C bot's stderr log holds no first-request stamp")
+        return min(stamps) - started
+
+
+# Output ------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+@dataclass
+class Goal:
+    number: str
+    what: str
+    figure: str
+    ratio: float | None
+    target: str
+    met: bool | None
+    load: float
+
+
+@dataclass
+class Report:
+    goals: list[Goal] = field(default_factory=list)
+
+    def line(self, text: str, figure_load: float | None = None) -> None:
+        suffix = f"  [load {figure_load:.1f}]" if figure_load is not None else ""
+        print(f"  {text}{suffix}", flush=True)
+
+    def goal(self, goal: Goal) -> None:
+        self.goals.append(goal)
+
+    def table(self) -> None:
+        print("\n| goal | figure | ratio | target | met | load |")
+        print("|---|---|---:|---|:---:|---:|")
+        for g in self.goals:
+            ratio = f"{g.ratio:.2f}x" if g.ratio is not None else ""
+            met = {True: "yes", False: "**no**", None: "n/a"}[g.met]
+            print(f"| {g.number}. {g.what} | {g.figure} | {ratio} | {g.target} | {met} | {g.load:.1f} |")
+
+
+@contextlib.contextmanager
+def section(title: str) -> Iterator[None]:
+    print(f"\n{title}", flush=True)
+    yield
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--cycles", type=int, default=4, help="round-robin cycles (default %(default)s: 80 matches)")
+    parser.add_argument("--requests", type=int, default=2000, help="requests per ping-pong (default %(default)s)")
+    parser.add_argument(
+        "--starts", type=int, default=15, help="starts timed per kind, the median kept (default %(default)s)"
+    )
+    parser.add_argument(
+        "--long", type=int, default=2000, help="matches in the long run for memory (default %(default)s)"
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions everywhere, for a look")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print where the arena's CPU goes (reused, --jobs 1)"
+    )
+    args = parser.parse_args()
+    if args.quick:
+        args.cycles, args.requests, args.starts, args.long = 2, 500, 5, 400
+    report = Report()
+    names = [n for n in FIVE if (RPS / n / "bot.toml").is_file()]
+    box = sandbox_summary()
+    print(f"machine: {machine()}")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"sandbox: level {box['level']} (euid {box['euid']}); layers: {', '.join(box['layers']) or 'none'}")
+    for name, how in box["layers"].items():
+        print(f"  {name:8} {how}")
+    work = Path(tempfile.mkdtemp(prefix="arena-bench-speed-"))
+    try:
+        _measure(args, report, names, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.table()
+
+
+def _measure(args: argparse.Namespace, report: Report, names: list[str], work: Path) -> None:
+    cpus = os.cpu_count() or 1
+    matches = len(round_robin(names, args.cycles))
+    with section(
+        f"1. Reused processes: round-robin of {', '.join(names)}, duplicate deals, {matches} matches, logs off"
+    ):
+        reference = inprocess_rate(names, args.cycles, repeat=3)
+        report.line(f"in-process reference (engine + Bot objects + JSON both ways)  {reference:8.1f} matches/s", load())
+        folders = reusable_copies(names, work / "reused")
+        runs = {}
+        for jobs in (1, 2):
+            run = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles)
+            runs[jobs] = run
+            report.line(
+                f"arena, reused processes, --jobs {jobs}: {run.rate:8.1f} matches/s ({run.rate / reference:.3f}x), "
+                f"arena CPU {run.cpu_per_match_ms:.2f} ms/match, {run.started} processes",
+                run.load,
+            )
+        ratio = runs[1].rate / reference
+        report.goal(Goal("1", "reused, --jobs 1, vs in-process", f"{runs[1].rate:.1f} vs {reference:.0f} matches/s",
+                         ratio, ">= 0.5x", ratio >= 0.5, runs[1].load))  # fmt: skip
+        gain = runs[2].rate / runs[1].rate
+        report.goal(Goal("1", "--jobs 2 vs --jobs 1", f"{runs[2].rate:.1f} vs {runs[1].rate:.1f} matches/s",
+                         gain, f"> 1x on {cpus} CPUs", gain > 1.0, runs[2].load))  # fmt: skip
+
+    with section("2. Fresh processes"):
+        fresh = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2))
+        report.line(
+            f"arena, fresh process per match, --jobs 1: {fresh.rate:8.1f} matches/s, "
+            f"arena CPU {fresh.cpu_per_match_ms:.2f} ms/match, {fresh.started} processes",
+            fresh.load,
+        )
+        fresh2 = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2))
+        report.line(f"arena, fresh process per match, --jobs 2: {fresh2.rate:8.1f} matches/s", fresh2.load)
+        bot = RPS / PING_BOT
+        spec = resolve(str(bot))
+        request = protocol.encode(DraftPick(id=1, round=1, cards=["R3", "P7"]))
+        true = shutil.which("true") or "/bin/true"
+        bare, boxed = interleaved(
+            args.starts,
+            lambda: bare_start(list(spec.command), spec.cwd, request),
+            lambda: trio.run(sandboxed_start, bot, request),
+        )
+        now = load()
+        report.line(f"bare start of {' '.join(spec.command)!r} (start, one answer, exit)    {bare * 1e3:7.1f} ms", now)
+        report.line(
+            f"sandboxed start of the same through open_bot                {boxed * 1e3:7.1f} ms ({boxed / bare:.2f}x)",
+            now,
+        )
+        bwrap = jail_bwrap_args(bot) or [true]
+        bare_true, in_bwrap, python_pass = interleaved(
+            args.starts, lambda: run_once([true]), lambda: run_once([*bwrap, "--", true]),
+            lambda: run_once([sys.executable, "-I", "-c", "pass"]),
+        )  # fmt: skip
+        now = load()
+        report.line(f"bare {true}                                         {bare_true * 1e3:7.1f} ms", now)
+        if bwrap != [true]:
+            report.line(f"bubblewrap alone (the jail's command line) on {true}   {in_bwrap * 1e3:7.1f} ms "
+                        f"(+{(in_bwrap - bare_true) * 1e3:.1f} ms)", now)  # fmt: skip
+        report.line(f"python -I -c pass (what a Python launcher costs)          {python_pass * 1e3:7.1f} ms", now)
+        report.goal(Goal("2", "sandboxed start vs bare start", f"{boxed * 1e3:.1f} vs {bare * 1e3:.1f} ms",
+                         boxed / bare, "<= 1.5x", boxed / bare <= 1.5, now))  # fmt: skip
+        hidden = fresh2.rate / fresh.rate
+        report.goal(Goal("2", "fresh starts, --jobs 2 vs --jobs 1", f"{fresh2.rate:.1f} vs {fresh.rate:.1f} matches/s",
+                         hidden, f"> 1x on {cpus} CPUs", hidden > 1.0, fresh2.load))  # fmt: skip
+
+    with section(f"3. One request ({PING_BOT}, {args.requests} draft_pick requests)"):
+        bare_rq, arena_rq = interleaved(
+            3, lambda: bare_ping_pong(args.requests), lambda: trio.run(arena_ping_pong, args.requests)
+        )
+        now = load()
+        report.line(f"bare pipe ping-pong (subprocess, blocking)  {bare_rq * 1e6:8.1f} us", now)
+        report.line(
+            f"arena's path (trio, bounded reads, decoder) {arena_rq * 1e6:8.1f} us ({arena_rq / bare_rq:.2f}x)", now
+        )
+        report.goal(Goal("3", "one request, arena vs bare pipe", f"{arena_rq * 1e6:.0f} vs {bare_rq * 1e6:.0f} us",
+                         arena_rq / bare_rq, "<= 1.1x", arena_rq / bare_rq <= 1.1, now))  # fmt: skip
+
+    light_dir = work / "light"
+    light_dir.mkdir()
+    with section("4. Supervisor memory"):
+        slow = light_bots(light_dir, delay_ms=20, count=8)
+        wide = memory_run(slow, jobs=64, cycles=5)  # 8 bots: 28 pairs x 5 cycles = 140 matches, 64 at once
+        per_match = (wide.peak - wide.baseline) / 64
+        report.line(
+            f"64 concurrent matches of a C bot (20 ms a move): arena RSS {wide.baseline / 2**20:.1f} MiB before, "
+            f"{wide.peak / 2**20:.1f} MiB at the peak ({wide.most_bots} bot processes at once): "
+            f"{per_match / 2**20:.2f} MiB per match",
+            wide.load,
+        )
+        report.goal(Goal("4", "supervisor RSS per concurrent match", f"{per_match / 2**20:.2f} MiB",
+                         None, "< 1 MiB", per_match < 2**20, wide.load))  # fmt: skip
+        quick = light_bots(light_dir, delay_ms=0, count=2)
+        cycles = max(1, args.long)  # two bots, no duplicate deals: one match a cycle
+        long = memory_run(quick, jobs=2, cycles=cycles)
+        samples = [s for s in long.samples if s[1]]
+        tenth = samples[len(samples) // 10][1] if samples else 0
+        end = samples[-1][1] if samples else 0
+        report.line(
+            f"long run, {long.matches} matches at --jobs 2 ({long.matches / long.wall_s:.0f} matches/s): RSS "
+            f"{tenth / 2**20:.1f} MiB after a tenth, {end / 2**20:.1f} MiB at the end",
+            long.load,
+        )
+        growth = end / tenth if tenth else 0.0
+        shown = f"{tenth / 2**20:.1f} -> {end / 2**20:.1f} MiB"
+        report.goal(Goal("4", f"RSS over {long.matches} matches, end vs a tenth in", shown,
+                         growth, "flat (<= 1.1x)", growth <= 1.1, long.load))  # fmt: skip
+
+    with section("5. arena play: time to the first request of a C bot"):
+        stamping = light_bots(light_dir, delay_ms=0, stamp=True, count=1)[0]
+        arena = [sys.executable, "-m", "arena"]
+        first = median_of(max(3, args.starts // 3), lambda: play_first_request(stamping, arena))
+        imports = median_of(max(3, args.starts // 3), lambda: run_once([sys.executable, "-c", "import arena.cli"]))
+        now = load()
+        report.line(f"arena play, command to the bot's first request            {first * 1e3:7.1f} ms", now)
+        report.line(f"of which Python starting and importing arena.cli           {imports * 1e3:7.1f} ms", now)
+        report.goal(Goal("5", "arena play, time to first request (C bot)", f"{first * 1e3:.0f} ms",
+                         None, "< 100 ms", first < 0.1, now))  # fmt: skip
+
+    if args.profile:
+        with section("Where the arena's CPU goes: reused processes, --jobs 1 (cProfile, CPU time)"):
+            profile = cProfile.Profile(time.process_time)
+            run = tournament(folders, jobs=1, reuse=True, cycles=args.cycles, profile=profile)
+            print_profile(profile, run.matches)
+
+
+AREAS = (
+    ("trio (scheduler, cancel scopes, pipes)", ("trio/",)),
+    ("match (supervisor/match.py)", ("supervisor/match.py",)),
+    ("bot process (supervisor/_process.py)", ("supervisor/_process.py",)),
+    ("sandbox accounting (cgroup, /proc)", ("sandbox/",)),
+    ("game rules", ("arena/games/",)),
+    ("store (SQLite)", ("competition/store.py", "sqlite3")),
+    ("tournament bookkeeping", ("competition/",)),
+    ("msgspec / protocol", ("protocol/", "msgspec")),
+    ("files (open/read)", ("io.open", "_io.", "pathlib")),
+    ("syscalls (write, epoll)", ("posix.write", "epoll", "select.")),
+)
+
+
+def print_profile(profile: cProfile.Profile, matches: int) -> None:
+    """CPU per match by area (own time of the functions in it), and the top functions."""
+    stats = pstats.Stats(profile)
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    totals: dict[str, float] = {}
+    for (filename, _, function), (_, _, tottime, _, _) in raw.items():
+        where = f"{filename}:{function}"
+        area = next((name for name, keys in AREAS if any(k in where for k in keys)), "other")
+        totals[area] = totals.get(area, 0.0) + tottime
+    whole = sum(totals.values())
+    for area, seconds in sorted(totals.items(), key=lambda item: -item[1]):
+        print(f"  {area:42} {seconds / matches * 1e3:7.2f} ms/match  {seconds / whole:5.1%}")
+    print("  top functions by own CPU time:")
+    stats.sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()
