@@ -124,6 +124,8 @@ class BotCgroup:
     version: int
     dirs: dict[str, Path]
     removed: bool = field(default=False)
+    _cpu_fd: int = field(default=-1, repr=False)
+    """The CPU accounting file, kept open: read at every move, with one ``pread`` (no path lookup, no open)."""
 
     @property
     def procs_files(self) -> list[str]:
@@ -133,11 +135,16 @@ class BotCgroup:
     def cpu_seconds(self) -> float | None:
         """CPU time used by every process that ever ran in the group."""
         try:
+            if self._cpu_fd < 0:
+                v1 = self.version == 1
+                path = self.dirs["cpuacct"] / "cpuacct.usage" if v1 else self.dirs["unified"] / "cpu.stat"
+                self._cpu_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(self._cpu_fd, 4096, 0)
             if self.version == 1:
-                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
-            for line in (self.dirs["unified"] / "cpu.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "usage_usec":
+                return int(data) / 1e9
+            for line in data.splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"usage_usec":
                     return int(value) / 1e6
         except (OSError, ValueError, KeyError):
             return None
@@ -193,6 +200,9 @@ class BotCgroup:
         if self.removed:
             return
         self.removed = True
+        if self._cpu_fd >= 0:
+            os.close(self._cpu_fd)
+            self._cpu_fd = -1
         for path in self.dirs.values():
             for _ in range(50):
                 try:

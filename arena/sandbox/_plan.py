@@ -605,7 +605,7 @@ class Jail:
             return False
         target = f"pipe:[{pipe_inode}]"
         holders = bot_processes = 0
-        for pid in _tree.tree_pids(self.pid)[1:]:  # not the launcher's waiting half
+        for pid in self._processes_below_launcher():
             try:
                 if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bwrap":
                     continue
@@ -625,6 +625,12 @@ class Jail:
         """The folders the arena measures against ``disk_bytes``: those lent, and scratch where no tmpfs caps it."""
         capped = "mntns" in self.layers or ("bwrap" in self.layers and self.caps.bwrap is not None)
         return [*self.writable] if capped else [self.scratch, *self.writable]
+
+    def _processes_below_launcher(self) -> list[int]:
+        """The jail's processes but the launcher's waiting half: its cgroup's list, else a walk of ``/proc``."""
+        if self.cgroup is not None:
+            return [pid for pid in self.cgroup.pids() if pid != self.pid]
+        return _tree.tree_pids(self.pid)[1:]
 
     def disk_usage(self, most_entries: int) -> tuple[int, int]:
         """Bytes and entries the :meth:`measured` folders hold now (counting stops past ``most_entries``)."""

@@ -231,6 +231,8 @@ class MatchRunner:
         self.stats = (SeatStats(), SeatStats())
         self.faults: list[Fault] = []
         self._out_at_start = [s.bot.stats.bytes_out for s in seats]
+        self._outbox: tuple[list[bytes], list[bytes]] = ([], [])
+        """Lines held for each seat until its next write: notices go out with the request after them."""
 
     def _name(self, seat: int) -> str:
         return self.seats[seat].name or self.seats[seat].bot.spec.name
@@ -278,6 +280,7 @@ class MatchRunner:
             for seat in self.seats:
                 seat.bot.stderr_listener = None
         for index, seat in enumerate(self.seats):
+            seat.bot.sample_memory()  # once a match: the kernel keeps the peak where a cgroup accounts for the bot
             self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
             self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
             seat.bot.matches_played += 1
@@ -328,17 +331,18 @@ class MatchRunner:
                     limits=self.seats[index].limits,
                     opponent=self._name(1 - index),
                 )
-                await self._send_all([(index, start)])
+                self._queue(index, start)
             opening = state.start()
             for line in opening.narration:
                 self.narrate(line)
-            await self._send_all(opening.notices)
+            self._queue_all(opening.notices)
             while not state.is_over:
                 actions = await self._ask_all(state)
                 step = state.apply(actions)
                 for line in step.narration:
                     self.narrate(line)
-                await self._send_all(step.notices)
+                self._queue_all(step.notices)
+            await self._flush_notices((0, 1))
             result = state.result()
         except _Faulted as faulted:
             self.faults = faulted.faults
@@ -358,25 +362,37 @@ class MatchRunner:
         for index in (0, 1):
             if SEATS[index] in faulted:
                 continue
-            end = MatchEnd(match_id=self.match_id, seat=SEATS[index], result=result)
+            self._queue(index, MatchEnd(match_id=self.match_id, seat=SEATS[index], result=result))
             # The match is over: a bot that left early loses nothing more.
             with contextlib.suppress(BotFault):
-                await self._send(index, end, timeout=self.seats[index].limits.move_wall_s)
+                await self._flush(index, timeout=self.seats[index].limits.move_wall_s)
 
-    async def _send(self, seat: int, message: protocol.Message, *, timeout: float) -> None:
+    def _queue(self, seat: int, message: protocol.Message) -> None:
+        """Log ``message`` as sent to ``seat`` and hold its line for the seat's next write."""
+        if self.log.enabled:
+            self.log.write({"type": "send", "seat": SEATS[seat], "msg": msgspec.to_builtins(message)})
         line = self.seats[seat].wire.encode(message)
-        self.log.write({"type": "send", "seat": SEATS[seat], "msg": msgspec.to_builtins(message)})
-        if line is None:
-            return
-        with trio.move_on_after(timeout) as scope:
-            await self.seats[seat].bot.send(line)
-        if scope.cancelled_caught:
-            raise Timeout(f"did not read its input for {timeout:g}s")
+        if line is not None:
+            self._outbox[seat].append(line)
 
-    async def _send_all(self, notices: Sequence[tuple[int, protocol.Message]]) -> None:
+    def _queue_all(self, notices: Sequence[tuple[int, protocol.Message]]) -> None:
         for seat, message in notices:
+            self._queue(seat, message)
+
+    async def _flush(self, seat: int, *, timeout: float) -> None:
+        """Write every line held for ``seat`` at once: one write, one wake-up of the bot, whatever the count."""
+        held = self._outbox[seat]
+        if not held:
+            return
+        data = held[0] if len(held) == 1 else b"".join(held)
+        held.clear()
+        await self.seats[seat].bot.send(data, timeout=timeout)
+
+    async def _flush_notices(self, seats: Sequence[int]) -> None:
+        """Write the notices held for ``seats``: a seat that cannot take them faults, as if no request followed."""
+        for seat in seats:
             try:
-                await self._send(seat, message, timeout=self.seats[seat].limits.move_wall_s)
+                await self._flush(seat, timeout=self.seats[seat].limits.move_wall_s)
             except BotFault as fault:
                 raise _Faulted([self._fault(seat, fault, None)]) from None
 
@@ -404,12 +420,16 @@ class MatchRunner:
         faults: dict[int, Fault] = {}
         received: dict[int, list[dict[str, Any]]] = {seat: [] for seat in requests}
         started: dict[int, float] = {}
+        # A seat not asked now gets its notices now; an asked seat gets them in one write with its request.
+        await self._flush_notices([seat for seat in (0, 1) if seat not in requests])
         for seat, request in requests.items():
             started[seat] = trio.current_time()
             try:
                 bot = self.seats[seat].bot
+                budget = self.clocks[seat].budget(bot.stats.requests == 0)
+                self._queue(seat, request)
                 bot.mark_unasked()
-                await self._send(seat, request, timeout=self.clocks[seat].budget(bot.stats.requests == 0))
+                await self._flush(seat, timeout=budget)
             except BotFault as fault:
                 faults[seat] = self._fault(seat, fault, request)
 
@@ -459,7 +479,6 @@ class MatchRunner:
         stats.requests += 1
         stats.think_s += elapsed
         stats.max_move_s = max(stats.max_move_s, elapsed)
-        bot.sample_memory()
         assert answer is not None
         return answer.action
 
@@ -468,20 +487,26 @@ class MatchRunner:
     ) -> protocol.Answer | None:
         """The answer to ``request`` on ``line``; ``None`` for a late answer to an abandoned request (ignored)."""
         record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
-        try:
-            record["msg"] = protocol.read_json(line)
-        except protocol.AnswerError:
-            record["raw"] = line[:1000].decode("utf-8", "replace")
-        if unasked:
-            record["unasked"] = True
+        if self.log.enabled:
+            try:
+                record["msg"] = protocol.read_json(line)
+            except protocol.AnswerError:
+                record["raw"] = line[:1000].decode("utf-8", "replace")
+            if unasked:
+                record["unasked"] = True
         try:
             answer = self.seats[seat].wire.decode(line, request)
             taken = self.seats[seat].bot.judge_answer(answer.id, unasked=unasked)
         except BotFault:
-            records.append(self.log.stamp(record))  # the line that faulted is logged too
+            self._keep(records, record)  # the line that faulted is logged too
             raise
         if not taken:
             record["stale"] = True
             self.stats[seat].stale_answers += 1
-        records.append(self.log.stamp(record))
+        self._keep(records, record)
         return answer if taken else None
+
+    def _keep(self, records: list[dict[str, Any]], record: dict[str, Any]) -> None:
+        """Hold a received line's record for the log, stamped now (nothing to hold when the match is not logged)."""
+        if self.log.enabled:
+            records.append(self.log.stamp(record))

@@ -46,6 +46,11 @@ class MatchLog:
             opened = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
             self._file = cast(IO[bytes], opened)
 
+    @property
+    def enabled(self) -> bool:
+        """Whether records are written (a caller may skip building them when not)."""
+        return self._file is not None
+
     def now(self) -> float:
         """Seconds since the match began (0 outside trio)."""
         return round(trio.current_time() - self._t0, 6) if _in_trio() else 0.0
