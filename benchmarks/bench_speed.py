@@ -256,6 +256,12 @@ def tournament(
 # Starts ------------------------------------------------------------------------------------------
 
 
+# Bare baselines start their process in a session of its own, as the arena does: with the kernel's
+# autogroup scheduling (on by default) a new session is a scheduling group of its own, and on a busy
+# machine that alone changes how soon a woken bot runs, so a baseline in the caller's session would
+# compare the scheduler's treatment of two sessions, not the arena's work.
+
+
 def _bare_env() -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -263,7 +269,9 @@ def _bare_env() -> dict[str, str]:
 def bare_start(command: list[str], cwd: Path, request: bytes) -> float:
     """Seconds to start ``command``, have it answer ``request``, and see it exit (no sandbox)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env())
+    process = subprocess.Popen(
+        command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env(), start_new_session=True
+    )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(request)
     process.stdin.flush()
@@ -344,8 +352,9 @@ def bare_ping_pong(count: int) -> float:
     """Seconds per request: subprocess pipes, blocking write + readline, json.loads of the answer."""
     spec = resolve(str(RPS / PING_BOT))
     process = subprocess.Popen(
-        spec.command, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env()
-    )
+        spec.command, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env(),
+        start_new_session=True,
+    )  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     lines = request_lines(count + 50)
     for line in lines[:50]:  # warm up
