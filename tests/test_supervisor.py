@@ -13,6 +13,7 @@ import trio
 from arena import Crash, play_match, resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
+from arena.sandbox import summary
 from arena.supervisor._process import open_bot
 from arena.supervisor.match import STDERR_LOGGED_BYTES, MatchRunner, Seat
 from arena.supervisor.matchlog import MatchLog, read_log
@@ -120,6 +121,36 @@ async def test_stderr_lines_are_logged_with_the_time_they_were_read(tmp_path: Pa
     # Written after the messages and before the result, so the rest of the log keeps its order.
     kinds = [r["type"] for r in log]
     assert kinds[-1] == "result" and kinds[-1 - len(lines) : -1] == ["stderr"] * len(lines)
+
+
+SPIKE = """
+import json, sys
+spiked = False
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "quit":
+        break
+    if "id" in message:
+        if message["type"] == "main_play" and not spiked:
+            spiked = True
+            hoard = b"\\x01" * (96 << 20)  # touched, so charged; freed before the answer
+            del hoard
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+"""
+
+
+async def test_a_seats_peak_memory_counts_a_spike_freed_before_its_answer(tmp_path: Path) -> None:
+    # Memory is read once a match, not after every move: the peak is the kernel's record of it.
+    if "cgroup" not in summary()["layers"]:
+        pytest.skip("no cgroup here: the peak is sampled, and a spike between samples is not seen")
+    (tmp_path / "spike.py").write_text(SPIKE)
+    spiky = BotSpec(name="spiky", command=(sys.executable, "spike.py"), cwd=tmp_path)
+    limits = msgspec.structs.replace(FAST, memory_bytes=256 << 20)
+    record = await play_match(
+        get_game("rps-poker"), (spiky, resolve(str(GOOD))), seed=1, limits=limits, log_dir=tmp_path
+    )
+    assert not record.faults
+    assert record.stats[0].peak_rss >= 96 << 20 > record.stats[1].peak_rss
 
 
 async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) -> None:

@@ -159,6 +159,15 @@ class BotCgroup:
         except (OSError, ValueError, KeyError):
             return 0
 
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the group was ever charged, as the kernel recorded it (``None`` where it keeps none)."""
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"  # memory.peak: Linux 5.19+
+        key = "memory" if self.version == 1 else "unified"
+        try:
+            return int((self.dirs[key] / name).read_text())
+        except (OSError, ValueError, KeyError):
+            return None
+
     def oom_kills(self) -> int:
         """How many processes the kernel killed for going over the memory limit."""
         name = "memory.oom_control" if self.version == 1 else "memory.events"

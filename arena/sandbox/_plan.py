@@ -594,6 +594,10 @@ class Jail:
         self._peak_memory = max(self._peak_memory, value)
         return value
 
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the bot's tree ever held, where the kernel records it (its cgroup); else ``None``."""
+        return self.cgroup.peak_memory_bytes() if self.cgroup is not None else None
+
     def output_abandoned(self, pipe_inode: int) -> bool:
         """Under bubblewrap, whether no bot process holds this pipe (its stdin or stdout) any more.
 

@@ -14,6 +14,7 @@ import dataclasses
 import fcntl
 import math
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -117,6 +118,7 @@ class BotProcess:
         self._buffer = bytearray()
         self._eof = False
         self._unasked = 0
+        self._stdout_poll: select.poll | None = None
         self.line_unasked = False
         """Whether the line :meth:`read_line` last returned was written before the pending request was sent."""
         self.next_id = 1
@@ -244,17 +246,18 @@ class BotProcess:
 
         Reads, without waiting, what is already in the pipe (up to about a
         line's worth), so that answers written ahead of their requests are
-        told apart from answers; costs one non-blocking read when nothing is.
+        told apart from answers; costs one ``poll`` when nothing is there.
         """
         assert self.process.stdout is not None
         fd: int = self.process.stdout.fileno()  # type: ignore[attr-defined]
+        if self._stdout_poll is None:
+            self._stdout_poll = select.poll()
+            self._stdout_poll.register(fd, select.POLLIN)
         room = self.options.line_bytes + _CHUNK
-        while not self._eof and len(self._buffer) < room:
+        while not self._eof and len(self._buffer) < room and self._stdout_poll.poll(0):
             try:
                 chunk = os.read(fd, _CHUNK)
-            except BlockingIOError:
-                break
-            except OSError:  # closed: read_line reports how it ended
+            except OSError:  # nothing after all, or closed: read_line reports how it ended
                 break
             if not chunk:
                 self._eof = True
@@ -303,6 +306,14 @@ class BotProcess:
         # Seen twice in a row: a bot that exited gives end-of-file (a precise crash) in between.
         self._abandoned_polls += 1
         return Crash(f"closed its {found} while still running") if self._abandoned_polls >= 2 else None
+
+    def note_peak_memory(self) -> None:
+        """Bring ``stats.peak_rss`` up to date: the peak the kernel recorded in a cgroup, else a sample now."""
+        peak = self.jail.peak_memory_bytes() if self.jail is not None else None
+        if peak is None:
+            self.sample_memory()
+        else:
+            self.stats.peak_rss = max(self.stats.peak_rss, peak)
 
     def sample_memory(self) -> int:
         """Memory of the bot's process tree now (bytes), and track the peak."""

@@ -280,7 +280,7 @@ class MatchRunner:
             for seat in self.seats:
                 seat.bot.stderr_listener = None
         for index, seat in enumerate(self.seats):
-            seat.bot.sample_memory()  # once a match: the kernel keeps the peak where a cgroup accounts for the bot
+            seat.bot.note_peak_memory()  # once a match, not every move: the kernel keeps the peak in a cgroup
             self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
             self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
             seat.bot.matches_played += 1
