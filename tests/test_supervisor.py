@@ -180,9 +180,9 @@ async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) 
 
 
 async def test_a_late_answer_to_a_match_that_ended_first_is_ignored_in_the_next(tmp_path: Path) -> None:
-    # Match 1 ends (cancelled here, as when it is abandoned) while A thinks over its first main_play (or
-    # earlier, on a slow machine); the processes play match 2, where the late answers to match 1 arrive:
-    # ignored as stale, neither faults nor answers.
+    # Match 1 ends (cancelled here, as when it is abandoned) while A thinks over its first main_play; the
+    # processes play match 2, where the late answers to match 1 arrive: ignored as stale, neither faults
+    # nor answers.
     game = get_game("rps-poker")
     spec, good = faulty("late"), resolve(str(GOOD))
     async with (
@@ -190,9 +190,13 @@ async def test_a_late_answer_to_a_match_that_ended_first_is_ignored_in_the_next(
         open_bot(good, spawn_options(good, FAST, None)) as other,
     ):
         seats = [Seat(bot=late, limits=FAST, wire=Wire()), Seat(bot=other, limits=FAST, wire=Wire())]
-        with trio.move_on_after(0.5) as first:
-            await MatchRunner(game, seed=1, seats=seats, match_id="m1").run()
-        assert first.cancelled_caught and late.pending is not None
+        async with trio.open_nursery() as first:
+            first.start_soon(MatchRunner(game, seed=1, seats=seats, match_id="m1").run)
+            with trio.fail_after(30):  # the five draft picks answered, the first main_play asked
+                while late.stats.requests < 5 or late.pending is None:
+                    await trio.sleep(0.01)
+            first.cancel_scope.cancel()
+        assert late.pending is not None
         abandoned = {("A", late.pending), ("B", other.pending)}  # B's is None unless it was still thinking too
         runner = MatchRunner(game, seed=2, seats=seats, match_id="m2", log=MatchLog(tmp_path / "m2.jsonl"))
         record = await runner.run()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import fcntl
 import math
 import os
@@ -19,7 +20,7 @@ import shutil
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -204,8 +205,21 @@ class BotProcess:
         (:class:`MemoryLimit` when the kernel killed it for memory). Cancel it
         (a move's deadline) to stop waiting.
         """
-        assert self.process.stdout is not None
+        while True:
+            line = await self.poll_line(output_budget=output_budget, move_budget=move_budget)
+            if line is not None:
+                return line
+            await trio.lowlevel.wait_readable(self.stdout_fd)
+
+    async def poll_line(self, *, output_budget: int, move_budget: int | None = None) -> bytes | None:
+        """What :meth:`read_line` returns if the bot has written the whole line yet, else ``None``, without waiting.
+
+        Reads the pipe at most once (up to 64 KiB), so a bot that floods its
+        output costs a bounded amount of work per call; it waits only to learn
+        how a bot whose output closed ended.
+        """
         limit = self.options.line_bytes
+        read = False
         while True:
             if move_budget is not None and self.stats.bytes_out > move_budget:
                 raise OutputLimit(f"more than {self.options.limits.move_output_bytes} bytes of output in one move")
@@ -214,7 +228,16 @@ class BotProcess:
                 return line
             if self._eof:
                 raise await self._exit_fault("closed its output")
-            chunk = await self.process.stdout.receive_some(_CHUNK)
+            if read:
+                return None
+            read = True
+            try:
+                chunk = os.read(self.stdout_fd, _CHUNK)
+            except BlockingIOError:
+                return None
+            except OSError as exc:  # as trio's own stream reports it
+                closed = exc.errno == errno.EBADF
+                raise (trio.ClosedResourceError() if closed else trio.BrokenResourceError()) from None
             if not chunk:
                 self._eof = True
                 continue
@@ -223,6 +246,17 @@ class BotProcess:
             if self.stats.bytes_out > output_budget and self._buffer.find(b"\n", 0, limit + 1) >= 0:
                 # output_budget counts from the process's start; the limit is per match.
                 raise OutputLimit(f"more than {self.options.limits.output_bytes} bytes of output in one match")
+
+    @property
+    def stdout_fd(self) -> int:
+        """The arena's end of the bot's output pipe (non-blocking; trio's stream owns it)."""
+        assert self.process.stdout is not None
+        return self.process.stdout.fileno()  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def has_read_ahead(self) -> bool:
+        """Whether output already read waits in the buffer (a line, or part of one)."""
+        return bool(self._buffer)
 
     def ready_line(self) -> bytes | None:
         """The next line already read (without ``\\n``), or ``None``; sets :attr:`line_unasked`."""
@@ -248,8 +282,7 @@ class BotProcess:
         line's worth), so that answers written ahead of their requests are
         told apart from answers; costs one ``poll`` when nothing is there.
         """
-        assert self.process.stdout is not None
-        fd: int = self.process.stdout.fileno()  # type: ignore[attr-defined]
+        fd = self.stdout_fd
         if self._stdout_poll is None:
             self._stdout_poll = select.poll()
             self._stdout_poll.register(fd, select.POLLIN)
@@ -482,6 +515,49 @@ class BotProcess:
             return []
 
 
+class OutputWatch:
+    """Waits, in one task, until any of several bots writes to its output, or a deadline passes.
+
+    The bots' output pipes are in an epoll set of its own, and trio's loop
+    watches that set's one file descriptor: a match awaits both seats'
+    answers with one wait per wake-up, no task per seat. Close it (or use
+    ``with``) when done.
+    """
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+        self._known: set[int] = set()
+
+    def __enter__(self) -> OutputWatch:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._epoll.close()
+
+    async def wait(self, bots: Iterable[BotProcess], deadline: float) -> set[int]:
+        """The output descriptors of ``bots`` that have something to read (or closed), once one has or at ``deadline``.
+
+        Each is armed for one report (a bot that writes on while it is no
+        longer awaited wakes nobody); the set may be empty at the deadline.
+        """
+        for bot in bots:
+            fd = bot.stdout_fd
+            if fd in self._known:
+                self._epoll.modify(fd, _ARMED)
+            else:
+                self._epoll.register(fd, _ARMED)
+                self._known.add(fd)
+        with trio.move_on_at(deadline):
+            await trio.lowlevel.wait_readable(self._epoll.fileno())
+        return {fd for fd, _ in self._epoll.poll(0)}
+
+
+_ARMED = select.EPOLLIN | select.EPOLLONESHOT
+
+
 def _drop(fd: int, null: int, allowance: int) -> tuple[int, bool]:
     """Move up to ``allowance`` bytes the pipe ``fd`` holds now to ``null``: (bytes dropped, whether it ended).
 
@@ -578,4 +654,4 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
         await bot.shutdown()
 
 
-__all__ = ["BotProcess", "SpawnOptions", "Stats", "Timeout", "bot_environment", "open_bot"]
+__all__ = ["BotProcess", "OutputWatch", "SpawnOptions", "Stats", "Timeout", "bot_environment", "open_bot"]

@@ -23,7 +23,7 @@ from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
 from .._errors import BotFault, IllegalMove, Timeout
 from ..games import Game, IllegalAction, MatchState
-from ._process import BotProcess
+from ._process import BotProcess, OutputWatch
 from .matchlog import LOG_FORMAT, MatchLog
 from .wires import Wire
 
@@ -153,6 +153,19 @@ class _Move:
         return max(0.0, now - self.cpu_at_start)
 
 
+@dataclass
+class _Awaited:
+    """A seat's request in the current step, until its answer or fault."""
+
+    request: Request
+    move: _Move
+    records: list[dict[str, Any]]
+    """The lines received for it, logged after the step."""
+    output_budget: int
+    next_check: float
+    """When to judge the move's CPU, wall time and memory next, if it has not answered by then."""
+
+
 STDERR_LOGGED_BYTES = 64 << 10
 """Bytes of a seat's stderr per match that the match log keeps, line by line with times (replays show them)."""
 STDERR_LINE_CHARS = 1000
@@ -231,6 +244,8 @@ class MatchRunner:
         self.stats = (SeatStats(), SeatStats())
         self.faults: list[Fault] = []
         self._out_at_start = [s.bot.stats.bytes_out for s in seats]
+        self._watch: OutputWatch
+        """What the seats' answers are awaited with, while the match runs."""
         self._outbox: tuple[list[bytes], list[bytes]] = ([], [])
         """Lines held for each seat until its next write: notices go out with the request after them."""
 
@@ -274,7 +289,8 @@ class MatchRunner:
         for seat, tap in zip(self.seats, taps, strict=True):
             seat.bot.stderr_listener = tap.feed
         try:
-            result = await self._play()
+            with OutputWatch() as self._watch:
+                result = await self._play()
             await trio.sleep(0)  # lets the stderr readers take what the last move wrote
         finally:
             for seat in self.seats:
@@ -411,6 +427,12 @@ class MatchRunner:
         Requests go out in seat order and each seat's received lines are logged
         in seat order after the step, so a log does not depend on which bot was
         quicker: the same seed and answers give the same log.
+
+        One task awaits every seat (:class:`OutputWatch`): it wakes when a bot
+        writes, takes what is there, and every ``poll_s`` of a move judges the
+        bot's CPU, wall time and memory. A seat whose answer is due is read
+        before it is judged, so the time this task spends on the other seat
+        never counts against it.
         """
         requests = {
             seat: msgspec.structs.replace(request, id=self.seats[seat].bot.take_id())
@@ -433,20 +455,39 @@ class MatchRunner:
             except BotFault as fault:
                 faults[seat] = self._fault(seat, fault, request)
 
-        async def answer(seat: int, request: Request) -> None:
-            try:
-                action = await self._receive(seat, request, started[seat], received[seat])
+        waiting = {
+            seat: self._await(seat, request, started[seat], received[seat])
+            for seat, request in requests.items()
+            if seat not in faults
+        }
+        ready = {seat for seat in waiting if self.seats[seat].bot.has_read_ahead}  # lines read before the request
+        while waiting:
+            now = trio.current_time()
+            due = {seat for seat, awaited in waiting.items() if now >= awaited.next_check}
+            for seat in sorted((ready | due) & waiting.keys()):
                 try:
-                    actions[seat] = state.check(seat, action)
-                except IllegalAction as exc:
-                    raise IllegalMove(str(exc)) from None
-            except BotFault as fault:
-                faults[seat] = self._fault(seat, fault, request)
-
-        async with trio.open_nursery() as nursery:
-            for seat, request in requests.items():
-                if seat not in faults:
-                    nursery.start_soon(answer, seat, request)
+                    answered, action = await self._take_answer(seat, waiting[seat])
+                    if not answered:
+                        continue
+                    try:
+                        actions[seat] = state.check(seat, action)
+                    except IllegalAction as exc:
+                        raise IllegalMove(str(exc)) from None
+                except BotFault as fault:
+                    faults[seat] = self._fault(seat, fault, requests[seat])
+                del waiting[seat]
+            for seat in sorted(due & waiting.keys()):
+                awaited = waiting[seat]
+                ended = awaited.move.check(self.seats[seat].bot)
+                if ended is not None:
+                    faults[seat] = self._fault(seat, ended, requests[seat])
+                    del waiting[seat]
+                else:
+                    awaited.next_check = trio.current_time() + awaited.move.poll_s
+            if waiting:
+                bots = {self.seats[seat].bot.stdout_fd: seat for seat in waiting}
+                deadline = min(awaited.next_check for awaited in waiting.values())
+                ready = {bots[fd] for fd in await self._watch.wait([self.seats[s].bot for s in waiting], deadline)}
         for seat in requests:
             for record in received[seat]:
                 self.log.write(record)
@@ -454,24 +495,30 @@ class MatchRunner:
             raise _Faulted([faults[seat] for seat in sorted(faults)])
         return actions
 
-    async def _receive(self, seat: int, request: Request, started: float, records: list[dict[str, Any]]) -> Any:
-        """Wait for the answer to ``request``; returns the raw action."""
+    def _await(self, seat: int, request: Request, started: float, records: list[dict[str, Any]]) -> _Awaited:
+        """Start timing ``seat``'s answer to ``request`` (sent at ``started``)."""
         player = self.seats[seat]
-        bot = player.bot
-        clock = self.clocks[seat]
-        first = bot.stats.requests == 0
-        output_budget = self._out_at_start[seat] + player.limits.output_bytes
-        answer = None
-        move = clock.start(bot, first, started)
-        while answer is None:
-            # Wake every poll_s to judge CPU, wall and memory (reads are safe to cancel).
-            with trio.move_on_after(move.poll_s):
-                while answer is None:
-                    line = await bot.read_line(output_budget=output_budget, move_budget=move.output_budget)
-                    answer = self._decode(seat, line, request, records, unasked=bot.line_unasked)
-            fault = move.check(bot) if answer is None else None
-            if fault is not None:
-                raise fault
+        first = player.bot.stats.requests == 0
+        move = self.clocks[seat].start(player.bot, first, started)
+        return _Awaited(
+            request=request,
+            move=move,
+            records=records,
+            output_budget=self._out_at_start[seat] + player.limits.output_bytes,
+            next_check=trio.current_time() + move.poll_s,
+        )
+
+    async def _take_answer(self, seat: int, awaited: _Awaited) -> tuple[bool, Any]:
+        """``(True, action)`` when ``seat`` has written its answer, ``(False, None)`` when not yet (never waits)."""
+        bot = self.seats[seat].bot
+        move = awaited.move
+        while True:
+            line = await bot.poll_line(output_budget=awaited.output_budget, move_budget=move.output_budget)
+            if line is None:
+                return False, None
+            answer = self._decode(seat, line, awaited.request, awaited.records, unasked=bot.line_unasked)
+            if answer is not None:
+                break
         move.finish(bot)
         elapsed = move.wall_s
         bot.stats.requests += 1
@@ -479,8 +526,7 @@ class MatchRunner:
         stats.requests += 1
         stats.think_s += elapsed
         stats.max_move_s = max(stats.max_move_s, elapsed)
-        assert answer is not None
-        return answer.action
+        return True, answer.action
 
     def _decode(
         self, seat: int, line: bytes, request: Request, records: list[dict[str, Any]], *, unasked: bool
