@@ -55,7 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -76,6 +76,7 @@ from arena.competition.runner import run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
 from arena.games import derive_seed, get_game  # noqa: E402
 from arena.sandbox import summary as sandbox_summary  # noqa: E402
+from arena.sandbox._programs import find_program  # noqa: E402
 from arena.supervisor._process import open_bot  # noqa: E402
 from arena.supervisor.play import QUIT_LINE, spawn_options  # noqa: E402
 from arena.supervisor.wires import wire_for  # noqa: E402
@@ -262,6 +263,16 @@ def tournament(
 # compare the scheduler's treatment of two sessions, not the arena's work.
 
 
+def bare_command(command: Sequence[str], cwd: Path) -> list[str]:
+    """``command`` with its program as the jail runs it: found on the organiser's ``PATH``, a pyenv shim followed.
+
+    A baseline that ran the shim (a shell script starting pyenv) would add
+    tens of milliseconds that the jail never spends.
+    """
+    program = find_program(command[0], os.environ.get("PATH", ""), cwd)
+    return [str(program) if program is not None else command[0], *command[1:]]
+
+
 def _bare_env() -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -352,8 +363,8 @@ def bare_ping_pong(count: int) -> float:
     """Seconds per request: subprocess pipes, blocking write + readline, json.loads of the answer."""
     spec = resolve(str(RPS / PING_BOT))
     process = subprocess.Popen(
-        spec.command, cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_bare_env(),
-        start_new_session=True,
+        bare_command(spec.command, spec.cwd), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        env=_bare_env(), start_new_session=True,
     )  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     lines = request_lines(count + 50)
@@ -653,11 +664,12 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         true = shutil.which("true") or "/bin/true"
         bare, boxed = interleaved(
             args.starts,
-            lambda: bare_start(list(spec.command), spec.cwd, request),
+            lambda: bare_start(bare_command(spec.command, spec.cwd), spec.cwd, request),
             lambda: trio.run(sandboxed_start, bot, request),
         )
         now = load()
-        report.line(f"bare start of {' '.join(spec.command)!r} (start, one answer, exit)    {bare * 1e3:7.1f} ms", now)
+        shown = " ".join(bare_command(spec.command, spec.cwd))
+        report.line(f"bare start of {shown!r} (start, one answer, exit)    {bare * 1e3:7.1f} ms", now)
         report.line(
             f"sandboxed start of the same through open_bot                {boxed * 1e3:7.1f} ms ({boxed / bare:.2f}x)",
             now,

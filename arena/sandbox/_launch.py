@@ -1,9 +1,10 @@
 """The stage between the arena and a bot: apply the sandbox's layers, then exec the bot.
 
-Run as ``python -I _launch.py CONFIG_JSON``; the arena builds the config in
-:mod:`arena.sandbox._plan`. This file imports only the standard library (and
-``pyseccomp`` when the seccomp layer is asked for), because it runs in the
-forked child before the bot, where importing the arena would cost start-up time.
+Run as ``python -I -S _launch.py CONFIG_JSON``; the arena builds the config in
+:mod:`arena.sandbox._plan`. This file imports only the standard library,
+because it runs in the forked child before the bot, where every import costs
+start-up time. The seccomp filter comes compiled (the arena builds it once with
+``pyseccomp``, :func:`seccomp_filter`): the launcher only loads its BPF program.
 
 Order matters: join the cgroups and set rlimits while still privileged, enter
 the namespaces (network, PID, mount and IPC namespaces need ``CAP_SYS_ADMIN``:
@@ -172,7 +173,7 @@ def apply_landlock(rules: dict[str, Any]) -> None:
     os.close(ruleset)
 
 
-def seccomp_filter(where: str) -> Any:
+def seccomp_filter() -> Any:
     """The deny-list filter: network sockets, tracing, keyrings, mounts, namespaces, io_uring, shared kernel objects.
 
     Locks, leases and directory notices (``flock``, ``fcntl``) and futex
@@ -182,12 +183,8 @@ def seccomp_filter(where: str) -> Any:
     low 32 bits (or as a whole, refusing any high bit), so setting high bits
     does not slip past a rule.
     """
-    if where and where not in sys.path:
-        sys.path.append(where)  # the arena's own installation of pyseccomp (python -I ignores PYTHONPATH)
-    try:
-        import pyseccomp as sc  # type: ignore[import-untyped]
-    except (ImportError, OSError) as exc:
-        fail(f"seccomp asked for but pyseccomp is not usable: {exc}")
+    import pyseccomp as sc  # type: ignore[import-untyped]  # in the arena only: the launcher gets the program
+
     filt = sc.SyscallFilter(defaction=sc.ALLOW)
     low_word = 0xFFFFFFFF
     refused = [family for family in range(SOCKET_FAMILIES_ALLOWED[-1]) if family not in SOCKET_FAMILIES_ALLOWED]
@@ -206,6 +203,22 @@ def seccomp_filter(where: str) -> Any:
     for operation in FUTEX_SHARED_WAKES:
         filt.add_rule(sc.ERRNO(0), "futex", sc.Arg(1, sc.MASKED_EQ, 0xFF, operation))
     return filt
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+def load_seccomp(program: bytes) -> None:
+    """Install a compiled seccomp filter (BPF, 8 bytes an instruction) on this thread; needs ``no_new_privs``."""
+    code = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len=len(program) // 8, filter=ctypes.cast(code, ctypes.c_void_p))
+    if _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(prog), 0, 0) != 0:
+        fail("seccomp filter", ctypes.get_errno())
 
 
 class _MountAttr(ctypes.Structure):
@@ -373,9 +386,10 @@ def kill_orphans(proc: int) -> None:
 
 
 def main(config: dict[str, Any]) -> None:
-    # Built first, while the launcher can still read everything it needs to import.
-    where = config.get("seccomp")  # where the arena's pyseccomp is ("": importable anyway), or None
-    seccomp = None if where is None or where is False else seccomp_filter(where if isinstance(where, str) else "")
+    compiled = config.get("seccomp")  # the filter's BPF program, in hex, or None
+    seccomp = bytes.fromhex(compiled) if isinstance(compiled, str) else None
+    if seccomp is not None and (not seccomp or len(seccomp) % 8):
+        fail("the seccomp program is not whole BPF instructions")
     for path in config.get("cgroup_procs", []):
         try:
             with open(path, "w") as file:
@@ -394,8 +408,8 @@ def main(config: dict[str, Any]) -> None:
     if bwrap is not None:
         if seccomp is not None:
             memfd = os.memfd_create("arena-seccomp", 0)
-            with os.fdopen(os.dup(memfd), "wb") as sink:
-                seccomp.export_bpf(sink)
+            if os.write(memfd, seccomp) != len(seccomp):
+                fail("the seccomp program could not be handed to bubblewrap")
             os.lseek(memfd, 0, os.SEEK_SET)
             os.set_inheritable(memfd, True)
             bwrap = [*bwrap, "--seccomp", str(memfd)]
@@ -421,7 +435,7 @@ def main(config: dict[str, Any]) -> None:
     if config.get("landlock") is not None:
         apply_landlock(config["landlock"])
     if seccomp is not None:
-        seccomp.load()
+        load_seccomp(seccomp)
     exec_bot(argv, config)
 
 

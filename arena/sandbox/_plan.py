@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import importlib.util
 import json
 import os
 import secrets
@@ -34,10 +33,12 @@ from protocol import Limits
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
 from . import _builds, _cgroup, _tree
-from ._launch import landlock_abi
+from ._launch import landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
+_LAUNCH = (sys.executable, "-I", "-S", str(LAUNCHER))
+"""The launcher's command: isolated, and without ``site`` (it needs nothing outside the standard library)."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
@@ -142,7 +143,7 @@ def _run_launcher(config: dict[str, object]) -> str | None:
     base: dict[str, object] = {"argv": ["true"], "cwd": "/", "env": {"PATH": SYSTEM_PATH}}
     try:
         done = subprocess.run(
-            [sys.executable, "-I", str(LAUNCHER), json.dumps({**base, **config})],
+            [*_LAUNCH, json.dumps({**base, **config})],
             capture_output=True,
             timeout=20,
             check=False,
@@ -226,7 +227,10 @@ def probe() -> Capabilities:
             missing["landlock"] = problem
     else:
         missing["landlock"] = "the kernel offers no Landlock"
-    problem = _run_launcher({"seccomp": _seccomp_module()})
+    try:
+        problem = _run_launcher({"seccomp": _seccomp_program()})
+    except _NoSeccomp as exc:
+        problem = str(exc)
     if problem is None:
         available["seccomp"] = "seccomp deny-list via pyseccomp (network sockets, io_uring, namespaces, ptrace...)"
     else:
@@ -273,10 +277,24 @@ class _UidLease:
 
 
 @cache
-def _seccomp_module() -> str:
-    """Where the arena's own ``pyseccomp`` is, for the launcher (run with ``python -I``, it sees no PYTHONPATH)."""
-    found = importlib.util.find_spec("pyseccomp")
-    return str(Path(found.origin).parent) if found is not None and found.origin else ""
+def _seccomp_program() -> str:
+    """The launcher's seccomp filter compiled to BPF (hex), built once; ``""`` with why when it cannot be.
+
+    Compiling it costs tens of milliseconds (``pyseccomp`` loads libseccomp
+    and adds each rule); each launcher then only loads the program.
+    """
+    try:
+        compiled = seccomp_filter()
+        with tempfile.TemporaryFile() as sink:
+            compiled.export_bpf(sink)
+            sink.seek(0)
+            return str(sink.read().hex())
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        raise _NoSeccomp(f"seccomp asked for but pyseccomp is not usable: {exc}") from None
+
+
+class _NoSeccomp(OSError):
+    """The seccomp filter cannot be built here (no usable ``pyseccomp``)."""
 
 
 def _reachable_by_others(path: Path) -> bool:
@@ -411,7 +429,7 @@ class Jail:
             "gid": self.uid,
             "netns": "netns" in self.layers,
             "pidns": "pidns" in self.layers,
-            "seccomp": _seccomp_module() if "seccomp" in self.layers else None,
+            "seccomp": _seccomp_program() if "seccomp" in self.layers else None,
         }
         if "mntns" in self.layers:
             # A /proc of its own needs a PID namespace, or root (then mounted with hidepid).
@@ -433,7 +451,7 @@ class Jail:
         self.lifeline_r, self._lifeline_w = os.pipe()
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
-        self.argv = [sys.executable, "-I", str(LAUNCHER), json.dumps(config)]
+        self.argv = [*_LAUNCH, json.dumps(config)]
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
@@ -651,6 +669,16 @@ class Jail:
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of this bot for exceeding its memory."""
         return self.cgroup is not None and self.cgroup.oom_kills() > 0
+
+    def holds_every_process(self) -> bool:
+        """Whether :meth:`kill_all` reaches every process the bot started without knowing their pids.
+
+        So it is with a cgroup and a UID of the bot's own: every process it
+        starts is born in the group, and that UID cannot write the group's
+        files to move one out (a delegated group the arena's own user owns
+        could be left).
+        """
+        return self.cgroup is not None and self.uid is not None
 
     def kill_all(self) -> None:
         """SIGKILL every process the bot started, by every handle the jail has."""
