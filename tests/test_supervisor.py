@@ -116,8 +116,19 @@ async def test_stderr_lines_are_logged_with_the_time_they_were_read(tmp_path: Pa
         for r in log
         if r["type"] == "send" and r["seat"] == "A" and r["msg"]["type"] == "main_play"
     }
+    turn_of = {
+        r["msg"]["id"]: r["msg"]["turn"]
+        for r in log
+        if r["type"] == "send" and r["seat"] == "A" and r["msg"]["type"] == "main_play"
+    }
+    answered = {
+        turn_of[r["msg"]["id"]]: r["t"]
+        for r in log
+        if r["type"] == "recv" and r["seat"] == "A" and r["msg"]["id"] in turn_of
+    }
     for turn, line in enumerate(lines[:10], start=1):
         assert line["t"] >= asked[turn], "a line is read after the request that it answers was sent"
+        assert line["t"] <= answered[turn], "a line written before the answer is logged before it"
     # Written after the messages and before the result, so the rest of the log keeps its order.
     kinds = [r["type"] for r in log]
     assert kinds[-1] == "result" and kinds[-1 - len(lines) : -1] == ["stderr"] * len(lines)

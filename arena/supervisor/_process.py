@@ -131,6 +131,9 @@ class BotProcess:
         self.breach: BotFault | None = None
         """A limit the arena ended the bot for while no move was awaited (its disk), reported as its fault."""
         self._watching = trio.CancelScope()
+        self._stderr_sink: BinaryIO | None = None
+        self._stderr_open = False
+        """Whether the draining task keeps stderr now (:meth:`pull_stderr` may take from it)."""
         self.stderr_listener: Callable[[bytes | bytearray], None] | None = None
         """Called with each kept chunk of stderr (the match in progress copies lines into its log)."""
         try:
@@ -421,10 +424,10 @@ class BotProcess:
         """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``; drop the rest cheaply."""
         stream = self.process.stderr if self.process.stderr is not None else self.process.stdout
         assert stream is not None
-        sink: BinaryIO | None = None
         if self.options.stderr_path is not None:
             self.options.stderr_path.parent.mkdir(parents=True, exist_ok=True)
-            sink = open(self.options.stderr_path, "ab")  # noqa: SIM115  (closed below)
+            self._stderr_sink = open(self.options.stderr_path, "ab")  # noqa: SIM115  (closed below)
+        self._stderr_open = self.process.stderr is not None
         try:
             while self.stats.stderr_bytes < self.options.stderr_bytes:
                 try:
@@ -433,20 +436,45 @@ class BotProcess:
                     return
                 if not chunk:
                     return
-                kept = chunk[: self.options.stderr_bytes - self.stats.stderr_bytes]
-                self.stats.stderr_bytes += len(kept)
-                self.stats.stderr_dropped += len(chunk) - len(kept)
-                if sink is not None:
-                    sink.write(kept)
-                    sink.flush()
-                if self.stderr_listener is not None:
-                    self.stderr_listener(kept)
+                self._keep_stderr(chunk)
             await self._drop_stderr(stream.fileno())  # type: ignore[attr-defined]
         finally:
+            self._stderr_open = False
+            sink, self._stderr_sink = self._stderr_sink, None
             if sink is not None:
                 if self.stats.stderr_dropped:
                     sink.write(f"\n[arena: {self.stats.stderr_dropped} more bytes of stderr dropped]\n".encode())
                 sink.close()
+
+    def pull_stderr(self) -> None:
+        """Take now, without waiting, what the bot has written to stderr so far (within its kept share).
+
+        A match calls it as it takes an answer from a logged match: lines a
+        bot wrote to stderr before its answer are then logged before it,
+        whenever the draining task would have run.
+        """
+        if not self._stderr_open or self.process.stderr is None:
+            return
+        fd: int = self.process.stderr.fileno()  # type: ignore[attr-defined]
+        while self.stats.stderr_bytes < self.options.stderr_bytes:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError:  # nothing more now (or closed): the draining task goes on from here
+                return
+            if not chunk:
+                return
+            self._keep_stderr(chunk)
+
+    def _keep_stderr(self, chunk: bytes | bytearray) -> None:
+        """Keep what fits of ``chunk`` of stderr (the file, the match's listener), count the rest as dropped."""
+        kept = chunk[: self.options.stderr_bytes - self.stats.stderr_bytes]
+        self.stats.stderr_bytes += len(kept)
+        self.stats.stderr_dropped += len(chunk) - len(kept)
+        if self._stderr_sink is not None:
+            self._stderr_sink.write(kept)
+            self._stderr_sink.flush()
+        if self.stderr_listener is not None:
+            self.stderr_listener(kept)
 
     async def _drop_stderr(self, fd: int) -> None:
         """Past the kept limit: throw stderr away in the kernel, a pause's allowance at a time.

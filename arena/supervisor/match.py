@@ -285,13 +285,14 @@ class MatchRunner:
         """Play the match to its end (or a forfeit) and return its record."""
         started = trio.current_time()
         self._write_header()
-        taps = [_StderrTap(self.log) for _ in self.seats]
-        for seat, tap in zip(self.seats, taps, strict=True):
+        taps = [_StderrTap(self.log) for _ in self.seats] if self.log.enabled else []
+        for seat, tap in zip(self.seats, taps, strict=False):  # no taps when the match is not logged
             seat.bot.stderr_listener = tap.feed
         try:
             with OutputWatch() as self._watch:
                 result = await self._play()
-            await trio.sleep(0)  # lets the stderr readers take what the last move wrote
+            for seat in self.seats if taps else ():
+                seat.bot.pull_stderr()  # what the last move wrote
         finally:
             for seat in self.seats:
                 seat.bot.stderr_listener = None
@@ -516,6 +517,8 @@ class MatchRunner:
             line = await bot.poll_line(output_budget=awaited.output_budget, move_budget=move.output_budget)
             if line is None:
                 return False, None
+            if self.log.enabled:
+                bot.pull_stderr()  # what it wrote to stderr before this line is logged before it
             answer = self._decode(seat, line, awaited.request, awaited.records, unasked=bot.line_unasked)
             if answer is not None:
                 break
