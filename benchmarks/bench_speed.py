@@ -72,7 +72,7 @@ import protocol  # noqa: E402
 from arena.bots.spec import resolve  # noqa: E402
 from arena.competition import plan as _plan  # noqa: E402
 from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
-from arena.competition.runner import run_tournament  # noqa: E402
+from arena.competition.runner import admit, run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
 from arena.games import derive_seed, get_game  # noqa: E402
 from arena.sandbox import summary as sandbox_summary  # noqa: E402
@@ -225,32 +225,26 @@ class Run:
         return self.arena_cpu_s / self.matches * 1000
 
 
-def _open_and_run(config: TournamentConfig, *, jobs: int, reuse: bool) -> Any:
-    plan = _plan.prepare(config)
-    with Store.open(config.db) as store:
-        if hasattr(_plan, "open_competition"):  # living competitions
-            competition = _plan.open_competition(plan, store)  # type: ignore[attr-defined]
-            return trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))  # type: ignore[call-arg,arg-type]
-        tid, seed = _plan.open_tournament(plan, store)
-        return trio.run(lambda: run_tournament(plan, store, tid, seed, jobs=jobs, reuse=reuse))
-
-
 def tournament(
     folders: list[Path], *, jobs: int, reuse: bool, cycles: int, profile: cProfile.Profile | None = None
 ) -> Run:
-    """Play one fresh round-robin of ``folders`` and time it (the build of each bot is done before)."""
+    """Play one fresh round-robin of ``folders`` and time its matches (the bots are built and admitted before)."""
     with tempfile.TemporaryDirectory() as tmp:
         config = TournamentConfig(
             game=GAME, bots=[BotEntry(text=str(f)) for f in folders], cycles=cycles, seed=1,
             db=Path(tmp) / "bench.sqlite", logs=False,
         )  # fmt: skip
-        before_load, cpu, started = load(), cpu_self(), time.perf_counter()
-        if profile is not None:
-            profile.enable()
-        summary = _open_and_run(config, jobs=jobs, reuse=reuse)
-        if profile is not None:
-            profile.disable()
-        wall = time.perf_counter() - started
+        plan = _plan.prepare(config)
+        with Store.open(config.db) as store:
+            competition = _plan.open_competition(plan, store)
+            trio.run(lambda: admit(plan, store, competition, log_dir=Path(tmp), jobs=1, say=lambda _: None))
+            before_load, cpu, started = load(), cpu_self(), time.perf_counter()
+            if profile is not None:
+                profile.enable()
+            summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))
+            if profile is not None:
+                profile.disable()
+            wall = time.perf_counter() - started
         return Run(summary.played, wall, cpu_self() - cpu, summary.pool.started, max(before_load, load()))
 
 
@@ -505,12 +499,8 @@ def memory_run(folders: list[Path], *, jobs: int, cycles: int) -> MemoryRun:
 
                 nursery.start_soon(sample)
                 with Store.open(config.db) as store:
-                    if hasattr(_plan, "open_competition"):
-                        competition = _plan.open_competition(plan, store)  # type: ignore[attr-defined]
-                        summary = await run_tournament(plan, store, competition, jobs=jobs)  # type: ignore[call-arg,arg-type]
-                    else:
-                        tid, seed = _plan.open_tournament(plan, store)
-                        summary = await run_tournament(plan, store, tid, seed, jobs=jobs)
+                    competition = _plan.open_competition(plan, store)
+                    summary = await run_tournament(plan, store, competition, jobs=jobs)
                 nursery.cancel_scope.cancel()
             return summary
 
