@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 import trio
 
+from arena import Crash
 from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.competition.config import BotEntry, TournamentConfig
@@ -17,6 +19,7 @@ from arena.competition.runner import Summary, run_tournament
 from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairing_number, pairs
 from arena.competition.store import PlayedMatch, Store
 from arena.games import derive_seed, get_game
+from arena.supervisor._pool import open_pool
 from arena.supervisor.matchlog import read_log
 from protocol import Limits
 
@@ -204,6 +207,36 @@ def test_reusable_bots_keep_their_processes_and_no_reuse_starts_two_per_match(tm
     fresh, _ = play(prepare(config_for(tmp_path / "b", bots)), jobs=2, reuse=False)
     assert fresh.pool.started == 2 * fresh.played == 12
     assert fresh.pool.reused == 0
+    # most started while the match before played, and none of those was left unplayed
+    assert fresh.pool.prepared >= 4
+
+
+async def test_a_process_started_ahead_is_the_one_its_match_gets() -> None:
+    spec = resolve(str(RPS / "minimal-python"))
+    fresh = dataclasses.replace(spec, reuse=False)
+    async with open_pool() as pool:
+        pool.prepare(fresh, FAST)
+        pool.prepare(fresh, FAST)  # one waits per bot
+        with trio.fail_after(30):
+            while not pool.stats.prepared:
+                await trio.sleep(0.01)
+        asked = trio.current_time()
+        bot = await pool.acquire(fresh, FAST, deal=1)
+        assert pool.stats.started == pool.stats.prepared == 1
+        assert bot.stats.started_at < asked and bot.stats.requests == 0
+        pool.release(bot, faulted=False)
+        pool.prepare(spec, FAST)  # a reusable bot keeps its processes: nothing started ahead
+        pool.prepare(fresh, FAST)  # left unused: stopped with the pool
+    assert pool.stats.started == pool.stats.prepared == 2
+
+
+async def test_a_process_started_ahead_that_cannot_start_is_the_taking_match_s_fault(tmp_path: Path) -> None:
+    ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, digest="g")
+    async with open_pool() as pool:
+        pool.prepare(ghost, FAST)
+        with pytest.raises(Crash, match="could not start"):
+            await pool.acquire(ghost, FAST, deal=1)
+        assert pool.stats.started == 0
 
 
 def test_the_two_legs_of_a_deal_are_never_played_by_one_process(tmp_path: Path) -> None:

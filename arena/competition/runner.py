@@ -134,6 +134,7 @@ class _Runner:
         self._busy: set[str] = set()
         self._running = 0
         self._wake = trio.Event()
+        self._window: deque[Scheduled] = deque()
 
     def schedule(self) -> Iterator[Scheduled]:
         """The whole schedule of the admitted field, made one match at a time."""
@@ -181,7 +182,7 @@ class _Runner:
 
     async def run(self, pool: BotPool) -> None:
         pending = (m for m in self.schedule() if m.key not in self.finished)
-        window: deque[Scheduled] = deque()
+        window = self._window
         size = max(8, WINDOW_PER_JOB * self.jobs)
         async with trio.open_nursery() as nursery:
             while True:
@@ -268,7 +269,16 @@ class _Runner:
             pool,
             log_path=self._log_path(scheduled),
             tournament_id=self.tid,
+            seated=lambda: self._prepare_next(pool),
         )
+
+    def _prepare_next(self, pool: BotPool) -> None:
+        """Start the processes of the match likely to come next while this one plays (:meth:`BotPool.prepare`)."""
+        for match in self._window:
+            if not ({match.bot_a, match.bot_b} & (self.banned.keys() | self.foreign.keys())):
+                for name in (match.bot_a, match.bot_b):
+                    pool.prepare(self.plan.specs[name], self.plan.config.limits)
+                return
 
 
 class MatchExecutor(Protocol):
@@ -302,8 +312,12 @@ async def play_scheduled(
     *,
     log_path: Path | None,
     tournament_id: int,
+    seated: Callable[[], None] = lambda: None,
 ) -> PlayedMatch:
     """Play ``scheduled`` with processes from ``pool`` and return it as the store records it.
+
+    ``seated`` is called once both seats have their processes (the runner
+    then starts those of the next match).
 
     Each seat's process has never played this match's deal (see
     :meth:`~arena.supervisor._pool.BotPool.acquire`), and the bots are told
@@ -322,6 +336,7 @@ async def play_scheduled(
             for bot in bots:  # the seat that did start played nothing: back to the pool
                 pool.release(bot, faulted=False)
             return _unplayed(game, scheduled, spawn_faults)
+        seated()
         seats = [
             Seat(bot=bot, limits=limits, name=name, wire=wire_for(bot.spec.protocol, game))
             for bot, name in zip(bots, names, strict=True)

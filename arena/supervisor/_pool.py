@@ -35,6 +35,7 @@ import trio
 
 from protocol import Limits
 
+from .._errors import BotFault
 from ..bots.spec import BotSpec
 from ._process import BotProcess, SpawnOptions, open_bot
 from .play import goodbye_line, spawn_options
@@ -54,6 +55,16 @@ class _Held:
     """Deals this process has played that may still come again (it must not be given them)."""
 
 
+@dataclass(eq=False)
+class _Spare:
+    """A fresh process started ahead of the match that will take it (see :meth:`BotPool.prepare`)."""
+
+    ready: trio.Event = field(default_factory=trio.Event)
+    held: _Held | None = None
+    fault: BotFault | None = None
+    """Why it could not start: the match that takes it forfeits, as if it had started it itself."""
+
+
 @dataclass
 class PoolStats:
     """How many processes the pool started and how many matches reused one."""
@@ -63,6 +74,8 @@ class PoolStats:
     discarded_after_fault: int = 0
     kept_from_a_deal: int = 0
     """Times an idle process was passed over because it had played the match's deal."""
+    prepared: int = 0
+    """Processes started ahead of their match (:meth:`BotPool.prepare`), of ``started``."""
 
 
 class BotPool:
@@ -82,7 +95,60 @@ class BotPool:
         self._idle: dict[str, list[_Held]] = {}
         self._held: dict[int, _Held] = {}
         self._counter: dict[str, int] = {}
+        self._spares: dict[str, list[_Spare]] = {}
+        self._closed = False
         self.stats = PoolStats()
+
+    def prepare(self, spec: BotSpec, limits: Limits) -> None:
+        """Start a fresh process of ``spec`` now, in the background, for a match soon to come.
+
+        The next :meth:`acquire` of ``spec`` takes it: a bot that starts a
+        process for every match then starts it while the match before plays,
+        on a CPU the arena and that match leave idle. Only for such bots (a
+        reused bot keeps its processes; a persistent one has its one), and at
+        most one waits per bot: a fresh process has played nothing, so any
+        match may take it.
+        """
+        if self._closed or (self.reuse and spec.reuse) or self._spares.get(spec.name):
+            return
+        spare = _Spare()
+        self._spares[spec.name] = [spare]
+        self._nursery.start_soon(self._start_spare, spec, self._options(spec, limits), spare)
+
+    async def _start_spare(self, spec: BotSpec, options: SpawnOptions, spare: _Spare) -> None:
+        try:
+            spare.held = await self._nursery.start(self._hold, spec, options)
+            self.stats.started += 1
+            self.stats.prepared += 1
+        except BotFault as fault:
+            spare.fault = fault
+        finally:
+            spare.ready.set()
+        if self._closed:  # no match will take it
+            self._discard_spares(spec.name)
+
+    def _options(self, spec: BotSpec, limits: Limits) -> SpawnOptions:
+        number = self._counter.get(spec.name, 0) + 1
+        self._counter[spec.name] = number
+        return spawn_options(spec, limits, self._stderr_path(spec, number))
+
+    async def _take_spare(self, spec: BotSpec) -> BotProcess | None:
+        """The process :meth:`prepare` started for ``spec``, once it has started (``None``: none, or it died)."""
+        spares = self._spares.get(spec.name)
+        if not spares:
+            return None
+        spare = spares[0]
+        await spare.ready.wait()  # a cancel here leaves it for the next acquire, or for close
+        spares.remove(spare)
+        if spare.fault is not None:
+            raise spare.fault
+        assert spare.held is not None
+        bot = spare.held.bot
+        if bot.process.poll() is not None or bot.closed:  # it exited while it waited: start another
+            spare.held.polite = False
+            spare.held.stop.set()
+            return None
+        return bot
 
     async def acquire(self, spec: BotSpec, limits: Limits, *, deal: int | None = None) -> BotProcess:
         """A process of ``spec`` ready for a new match on ``deal`` (raises ``Crash`` when it cannot start).
@@ -107,10 +173,10 @@ class BotPool:
             self.stats.reused += 1
             self._remember(held, deal, spec)
             return held.bot
-        number = self._counter.get(spec.name, 0) + 1
-        self._counter[spec.name] = number
-        options = spawn_options(spec, limits, self._stderr_path(spec, number))
-        started: _Held = await self._nursery.start(self._hold, spec, options)
+        prepared = await self._take_spare(spec)
+        if prepared is not None:
+            return prepared
+        started: _Held = await self._nursery.start(self._hold, spec, self._options(spec, limits))
         self.stats.started += 1
         self._remember(started, deal, spec)
         return started.bot
@@ -143,12 +209,23 @@ class BotPool:
             held.stop.set()
 
     def close(self) -> None:
-        """Stop every idle process (politely); busy ones stop when released."""
+        """Stop every idle process and every one started ahead (politely); busy ones stop when released."""
         for idle in self._idle.values():
             for held in idle:
                 held.stop.set()
         self._idle.clear()
         self.reuse = False
+        self._closed = True
+        for name in list(self._spares):
+            self._discard_spares(name)
+
+    def _discard_spares(self, name: str) -> None:
+        """Stop the processes started ahead for ``name`` that have started (those still starting stop then)."""
+        for spare in list(self._spares.get(name, [])):
+            if spare.ready.is_set():
+                self._spares[name].remove(spare)
+                if spare.held is not None:
+                    spare.held.stop.set()
 
     async def _hold(self, spec: BotSpec, options: SpawnOptions, *, task_status: trio.TaskStatus[_Held]) -> None:
         async with open_bot(spec, options) as bot:
