@@ -230,6 +230,24 @@ async def test_a_process_started_ahead_is_the_one_its_match_gets() -> None:
     assert pool.stats.started == pool.stats.prepared == 2
 
 
+async def test_matches_taking_a_bot_at_once_never_share_the_process_started_ahead() -> None:
+    fresh = dataclasses.replace(resolve(str(RPS / "minimal-python")), reuse=False)
+    taken = []
+    async with open_pool() as pool:
+        pool.prepare(fresh, FAST)
+
+        async def take() -> None:
+            taken.append(await pool.acquire(fresh, FAST, deal=1))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(take)
+            nursery.start_soon(take)
+        assert len({id(bot) for bot in taken}) == 2
+        assert pool.stats.started == 2 and pool.stats.prepared == 1
+        for bot in taken:
+            pool.release(bot, faulted=False)
+
+
 async def test_a_process_started_ahead_that_cannot_start_is_the_taking_match_s_fault(tmp_path: Path) -> None:
     ghost = BotSpec(name="ghost", command=("/nonexistent/ghost-bot",), cwd=tmp_path, digest="g")
     async with open_pool() as pool:

@@ -137,9 +137,12 @@ class BotPool:
         spares = self._spares.get(spec.name)
         if not spares:
             return None
-        spare = spares[0]
-        await spare.ready.wait()  # a cancel here leaves it for the next acquire, or for close
-        spares.remove(spare)
+        spare = spares.pop(0)  # this acquire's alone, though it may still be starting
+        try:
+            await spare.ready.wait()
+        except BaseException:  # cancelled: left for the next acquire, or for close
+            spares.insert(0, spare)
+            raise
         if spare.fault is not None:
             raise spare.fault
         assert spare.held is not None
