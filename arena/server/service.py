@@ -140,7 +140,9 @@ class Board:
 
     rows: list[Row]
     board: Leaderboard
+    """The standings (over the field's matches as they were a moment ago: see :meth:`Competition._standings`)."""
     matches: int
+    """Matches the ladder has played."""
     stamp: int
     paused: bool
     frozen: bool
@@ -182,6 +184,18 @@ class Board:
 def _standing_json(standing: Standing) -> dict[str, Any]:
     data = msgspec.to_builtins(standing)
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items() if k not in ("bot", "rank")}
+
+
+@dataclass(frozen=True)
+class Table:
+    """The standings of a field over the ladder's first ``seen`` matches (those between its versions)."""
+
+    ids: frozenset[int]
+    """The playing versions' ids."""
+    seen: int
+    board: Leaderboard
+    version_ids: dict[str, int]
+    """Each bot's playing version's id, by the bot's name."""
 
 
 class Busy(ArenaError):
@@ -234,6 +248,9 @@ class Competition:
         self.stamp = 0
         self._board: Board | None = None
         self._board_at = 0.0
+        self._table: Table | None = None
+        self._history_mark = len(self.matches) // HISTORY_EVERY
+        self._by_key = {match.key: match for match in self.matches}
         self._versions: list[Version] | None = None
         self._checks = trio.CapacityLimiter(1)
         self._pending: trio.MemorySendChannel[int] | None = None
@@ -348,6 +365,10 @@ class Competition:
         """Version ``number`` of participant ``pid``'s bot."""
         return next((v for v in self.versions(pid) if v.number == number), None)
 
+    def match(self, key: str) -> PlayedMatch | None:
+        """The recorded match ``key``."""
+        return self._by_key.get(key)
+
     def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
         """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
         label = {v.id: v.label for v in self.versions()}
@@ -400,18 +421,22 @@ class Competition:
         return out
 
     def board(self) -> Board:
-        """The leaderboard of the current field (cached until something changes; see :meth:`touch`)."""
+        """The leaderboard of the current field (cached until something changes; see :meth:`touch`).
+
+        The table itself (ratings over every match of the field) is computed
+        off the event loop by :meth:`_standings` as results come in; this only
+        puts it together with the owners, switches and versions, except when
+        the field changed (then the table is computed here, at once).
+        """
         cached = self._board
         if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
             return cached
         owners = {p.id: p for p in self.state.participants()}
         playing = [v for v in self.versions() if v.playing]
-        ids = {v.id for v in playing}
-        matches = [m for m in self.matches if m.versions[0] in ids and m.versions[1] in ids]
-        full = leaderboard(
-            [v.row.name for v in playing], matches, max_faults=self.config.max_faults, points_name=self.game.points_name
-        )
-        by_bot = {row.bot: row for row in full.standings}
+        table = self._table
+        if table is None or table.ids != frozenset(v.id for v in playing):
+            table = self._table = self._tabulate(playing, list(self.matches))
+        by_bot = {row.bot: row for row in table.board.standings}
         rows = []
         for version in playing:
             owner = owners[version.participant_id]
@@ -419,12 +444,54 @@ class Competition:
             banned = self.banned(version)
             reason = reason or (banned and f"disqualified: {banned}")
             rows.append(Row(by_bot[version.row.name], owner, version, "disqualified" if reason else "", reason))
-        order = {row.bot: index for index, row in enumerate(full.standings)}
+        order = {row.bot: index for index, row in enumerate(table.board.standings)}
         rows.sort(key=lambda r: (bool(r.status), order[r.version.row.name]))
         waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
-        self._board = Board(rows, full, len(matches), self.stamp, self.paused, self.frozen, waiting)
+        self._board = Board(rows, table.board, len(self.matches), self.stamp, self.paused, self.frozen, waiting)
         self._board_at = time.monotonic()
         return self._board
+
+    def _tabulate(self, playing: list[Version], matches: list[PlayedMatch]) -> Table:
+        """The leaderboard of the ``playing`` versions over their matches among ``matches`` (pure: runs in a thread)."""
+        ids = frozenset(v.id for v in playing)
+        mine = [m for m in matches if m.versions[0] in ids and m.versions[1] in ids]
+        board = leaderboard(
+            [v.row.name for v in playing], mine, max_faults=self.config.max_faults, points_name=self.game.points_name
+        )
+        return Table(ids, len(matches), board, {v.row.name: v.id for v in playing})
+
+    async def _standings(self) -> None:
+        """Keep the standings' table up to date with the results, computed in a worker thread.
+
+        At most once every ``BOARD_EVERY_S``, or four times as long as the
+        last computation took: on a long ladder the standings lag a little
+        more, and the pages and the ladder stay quick.
+        """
+        while True:
+            changed = self.changed
+            playing = [v for v in self.versions() if v.playing]
+            table = self._table
+            if table is not None and table.ids == frozenset(v.id for v in playing) and table.seen == len(self.matches):
+                await changed.wait()
+                continue
+            started = time.monotonic()
+            fresh = await trio.to_thread.run_sync(self._tabulate, playing, list(self.matches))
+            if fresh.ids == frozenset(v.id for v in self.versions() if v.playing):  # the field did not change meanwhile
+                self._table = fresh
+                self._keep_ratings(fresh)
+                self.touch()
+            await trio.sleep(max(BOARD_EVERY_S, 4 * (time.monotonic() - started)))
+
+    def _keep_ratings(self, table: Table) -> None:
+        """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
+        mark = table.seen // HISTORY_EVERY
+        if mark <= self._history_mark:
+            return
+        self._history_mark = mark
+        self.state.add_ratings(
+            table.seen,
+            [(table.version_ids[row.bot], row.rating, row.rating_error) for row in table.board.standings],
+        )
 
     def ratings(self) -> dict[str, RatingView]:
         """Current ratings of every playing version, by label, for the ladder's choice of pairs."""
@@ -446,14 +513,12 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
-        banned = self._count_faults(match)
-        self.touch(results_only=not banned)  # a disqualification shows at once
-        if len(self.matches) % HISTORY_EVERY == 0:
-            self._board = None  # the chart's points are the standings as they are now, not a second ago
-            board = self.board()
-            self.state.add_ratings(
-                len(self.matches), [(r.version.id, r.standing.rating, r.standing.rating_error) for r in board.rows]
-            )
+        self._by_key[match.key] = match
+        if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
+            self._table = None
+            self.touch()
+        else:
+            self.touch(results_only=True)
 
     # Submissions -------------------------------------------------------------------
     def may_upload(self, participant: Participant) -> None:
@@ -680,6 +745,7 @@ class Competition:
                 slots=max(1, jobs // 2), remote=remote,
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
+            nursery.start_soon(self._standings)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()

@@ -259,6 +259,7 @@ class Pages:
         self.c = competition
         self.env = _environment()
         self._fragment: tuple[int, str, str] | None = None
+        self._standings_json: tuple[int, bytes] | None = None
         self._registrations: dict[str, list[float]] = {}
 
     # Helpers -------------------------------------------------------------------
@@ -340,10 +341,10 @@ class Pages:
         return viewer is not None and (viewer.is_admin or viewer.id == owner.id)
 
     def match_by_key(self, key: str) -> PlayedMatch:
-        for match in self.c.matches:
-            if match.key == key:
-                return match
-        raise HTTPException(404, "no such match")
+        match = self.c.match(key)
+        if match is None:
+            raise HTTPException(404, "no such match")
+        return match
 
     def owners_of(self, match: PlayedMatch) -> list[Participant | None]:
         """The owners of the bots in seats A and B (a bot's name is its owner's)."""
@@ -720,7 +721,11 @@ class Pages:
 
     # The API ----------------------------------------------------------------------------
     async def api_standings(self, request: Request) -> Response:
-        return JSONResponse(self.c.board().to_json())
+        board = self.c.board()
+        cached = self._standings_json
+        if cached is None or cached[0] != board.stamp:  # encoded once per change
+            cached = self._standings_json = (board.stamp, bytes(JSONResponse(board.to_json()).body))
+        return Response(cached[1], media_type="application/json")
 
     async def api_bots(self, request: Request) -> Response:
         board = self.c.board()
