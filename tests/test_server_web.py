@@ -54,8 +54,13 @@ async def test_public_pages_and_api_with_safe_headers(tmp_path: Path) -> None:
             assert response.headers["referrer-policy"] == "no-referrer"
             assert "default-src 'self'" in response.headers["content-security-policy"]
             assert response.headers["x-frame-options"] == "DENY"
+        assert "set-cookie" not in (await kit.client.get("/")).headers  # a page without a form starts no session
         standings = (await kit.client.get("/api/standings")).json()
         assert {row["participant"] for row in standings["standings"]} == {"minimal-python", "random-python"}
+        await kit.login(kit.participant("alice"))
+        assert "Log out alice" in (await kit.client.get("/")).text  # not the page everyone else gets
+        kit.client.cookies.clear()
+        assert "Log out" not in (await kit.client.get("/")).text
         key = (await kit.client.get("/api/matches")).json()["matches"][0]["key"]
         assert (await kit.client.get(f"/matches/{key}")).status_code == 200
         assert (await kit.client.get(f"/api/matches/{key}")).json()["replay"] == f"/matches/{key}/replay"

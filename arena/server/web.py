@@ -260,6 +260,7 @@ class Pages:
         self.env = _environment()
         self._fragment: tuple[int, str, str] | None = None
         self._standings_json: tuple[int, bytes] | None = None
+        self._anonymous: tuple[int, bytes] | None = None
         self._registrations: dict[str, list[float]] = {}
 
     # Helpers -------------------------------------------------------------------
@@ -315,7 +316,7 @@ class Pages:
         body = self.env.get_template(template).render(
             title=self.c.config.title,
             me=me,
-            csrf=self.csrf(request),
+            csrf=_LazyCsrf(self, request),
             game=self.c.game,
             paused=self.c.paused,
             frozen=self.c.frozen,
@@ -371,7 +372,16 @@ class Pages:
         return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.matches[-15:][::-1])}
 
     async def leaderboard(self, request: Request) -> Response:
-        return self.page(request, "leaderboard.html", board_html=Markup(self.board_html()[1]))
+        stamp, html, _ = self.board_html()
+        if request.headers.get("authorization") or request.session:  # someone: their name in the page
+            return self.page(request, "leaderboard.html", board_html=Markup(html))
+        # Anyone else gets the same page, made once per change of the standings (it sets no cookie).
+        if self._anonymous is None or self._anonymous[0] != stamp:
+            self._anonymous = (
+                stamp,
+                bytes(self.page(request, "leaderboard.html", me=None, board_html=Markup(html)).body),
+            )
+        return HTMLResponse(self._anonymous[1])
 
     def board_html(self) -> tuple[int, str, str]:
         """The leaderboard's table (rendered once per change of the standings): its stamp, HTML and live event."""
@@ -803,6 +813,20 @@ class Pages:
     async def api_submission(self, request: Request) -> Response:
         me = self.need(request)
         return JSONResponse(_submission_json(self._own_submission(me, request.path_params["sid"])))
+
+
+class _LazyCsrf:
+    """The session's CSRF token, made only when a page shows a form (a page without one sets no cookie)."""
+
+    def __init__(self, pages: Pages, request: Request) -> None:
+        self.pages = pages
+        self.request = request
+
+    def __str__(self) -> str:
+        return self.pages.csrf(self.request)
+
+    def __html__(self) -> str:
+        return str(self)
 
 
 # Uploads -------------------------------------------------------------------------------
