@@ -561,6 +561,12 @@ async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
         assert not kit.competition.paused
         await kit.client.post("/admin/disqualify", data={"csrf": csrf, "name": "random-python", "reason": "colluding"})
         assert "random-python" not in kit.competition.field()
+        ladder, pool = kit.competition.ladder, kit.competition.pool
+        assert ladder is not None and pool is not None
+        with trio.fail_after(60):
+            while any("random-python" in (pair.first, pair.second) for pair in ladder.state.busy):
+                await trio.sleep(0.05)
+        assert not pool._idle.get("random-python")  # no process of it is kept waiting for a match it will not play
         row = next(
             r
             for r in (await kit.client.get("/api/standings")).json()["standings"]

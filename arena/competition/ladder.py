@@ -349,6 +349,10 @@ class Ladder:
                 self.state.busy.discard(pair)
                 for match in scheduled:  # no later match plays these deals: processes that played them may forget
                     pool.forget(match.seed)
+                now = self.field()
+                for label in (pair.first, pair.second):
+                    if now and label not in now:  # retired or disqualified meanwhile: its processes would idle
+                        pool.drop(field[label].spec.name)  # (an empty field is a pause: persistent bots keep state)
             self.wake()  # the other slots may now take the pair's versions again
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: BotPool) -> None:

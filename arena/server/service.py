@@ -516,6 +516,7 @@ class Competition:
         self._by_key[match.key] = match
         if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
             self._table = None
+            self._drop_processes()
             self.touch()
         else:
             self.touch(results_only=True)
@@ -676,7 +677,17 @@ class Competition:
     def disqualify(self, participant: Participant, reason: str) -> None:
         """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it."""
         self.state.set_disqualified(participant.id, reason)
+        self._drop_processes()
         self.touch()
+
+    def _drop_processes(self) -> None:
+        """Stop the idle processes of versions that may no longer play (disqualified: they would wait forever)."""
+        if self.pool is None:
+            return
+        playing = self.field() if not (self.paused or self.frozen) else None
+        for version in self.versions():
+            if version.playing and playing is not None and version.label not in playing:
+                self.pool.drop(version.label)
 
     # Running ---------------------------------------------------------------------
     async def admit_field(self, say: Callable[[str], None] = lambda _text: None) -> dict[str, str]:
