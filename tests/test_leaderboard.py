@@ -161,11 +161,11 @@ def test_more_faults_than_allowed_disqualify_and_rank_last_with_the_reason() -> 
     matches[0] = PlayedMatch(**{**matches[0].__dict__, "faults": (FaultRow("B", "Y", "crash", "gone"),)})
     board = leaderboard(["X", "Y", "Z"], matches, max_faults=0)
     rows = {row.bot: row for row in board.standings}
-    assert rows["X"].disqualified == "1 faults, more than the 0 allowed (timeout x1)"
-    assert rows["Y"].disqualified == "1 faults, more than the 0 allowed (crash x1)"
+    assert rows["X"].disqualified == "1 fault, more than the 0 allowed (timeout x1)"
+    assert rows["Y"].disqualified == "1 fault, more than the 0 allowed (crash x1)"
     assert [r.bot for r in board.standings] == ["Z", "Y", "X"]
     text = render(board, "table")
-    assert "X (DQ)" in text and "X was disqualified: 1 faults, more than the 0 allowed (timeout x1)" in text
+    assert "X (DQ)" in text and "X was disqualified: 1 fault, more than the 0 allowed (timeout x1)" in text
 
 
 def test_a_double_forfeit_is_a_loss_for_both_and_no_rating_outcome() -> None:

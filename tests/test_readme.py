@@ -153,6 +153,8 @@ COMMANDS: dict[str, Run | Skip] = {
     ),
     ROUND_ROBIN: Run(extra="--cycles 1 --no-duplicate", says=("Leaderboard", "basic-odds-py")),
     "arena results arena-runs/results.sqlite": Run(says=("Leaderboard", "basic-odds-py"), after=ROUND_ROBIN),
+    "arena compare rps-poker sample_bots/rps-poker/obvious-strats-py sample_bots/rps-poker/simple-py --seed 2024"
+    " --report-every 20": Run(output=True),
     "arena results arena-runs/results.sqlite --html report.html": Run(creates="report.html", after=ROUND_ROBIN),
     "arena replay LOG": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
     "arena replay LOG --speed 0.5": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
@@ -297,8 +299,9 @@ def output_shown_after(command: str) -> list[str]:
 
 
 def normalised(line: str) -> str:
-    """A line with what changes from run to run set aside: times in ms and time stamps."""
+    """A line with what changes from run to run set aside: times in ms, time stamps, and the CPU count."""
     line = re.sub(r"\d{8}T\d{6}", "<stamp>", line)
+    line = re.sub(r"\b\d+ at once\b", "<n> at once", line)  # --jobs defaults to the CPU count
     return re.sub(r"\b\d+ ms\b", "<n> ms", line).rstrip()
 
 

@@ -11,6 +11,9 @@ From the schedule up:
   bot versions, matches, claims of cooperating arenas);
 * :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
   ratings and the leaderboard, rendered as a table, JSON or CSV;
+* :mod:`~arena.competition.sprt`: paired (pentanomial) statistics and the SPRT;
+* :mod:`~arena.competition.compare` and :mod:`~arena.competition.compare_cli`:
+  ``arena compare``, NEW against BASE on the same deals until the SPRT decides;
 * :mod:`~arena.competition.progress`: progress displays;
 * :mod:`~arena.competition.runner`: plays the pending matches, ``jobs`` at
   once, here or through a :class:`~arena.competition.runner.MatchExecutor`;

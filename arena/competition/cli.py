@@ -11,6 +11,7 @@ import trio
 
 from .._errors import ConfigError, StoreError
 from ..supervisor.options import limits_args, limits_from, number, params_from
+from . import compare_cli
 from . import config as config_mod
 from .cluster import executor_at
 from .config import TournamentConfig, effective_jobs
@@ -133,6 +134,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena tournament`` and ``arena results`` to the command line."""
     register_tournament(sub)
     register_results(sub)
+    compare_cli.register(sub)
 
 
 def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -146,7 +148,9 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         ),
     )
     parser.add_argument("target", metavar="CONFIG.toml|GAME", help="a tournament config file, or a game id")
-    parser.add_argument("bots", nargs="*", metavar="BOT", help="bots (folders, executables, command lines)")
+    parser.add_argument(
+        "bots", nargs="*", default=[], metavar="BOT", help="bots (folders, executables, command lines)"
+    )  # a default: argparse then no longer calls the optional BOT required
     parser.add_argument(
         "--name", help="the competition's name: rerunning it resumes or changes it (default: the game and format)"
     )

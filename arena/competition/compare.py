@@ -24,14 +24,15 @@ which follows its pairs as results come and says what to print.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .._errors import ConfigError
 from ..checks.hints import printable
 from ..games import derive_seed
-from .results import MIN_DEALS, outcome_for
-from .schedule import Scheduled
+from .results import MIN_DEALS, disqualification, outcome_for
+from .schedule import Entrant, Scheduled, deal_seed, pairing_number
 from .sprt import PairCounts, Sprt, estimate
 from .store import PlayedMatch
 
@@ -43,9 +44,19 @@ _SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
 class Roles:
     """Who is compared with whom, and against which field (none: head to head)."""
 
-    new: str
-    base: str
-    opponents: tuple[str, ...] = ()
+    new: Entrant
+    base: Entrant
+    opponents: tuple[Entrant, ...] = ()
+
+    @classmethod
+    def named(cls, new: str, base: str, *opponents: str) -> Roles:
+        """Roles from plain names, in slots 0, 1, 2, ... (as a new comparison enters them)."""
+        return cls(Entrant(new, 0), Entrant(base, 1), tuple(Entrant(o, 2 + i) for i, o in enumerate(opponents)))
+
+    @property
+    def names(self) -> list[str]:
+        """NEW's, BASE's and the opponents' names."""
+        return [e.name for e in (self.new, self.base, *self.opponents)]
 
     @property
     def matches_per_round(self) -> int:
@@ -60,21 +71,19 @@ class Roles:
 
 @dataclass(frozen=True)
 class Pair:
-    """One deal pair of a comparison and the keys of its matches."""
+    """One deal pair of a comparison: its matches, in schedule order."""
 
     number: int
     """1, 2, ... in schedule order."""
     deal: str
     opponent: str | None
-    new_keys: tuple[str, str]
-    """NEW's matches, NEW in seat A then in seat B."""
-    base_keys: tuple[str, str] | None
-    """BASE's matches against the same opponent in the same seats (``None`` head to head)."""
+    matches: tuple[Scheduled, ...]
+    """NEW in seat A, then in seat B; against a field, then BASE in seat A and in seat B."""
 
     @property
     def keys(self) -> tuple[str, ...]:
         """Every match of the pair."""
-        return self.new_keys + (self.base_keys or ())
+        return tuple(m.key for m in self.matches)
 
 
 def rounds_for(roles: Roles, max_matches: int) -> int:
@@ -82,57 +91,83 @@ def rounds_for(roles: Roles, max_matches: int) -> int:
     return max(1, max_matches // roles.matches_per_round)
 
 
-def iter_pairs(roles: Roles, rounds: int) -> Iterator[Pair]:
-    """The comparison's deal pairs, in schedule order."""
+def iter_pairs(roles: Roles, *, seed: int, rounds: int) -> Iterator[Pair]:
+    """The comparison's deal pairs, in schedule order, made one at a time.
+
+    Deals come from places, as a tournament's do (:mod:`arena.competition.schedule`):
+    head to head, round ``r`` plays the deal a tournament of the two slots
+    plays in cycle ``r``; against a field, NEW and BASE meet the opponent in
+    slot ``s`` on deal ``derive_seed(seed, "compare", r, s)``, seat for seat.
+    So a new version of NEW replays its previous version's deals, and BASE's
+    matches, unchanged, need not be played again. The deal's last match tells
+    the process pool that processes which played it may forget it: no reused
+    process is handed one deal twice, NEW's boards and BASE's alike.
+    """
+    new, base = roles.new, roles.base
     number = 0
     for cycle in range(1, rounds + 1):
         if not roles.opponents:
             number += 1
-            deal = f"c{cycle}-{roles.new}-vs-{roles.base}"
-            yield Pair(number, deal, None, (f"{deal}-a", f"{deal}-b"), None)
-            continue
-        for opponent in roles.opponents:
-            number += 1
-            deal = f"c{cycle}-vs-{opponent}"
+            pairing = pairing_number(new.slot, base.slot)
+            deal, deal_seed_ = f"c{cycle}-{new.label}-vs-{base.label}", deal_seed(seed, cycle, pairing)
             yield Pair(
                 number,
                 deal,
-                opponent,
-                (f"{deal}-{roles.new}-a", f"{deal}-{roles.new}-b"),
-                (f"{deal}-{roles.base}-a", f"{deal}-{roles.base}-b"),
+                None,
+                (
+                    _match(f"{deal}-a", cycle, deal, 0, new, base, deal_seed_, pairing, last=False),
+                    _match(f"{deal}-b", cycle, deal, 1, base, new, deal_seed_, pairing, last=True),
+                ),
             )
+            continue
+        for opponent in roles.opponents:
+            number += 1
+            deal, deal_seed_ = f"c{cycle}-vs-{opponent.label}", derive_seed(seed, "compare", cycle, opponent.slot)
+            matches: list[Scheduled] = []
+            for bot in (new, base):
+                pairing = pairing_number(bot.slot, opponent.slot)
+                head = f"c{cycle}-{bot.label}-vs-{opponent.label}"
+                matches.append(_match(f"{head}-a", cycle, deal, 0, bot, opponent, deal_seed_, pairing, last=False))
+                last = bot is base
+                matches.append(_match(f"{head}-b", cycle, deal, 1, opponent, bot, deal_seed_, pairing, last=last))
+            yield Pair(number, deal, opponent.name, tuple(matches))
+
+
+def _match(
+    key: str, cycle: int, deal: str, leg: int, a: Entrant, b: Entrant, seed: int, pairing: int, *, last: bool
+) -> Scheduled:
+    return Scheduled(
+        key=key,
+        cycle=cycle,
+        deal=deal,
+        leg=leg,
+        bot_a=a.name,
+        bot_b=b.name,
+        seed=seed,
+        pairing=pairing,
+        shares_deal=True,
+        versions=(a.version_id, b.version_id),
+        last=last,
+    )
 
 
 def iter_compare_schedule(roles: Roles, *, seed: int, rounds: int) -> Iterator[Scheduled]:
-    """Every match of the comparison, in the order they are started.
+    """Every match of the comparison, in the order they are started: pair by pair (see :func:`iter_pairs`).
 
-    A deal's seed is ``derive_seed(seed, "compare", round)`` head to head and
-    ``derive_seed(seed, "compare", round, opponent)`` against a field; NEW's
-    and BASE's matches of a deal share it, seat for seat. ``leg`` is 0 when the
-    compared bot sits in seat A, 1 in seat B.
+    ``leg`` is 0 when the compared bot sits in seat A, 1 in seat B.
     """
-    for pair in iter_pairs(roles, rounds):
-        cycle = (pair.number - 1) // roles.pairs_per_round + 1
-        if pair.opponent is None:
-            deal_seed = derive_seed(seed, "compare", cycle)
-            a, b = pair.new_keys
-            yield Scheduled(a, cycle, pair.deal, 0, roles.new, roles.base, deal_seed)
-            yield Scheduled(b, cycle, pair.deal, 1, roles.base, roles.new, deal_seed)
-            continue
-        deal_seed = derive_seed(seed, "compare", cycle, pair.opponent)
-        assert pair.base_keys is not None
-        for bot, keys in ((roles.new, pair.new_keys), (roles.base, pair.base_keys)):
-            yield Scheduled(keys[0], cycle, pair.deal, 0, bot, pair.opponent, deal_seed)
-            yield Scheduled(keys[1], cycle, pair.deal, 1, pair.opponent, bot, deal_seed)
+    for pair in iter_pairs(roles, seed=seed, rounds=rounds):
+        yield from pair.matches
 
 
 def check_roles(roles: Roles) -> None:
-    """Refuse a comparison whose bots' names make two matches share a key."""
-    names = [roles.new, roles.base, *roles.opponents]
+    """Refuse a comparison whose bots are not different, or whose names make two matches share a key."""
+    names = roles.names
     if len(set(names)) != len(names):
         raise ConfigError("compare: NEW, BASE and the opponents must be different bots")
-    keys = [key for pair in iter_pairs(roles, 2) for key in pair.keys]
-    if len(set(keys)) != len(keys):
+    keys = [key for pair in iter_pairs(roles, seed=0, rounds=2) for key in pair.keys]
+    deals = {pair.deal for pair in iter_pairs(roles, seed=0, rounds=2)}
+    if len(set(keys)) != len(keys) or len(deals) != 2 * roles.pairs_per_round:
         raise ConfigError('two bots\' names make the same match key; rename one (name = "..." in its bot.toml)')
 
 
@@ -146,13 +181,26 @@ def board_score(new: str, base: str) -> float:
 
 @dataclass
 class Comparison:
-    """The comparison's pairs as their results come, and the SPRT over the complete ones in schedule order."""
+    """The comparison's pairs as their results come, and the SPRT over the complete ones in schedule order.
+
+    Everything is decided in schedule order, so that the same recorded
+    matches give the same lines and the same verdict however many ran at
+    once, and after a resume: the SPRT takes a pair when all of it and
+    everything before it is recorded, and faults are counted match by match
+    in that order, so a bot is disqualified (``max_faults``) at the same
+    place of the schedule whatever order matches finished in. A pair in
+    which an opponent is disqualified, and every later pair with it, is
+    skipped; a disqualified NEW or BASE ends the test without a verdict.
+    """
 
     roles: Roles
     sprt: Sprt
     rounds: int
+    seed: int = 0
     every: int = 10
     """A running report every this many pairs (and at the end)."""
+    max_faults: int | None = None
+    """Disqualify a bot with more faults than this (as the tournament does); ``None``: never."""
     counts: PairCounts = field(default_factory=PairCounts)
     llr: float = 0.0
     verdict: str | None = None
@@ -162,11 +210,17 @@ class Comparison:
     pairs_done: int = 0
     pairs_skipped: int = 0
     matches_counted: int = 0
+    banned: dict[str, str] = field(default_factory=dict)
+    """Bots disqualified so far in schedule order, with why."""
 
     def __post_init__(self) -> None:
-        self._pairs = iter_pairs(self.roles, self.rounds)
+        self._pairs = iter_pairs(self.roles, seed=self.seed, rounds=self.rounds)
         self._next: Pair | None = next(self._pairs, None)
+        self._seen = 0
+        """Matches of the next pair whose faults are counted."""
         self._results: dict[str, PlayedMatch] = {}
+        self._faults: dict[str, Counter[str]] = {}
+        self._announced: set[str] = set()
 
     @property
     def total_pairs(self) -> int:
@@ -178,44 +232,64 @@ class Comparison:
         """Whether the test has ended (a verdict, no pairs left, or a compared bot disqualified)."""
         return self.verdict is not None or self._next is None or bool(self.stopped)
 
-    def add(self, match: PlayedMatch, banned: dict[str, str] | None = None) -> list[str]:
-        """Take a recorded match; return the lines to print (pairs completed in order, reports, the verdict).
-
-        ``banned`` are the disqualified bots (with why): a pair one of them
-        can no longer complete is skipped; a disqualified NEW or BASE stops the test.
-        """
-        banned = banned or {}
+    def add(self, match: PlayedMatch) -> list[str]:
+        """Take a recorded match; return the lines to print (pairs completed in order, reports, the verdict)."""
         if self.finished:
             return []
         self._results[match.key] = match
         lines: list[str] = []
-        for role in (self.roles.new, self.roles.base):
-            if role in banned and not self.stopped:
-                self.stopped = f"{printable(role)} was disqualified: {banned[role]}"
-        while self._next is not None and not self.verdict and not self.stopped:
-            pair = self._next
-            results = [self._results.get(key) for key in pair.keys]
-            if any(r is None for r in results):
-                if pair.opponent is not None and pair.opponent in banned:
-                    self.pairs_skipped += 1
-                    for key in pair.keys:
-                        self._results.pop(key, None)
-                    self._next = next(self._pairs, None)
-                    continue
+        while (pair := self._next) is not None and not self.finished:
+            if not self._follow(pair):
                 break
-            played = [r for r in results if r is not None]
-            first, second = self._count(pair, played)
-            lines.append(self.pair_line(pair, played, first, second))
-            self._next = next(self._pairs, None)
-            self.llr = self.sprt.llr(self.counts.pentanomial())
-            self.verdict = self.sprt.verdict(self.llr)
-            if self.verdict or self.pairs_done % self.every == 0 or self._next is None:
+            played = [self._results.pop(key, None) for key in pair.keys]
+            self._next, self._seen = next(self._pairs, None), 0
+            compared = [name for name in (self.roles.new.name, self.roles.base.name) if name in self.banned]
+            if compared:
+                self.stopped = f"{printable(compared[0])} was disqualified: {self.banned[compared[0]]}"
+            elif pair.opponent is not None and pair.opponent in self.banned:
+                self.pairs_skipped += 1
+                if pair.opponent not in self._announced:
+                    self._announced.add(pair.opponent)
+                    lines.append(
+                        f"{printable(pair.opponent)} was disqualified ({self.banned[pair.opponent]}):"
+                        f" its pairs from pair {pair.number} on are not counted"
+                    )
+                if all(o.name in self.banned for o in self.roles.opponents):
+                    self.stopped = "every opponent was disqualified"
+            else:
+                results = [m for m in played if m is not None]
+                first, second = self._count(pair, results)
+                lines.append(self.pair_line(pair, results, first, second))
+                self.llr = self.sprt.llr(self.counts.pentanomial())
+                self.verdict = self.sprt.verdict(self.llr)
+                if self.verdict or self.pairs_done % self.every == 0:
+                    lines += self.report_lines()
+                    continue
+            if self.finished and self.pairs_done:
                 lines += self.report_lines()
         return lines
 
+    def _follow(self, pair: Pair) -> bool:
+        """Count the faults of ``pair``'s recorded matches in order; whether it is over (all in, or doomed)."""
+        compared = (self.roles.new.name, self.roles.base.name)
+        while self._seen < len(pair.matches):
+            scheduled = pair.matches[self._seen]
+            if {scheduled.bot_a, scheduled.bot_b, *compared} & self.banned.keys():
+                return True  # the rest of the pair will not be played, or the test is over
+            played = self._results.get(scheduled.key)
+            if played is None:
+                return False
+            self._seen += 1
+            for fault in played.faults:
+                kinds = self._faults.setdefault(fault.bot, Counter())
+                kinds[fault.kind] += 1
+                if self.max_faults is not None and fault.bot not in self.banned:
+                    why = disqualification(kinds, self.max_faults)
+                    if why:
+                        self.banned[fault.bot] = why
+        return True
+
     def _count(self, pair: Pair, played: list[PlayedMatch]) -> tuple[float, float]:
-        for key in pair.keys:
-            del self._results[key]
         if pair.opponent is None:
             first = _SCORE[outcome_for(played[0], "A")]
             second = _SCORE[outcome_for(played[1], "B")]
@@ -231,7 +305,7 @@ class Comparison:
     # What to print -----------------------------------------------------------------
     def pair_line(self, pair: Pair, played: Sequence[PlayedMatch], first: float, second: float) -> str:
         """``Pair 12 (c12): new W D against base: 1.5 of 2``, or with the boards against an opponent."""
-        new, base = printable(self.roles.new), printable(self.roles.base)
+        new, base = printable(self.roles.new.name), printable(self.roles.base.name)
         head = f"Pair {pair.number} of {self.total_pairs} ({printable(pair.deal)}):"
         score = f"{_half(first + second)} of 2"
         if pair.opponent is None:
@@ -252,7 +326,7 @@ class Comparison:
             f"  Ptnml(0-2) [{c.ll}, {c.ld}, {c.wl + c.dd}, {c.wd}, {c.ww}] (WL {c.wl}, DD {c.dd})"
         )
         if c.pairs < MIN_DEALS:
-            elo = f"Elo n too small ({c.pairs} pairs)"
+            elo = f"Elo n too small ({plural(c.pairs, 'pair')})"
         elif math.isnan(found.elo_error95):
             elo = f"Elo {_signed(found.elo)} (every pair alike: no spread to measure)"
         else:
@@ -270,9 +344,9 @@ class Comparison:
 
     def verdict_line(self) -> str:
         """The ending: which hypothesis was accepted, or why there is none."""
-        new, base = printable(self.roles.new), printable(self.roles.base)
+        new, base = printable(self.roles.new.name), printable(self.roles.base.name)
         unit = "nElo" if self.sprt.model == "normalized" else "Elo"
-        after = f"after {self.pairs_done} pairs ({self.matches_counted} matches)"
+        after = f"after {plural(self.pairs_done, 'pair')} ({plural(self.matches_counted, 'match')})"
         if self.verdict == "H1":
             return (
                 f"H1 accepted {after}: {new} is better than {base} "
@@ -296,9 +370,14 @@ class Comparison:
         return {"H1": 0, "H0": 1}.get(self.verdict or "", 2)
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``, ``1 match``, ``2 matches``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}{'es' if noun.endswith('ch') else 's'}"
+
+
 def _half(value: float) -> str:
     return f"{value:g}"
 
 
 def _signed(value: float) -> str:
-    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf" if value < 0 else "-")
+    return f"{value + 0.0:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf" if value < 0 else "-")

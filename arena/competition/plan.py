@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from ..games import Game, get_game
 from ..supervisor.play import new_seed
 from ..supervisor.wires import wire_for
 from .config import TournamentConfig
-from .schedule import Entrant, pairs
+from .schedule import Entrant, Scheduled, count_schedule, iter_schedule, pairs
 from .store import Store, TournamentRow, VersionRow
 
 _IDENTITY = ("game", "params", "format", "challenger", "duplicate_deals", "limits", "deals")
@@ -93,6 +94,53 @@ class Plan:
             "limits": msgspec.to_builtins(self.config.limits),
             "deals": self.deals_digest,
         }
+
+    # The schedule (a comparison's plan has its own: :class:`arena.competition.compare_cli.ComparePlan`)
+    def admitted_challengers(self, admitted: Sequence[str]) -> list[str]:
+        """A gauntlet's challengers that were admitted (the rest of its challengers play no one this run)."""
+        wanted = self.challenger or self.names[0]
+        return [name for name in ([wanted] if isinstance(wanted, str) else wanted) if name in admitted]
+
+    def playable(self, admitted: Sequence[str]) -> bool:
+        """Whether the admitted bots make a schedule (two of them; a gauntlet's challenger and someone else)."""
+        if len(admitted) < 2:
+            return False
+        return self.config.format != "gauntlet" or 0 < len(self.admitted_challengers(admitted)) < len(admitted)
+
+    def schedule(self, competition: Competition, entrants: Sequence[Entrant]) -> Iterator[Scheduled]:
+        """The competition's whole schedule for the admitted ``entrants``, made one match at a time."""
+        return iter_schedule(
+            entrants,
+            seed=competition.seed,
+            cycles=competition.cycles,
+            duplicate=self.duplicate,
+            fmt=self.config.format,
+            challenger=self.admitted_challengers([e.name for e in entrants]),
+            deals=self.deals,
+            scheme=competition.scheme,
+        )
+
+    def count(self, competition: Competition, entrants: Sequence[Entrant]) -> int:
+        """How many matches :meth:`schedule` makes, without making them."""
+        return count_schedule(
+            entrants,
+            cycles=competition.cycles,
+            duplicate=self.duplicate,
+            fmt=self.config.format,
+            challengers=len(self.admitted_challengers([e.name for e in entrants])),
+        )
+
+    def matches_per_bot(self, cycles: int) -> dict[str, int]:
+        """How many matches each bot of the plan's field has in the schedule (if every bot is admitted)."""
+        field_names = self.names
+        n = len(field_names)
+        legs = 2 if self.duplicate else 1
+        if self.config.format == "gauntlet":
+            challenger = self.challenger or field_names[0]
+            challengers = [challenger] if isinstance(challenger, str) else list(challenger)
+            others = n - len(challengers)
+            return {name: cycles * legs * (others if name in challengers else len(challengers)) for name in field_names}
+        return {name: cycles * legs * (n - 1) for name in field_names}
 
     def stored_config(self, *, cycles: int, scheduled: int | None, scheme: str = "place") -> dict[str, Any]:
         """The config as the results database keeps it."""
@@ -308,7 +356,7 @@ def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
     tid = competition.id
     everything = store.versions(tid)
     current = {v.name: v for v in everything if v.current}
-    per_bot = _matches_per_bot(plan, competition.cycles)
+    per_bot = plan.matches_per_bot(competition.cycles)
     for name, version in current.items():
         if name not in plan.specs:
             store.retire(version.id, "removed")
@@ -382,19 +430,6 @@ def _returning(everything: list[VersionRow], name: str, spec: BotSpec) -> Versio
     if mine and not mine[-1].current and (mine[-1].digest, mine[-1].command) == (spec.digest, spec.command):
         return mine[-1]
     return None
-
-
-def _matches_per_bot(plan: Plan, cycles: int) -> dict[str, int]:
-    """How many matches each bot of the plan's field has in the schedule (if every bot is admitted)."""
-    field_names = plan.names
-    n = len(field_names)
-    legs = 2 if plan.duplicate else 1
-    if plan.config.format == "gauntlet":
-        challenger = plan.challenger or field_names[0]
-        challengers = [challenger] if isinstance(challenger, str) else list(challenger)
-        others = n - len(challengers)
-        return {name: cycles * legs * (others if name in challengers else len(challengers)) for name in field_names}
-    return {name: cycles * legs * (n - 1) for name in field_names}
 
 
 def _say(store: Store, competition: Competition, kind: str, line: str, bot: str = "") -> None:

@@ -182,7 +182,7 @@ def disqualification(kinds: Counter[str], max_faults: int) -> str:
     if total <= max_faults:
         return ""
     detail = ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items()))
-    return f"{total} faults, more than the {max_faults} allowed ({detail})"
+    return f"{total} fault{'' if total == 1 else 's'}, more than the {max_faults} allowed ({detail})"
 
 
 def leaderboard(
@@ -339,7 +339,8 @@ def board_from_store(
     board.seed = tournament.seed
     if not history:
         board.not_admitted = {v.name: v.reason for v in versions if v.current and v.admission == "not_admitted"}
-    board.notes = notes
+    verdict = config.get("compare", {}).get("verdict") if not history else None
+    board.notes = notes + ([f"arena compare: {verdict}"] if verdict else [])
     return board
 
 

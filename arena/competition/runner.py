@@ -56,7 +56,7 @@ from ..supervisor.wires import wire_for
 from .plan import Competition, Plan
 from .progress import Progress, QuietProgress
 from .results import disqualification
-from .schedule import Entrant, Scheduled, count_schedule, iter_schedule
+from .schedule import Entrant, Scheduled
 from .store import HEARTBEAT_S, FaultRow, Holder, PlayedMatch, Store, VersionRow
 
 WINDOW_PER_JOB = 4
@@ -78,6 +78,8 @@ class Summary:
     left_to_others: int = 0
     """Matches left to another arena working on the same database (it claimed them, or their persistent bot)."""
     interrupted: bool = False
+    stopped: bool = False
+    """The run's ``watch`` ended it before the schedule did (``arena compare``'s test reached its verdict)."""
     elapsed_s: float = 0.0
     pool: PoolStats = field(default_factory=PoolStats)
     disqualified: dict[str, str] = field(default_factory=dict)
@@ -109,13 +111,7 @@ class _Runner:
         self.log_dir = log_dir
         self.arena = arena
         self.finished = store.finished_keys(self.tid)
-        self.total = count_schedule(
-            entrants,
-            cycles=competition.cycles,
-            duplicate=plan.duplicate,
-            fmt=plan.config.format,
-            challengers=len(_challengers(plan, [e.name for e in entrants])),
-        )
+        self.total = plan.count(competition, entrants)
         self.done = sum(1 for m in self.schedule() if m.key in self.finished)
         self.points = {e.name: 0.0 for e in entrants}
         self.points.update({k: v for k, v in store.points(self.tid).items() if k in self.points})
@@ -131,24 +127,22 @@ class _Runner:
         self.played = 0
         self.left = 0
         self.executor: MatchExecutor | None = None
+        self.watch: Callable[[PlayedMatch], bool] | None = None
+        """Told each match this run records; returning True ends the run (matches in flight are abandoned)."""
+        self.stopped = False
         self._busy: set[str] = set()
         self._running = 0
         self._wake = trio.Event()
         self._window: deque[Scheduled] = deque()
+        self._scope: trio.CancelScope | None = None
+        self._on_deal: dict[int, int] = {}
+        """Matches in flight on each deal."""
+        self._closed: set[int] = set()
+        """Deals whose last match has ended (or will not be played here), while others on them are in flight."""
 
     def schedule(self) -> Iterator[Scheduled]:
         """The whole schedule of the admitted field, made one match at a time."""
-        c = self.plan.config
-        return iter_schedule(
-            self.entrants,
-            seed=self.competition.seed,
-            cycles=self.competition.cycles,
-            duplicate=self.plan.duplicate,
-            fmt=c.format,
-            challenger=_challengers(self.plan, [e.name for e in self.entrants]),
-            deals=self.plan.deals,
-            scheme=self.competition.scheme,
-        )
+        return self.plan.schedule(self.competition, self.entrants)
 
     def _count(self, match: PlayedMatch) -> None:
         for seat_index, seat in enumerate(SEATS):
@@ -180,17 +174,26 @@ class _Runner:
                         " its matches are left to it"
                     )
 
+    def _pending(self, pool: BotPool) -> Iterator[Scheduled]:
+        for match in self.schedule():
+            if match.key not in self.finished:
+                yield match
+            elif match.last_of_deal:  # recorded by an earlier run: the deal may be forgotten after this run's
+                self._forget(match, pool)
+
     async def run(self, pool: BotPool) -> None:
-        pending = (m for m in self.schedule() if m.key not in self.finished)
+        pending = self._pending(pool)
         window = self._window
         size = max(8, WINDOW_PER_JOB * self.jobs)
         async with trio.open_nursery() as nursery:
+            self._scope = nursery.cancel_scope
             while True:
                 while len(window) < size and (nxt := next(pending, None)) is not None:
                     window.append(nxt)
                 while self._running < self.jobs and (match := self._take(window, pool)) is not None:
                     self._running += 1
                     self._busy.update(match.persistent)
+                    self._on_deal[match.seed] = self._on_deal.get(match.seed, 0) + 1
                     nursery.start_soon(self._one, match, pool)
                 if not window and self._running == 0:
                     break
@@ -235,20 +238,38 @@ class _Runner:
         self.progress.advance(self.done, self.total, self.leader())
 
     def _forget(self, match: Scheduled, pool: BotPool) -> None:
-        if match.last_of_deal and not self.plan.deals:  # a deals file deals its seeds to many pairings
-            pool.forget(match.seed)
+        """``match`` is over (or will not be played here): once its deal's are, processes may forget the deal.
+
+        Not before every match on the deal has ended: legs finish in any order,
+        and one still starting may yet be handed a process that has played
+        another leg of its deal.
+        """
+        if self.plan.deals:  # a deals file deals its seeds to many pairings: never forgotten
+            return
+        seed = match.seed
+        if match.last_of_deal:
+            self._closed.add(seed)
+        if seed in self._closed and not self._on_deal.get(seed):
+            self._closed.discard(seed)
+            self._on_deal.pop(seed, None)
+            pool.forget(seed)
 
     async def _one(self, scheduled: Scheduled, pool: BotPool) -> None:
         try:
             match = await self._play(scheduled, pool)
-            if self.store.record_match(self.tid, match, arena=self.arena):
+            recorded = self.store.record_match(self.tid, match, arena=self.arena)
+            if recorded:
                 self._count(match)
             self.done += 1
             self.played += 1
             self.progress.finished(match, self.done, self.total)
             self.progress.advance(self.done, self.total, self.leader())
+            if recorded and self.watch is not None and self.watch(match) and self._scope is not None:
+                self.stopped = True  # the matches in flight are abandoned, as on Ctrl-C
+                self._scope.cancel()
         finally:
             self._busy.difference_update(scheduled.persistent)
+            self._on_deal[scheduled.seed] -= 1
             self._forget(scheduled, pool)
             self._running -= 1
             self._wake.set()
@@ -494,6 +515,8 @@ async def run_tournament(
     say: Callable[[str], None] = lambda _text: None,
     executor: OpenExecutor | None = None,
     recheck: bool = False,
+    watch: Callable[[PlayedMatch], bool] | None = None,
+    refused: dict[str, str] | None = None,
 ) -> Summary:
     """Admit the field's bots, then play the matches of ``competition`` not yet in ``store``.
 
@@ -504,24 +527,31 @@ async def run_tournament(
     With ``handle_signals``, Ctrl-C (SIGINT) and SIGTERM stop the run cleanly:
     matches in flight are abandoned (their processes killed), finished ones
     stay recorded, and the summary says the run was interrupted.
+
+    ``watch`` is told every match this run records, as it is recorded; when
+    it returns True the run ends there, abandoning the matches in flight
+    (``arena compare``'s test reached its verdict; ``Summary.stopped``).
+    A caller that has run :func:`admit` itself passes what it ``refused``
+    (the bots not admitted), and admission is not run again.
     """
     progress = progress or QuietProgress()
     config = plan.config
     log_dir = config.log_dir / f"tournament-{competition.id}" if config.logs else None
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
-        refused = await admit(
-            plan,
-            store,
-            competition,
-            log_dir=(log_dir / "admission") if log_dir else Path(scratch),
-            jobs=jobs or 1,
-            say=say,
-            recheck=recheck,
-        )
+    if refused is None:
+        with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
+            refused = await admit(
+                plan,
+                store,
+                competition,
+                log_dir=(log_dir / "admission") if log_dir else Path(scratch),
+                jobs=jobs or 1,
+                say=say,
+                recheck=recheck,
+            )
     entrants = [competition.entrant(v) for v in competition.admitted]
     names = [e.name for e in entrants]
-    playable = len(entrants) >= 2 and (config.format != "gauntlet" or 0 < len(_challengers(plan, names)) < len(names))
+    playable = plan.playable(names)
     arena = store.register_arena()
     try:
         runner = _Runner(
@@ -534,6 +564,7 @@ async def run_tournament(
             log_dir=log_dir,
             arena=arena,
         )
+        runner.watch = watch
         store.update_config(
             competition.id,
             plan.stored_config(cycles=competition.cycles, scheduled=runner.total, scheme=competition.scheme),
@@ -582,6 +613,7 @@ async def run_tournament(
         store.unregister_arena(arena)
     summary.played = runner.played
     summary.skipped = runner.skipped
+    summary.stopped = runner.stopped
     summary.left_to_others = runner.left
     summary.elapsed_s = time.monotonic() - started
     summary.disqualified = dict(runner.banned)
@@ -603,9 +635,3 @@ async def _stop_on_signal(
             summary.interrupted = True
             scope.cancel()
             return
-
-
-def _challengers(plan: Plan, admitted: list[str]) -> list[str]:
-    """A gauntlet's challengers that were admitted (the rest of its challengers play no one this run)."""
-    wanted = plan.challenger or plan.names[0]
-    return [name for name in ([wanted] if isinstance(wanted, str) else wanted) if name in admitted]

@@ -82,6 +82,12 @@ class Scheduled:
     """The store's ids of the bot versions in seats A and B."""
     persistent: tuple[str, ...] = ()
     """The bots of this match that are persistent (their matches must be played in schedule order)."""
+    last: bool | None = None
+    """Whether no later match of the schedule plays this deal; ``None``: the pairing's second leg is the last.
+
+    Set by schedules whose deals are played by more than one pairing (``arena
+    compare`` deals each of NEW's boards to BASE too).
+    """
 
     def bot(self, seat: str) -> str:
         """The bot in ``seat``."""
@@ -95,6 +101,8 @@ class Scheduled:
     @property
     def last_of_deal(self) -> bool:
         """Whether no later match of the schedule plays this match's deal (its processes may forget it)."""
+        if self.last is not None:
+            return self.last
         return not self.shares_deal or self.leg == 1
 
 

@@ -51,8 +51,16 @@ from statistics import NormalDist
 MODELS = ("normalized", "logistic")
 """The SPRT's Elo models: normalized Elo (fastchess's default) and logistic Elo."""
 DEFAULT_ELO0 = 0.0
-DEFAULT_ELO1 = 2.0
-"""fastchess's documented SPRT, ``-sprt elo0=0 elo1=2 alpha=0.05 beta=0.05`` (normalized Elo)."""
+DEFAULT_ELO1 = 10.0
+"""The default test: is NEW 10 nElo better (H1) or not better (H0)?
+
+fastchess's own documented example is ``-sprt elo0=0 elo1=2 alpha=0.05
+beta=0.05`` in normalized Elo, for chess engines that gain a few Elo per
+patch over a hundred thousand games. Card bots change more from one version
+to the next, and a match is cheap but noisy: at [0, 2] a copy of a bot
+needs some 90,000 pairs to be told apart from a better one; at [0, 10] some
+3,500. Alpha, beta and the model are fastchess's.
+"""
 DEFAULT_ALPHA = 0.05
 DEFAULT_BETA = 0.05
 NELO_PER_T = 800 / math.log(10)
@@ -123,7 +131,7 @@ def logistic_elo(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: an even score is 0, not -0 (in JSON too)
 
 
 def expected_score(elo: float) -> float:
