@@ -153,94 +153,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     plan = plan_comparison(args)
     for note in plan.notes:
         print(f"arena: note: {note}", file=sys.stderr)
-    config, test = plan.config, plan.test
+    config = plan.config
     jobs = effective_jobs(config.jobs)
     with Store.open(config.db) as store:
         competition = open_competition(plan, store, fresh=args.fresh)
-        field_text = (
-            f"each against {', '.join(printable(o) for o in plan.opponents)}" if plan.opponents else "head to head"
-        )
-        unit = "nElo" if test.model == "normalized" else "Elo"
-        print(
-            f"Compare {printable(plan.new)} (new) with {printable(plan.base)} (base) on {plan.game.game_id},"
-            f" {field_text}, on the same deals (pairs of both seatings): competition {printable(competition.name)!r}"
-            f" in {config.db}, seed {competition.seed}"
-        )
-        for line in competition.changes:
-            print(printable(line, limit=1000))
-        refused = trio.run(lambda: _admit(plan, store, competition, jobs, args.recheck))
-        entrants = [competition.entrant(v) for v in competition.admitted]
-        roles = plan.roles(entrants)
+        roles, refused = _admitted_roles(plan, store, competition, jobs, recheck=args.recheck)
         if roles is None:
-            missing = [name for name in (plan.new, plan.base) if name in refused] or list(plan.opponents)
-            print(
-                f"No verdict: {', '.join(printable(n) for n in missing)} not admitted (see above):"
-                " fix it and run the same command again (--recheck tries it again unchanged)",
-                file=sys.stderr,
-            )
             return 2
-        for name in plan.opponents:
-            if name not in {o.name for o in roles.opponents}:
-                print(f"{printable(name)} is not admitted: NEW and BASE meet the other opponents")
-        print(
-            f"SPRT: H1 {unit} = {test.elo1:g} against H0 {unit} = {test.elo0:g}, alpha {test.alpha:g},"
-            f" beta {test.beta:g}: stop when the LLR leaves ({test.lower:.2f}, {test.upper:.2f});"
-            f" at most {competition.cycles * roles.matches_per_round} matches; {jobs} at once"
-        )
         comparison = Comparison(
             roles,
-            test,
+            plan.test,
             competition.cycles,
             seed=competition.seed,
             every=args.report_every,
             max_faults=config.max_faults,
         )
-        recorded = {m.key: m for m in store.matches(competition.id, current=True)}
-        for scheduled in iter_compare_schedule(roles, seed=competition.seed, rounds=competition.cycles):
-            if comparison.finished:
-                break
-            if scheduled.key in recorded:
-                comparison.add(recorded[scheduled.key])
-        if recorded:
-            done = f"{plural(comparison.pairs_done, 'pair')} ({plural(len(recorded), 'match')})"
-            print(f"Resuming: {done} already played")
-            if comparison.pairs_done:
-                for line in comparison.report_lines():
-                    print(line)
-        summary = None
+        _describe(plan, competition, roles, jobs)
+        _resume(comparison, store, competition.id)
+        interrupted = False
         if not comparison.finished:
-
-            def watch(match: PlayedMatch) -> bool:
-                for line in comparison.add(match):
-                    print(line, flush=True)
-                return comparison.finished
-
-            summary = trio.run(
-                lambda: run_tournament(
-                    plan,
-                    store,
-                    competition,
-                    jobs=jobs,
-                    reuse=not args.no_reuse,
-                    progress=QuietProgress(),
-                    handle_signals=True,
-                    say=print,
-                    refused=refused,
-                    watch=watch,
-                )
-            )
-        if summary is not None and not summary.interrupted and not comparison.finished:
-            # every match this arena could play is recorded, yet a pair is missing one (another arena has it)
-            others = summary.left_to_others
-            comparison.stopped = "a pair is incomplete" + (
-                f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
-            )
-            comparison.stopped += "; run the same command again to go on"
-        if summary is None or not summary.interrupted:
+            interrupted = _play(plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse)
+        if not interrupted:
             _keep_verdict(store, competition.id, comparison)
-    if summary is not None and summary.interrupted:
+    if interrupted:
         print(
-            f"Interrupted after {comparison.pairs_done} pairs: run the same command again to resume.",
+            f"Interrupted after {plural(comparison.pairs_done, 'pair')}: run the same command again to resume.",
             file=sys.stderr,
         )
         return 130
@@ -252,6 +189,102 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     print(f"Results: arena results {shlex.quote(str(config.db))} {which}")
     return comparison.exit_code
+
+
+def _admitted_roles(
+    plan: ComparePlan, store: Store, competition: Competition, jobs: int, *, recheck: bool
+) -> tuple[Roles | None, dict[str, str]]:
+    """Say what is compared, build and admit the bots; the admitted ones' roles (``None``: says why), the others."""
+    field_text = f"each against {', '.join(printable(o) for o in plan.opponents)}" if plan.opponents else "head to head"
+    print(
+        f"Compare {printable(plan.new)} (new) with {printable(plan.base)} (base) on {plan.game.game_id},"
+        f" {field_text}, on the same deals (pairs of both seatings): competition {printable(competition.name)!r}"
+        f" in {plan.config.db}, seed {competition.seed}"
+    )
+    for line in competition.changes:
+        print(printable(line, limit=1000))
+    refused = trio.run(lambda: _admit(plan, store, competition, jobs, recheck))
+    roles = plan.roles([competition.entrant(v) for v in competition.admitted])
+    if roles is None:
+        missing = [name for name in (plan.new, plan.base) if name in refused] or list(plan.opponents)
+        print(
+            f"No verdict: {', '.join(printable(n) for n in missing)} not admitted (see above):"
+            " fix it and run the same command again (--recheck tries it again unchanged)",
+            file=sys.stderr,
+        )
+        return None, refused
+    for name in plan.opponents:
+        if name not in {o.name for o in roles.opponents}:
+            print(f"{printable(name)} is not admitted: NEW and BASE meet the other opponents")
+    return roles, refused
+
+
+def _describe(plan: ComparePlan, competition: Competition, roles: Roles, jobs: int) -> None:
+    """The test's line: its hypotheses, bounds and budget."""
+    test = plan.test
+    unit = "nElo" if test.model == "normalized" else "Elo"
+    print(
+        f"SPRT: H1 {unit} = {test.elo1:g} against H0 {unit} = {test.elo0:g}, alpha {test.alpha:g},"
+        f" beta {test.beta:g}: stop when the LLR leaves ({test.lower:.2f}, {test.upper:.2f});"
+        f" at most {competition.cycles * roles.matches_per_round} matches; {jobs} at once"
+    )
+
+
+def _resume(comparison: Comparison, store: Store, tid: int) -> None:
+    """Give ``comparison`` the matches already recorded, in schedule order, and say where it stands."""
+    recorded = {m.key: m for m in store.matches(tid, current=True)}
+    if not recorded:
+        return
+    for scheduled in iter_compare_schedule(comparison.roles, seed=comparison.seed, rounds=comparison.rounds):
+        if comparison.finished:
+            break
+        if scheduled.key in recorded:
+            comparison.add(recorded[scheduled.key])
+    print(f"Resuming: {plural(comparison.pairs_done, 'pair')} ({plural(len(recorded), 'match')}) already played")
+    if comparison.pairs_done:
+        for line in comparison.report_lines():
+            print(line)
+
+
+def _play(
+    plan: ComparePlan,
+    store: Store,
+    competition: Competition,
+    comparison: Comparison,
+    refused: dict[str, str],
+    *,
+    jobs: int,
+    reuse: bool,
+) -> bool:
+    """Play until the comparison is finished, printing its lines; whether the run was interrupted (Ctrl-C)."""
+
+    def watch(match: PlayedMatch) -> bool:
+        for line in comparison.add(match):
+            print(line, flush=True)
+        return comparison.finished
+
+    summary = trio.run(
+        lambda: run_tournament(
+            plan,
+            store,
+            competition,
+            jobs=jobs,
+            reuse=reuse,
+            progress=QuietProgress(),
+            handle_signals=True,
+            say=print,
+            refused=refused,  # admission has run
+            watch=watch,
+        )
+    )
+    if not summary.interrupted and not comparison.finished:
+        # every match this arena could play is recorded, yet a pair lacks one (another arena has it)
+        others = summary.left_to_others
+        comparison.stopped = "a pair is incomplete" + (
+            f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
+        )
+        comparison.stopped += "; run the same command again to go on"
+    return summary.interrupted
 
 
 def _keep_verdict(store: Store, tid: int, comparison: Comparison) -> None:
