@@ -21,6 +21,8 @@ import pytest
 
 from arena.competition.ratings import Outcome, fit
 from arena.competition.sprt import (
+    MAX_ELO,
+    MAX_NELO,
     NELO_PER_T,
     PENTA_SCORES,
     PairCounts,
@@ -163,6 +165,18 @@ def test_wald_bounds_and_the_verdict() -> None:
     for bad in ({"elo0": 5, "elo1": 5}, {"alpha": 0}, {"beta": 1}, {"alpha": 0.6, "beta": 0.5}, {"model": "x"}):
         with pytest.raises(ValueError):
             Sprt(**bad)  # type: ignore[arg-type]
+
+
+def test_hypotheses_past_what_an_llr_can_take_are_refused_and_those_within_always_give_one() -> None:
+    for bad in ({"elo1": 1e300}, {"elo1": math.nan}, {"elo0": -201}, {"elo1": math.inf, "model": "logistic"}):
+        with pytest.raises(ValueError, match="must be between"):
+            Sprt(**bad)  # type: ignore[arg-type]
+    rng = random.Random(1)
+    for _ in range(500):  # any counts, at the widest bounds (an error here was a traceback for a user)
+        counts = [rng.choice([0, 1, 2, 50, 1000]) for _ in range(rng.choice([3, 5]))]
+        for model, widest in (("normalized", MAX_NELO), ("logistic", MAX_ELO)):
+            assert math.isfinite(Sprt(elo0=-widest, elo1=widest, model=model).llr(counts))
+            assert math.isfinite(Sprt(elo0=widest * 0.99, elo1=widest, model=model).llr(counts))
 
 
 def test_logistic_elo_and_expected_score_are_inverse() -> None:

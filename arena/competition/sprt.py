@@ -61,6 +61,11 @@ to the next, and a match is cheap but noisy: at [0, 2] a copy of a bot
 needs some 90,000 pairs to be told apart from a better one; at [0, 10] some
 3,500. Alpha, beta and the model are fastchess's.
 """
+MAX_NELO = 200.0
+MAX_ELO = 2000.0
+"""The widest hypotheses a test takes, in each model. Past some 230 nElo (a t-value near 1 per pair: bots
+that never share a deal pair) no distribution of pair results has the tested mean, and the LLR is undefined;
+2000 Elo is an expected score of 0.99999."""
 DEFAULT_ALPHA = 0.05
 DEFAULT_BETA = 0.05
 NELO_PER_T = 800 / math.log(10)
@@ -245,6 +250,12 @@ class Sprt:
     model: str = "normalized"
 
     def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"unknown SPRT model {self.model!r}; known: {', '.join(MODELS)}")
+        limit, unit = (MAX_NELO, "nElo") if self.model == "normalized" else (MAX_ELO, "Elo")
+        for name, value in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not -limit <= value <= limit:  # NaN too
+                raise ValueError(f"{name} must be between -{limit:g} and {limit:g} {unit}, not {value:g}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 ({self.elo0:g}) must be less than elo1 ({self.elo1:g})")
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):
@@ -252,8 +263,6 @@ class Sprt:
                 raise ValueError(f"{name} must be between 0 and 1, not {value:g}")
         if self.alpha + self.beta >= 1:
             raise ValueError("alpha + beta must be less than 1")
-        if self.model not in MODELS:
-            raise ValueError(f"unknown SPRT model {self.model!r}; known: {', '.join(MODELS)}")
 
     @property
     def lower(self) -> float:
