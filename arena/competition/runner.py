@@ -238,11 +238,11 @@ class _Runner:
         self.progress.advance(self.done, self.total, self.leader())
 
     def _forget(self, match: Scheduled, pool: BotPool) -> None:
-        """``match`` is over (or will not be played here): once its deal's are, processes may forget the deal.
+        """``match`` is over, or will not be played here; when all matches on its deal are, processes may forget it.
 
-        Not before every match on the deal has ended: legs finish in any order,
-        and one still starting may yet be handed a process that has played
-        another leg of its deal.
+        Not when the deal's last match ends, but when every match on the deal
+        has: legs finish in any order, and a leg still starting may yet be
+        handed a process that a finished leg of its deal released.
         """
         if self.plan.deals:  # a deals file deals its seeds to many pairings: never forgotten
             return
