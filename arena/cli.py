@@ -113,8 +113,8 @@ def _shown_path(path: Path) -> str:
     return str(path)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand (``core_only``: only those of this module, ``play`` and ``games``)."""
     parser = argparse.ArgumentParser(prog="arena", description="A sandboxed referee for two-player card-game bots.")
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -139,9 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     games.add_argument("game", nargs="?", metavar="GAME", help="print the rules of this game (such as rps-poker)")
     games.set_defaults(handler=cmd_games)
 
-    for register in _extra_commands():
+    for register in [] if core_only else _extra_commands():
         register(sub)
     return parser
+
+
+CORE_COMMANDS = ("play", "games")
+"""Commands that need none of the other modules: ``arena play`` then starts without importing the tournament
+machinery, Dask or the server's web stack (a second or more of start-up on a slow machine)."""
 
 
 def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
@@ -162,7 +167,8 @@ a module may add options to the commands of the layers below it (replay adds ``a
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS).parse_args(words)
     handler: Handler = args.handler
     try:
         return handler(args)

@@ -213,3 +213,14 @@ def test_a_manifest_name_must_be_printable(tmp_path: Path, name: str) -> None:
     (tmp_path / "bot" / "bot.toml").write_text(f'name = {json.dumps(name)}\nrun = "true"\n')
     with pytest.raises(ConfigError, match="'name' must be printable text of 1 to 64 characters"):
         resolve(str(tmp_path / "bot"))
+
+
+def test_arena_play_and_games_start_without_the_other_commands_modules() -> None:
+    # The tournament machinery, Dask and the server's web stack cost a second or more to import on a slow machine.
+    heavy = "('arena.competition', 'arena.server', 'arena.replay', 'distributed', 'hypercorn', 'starlette')"
+    code = (
+        "import sys; from arena.cli import main; main(['games']);"
+        f" print([m for m in sys.modules if m.startswith({heavy})])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -138,3 +138,12 @@ def test_an_arena_killed_while_it_starts_bots_leaves_no_process(tmp_path: Path) 
     assert done.returncode == 0
     left = {str(group): (group / "cgroup.procs").read_text().split() for group in groups if group.exists()}
     assert not left, f"processes or groups of killed arenas left: {left}"
+
+
+def test_each_installation_keeps_its_own_capabilities(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two checkouts (or interpreters) side by side probed again by turns when they shared one file.
+    files = set()
+    for launcher in ("/one/_launch.py@1.0", "/two/_launch.py@1.0"):
+        monkeypatch.setattr(_plan, "_cache_key", lambda launcher=launcher: f"boot|release|python|bwrap|{launcher}")
+        files.add(_plan._cache_file())
+    assert len(files) == 2

@@ -13,12 +13,11 @@ from .._errors import ConfigError, StoreError
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from . import compare_cli
 from . import config as config_mod
-from .cluster import executor_at
 from .config import TournamentConfig, effective_jobs
 from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
 from .results import RANK_BY, board_from_store, matches_report, render, render_matches
-from .runner import run_tournament
+from .runner import OpenExecutor, run_tournament
 from .store import Store
 
 
@@ -94,7 +93,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 progress=progress,
                 handle_signals=True,
                 say=print,
-                executor=executor_at(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
+                executor=_cluster(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
                 recheck=args.recheck,
             )
         )
@@ -278,3 +277,10 @@ def board_args(parser: argparse.ArgumentParser) -> None:
 def terminal_width() -> int:
     """The terminal's width in columns (``COLUMNS`` first; 80 when the output is not a terminal)."""
     return shutil.get_terminal_size((80, 24)).columns
+
+
+def _cluster(address: str, *, reuse: bool) -> OpenExecutor:
+    """The executor for a Dask cluster at ``address``, imported only then: Dask takes a second or more to import."""
+    from .cluster import executor_at
+
+    return executor_at(address, reuse=reuse)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -157,7 +158,9 @@ def _run_launcher(config: dict[str, object]) -> str | None:
 
 
 def _cache_file() -> Path:
-    return Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}" / "capabilities.json"
+    """This installation's file: one per key, so checkouts and interpreters side by side do not re-probe by turns."""
+    key = hashlib.sha256(_cache_key().encode()).hexdigest()[:16]
+    return Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}" / f"capabilities-{key}.json"
 
 
 def _cache_key() -> str:
