@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.checks.sandbox import verify
 from arena.sandbox import PROPERTIES, SandboxPolicy, capabilities, configure, current_policy, level, summary
@@ -153,3 +154,28 @@ def _run_unprivileged(tmp_path: Path, setpriv: str, python: str) -> None:
     disagree = {k: v["detail"] for k, v in report["canary"].items() if v["held"] != bool(report["properties"][k])}
     assert not disagree, disagree
     assert report["verified_level"] == report["level"] and report["level"] in ("isolated", "strong")
+
+
+async def test_the_fork_bomb_canary_runs_while_no_other_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where every bot has the arena's UID, the bomb takes the UID's whole process allowance: a canary running
+    # beside it failed to fork (cpu_children: EAGAIN).
+    from arena.checks import sandbox as checks
+
+    running: set[str] = set()
+    beside_the_bomb: set[str] = set()
+
+    def fake(name: str):  # type: ignore[no-untyped-def]
+        async def run() -> checks.Verdict:
+            running.add(name)
+            if "fork_bomb" in running:
+                beside_the_bomb.update(running - {"fork_bomb"})
+            await trio.sleep(0.01)
+            running.discard(name)
+            return checks.Verdict(True, "")
+
+        return run
+
+    for name in PROPERTIES:
+        monkeypatch.setattr(checks, f"_{name}", fake(name))
+    verdicts = await verify()
+    assert set(verdicts) == set(PROPERTIES) and not beside_the_bomb
