@@ -741,12 +741,13 @@ class Competition:
 
         await self.admit_field(say)
         async with contextlib.AsyncExitStack() as stack:
-            nursery = await stack.enter_async_context(trio.open_nursery())
+            # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
             remote = None
             if cluster:
                 remote, slots = await self._on_cluster(stack, cluster)
                 jobs = jobs or slots
+            nursery = await stack.enter_async_context(trio.open_nursery())
             self._nursery = nursery
             self.pool = pool
             self.ladder = Ladder(
