@@ -124,25 +124,27 @@ class BotCgroup:
     version: int
     dirs: dict[str, Path]
     removed: bool = field(default=False)
-    _cpu_fd: int = field(default=-1, repr=False)
-    """The CPU accounting file, kept open: read at every move, with one ``pread`` (no path lookup, no open)."""
+    _fds: dict[str, int] = field(default_factory=dict, repr=False)
+    """The accounting files read during play, kept open: each read is one ``pread`` (no path lookup, no open)."""
 
     @property
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes its pid to, to join."""
         return [str(d / "cgroup.procs") for d in self.dirs.values()]
 
+    def _read(self, key: str, name: str) -> bytes:
+        """The file ``name`` of the group's ``key`` hierarchy, read from the start (``OSError``/``KeyError``)."""
+        fd = self._fds.get(name, -1)
+        if fd < 0:
+            fd = self._fds[name] = os.open(self.dirs[key] / name, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 4096, 0)
+
     def cpu_seconds(self) -> float | None:
         """CPU time used by every process that ever ran in the group."""
         try:
-            if self._cpu_fd < 0:
-                v1 = self.version == 1
-                path = self.dirs["cpuacct"] / "cpuacct.usage" if v1 else self.dirs["unified"] / "cpu.stat"
-                self._cpu_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            data = os.pread(self._cpu_fd, 4096, 0)
             if self.version == 1:
-                return int(data) / 1e9
-            for line in data.splitlines():
+                return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
+            for line in self._read("unified", "cpu.stat").splitlines():
                 key, _, value = line.partition(b" ")
                 if key == b"usage_usec":
                     return int(value) / 1e6
@@ -152,19 +154,19 @@ class BotCgroup:
 
     def memory_bytes(self) -> int:
         """Memory charged to the group now (resident pages and page cache)."""
-        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
-        key = "memory" if self.version == 1 else "unified"
         try:
-            return int((self.dirs[key] / name).read_text())
+            if self.version == 1:
+                return int(self._read("memory", "memory.usage_in_bytes"))
+            return int(self._read("unified", "memory.current"))
         except (OSError, ValueError, KeyError):
             return 0
 
     def peak_memory_bytes(self) -> int | None:
         """The most memory the group was ever charged, as the kernel recorded it (``None`` where it keeps none)."""
-        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"  # memory.peak: Linux 5.19+
-        key = "memory" if self.version == 1 else "unified"
         try:
-            return int((self.dirs[key] / name).read_text())
+            if self.version == 1:
+                return int(self._read("memory", "memory.max_usage_in_bytes"))
+            return int(self._read("unified", "memory.peak"))  # Linux 5.19+
         except (OSError, ValueError, KeyError):
             return None
 
@@ -173,9 +175,9 @@ class BotCgroup:
         name = "memory.oom_control" if self.version == 1 else "memory.events"
         key = "memory" if self.version == 1 else "unified"
         try:
-            for line in (self.dirs[key] / name).read_text().splitlines():
-                field_name, _, value = line.partition(" ")
-                if field_name == "oom_kill":
+            for line in self._read(key, name).splitlines():
+                field_name, _, value = line.partition(b" ")
+                if field_name == b"oom_kill":
                     return int(value)
         except (OSError, ValueError, KeyError):
             return 0
@@ -209,9 +211,9 @@ class BotCgroup:
         if self.removed:
             return
         self.removed = True
-        if self._cpu_fd >= 0:
-            os.close(self._cpu_fd)
-            self._cpu_fd = -1
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
         for path in self.dirs.values():
             for _ in range(50):
                 try:
