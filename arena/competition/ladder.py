@@ -141,9 +141,54 @@ def parse_deal(deal: str) -> tuple[str, str, int] | None:
     return parts[0], parts[1], int(parts[2])
 
 
+@dataclass
+class PairBook:
+    """What the choice of pairs needs to know of a ladder's history, kept up to date one match at a time.
+
+    The ladder's history grows without end (a king-of-the-hill takes answers
+    for months); its choice of pairs must not. The book holds, per two
+    versions, how many duplicate pairs they have begun and the last pair's
+    number, and the legs recorded of each pair not yet finished: its size
+    follows the pairs met, not the matches played. Each match's key is
+    :meth:`record`-ed once (the store's keys are unique).
+    """
+
+    met: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Duplicate pairs begun (at least one leg recorded), by the two versions' labels (sorted)."""
+    last: dict[tuple[str, str], int] = field(default_factory=dict)
+    """The highest pair number begun, by the two versions' labels (sorted)."""
+    partial: dict[str, frozenset[int]] = field(default_factory=dict)
+    """The legs recorded of each pair with one leg still to play, by the pair's id."""
+
+    @classmethod
+    def of(cls, keys: Iterable[str]) -> PairBook:
+        """The book of a history given by its matches' keys (as :meth:`Store.finished_keys` gives them)."""
+        book = cls()
+        for key in keys:
+            book.record(key)
+        return book
+
+    def record(self, key: str) -> None:
+        """Note the match ``key`` (a leg of a ladder pair; other matches are ignored)."""
+        pair_id, _, side = key.rpartition("-")  # the pair's id: its legs' deals differ with a persistent bot
+        parsed = parse_deal(pair_id)
+        if parsed is None or side not in ("a", "b"):
+            return
+        first, second, number = parsed
+        leg = "ab".index(side)
+        seen = self.partial.pop(pair_id, None)
+        if seen is None:  # the pair's first leg
+            self.met[(first, second)] += 1
+            self.last[(first, second)] = max(self.last.get((first, second), -1), number)
+            self.partial[pair_id] = frozenset((leg,))
+        elif leg in seen:  # the same leg again (keys are unique in a store: not from one)
+            self.partial[pair_id] = seen
+        # else its other leg: the pair is finished
+
+
 def next_pair(
     field_names: Sequence[str],
-    matches: Iterable[PlayedMatch],
+    book: PairBook,
     ratings: Mapping[str, RatingView],
     policy: Policy,
     *,
@@ -151,63 +196,53 @@ def next_pair(
 ) -> Pair | None:
     """The pair to play next among ``field_names``, or ``None`` when every pair is settled.
 
-    ``busy`` pairs are being played right now: they count as played, and the
-    same two versions are not given a second pair at once.
+    ``book`` is what was played (see :class:`PairBook`). ``busy`` pairs are
+    being played right now: they count as played, and the same two versions
+    are not given a second pair at once. The work grows with the field's
+    pairs, not with the history.
     """
     active = sorted(set(field_names))
     if len(active) < 2:
         return None
     in_field = set(active)
-    legs: dict[str, set[int]] = {}
-    met: Counter[tuple[str, str]] = Counter()
-    for match in matches:
-        pair_id = match.key.rpartition("-")[0]  # the pair's id: its legs' deals differ with a persistent bot
-        parsed = parse_deal(pair_id)
-        if parsed is None or parsed[0] not in in_field or parsed[1] not in in_field:
-            continue
-        legs.setdefault(pair_id, set()).add(match.leg)
     busy_pairs = list(busy)
     busy_deals = {pair.deal for pair in busy_pairs}
     occupied = {(pair.first, pair.second) for pair in busy_pairs}
-    numbers: dict[tuple[str, str], int] = {}
-    for deal in legs:
-        first, second, number = parse_deal(deal)  # type: ignore[misc]
-        met[(first, second)] += 1
-        numbers[(first, second)] = max(numbers.get((first, second), -1), number)
+    extra: Counter[tuple[str, str]] = Counter()
+    busy_last: dict[tuple[str, str], int] = {}
     for pair in busy_pairs:
-        if pair.deal not in legs:
-            met[(pair.first, pair.second)] += 1
-        numbers[(pair.first, pair.second)] = max(numbers.get((pair.first, pair.second), -1), pair.number)
+        versions = (pair.first, pair.second)
+        if pair.number > book.last.get(versions, -1):  # not begun in the book yet
+            extra[versions] += 1
+        busy_last[versions] = max(busy_last.get(versions, -1), pair.number)
+
+    def met(a: str, b: str) -> int:
+        versions = (min(a, b), max(a, b))
+        return book.met[versions] + extra[versions]
 
     # 1. A half-played pair (its other leg lost to a kill) is finished first.
-    for deal, seen in sorted(legs.items()):
-        if len(seen) < 2 and deal not in busy_deals:
-            first, second, number = parse_deal(deal)  # type: ignore[misc]
-            if (first, second) not in occupied:
-                return Pair(first, second, number, tuple(leg for leg in (0, 1) if leg not in seen))
+    for deal, seen in sorted(book.partial.items()):
+        first, second, number = parse_deal(deal)  # type: ignore[misc]
+        if first in in_field and second in in_field and deal not in busy_deals and (first, second) not in occupied:
+            return Pair(first, second, number, tuple(leg for leg in (0, 1) if leg not in seen))
 
     def fresh(a: str, b: str) -> Pair:
-        first, second = sorted((a, b))
-        return Pair(first, second, numbers.get((first, second), -1) + 1)
+        versions = (min(a, b), max(a, b))
+        return Pair(*versions, max(book.last.get(versions, -1), busy_last.get(versions, -1)) + 1)
 
     def free(a: str, b: str) -> bool:
-        key = (min(a, b), max(a, b))
-        return key not in occupied and met[key] < policy.pair_budget
+        return (min(a, b), max(a, b)) not in occupied and met(a, b) < policy.pair_budget
 
     # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
-    played = Counter[str]()
-    for (a, b), count in met.items():
-        played[a] += count
-        played[b] += count
+    played = {name: sum(met(name, other) for other in active if other != name) for name in active}
     by_rating = sorted(active, key=lambda n: (-ratings.get(n, RatingView()).elo, n))
     newcomers = sorted((n for n in active if played[n] < policy.placement_pairs), key=lambda n: (played[n], n))
     for name in newcomers:
         others = [n for n in by_rating if n != name]
+        fewest = min(met(name, other) for other in others)
         for index in _spread(len(others)):
             opponent = others[index]
-            if free(name, opponent) and met[(min(name, opponent), max(name, opponent))] == min(
-                met[(min(name, o), max(name, o))] for o in others
-            ):
+            if free(name, opponent) and met(name, opponent) == fewest:
                 return fresh(name, opponent)
 
     # 3. Where a match tells the most.
@@ -216,7 +251,7 @@ def next_pair(
         for b in active[i + 1 :]:
             if not free(a, b):
                 continue
-            count = met[(a, b)]
+            count = met(a, b)
             ra, rb = ratings.get(a, RatingView()), ratings.get(b, RatingView())
             gap = abs(ra.elo - rb.elo)
             if count >= SETTLED_AFTER and gap > ra.error95 + rb.error95:
@@ -246,9 +281,9 @@ def _spread(count: int) -> list[int]:
 
 @dataclass
 class LadderState:
-    """What the ladder knows while it runs: the recorded matches and the pairs in play."""
+    """What the ladder knows while it runs: the book of its history and the pairs in play."""
 
-    matches: list[PlayedMatch] = field(default_factory=list)
+    book: PairBook = field(default_factory=PairBook)
     busy: set[Pair] = field(default_factory=set)
     played: int = 0
 
@@ -291,7 +326,7 @@ class Ladder:
         self.log_dir = log_dir
         self.slots = max(1, slots)
         self.remote = remote
-        self.state = LadderState(matches=store.matches(tournament_id))
+        self.state = LadderState(book=PairBook.of(store.finished_keys(tournament_id)))
         self.paused = False
         self._changed = trio.Event()
 
@@ -322,7 +357,7 @@ class Ladder:
         specs = self.field()
         playing = {label for pair in self.state.busy for label in (pair.first, pair.second)}
         free = [label for label, player in specs.items() if not (player.entrant.persistent and label in playing)]
-        pair = next_pair(free, self.state.matches, self.ratings(), self.policy, busy=self.state.busy)
+        pair = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)
         if pair is None:
             return None
         self.state.busy.add(pair)
@@ -364,6 +399,6 @@ class Ladder:
                 self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
             )
         if self.store.record_match(self.tid, match):
-            self.state.matches.append(match)
+            self.state.book.record(match.key)
             self.state.played += 1
             self.recorded(match)

@@ -252,6 +252,7 @@ class Competition:
         self._history_mark = len(self.matches) // HISTORY_EVERY
         self._by_key = {match.key: match for match in self.matches}
         self._versions: list[Version] | None = None
+        self._field: dict[str, Player] | None = None
         self._checks = trio.CapacityLimiter(1)
         self._pending: trio.MemorySendChannel[int] | None = None
         self.ladder: Ladder | None = None
@@ -385,6 +386,7 @@ class Competition:
         if not results_only:
             self._board = None
             self._versions = None
+            self._field = None
         self.changed.set()
         self.changed = trio.Event()
         if self.ladder is not None:
@@ -405,7 +407,12 @@ class Competition:
         return disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
 
     def field(self) -> dict[str, Player]:
-        """The versions that may play now, by label."""
+        """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
+        if self._field is None:
+            self._field = self._playable()
+        return self._field
+
+    def _playable(self) -> dict[str, Player]:
         if self.paused or self.frozen:
             return {}
         owners = {p.id: p for p in self.state.participants()}
@@ -516,8 +523,8 @@ class Competition:
         self._by_key[match.key] = match
         if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
             self._table = None
-            self._drop_processes()
             self.touch()
+            self._drop_processes()
         else:
             self.touch(results_only=True)
 
@@ -677,8 +684,8 @@ class Competition:
     def disqualify(self, participant: Participant, reason: str) -> None:
         """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it."""
         self.state.set_disqualified(participant.id, reason)
-        self._drop_processes()
         self.touch()
+        self._drop_processes()
 
     def _drop_processes(self) -> None:
         """Stop the idle processes of versions that may no longer play (disqualified: they would wait forever)."""
