@@ -1,26 +1,39 @@
-"""The competition server under load: page latency, and the ladder's speed with and without readers.
+"""The competition server under load: page latency, live updates, and the ladder's speed with and without readers.
 
 Starts ``arena serve`` (its own process, port 0) on a ladder of Python sample
 bots, then, from this process:
 
 1. lets the ladder play alone for ``--seconds`` and counts matches per second;
-2. for the same time, runs ``--readers`` concurrent leaderboard readers (each
-   loads ``/`` and ``/api/standings``, then waits 0.5 to 1.5 s, like a person
-   watching) while ``--uploads`` participants each upload a bot (spread over
-   the phase; each is built and checked as any upload), and measures every
-   request's latency and the ladder's matches per second meanwhile.
+2. for the same time, runs ``--readers`` concurrent leaderboard readers while
+   ``--uploads`` participants each upload a bot (spread over the phase; each is
+   built and checked as any upload), and counts the ladder's matches meanwhile.
 
-Prints p50/p95/max latency per page, the readers' request rate, the upload
-results, both ladder rates and their ratio, with the load average beside
-them (the machine is shared: compare figures from one run).
+A reader behaves as a person with the leaderboard open in a browser: it
+arrives at a random moment of the first ``--arrive`` seconds, loads ``/`` and
+the page's stylesheet and script (a page load: its latency is the time until
+all three are in), then holds the live stream (``/events``, server-sent
+events) and reloads the page every 10 to 30 s at random (the static files
+revalidated with ``If-None-Match``, as a browser does; the server answers each
+request). For each board the stream brings, it notes its *age*: the time
+since the results it shows were taken (the event's ``as_of``). With
+``--poll`` a reader instead fetches ``/`` and ``/api/standings`` every 0.5 to
+1.5 s (a script polling the API, or a page without the live stream).
 
-Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--jobs N]``
+Prints p50/p95/max latency per request and per page load, the live updates'
+age and spacing, the readers' request rate, the upload results, both ladder
+rates and their ratio, and the CPU taken in each phase by the server process,
+by this process (the load generator: its HTTP client costs about as much per
+request as the server's answer) and by the whole machine, with the load
+average beside them (the machine is shared: compare figures from one run).
+
+Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--jobs N] [--poll]``
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import platform
 import random
@@ -31,9 +44,12 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 import trio
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,25 +104,91 @@ async def matches(client: httpx.AsyncClient) -> int:
     return int((await client.get("/api/standings")).json()["matches"])
 
 
-async def ladder_rate(client: httpx.AsyncClient, seconds: float) -> float:
-    start_count, started = await matches(client), time.monotonic()
-    await trio.sleep(seconds)
-    return (await matches(client) - start_count) / (time.monotonic() - started)
+@dataclass
+class Readings:
+    """What the readers saw: latencies (s) by request and of whole page loads, live boards' ages and spacing."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    page_loads: list[float] = field(default_factory=list)
+    ages: list[float] = field(default_factory=list)
+    gaps: list[float] = field(default_factory=list)
+    streams: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def requests(self) -> int:
+        return sum(len(v) for v in self.latencies.values())
 
 
-async def reader(client: httpx.AsyncClient, until: float, latencies: dict[str, list[float]], errors: list[str]) -> None:
+async def fetch(client: httpx.AsyncClient, path: str, seen: Readings, headers: dict[str, str] | None = None) -> str:
+    """GET ``path``, noting its latency; its ETag (``""`` when it failed)."""
+    started = time.perf_counter()
+    try:
+        response = await client.get(path, headers=headers)
+        if response.status_code != 304:
+            response.raise_for_status()
+    except httpx.HTTPError as exc:
+        seen.errors.append(f"{path}: {exc!r}")
+        return ""
+    seen.latencies.setdefault(path, []).append(time.perf_counter() - started)
+    return str(response.headers.get("etag", ""))
+
+
+async def page_load(client: httpx.AsyncClient, seen: Readings, etags: dict[str, str]) -> None:
+    """Load the leaderboard as a browser does: the page, then its stylesheet and script at once."""
+    started = time.perf_counter()
+    errors = len(seen.errors)
+    await fetch(client, "/", seen)
+
+    async def static(path: str) -> None:
+        known = etags.get(path)
+        etags[path] = await fetch(client, path, seen, {"if-none-match": known} if known else None) or known or ""
+
+    async with trio.open_nursery() as nursery:
+        for path in ("/static/style.css", "/static/live.js"):
+            nursery.start_soon(static, path)
+    if len(seen.errors) == errors:
+        seen.page_loads.append(time.perf_counter() - started)
+
+
+async def watch(client: httpx.AsyncClient, seen: Readings) -> None:
+    """Hold the live stream as the page's script does, noting each board's age and the time since the last."""
+    last = None
+    seen.streams += 1
+    try:
+        async with client.stream("GET", "/events") as response:
+            response.raise_for_status()
+            event = ""
+            async for line in response.aiter_lines():
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "board":
+                    now = time.time()
+                    seen.ages.append(now - float(json.loads(line[6:])["as_of"]))
+                    if last is not None:
+                        seen.gaps.append(now - last)
+                    last = now
+    except httpx.HTTPError as exc:
+        seen.errors.append(f"/events: {exc!r}")
+
+
+async def browser(client: httpx.AsyncClient, until: float, arrive: float, seen: Readings) -> None:
+    """A person with the leaderboard open: a page load, the live stream, a reload every 10 to 30 s."""
+    rng = random.Random()
+    await trio.sleep(rng.uniform(0, arrive))
+    etags: dict[str, str] = {}
+    while time.monotonic() < until:
+        await page_load(client, seen, etags)
+        with trio.move_on_after(min(until - time.monotonic(), rng.uniform(10, 30))):
+            await watch(client, seen)
+
+
+async def poller(client: httpx.AsyncClient, until: float, arrive: float, seen: Readings) -> None:
+    """A script (or a page without the live stream) fetching the leaderboard and the standings every second or so."""
     rng = random.Random()
     await trio.sleep(rng.uniform(0, 1))
     while time.monotonic() < until:
         for path in ("/", "/api/standings"):
-            started = time.perf_counter()
-            try:
-                response = await client.get(path)
-                response.raise_for_status()
-            except httpx.HTTPError as exc:
-                errors.append(f"{path}: {exc!r}")
-                continue
-            latencies[path].append(time.perf_counter() - started)
+            await fetch(client, path, seen)
         await trio.sleep(rng.uniform(0.5, 1.5))
 
 
@@ -137,38 +219,94 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def run(args: argparse.Namespace, url: str, tokens: list[str]) -> None:
-    limits = httpx.Limits(max_connections=args.readers + args.uploads + 10, max_keepalive_connections=args.readers + 10)
+def spread(values: list[float], unit: float = 1000.0, suffix: str = "ms") -> str:
+    p50, p95 = percentile(values, 0.5) * unit, percentile(values, 0.95) * unit
+    worst = max(values, default=float("nan")) * unit
+    return f"p50 {p50:6.0f} {suffix}   p95 {p95:6.0f} {suffix}   max {worst:6.0f} {suffix}"
+
+
+class CpuMeter:
+    """CPU taken since it started, as a share of one CPU: by the server process, this process, the machine."""
+
+    def __init__(self, server: psutil.Process) -> None:
+        self.server = server
+        self.started = time.monotonic()
+        self.server_s = self._server_s()
+        self.client_s = time.process_time()
+        self.machine = psutil.cpu_times()
+
+    def _server_s(self) -> float:
+        times = self.server.cpu_times()
+        return float(times.user + times.system)
+
+    def __str__(self) -> str:
+        wall = time.monotonic() - self.started
+        machine = psutil.cpu_times()
+        busy = (
+            sum(machine) - machine.idle - machine.iowait - (sum(self.machine) - self.machine.idle - self.machine.iowait)
+        )
+        return (
+            f"CPU (of one CPU): server process {(self._server_s() - self.server_s) / wall:.0%},"
+            f" load generator (this process) {(time.process_time() - self.client_s) / wall:.0%},"
+            f" whole machine {busy / wall:.0%} of {os.cpu_count()}00%"
+        )
+
+
+async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psutil.Process) -> None:
+    connections = 2 * args.readers + args.uploads + 10  # a browser's page loads need a connection beside its stream
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
         await trio.sleep(args.warmup)
+        meter = CpuMeter(server)
         alone = await ladder_rate(client, args.seconds)
         print(f"ladder alone: {alone:.2f} matches/s over {args.seconds:.0f} s   (load {os.getloadavg()[0]:.1f})")
-        latencies: dict[str, list[float]] = {"/": [], "/api/standings": []}
-        errors: list[str] = []
+        print(f"  {meter}")
+        seen = Readings()
         uploads: list[str] = []
         data = bot_archive()
         until = time.monotonic() + args.seconds
+        reader: Callable[[httpx.AsyncClient, float, float, Readings], Awaitable[None]] = (
+            poller if args.poll else browser
+        )
+        meter = CpuMeter(server)
         async with trio.open_nursery() as nursery:
             for _ in range(args.readers):
-                nursery.start_soon(reader, client, until, latencies, errors)
+                nursery.start_soon(reader, client, until, args.arrive, seen)
             for index, token in enumerate(tokens):
                 nursery.start_soon(uploader, client, token, index * args.seconds / max(1, len(tokens)), data, uploads)
             loaded = await ladder_rate(client, args.seconds)
-        requests = sum(len(v) for v in latencies.values())
+        model = "polling readers" if args.poll else "browser readers (page load, live stream, reloads)"
         print(
-            f"with {args.readers} readers and {len(tokens)} uploads: {loaded:.2f} matches/s"
+            f"with {args.readers} {model} and {len(tokens)} uploads: {loaded:.2f} matches/s"
             f" ({loaded / alone:.0%} of alone; load {os.getloadavg()[0]:.1f})"
         )
-        print(f"readers made {requests} requests ({requests / args.seconds:.0f}/s), {len(errors)} errors")
-        for path, values in latencies.items():
-            p50, p95 = percentile(values, 0.5) * 1000, percentile(values, 0.95) * 1000
-            worst = max(values, default=float("nan")) * 1000
-            print(f"  {path:<16} p50 {p50:6.0f} ms   p95 {p95:6.0f} ms  max {worst:6.0f} ms  ({len(values)} requests)")
-        if errors:
-            print("  first errors:", *errors[:3], sep="\n    ")
+        print(f"  {meter}")
+        print(
+            f"readers made {seen.requests()} requests ({seen.requests() / args.seconds:.0f}/s),"
+            f" {len(seen.errors)} errors"
+        )
+        for path, values in seen.latencies.items():
+            print(f"  {path:<18} {spread(values)}  ({len(values)} requests)")
+        if seen.page_loads:
+            print(f"  {'page loads':<18} {spread(seen.page_loads)}  ({len(seen.page_loads)}: / then its CSS and JS)")
+        if seen.streams:
+            print(
+                f"live stream: {seen.streams} opened, {len(seen.ages)} boards received"
+                f" ({len(seen.ages) / args.seconds:.0f}/s)"
+            )
+            print(f"  {'age when received':<18} {spread(seen.ages)}  (since the results shown were taken)")
+            print(f"  {'between boards':<18} {spread(seen.gaps)}")
+        if seen.errors:
+            print("  first errors:", *seen.errors[:3], sep="\n    ")
         print("uploads answered:", ", ".join(sorted(uploads)) or "none")
         statuses = await wait_checks(client, tokens, timeout=300)
         print(f"checks: {statuses.count('passed')} passed of {len(statuses)}")
+
+
+async def ladder_rate(client: httpx.AsyncClient, seconds: float) -> float:
+    start_count, started = await matches(client), time.monotonic()
+    await trio.sleep(seconds)
+    return (await matches(client) - start_count) / (time.monotonic() - started)
 
 
 def main() -> None:
@@ -176,6 +314,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--readers", type=int, default=200)
+    parser.add_argument("--arrive", type=float, default=5.0, help="readers arrive over this many seconds")
+    parser.add_argument("--poll", action="store_true", help="readers poll / and /api/standings instead")
     parser.add_argument("--uploads", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
@@ -190,7 +330,7 @@ def main() -> None:
         state.close()
         process, url = start_server(config)
         try:
-            trio.run(run, args, url, tokens)
+            trio.run(run, args, url, tokens, psutil.Process(process.pid))
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             try:

@@ -60,6 +60,8 @@ async def test_live_leaderboard_events_and_arena_submit_on_a_real_socket(tmp_pat
             head, (first, second) = await read_events(url, 2)
         assert "content-type: text/event-stream" in head.lower()
         assert int(second["matches"]) > int(first["matches"])  # type: ignore[call-overload]
+        # Each board says when its results were taken: not before the previous board's, not in the future.
+        assert float(first["as_of"]) <= float(second["as_of"]) <= time.time()  # type: ignore[arg-type]
         assert "minimal-python" in str(second["html"])
         said: list[str] = []
         passed = await trio.to_thread.run_sync(lambda: submit(url, MINIMAL_BOT, token, say=said.append))

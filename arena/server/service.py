@@ -148,6 +148,8 @@ class Board:
     frozen: bool
     waiting: list[tuple[Participant, Version]]
     """Current versions that do not play: being checked, or not admitted (with the reason)."""
+    as_of: float
+    """When the results the ratings are computed from were taken (Unix time): the age of what readers see."""
 
     def to_json(self) -> dict[str, Any]:
         """The standings as the API and the live page send them."""
@@ -156,6 +158,7 @@ class Board:
             "paused": self.paused,
             "frozen": self.frozen,
             "points_name": self.board.points_name,
+            "as_of": round(self.as_of, 3),
             "standings": [
                 {
                     "rank": rank,
@@ -196,6 +199,8 @@ class Table:
     board: Leaderboard
     version_ids: dict[str, int]
     """Each bot's playing version's id, by the bot's name."""
+    taken_at: float
+    """When its ``seen`` matches were taken (Unix time)."""
 
 
 class Busy(ArenaError):
@@ -442,7 +447,7 @@ class Competition:
         playing = [v for v in self.versions() if v.playing]
         table = self._table
         if table is None or table.ids != frozenset(v.id for v in playing):
-            table = self._table = self._tabulate(playing, list(self.matches))
+            table = self._table = self._tabulate(playing, list(self.matches), time.time())
         by_bot = {row.bot: row for row in table.board.standings}
         rows = []
         for version in playing:
@@ -454,18 +459,23 @@ class Competition:
         order = {row.bot: index for index, row in enumerate(table.board.standings)}
         rows.sort(key=lambda r: (bool(r.status), order[r.version.row.name]))
         waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
-        self._board = Board(rows, table.board, len(self.matches), self.stamp, self.paused, self.frozen, waiting)
+        self._board = Board(
+            rows, table.board, len(self.matches), self.stamp, self.paused, self.frozen, waiting, table.taken_at
+        )
         self._board_at = time.monotonic()
         return self._board
 
-    def _tabulate(self, playing: list[Version], matches: list[PlayedMatch]) -> Table:
-        """The leaderboard of the ``playing`` versions over their matches among ``matches`` (pure: runs in a thread)."""
+    def _tabulate(self, playing: list[Version], matches: list[PlayedMatch], taken_at: float) -> Table:
+        """The leaderboard of the ``playing`` versions over their matches among ``matches`` (pure: runs in a thread).
+
+        ``taken_at``: when ``matches`` were taken.
+        """
         ids = frozenset(v.id for v in playing)
         mine = [m for m in matches if m.versions[0] in ids and m.versions[1] in ids]
         board = leaderboard(
             [v.row.name for v in playing], mine, max_faults=self.config.max_faults, points_name=self.game.points_name
         )
-        return Table(ids, len(matches), board, {v.row.name: v.id for v in playing})
+        return Table(ids, len(matches), board, {v.row.name: v.id for v in playing}, taken_at)
 
     async def _standings(self) -> None:
         """Keep the standings' table up to date with the results, computed in a worker thread.
@@ -482,7 +492,7 @@ class Competition:
                 await changed.wait()
                 continue
             started = time.monotonic()
-            fresh = await trio.to_thread.run_sync(self._tabulate, playing, list(self.matches))
+            fresh = await trio.to_thread.run_sync(self._tabulate, playing, list(self.matches), time.time())
             if fresh.ids == frozenset(v.id for v in self.versions() if v.playing):  # the field did not change meanwhile
                 self._table = fresh
                 self._keep_ratings(fresh)

@@ -388,12 +388,24 @@ class Pages:
         board = self.c.board()
         if self._fragment is None or self._fragment[0] != board.stamp:
             html = self.env.get_template("_board.html").render(**self.board_context())
-            event = json.dumps({"html": html, "matches": board.matches, "paused": board.paused, "frozen": board.frozen})
+            event = json.dumps(
+                {
+                    "html": html,
+                    "matches": board.matches,
+                    "paused": board.paused,
+                    "frozen": board.frozen,
+                    "as_of": round(board.as_of, 3),
+                }
+            )
             self._fragment = (board.stamp, html, event)
         return self._fragment
 
     async def events(self, request: Request) -> Response:
-        """Server-sent events: the leaderboard each time it changes (at most once a second)."""
+        """Server-sent events: the leaderboard each time it changes (at most once a second).
+
+        Each ``board`` event carries the table's HTML, the matches played, the
+        switches and ``as_of``: when the results it shows were taken (Unix time).
+        """
 
         async def stream() -> AsyncIterator[str]:
             last = -1
