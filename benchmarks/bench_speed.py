@@ -45,6 +45,7 @@ import cProfile
 import importlib.util
 import itertools
 import json
+import math
 import os
 import platform
 import pstats
@@ -71,6 +72,7 @@ sys.path.insert(0, str(REPO))
 import protocol  # noqa: E402
 from arena.bots.spec import resolve  # noqa: E402
 from arena.competition import plan as _plan  # noqa: E402
+from arena.competition import runner  # noqa: E402
 from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
 from arena.competition.runner import admit, run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
@@ -225,11 +227,31 @@ class Run:
         return self.arena_cpu_s / self.matches * 1000
 
 
+@contextlib.contextmanager
+def no_starts_ahead() -> Iterator[None]:
+    """The runner starts no process ahead of its match (each start waits for the match before to end)."""
+    saved = runner._Runner._prepare_next
+    runner._Runner._prepare_next = lambda self, pool: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        runner._Runner._prepare_next = saved  # type: ignore[method-assign]
+
+
 def tournament(
-    folders: list[Path], *, jobs: int, reuse: bool, cycles: int, profile: cProfile.Profile | None = None
+    folders: list[Path],
+    *,
+    jobs: int,
+    reuse: bool,
+    cycles: int,
+    profile: cProfile.Profile | None = None,
+    ahead: bool = True,
 ) -> Run:
-    """Play one fresh round-robin of ``folders`` and time its matches (the bots are built and admitted before)."""
-    with tempfile.TemporaryDirectory() as tmp:
+    """Play one fresh round-robin of ``folders`` and time its matches (the bots are built and admitted before).
+
+    ``ahead=False``: no process is started ahead of its match (the baseline of the starts-ahead goal).
+    """
+    with tempfile.TemporaryDirectory() as tmp, contextlib.nullcontext() if ahead else no_starts_ahead():
         config = TournamentConfig(
             game=GAME, bots=[BotEntry(text=str(f)) for f in folders], cycles=cycles, seed=1,
             db=Path(tmp) / "bench.sqlite", logs=False,
@@ -246,6 +268,26 @@ def tournament(
                 profile.disable()
             wall = time.perf_counter() - started
         return Run(summary.played, wall, cpu_self() - cpu, summary.pool.started, max(before_load, load()))
+
+
+STEADY_FACTOR = 5
+"""The steady-state run plays this many times the short run's matches."""
+
+
+def steady(short: Run, long: Run) -> Run:
+    """What the matches of ``long`` past ``short``'s count cost: the rate once every process is started.
+
+    Both runs start the same processes and admit the same bots; the
+    difference between them is matches alone (warm processes), so fixed costs
+    (process starts, the first imports of a bot) drop out.
+    """
+    return Run(
+        long.matches - short.matches,
+        max(1e-9, long.wall_s - short.wall_s),
+        long.arena_cpu_s - short.arena_cpu_s,
+        long.started - short.started,
+        max(short.load, long.load),
+    )
 
 
 # Starts ------------------------------------------------------------------------------------------
@@ -557,27 +599,66 @@ class Goal:
 
 @dataclass
 class Report:
+    """What the run prints, kept too for ``--readme``."""
+
     goals: list[Goal] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    profile: list[str] = field(default_factory=list)
+
+    def head(self, text: str) -> None:
+        print(text, flush=True)
+        self.header.append(text)
+
+    def section(self, title: str) -> None:
+        print(f"\n{title}", flush=True)
+        self.details += ["", title]
 
     def line(self, text: str, figure_load: float | None = None) -> None:
         suffix = f"  [load {figure_load:.1f}]" if figure_load is not None else ""
         print(f"  {text}{suffix}", flush=True)
+        self.details.append(f"  {text}{suffix}")
 
     def goal(self, goal: Goal) -> None:
         self.goals.append(goal)
 
-    def table(self) -> None:
-        print("\n| goal | figure | ratio | target | met | load |")
-        print("|---|---|---:|---|:---:|---:|")
+    def table_lines(self) -> list[str]:
+        lines = ["| goal | figure | ratio | target | met | load |", "|---|---|---:|---|:---:|---:|"]
         for g in self.goals:
             ratio = f"{g.ratio:.2f}x" if g.ratio is not None else ""
             met = {True: "yes", False: "**no**", None: "n/a"}[g.met]
-            print(f"| {g.number}. {g.what} | {g.figure} | {ratio} | {g.target} | {met} | {g.load:.1f} |")
+            lines.append(f"| {g.number}. {g.what} | {g.figure} | {ratio} | {g.target} | {met} | {g.load:.1f} |")
+        return lines
+
+    def markdown(self) -> str:
+        """The README's performance figures: machine, the goals' table, every figure, and the profile."""
+        out = ["Measured by `python benchmarks/bench_speed.py --profile --readme` (which wrote this part):", ""]
+        out += [f"- {line}" for line in self.header if not line.startswith("  ")]
+        out += ["", *self.table_lines(), "", "Every figure of that run:", "", "```", *self.details[1:], "```"]
+        if self.profile:
+            out += ["", "Where the arena's CPU goes in that run (reused processes, `--jobs 1`):", "", "```"]
+            out += [*self.profile, "```"]
+        return "\n".join(out) + "\n"
+
+
+README = REPO / "README.md"
+README_BEGIN = "<!-- bench_speed: begin -->"
+README_END = "<!-- bench_speed: end -->"
+
+
+def write_readme(report: Report) -> None:
+    """Replace the README's figures between the ``bench_speed`` markers with this run's."""
+    text = README.read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"bench_speed: {README} has no {README_BEGIN} ... {README_END} section to write")
+    README.write_text(text[: begin + len(README_BEGIN)] + "\n" + report.markdown() + text[end:])
+    print(f"\nwrote the figures into {README}")
 
 
 @contextlib.contextmanager
-def section(title: str) -> Iterator[None]:
-    print(f"\n{title}", flush=True)
+def section(report: Report, title: str) -> Iterator[None]:
+    report.section(title)
     yield
 
 
@@ -595,56 +676,74 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="also print where the arena's CPU goes (reused, --jobs 1)"
     )
+    parser.add_argument("--readme", action="store_true", help="write the figures into README.md's performance section")
     args = parser.parse_args()
     if args.quick:
         args.cycles, args.requests, args.starts, args.long = 2, 500, 5, 400
     report = Report()
     names = [n for n in FIVE if (RPS / n / "bot.toml").is_file()]
     box = sandbox_summary()
-    print(f"machine: {machine()}")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"sandbox: level {box['level']} (euid {box['euid']}); layers: {', '.join(box['layers']) or 'none'}")
+    report.head(f"machine: {machine()}")
+    report.head(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report.head(f"sandbox: level {box['level']} (euid {box['euid']}); layers: {', '.join(box['layers']) or 'none'}")
     for name, how in box["layers"].items():
-        print(f"  {name:8} {how}")
+        report.head(f"  {name:8} {how}")
     work = Path(tempfile.mkdtemp(prefix="arena-bench-speed-"))
     try:
         _measure(args, report, names, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.table()
+    print("", *report.table_lines(), sep="\n")
+    if args.readme:
+        write_readme(report)
 
 
 def _measure(args: argparse.Namespace, report: Report, names: list[str], work: Path) -> None:
     cpus = os.cpu_count() or 1
     matches = len(round_robin(names, args.cycles))
     with section(
-        f"1. Reused processes: round-robin of {', '.join(names)}, duplicate deals, {matches} matches, logs off"
+        report, f"1. Reused processes: round-robin of {', '.join(names)}, duplicate deals, {matches} matches, logs off"
     ):
         reference = inprocess_rate(names, args.cycles, repeat=3)
         report.line(f"in-process reference (engine + Bot objects + JSON both ways)  {reference:8.1f} matches/s", load())
         folders = reusable_copies(names, work / "reused")
-        runs = {}
+        runs, long_runs = {}, {}
         for jobs in (1, 2):
-            run = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles)
-            runs[jobs] = run
+            short = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles)
+            longer = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles * STEADY_FACTOR)
+            run = runs[jobs] = steady(short, longer)
+            long_runs[jobs] = longer
             report.line(
-                f"arena, reused processes, --jobs {jobs}: {run.rate:8.1f} matches/s ({run.rate / reference:.3f}x), "
-                f"arena CPU {run.cpu_per_match_ms:.2f} ms/match, {run.started} processes",
+                f"arena, reused processes, --jobs {jobs}, whole runs: {short.rate:6.1f} matches/s over {short.matches},"
+                f" {longer.rate:6.1f} over {longer.matches} ({short.started} processes started)",
+                longer.load,
+            )
+            report.line(
+                f"  steady state (the {longer.matches - short.matches} matches more): {run.rate:6.1f} matches/s "
+                f"({run.rate / reference:.3f}x), arena CPU {run.cpu_per_match_ms:.2f} ms/match",
                 run.load,
             )
         ratio = runs[1].rate / reference
-        report.goal(Goal("1", "reused, --jobs 1, vs in-process", f"{runs[1].rate:.1f} vs {reference:.0f} matches/s",
+        report.goal(Goal("1", "reused, --jobs 1, vs in-process (steady state)",
+                         f"{runs[1].rate:.1f} vs {reference:.0f} matches/s",
                          ratio, ">= 0.5x", ratio >= 0.5, runs[1].load))  # fmt: skip
         gain = runs[2].rate / runs[1].rate
-        report.goal(Goal("1", "--jobs 2 vs --jobs 1", f"{runs[2].rate:.1f} vs {runs[1].rate:.1f} matches/s",
+        shown = f"{runs[2].rate:.1f} vs {runs[1].rate:.1f} matches/s"
+        report.goal(Goal("1", "--jobs 2 vs --jobs 1 (steady state)", shown,
                          gain, f"> 1x on {cpus} CPUs", gain > 1.0, runs[2].load))  # fmt: skip
 
-    with section("2. Fresh processes"):
+    with section(report, "2. Fresh processes"):
         fresh = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2))
         report.line(
             f"arena, fresh process per match, --jobs 1: {fresh.rate:8.1f} matches/s, "
             f"arena CPU {fresh.cpu_per_match_ms:.2f} ms/match, {fresh.started} processes",
             fresh.load,
+        )
+        serial = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2), ahead=False)
+        report.line(
+            f"the same, no process started ahead of its match: {serial.rate:8.1f} matches/s "
+            f"({fresh.rate / serial.rate:.2f}x less than with starts ahead)",
+            serial.load,
         )
         fresh2 = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2))
         report.line(f"arena, fresh process per match, --jobs 2: {fresh2.rate:8.1f} matches/s", fresh2.load)
@@ -677,11 +776,15 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         report.line(f"python -I -c pass (what a Python launcher costs)          {python_pass * 1e3:7.1f} ms", now)
         report.goal(Goal("2", "sandboxed start vs bare start", f"{boxed * 1e3:.1f} vs {bare * 1e3:.1f} ms",
                          boxed / bare, "<= 1.5x", boxed / bare <= 1.5, now))  # fmt: skip
-        hidden = fresh2.rate / fresh.rate
-        report.goal(Goal("2", "fresh starts, --jobs 2 vs --jobs 1", f"{fresh2.rate:.1f} vs {fresh.rate:.1f} matches/s",
-                         hidden, f"> 1x on {cpus} CPUs", hidden > 1.0, fresh2.load))  # fmt: skip
+        hidden = fresh.rate / serial.rate
+        shown = f"{fresh.rate:.1f} vs {serial.rate:.1f} matches/s"
+        report.goal(Goal("2", "fresh, --jobs 1, starts ahead vs none", shown,
+                         hidden, "> 1x", hidden > 1.0, fresh.load))  # fmt: skip
+        wider = fresh2.rate / fresh.rate
+        report.goal(Goal("2", "fresh, --jobs 2 vs --jobs 1", f"{fresh2.rate:.1f} vs {fresh.rate:.1f} matches/s",
+                         wider, f"> 1x on {cpus} CPUs", wider > 1.0, fresh2.load))  # fmt: skip
 
-    with section(f"3. One request ({PING_BOT}, {args.requests} draft_pick requests)"):
+    with section(report, f"3. One request ({PING_BOT}, {args.requests} draft_pick requests)"):
         bare_rq, arena_rq = interleaved(
             3, lambda: bare_ping_pong(args.requests), lambda: trio.run(arena_ping_pong, args.requests)
         )
@@ -695,7 +798,7 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
 
     light_dir = work / "light"
     light_dir.mkdir()
-    with section("4. Supervisor memory"):
+    with section(report, "4. Supervisor memory"):
         slow = light_bots(light_dir, delay_ms=20, count=8)
         wide = memory_run(slow, jobs=64, cycles=5)  # 8 bots: 28 pairs x 5 cycles = 140 matches, 64 at once
         per_match = (wide.peak - wide.baseline) / 64
@@ -723,7 +826,7 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         report.goal(Goal("4", f"RSS over {long.matches} matches, end vs a tenth in", shown,
                          growth, "flat (<= 1.1x)", growth <= 1.1, long.load))  # fmt: skip
 
-    with section("5. arena play: time to the first request of a C bot"):
+    with section(report, "5. arena play: time to the first request of a C bot"):
         stamping = light_bots(light_dir, delay_ms=0, stamp=True, count=1)[0]
         arena = [sys.executable, "-m", "arena"]
         first = median_of(max(3, args.starts // 3), lambda: play_first_request(stamping, arena))
@@ -735,10 +838,11 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
                          None, "< 100 ms", first < 0.1, now))  # fmt: skip
 
     if args.profile:
-        with section("Where the arena's CPU goes: reused processes, --jobs 1 (cProfile, CPU time)"):
-            profile = cProfile.Profile(time.process_time)
-            run = tournament(folders, jobs=1, reuse=True, cycles=args.cycles, profile=profile)
-            print_profile(profile, run.matches)
+        print("\nWhere the arena's CPU goes: reused processes, --jobs 1 (cProfile, CPU time)", flush=True)
+        profile = cProfile.Profile(time.process_time)
+        run = tournament(folders, jobs=1, reuse=True, cycles=args.cycles * STEADY_FACTOR, profile=profile)
+        report.profile = profile_lines(profile, run, unprofiled=long_runs[1])
+        print(*report.profile, sep="\n")
 
 
 AREAS = (
@@ -755,8 +859,13 @@ AREAS = (
 )
 
 
-def print_profile(profile: cProfile.Profile, matches: int) -> None:
-    """CPU per match by area (own time of the functions in it), and the top functions."""
+def profile_lines(profile: cProfile.Profile, run: Run, *, unprofiled: Run) -> list[str]:
+    """CPU per match by area (own time of the functions in it), and the top functions.
+
+    cProfile's own cost inflates every figure about equally: the shares are
+    what to read, and the inflation (against ``unprofiled``, the same run
+    without the profiler) is printed to scale them back.
+    """
     stats = pstats.Stats(profile)
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     totals: dict[str, float] = {}
@@ -765,10 +874,21 @@ def print_profile(profile: cProfile.Profile, matches: int) -> None:
         area = next((name for name, keys in AREAS if any(k in where for k in keys)), "other")
         totals[area] = totals.get(area, 0.0) + tottime
     whole = sum(totals.values())
+    inflation = run.cpu_per_match_ms / unprofiled.cpu_per_match_ms if unprofiled.cpu_per_match_ms else math.nan
+    lines = [
+        f"  {run.matches} matches; arena CPU {run.cpu_per_match_ms:.2f} ms/match under the profiler, "
+        f"{unprofiled.cpu_per_match_ms:.2f} without ({inflation:.1f}x inflation)",
+    ]
     for area, seconds in sorted(totals.items(), key=lambda item: -item[1]):
-        print(f"  {area:42} {seconds / matches * 1e3:7.2f} ms/match  {seconds / whole:5.1%}")
-    print("  top functions by own CPU time:")
-    stats.sort_stats("tottime").print_stats(15)
+        lines.append(f"  {area:42} {seconds / run.matches * 1e3:7.2f} ms/match  {seconds / whole:5.1%}")
+    lines.append("  top functions by own CPU time (ms per match, profiled):")
+    top = sorted(raw.items(), key=lambda item: -item[1][2])[:15]
+    for (filename, line, function), (_, calls, tottime, _, _) in top:
+        short = filename.replace(str(REPO) + "/", "").split("site-packages/")[-1]
+        lines.append(
+            f"    {tottime / run.matches * 1e3:6.3f}  {calls / run.matches:7.1f} calls  {function} ({short}:{line})"
+        )
+    return lines
 
 
 if __name__ == "__main__":
