@@ -165,6 +165,10 @@ EXTRA_COMMAND_MODULES: list[str] = ["competition.cli", "replay.cli", "checks.bot
 a module may add options to the commands of the layers below it (replay adds ``arena results --html``)."""
 
 
+ERROR_LINE_CHARS = 2000
+"""Characters shown of each line of an error message."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -181,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("arena: interrupted; every bot process was stopped", file=sys.stderr)
             return 130
         if isinstance(leaf, ArenaError | ParamError):
-            print(f"arena: error: {leaf}", file=sys.stderr)
+            # A message may name a bot's folder or quote its output: its control characters are shown, not obeyed.
+            message = "\n".join(printable(line, limit=ERROR_LINE_CHARS) for line in str(leaf).splitlines())
+            print(f"arena: error: {message}", file=sys.stderr)
             return 2
         raise
 

@@ -94,6 +94,16 @@ def test_bad_bot_arguments_are_one_line_errors(tmp_path: Path, bot: str, message
     out = arena("play", "rps-poker", bot, str(RPS / "minimal-bash"), cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr.startswith("arena: error:") and message in out.stderr
+
+
+def test_an_error_naming_a_bot_never_passes_its_control_characters_to_the_terminal(tmp_path: Path) -> None:
+    hostile = tmp_path / "bot\x1b]0;owned\x07\x1b[2J"
+    hostile.mkdir()
+    (hostile / "bot.toml").write_text("this is not toml")  # an error that names the folder
+    out = arena("play", "rps-poker", str(hostile), str(RPS / "minimal-bash"), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.startswith("arena: error:")
+    assert "\x1b" not in out.stderr and "\x07" not in out.stderr
+    assert "\\x1b]0;owned" in out.stderr  # shown, escaped
     assert "Traceback" not in out.stderr
 
 
