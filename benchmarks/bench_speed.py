@@ -829,11 +829,16 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
     with section(report, "5. arena play: time to the first request of a C bot"):
         stamping = light_bots(light_dir, delay_ms=0, stamp=True, count=1)[0]
         arena = [sys.executable, "-m", "arena"]
-        first = median_of(max(3, args.starts // 3), lambda: play_first_request(stamping, arena))
-        imports = median_of(max(3, args.starts // 3), lambda: run_once([sys.executable, "-c", "import arena.cli"]))
+        first, imports, floor = interleaved(
+            max(3, args.starts // 3),
+            lambda: play_first_request(stamping, arena),
+            lambda: run_once([sys.executable, "-c", "import arena.cli"]),
+            lambda: run_once([sys.executable, "-c", "import trio"]),
+        )
         now = load()
         report.line(f"arena play, command to the bot's first request            {first * 1e3:7.1f} ms", now)
         report.line(f"of which Python starting and importing arena.cli           {imports * 1e3:7.1f} ms", now)
+        report.line(f"Python starting and importing trio alone (a floor)         {floor * 1e3:7.1f} ms", now)
         report.goal(Goal("5", "arena play, time to first request (C bot)", f"{first * 1e3:.0f} ms",
                          None, "< 100 ms", first < 0.1, now))  # fmt: skip
 
