@@ -178,15 +178,12 @@ async def watch(client: httpx.AsyncClient, seen: Readings) -> None:
 async def browser(client: httpx.AsyncClient, until: float, arrive: float, seen: Readings) -> None:
     """A person with the leaderboard open: a page load, the live stream, a reload every 10 to 30 s.
 
-    Each person has a browser of their own: its own connections (six at most, as browsers keep per site).
+    Each person has a browser of their own: its own connections.
     """
     rng = random.Random()
     await trio.sleep(rng.uniform(0, arrive))
     etags: dict[str, str] = {}
-    own = httpx.AsyncClient(
-        base_url=client.base_url, timeout=60, limits=httpx.Limits(max_connections=6), verify=NO_TLS, trust_env=False
-    )
-    async with own:
+    async with own_client(client) as own:
         while time.monotonic() < until:
             await page_load(own, seen, etags)
             with trio.move_on_after(max(0.0, min(until - time.monotonic(), rng.uniform(10, 30)))):
@@ -197,10 +194,21 @@ async def poller(client: httpx.AsyncClient, until: float, arrive: float, seen: R
     """A script (or a page without the live stream) fetching the leaderboard and the standings every second or so."""
     rng = random.Random()
     await trio.sleep(rng.uniform(0, 1))
-    while time.monotonic() < until:
-        for path in ("/", "/api/standings"):
-            await fetch(client, path, seen)
-        await trio.sleep(rng.uniform(0.5, 1.5))
+    async with own_client(client) as own:
+        while time.monotonic() < until:
+            for path in ("/", "/api/standings"):
+                await fetch(own, path, seen)
+            await trio.sleep(rng.uniform(0.5, 1.5))
+
+
+def own_client(client: httpx.AsyncClient) -> httpx.AsyncClient:
+    """A reader's own client (its connections, six at most as a browser keeps per site), to ``client``'s server.
+
+    One client for all readers would make each request scan a pool of hundreds of connections.
+    """
+    return httpx.AsyncClient(
+        base_url=client.base_url, timeout=60, limits=httpx.Limits(max_connections=6), verify=NO_TLS, trust_env=False
+    )
 
 
 async def uploader(client: httpx.AsyncClient, token: str, delay: float, data: bytes, out: list[str]) -> None:
@@ -264,9 +272,7 @@ class CpuMeter:
 
 
 async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psutil.Process) -> None:
-    connections = 2 * args.readers + args.uploads + 10  # a browser's page loads need a connection beside its stream
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:  # the counts and the uploads
         await trio.sleep(args.warmup)
         meter = CpuMeter(server)
         alone = await ladder_rate(client, args.seconds)
