@@ -747,7 +747,7 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         serial = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2), ahead=False)
         report.line(
             f"the same, no process started ahead of its match: {serial.rate:8.1f} matches/s "
-            f"({fresh.rate / serial.rate:.2f}x less than with starts ahead)",
+            f"(with starts ahead: {fresh.rate / serial.rate:.2f}x this)",
             serial.load,
         )
         fresh2 = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2))
