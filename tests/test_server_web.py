@@ -23,7 +23,7 @@ from starlette.types import Message
 from arena.cli import main
 from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
-from arena.server.web import SESSION_COOKIE, create_app
+from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
 from .servertools import RPS, Kit, bot_archive, minimal_bot, running, write_config
 from .test_server_archive import many_empty_files
@@ -72,6 +72,28 @@ async def test_public_pages_and_api_with_safe_headers(tmp_path: Path) -> None:
         assert (await kit.client.get("/matches/nothing")).status_code == 404
         assert (await kit.client.get("/api/bots/organiser")).status_code == 404
 
+
+
+async def test_the_pages_assets_are_linked_by_content_hash_and_kept_by_browsers(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path), paused=True) as kit:
+        page = (await kit.client.get("/")).text
+        links = re.findall(r'(?:href|src)="(/static/[^"]+)"', page)
+        assert {link.split("?")[0] for link in links} == {"/static/style.css", "/static/live.js"}
+        for link in links:
+            name = link.split("?")[0].rsplit("/", 1)[1]
+            response = await kit.client.get(link)
+            assert response.status_code == 200 and response.content == (STATIC / name).read_bytes()
+            assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+            assert response.headers["x-content-type-options"] == "nosniff"
+            again = await kit.client.get(link, headers={"if-none-match": response.headers["etag"]})
+            assert again.status_code == 304 and not again.content
+            unversioned = await kit.client.get(f"/static/{name}")  # an old link: checked again each time
+            assert unversioned.status_code == 200 and unversioned.headers["cache-control"] == "no-cache"
+            stale = await kit.client.get(f"/static/{name}?v=0000")
+            assert stale.headers["cache-control"] == "no-cache"
+        assert "text/css" in (await kit.client.get("/static/style.css")).headers["content-type"]
+        for path in ("/static/nothing.css", "/static/%2e%2e%2fweb.py", "/static/%2e%2e"):
+            assert (await kit.client.get(path)).status_code == 404, path
 
 # Tokens, sessions, CSRF --------------------------------------------------------------------
 async def test_a_missing_or_wrong_token_is_401(tmp_path: Path) -> None:

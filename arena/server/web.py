@@ -21,9 +21,11 @@ write must send the same token in ``X-CSRF-Token``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
 import json
 import math
+import mimetypes
 import os
 import secrets
 import shutil
@@ -52,8 +54,7 @@ from starlette.responses import (
     Response,
     StreamingResponse,
 )
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from protocol import SEATS
@@ -174,6 +175,43 @@ class DrainRefusedBodies:
         await self.app(scope, watched, sending)
 
 
+class StaticAssets:
+    """The pages' own stylesheet and script, read once and served from memory (no file I/O per request).
+
+    Pages link each with its content hash (``/static/style.css?v=HASH``, the
+    ``static`` template function), so a browser keeps it for good and an
+    upgrade changes the link; a request without the current hash is told to
+    check again (``no-cache``), and one whose copy is current gets a 304.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.files: dict[str, tuple[bytes, str, str]] = {}
+        for path in sorted(folder.iterdir()):
+            if path.is_file():
+                data = path.read_bytes()
+                media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                self.files[path.name] = (data, hashlib.sha256(data).hexdigest()[:16], media)
+
+    def url(self, name: str) -> str:
+        """The link to asset ``name``, with its content hash."""
+        return f"/static/{name}?v={self.files[name][1]}"
+
+    def response(self, request: Request) -> Response:
+        found = self.files.get(request.path_params["name"])
+        if found is None:
+            raise HTTPException(404, "no such file")
+        data, digest, media = found
+        current = request.query_params.get("v") == digest
+        headers = {"etag": f'"{digest}"', "cache-control": IMMUTABLE if current else "no-cache"}
+        if f'"{digest}"' in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(data, media_type=media, headers=headers)
+
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""How long a browser keeps an asset whose link carries its content hash: for good (a new hash is a new link)."""
+
+
 # The app ---------------------------------------------------------------------------
 def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
     """The Starlette app serving ``competition``."""
@@ -207,7 +245,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/api/submissions/{sid:int}", pages.api_submission),
         Route("/api/admin/{action}", pages.api_admin, methods=["POST"]),
         Route("/api/events", pages.events),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/static/{name}", pages.assets),
     ]
     middleware = [
         Middleware(DrainRefusedBodies, spawn=competition.spawn),
@@ -228,7 +266,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     )
 
 
-def _environment() -> Environment:
+def _environment(assets: StaticAssets) -> Environment:
     env = Environment(
         loader=PackageLoader("arena.server", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -236,6 +274,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = _num
+    env.globals["static"] = assets.url
     env.filters["signed"] = lambda v: "-" if v is None or _nan(v) else f"{v:+.0f}"
     return env
 
@@ -257,7 +296,8 @@ class Pages:
 
     def __init__(self, competition: Competition) -> None:
         self.c = competition
-        self.env = _environment()
+        self.static = StaticAssets(STATIC)
+        self.env = _environment(self.static)
         self._fragment: tuple[int, str, str] | None = None
         self._standings_json: tuple[int, bytes] | None = None
         self._anonymous: tuple[int, bytes] | None = None
@@ -370,6 +410,10 @@ class Pages:
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
         return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.matches[-15:][::-1])}
+
+    async def assets(self, request: Request) -> Response:
+        """The pages' stylesheet and script (:class:`StaticAssets`)."""
+        return self.static.response(request)
 
     async def leaderboard(self, request: Request) -> Response:
         stamp, html, _ = self.board_html()
