@@ -73,7 +73,6 @@ async def test_public_pages_and_api_with_safe_headers(tmp_path: Path) -> None:
         assert (await kit.client.get("/api/bots/organiser")).status_code == 404
 
 
-
 async def test_the_pages_assets_are_linked_by_content_hash_and_kept_by_browsers(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), paused=True) as kit:
         page = (await kit.client.get("/")).text
@@ -94,6 +93,7 @@ async def test_the_pages_assets_are_linked_by_content_hash_and_kept_by_browsers(
         assert "text/css" in (await kit.client.get("/static/style.css")).headers["content-type"]
         for path in ("/static/nothing.css", "/static/%2e%2e%2fweb.py", "/static/%2e%2e"):
             assert (await kit.client.get(path)).status_code == 404, path
+
 
 # Tokens, sessions, CSRF --------------------------------------------------------------------
 async def test_a_missing_or_wrong_token_is_401(tmp_path: Path) -> None:
