@@ -546,8 +546,13 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
         await kit.wait_matches(len(kit.competition.matches) + 4)
         organiser = kit.competition.admin_token()
         assert organiser
-        stderr = next((tmp_path / "data" / "logs" / "stderr").glob("alice.*.log"))
-        assert MARKUP in stderr.read_text()
+        with trio.fail_after(60):  # a process of alice's may have just started, its first words not yet written
+            while not (logs := [p for p in (tmp_path / "data" / "logs" / "stderr").glob("alice.*.log")
+                                if MARKUP in p.read_text()]) or not any(
+                "alice" in (m.bot_a, m.bot_b) for m in kit.competition.matches
+            ):  # fmt: skip
+                await trio.sleep(0.1)
+        stderr = logs[0]
         key = next(m.key for m in kit.competition.matches if "alice" in (m.bot_a, m.bot_b))
         pages = [
             "/", "/bots/alice", "/me", f"/submissions/{result['id']}", "/bots/alice/v1/files",
