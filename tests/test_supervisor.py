@@ -254,7 +254,14 @@ def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
         sys.executable, "-m", "arena", "play", "rps-poker", f"{sys.executable} {FAULTY} sleep", str(GOOD),
         "--move-time", "60", "--log-dir", str(tmp_path),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+
+    def as_a_terminal_would() -> None:  # Ctrl-C reaches a foreground command: SIGINT neither ignored nor blocked,
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # whatever this test process inherited
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, preexec_fn=as_a_terminal_would
+    )
     deadline = time.monotonic() + 20
     children: list[psutil.Process] = []
     while time.monotonic() < deadline and len(children) < 2:
