@@ -510,8 +510,6 @@ async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_la
             while sum("bob" in (m.bot_a, m.bot_b) for m in kit.competition.matches[before:]) < 4:
                 await trio.sleep(0.1)
         assert all("mallory" not in (m.bot_a, m.bot_b) for m in kit.competition.matches[before + 2 :])
-        worker = kit.competition.worker
-        assert worker is None or worker.restarts == 0  # a bot's faults are in its matches, never the worker's death
 
 
 MARKUP = "<script>alert(1)</script>"
