@@ -134,13 +134,9 @@ def frame(message: object) -> bytes:
 
 
 async def _write_all(stream: trio.abc.SendStream, receive: trio.MemoryReceiveChannel[bytes]) -> None:
-    """Send what ``receive`` gives, in order, by one task (a stream takes one writer at a time).
-
-    Ends quietly when the other end has gone: its reader sees the end of file and says what happened.
-    """
-    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-        async for data in receive:
-            await stream.send_all(data)
+    """Send what ``receive`` gives, in order, by one task (a stream takes one writer at a time)."""
+    async for data in receive:
+        await stream.send_all(data)
 
 
 # The worker's side ---------------------------------------------------------------------------------
@@ -213,7 +209,6 @@ class _Answer:
     value: Any = None
     error: str = ""
     lost: bool = False
-    play: bool = False
 
 
 @dataclass(eq=False)
@@ -263,7 +258,7 @@ class MatchWorker:
         life = await self._usable()
         self._next_id += 1
         ident = self._next_id
-        answer = _Answer(play=message[0] == "play")
+        answer = _Answer()
         life.waiting[ident] = answer
         try:
             life.send.send_nowait(frame((message[0], ident, *message[1:])))
@@ -338,8 +333,8 @@ class MatchWorker:
                     nursery.cancel_scope.cancel()
             finally:
                 life.dead = True
-                lost = sum(answer.play for answer in life.waiting.values())  # counted before they go
-                for answer in life.waiting.values():
+                lost = [answer for answer in life.waiting.values()]
+                for answer in lost:
                     answer.lost = True
                     answer.done.set()
                 self._notify()
@@ -358,7 +353,7 @@ class MatchWorker:
             delay = RESTART_DELAYS_S[min(failures, len(RESTART_DELAYS_S)) - 1] if failures else 0.0
             self.say(
                 f"the match worker (pid {process.pid}) {reason or 'stopped'} (exit code {code}):"
-                f" {lost} matches in play will be played again; starting a new one"
+                f" {len(lost)} matches in play will be played again; starting a new one"
                 + (f" in {delay:g} s" if delay else "")
             )
             await trio.sleep(delay)
