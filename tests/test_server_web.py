@@ -707,11 +707,8 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
         assert result["status"] == "passed" and result["message"] == "version 1"
 
 
-@pytest.mark.parametrize("workers", [1, 0], ids=["in-the-match-worker", "in-the-servers-process"])
-async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path, workers: int) -> None:
-    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"), extra=f"workers = {workers}")
-    async with running(config, jobs=4) as kit:
-        assert (kit.competition.worker is not None) == bool(workers)
+async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py")), jobs=4) as kit:
         await kit.wait_matches(16)
         kit.competition.set_paused(True)
         ladder = kit.competition.ladder

@@ -17,9 +17,7 @@ the worker, and their words reach the server only inside a ``PlayedMatch``
 the worker built). The worker's stray prints go to its stderr (the server's).
 
 **Lifetimes.** The worker dies with the server: at end of file on its stdin
-(the server stopped, or died) it cancels its matches and stops its bots (it
-ignores SIGINT and SIGTERM, which a terminal or a service manager sends to
-the server's whole process group: the server stops it in order), and
+(the server stopped, or died) it cancels its matches and stops its bots, and
 ``PR_SET_PDEATHSIG`` kills it outright when the server is killed (the
 sandbox's lifelines then kill its bots). The server spawns it from its main
 thread, since the death signal follows the thread that spawned. If the
@@ -146,8 +144,6 @@ def main() -> None:
     libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
     if len(sys.argv) > 1 and os.getppid() != int(sys.argv[1]):
         os._exit(0)  # the parent died before the death signal was set
-    for number in (signal.SIGINT, signal.SIGTERM):  # a Ctrl-C or a stop reaches the whole group: the server stops us
-        signal.signal(number, _ignore)  # a handler, not SIG_IGN, which the bots would inherit through exec
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -155,10 +151,6 @@ def main() -> None:
     os.close(null)
     with contextlib.suppress(KeyboardInterrupt):
         trio.run(_serve, wire_in, wire_out)
-
-
-def _ignore(_number: int, _frame: object) -> None:
-    pass
 
 
 async def _serve(wire_in: int, wire_out: int) -> None:

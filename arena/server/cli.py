@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = sub.add_parser(
         "serve",
         help="run a competition server: uploads, a rolling ladder, live standings and replays",
-        description="Serve a competition (a web app and its rolling ladder) from CONFIG.toml.",
+        description="Serve a competition (a web app and its rolling ladder in one process) from CONFIG.toml.",
     )
     serve.add_argument("config", metavar="CONFIG.toml", help="the server's config (see examples/)")
     serve.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")

@@ -1,7 +1,4 @@
-"""Running the server: the web app (Hypercorn's trio worker) and the competition in one trio nursery.
-
-The ladder's matches are played in the competition's match worker process (see :mod:`arena.server.service`).
-"""
+"""Running the server: the web app (Hypercorn's trio worker) and the competition in one trio nursery."""
 
 from __future__ import annotations
 

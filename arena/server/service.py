@@ -1,16 +1,12 @@
 """The running competition: its records, the ladder, submissions and their checks, live updates.
 
 One :class:`Competition` lives in the server's trio run. The web app
-(:mod:`arena.server.web`) calls it; its :meth:`Competition.run` runs the
-ladder and checks submissions in the same nursery as the web server. The
-ladder's matches are played in a match worker, a child process of the
-server's own (:mod:`arena.competition.worker`), so pages never wait behind
-match work (or here, with ``workers = 0``, or on a Dask cluster); this
-process decides the pairs and records the results. A ``kill -9`` of the
-server (its worker and bots die with it) loses only work in flight: uploads,
-versions, results and sessions are in SQLite before they are acknowledged, a
-half-played pair is finished on restart, and a submission whose check was
-interrupted is checked again.
+(:mod:`arena.server.web`) calls it; its :meth:`Competition.run` plays the
+ladder and checks submissions in the same nursery as the web server, so one
+process does everything and a ``kill -9`` of it loses only work in flight:
+uploads, versions, results and sessions are in SQLite before they are
+acknowledged, a half-played pair is finished on restart, and a submission whose
+check was interrupted is checked again.
 """
 
 from __future__ import annotations
