@@ -81,9 +81,6 @@ class Setup:
     params: Mapping[str, object]
     limits: Limits
     tournament_id: int
-    jobs: int
-    """Matches played at once; more may be handed over (they wait their turn here, so the worker never idles
-    waiting for the server to hand over the next)."""
     policy: SandboxPolicy
     stderr_dir: Path | None
     stamp: str
@@ -161,17 +158,15 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     configure(setup.policy)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
-    turns = trio.CapacityLimiter(max(1, setup.jobs))
 
     def stderr_path(spec: BotSpec, number: int) -> Path | None:
         return setup.stderr_dir / f"{spec.name}.{setup.stamp}-{number}.log" if setup.stderr_dir else None
 
     async def play(ident: int, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> None:
         try:
-            async with turns:
-                match = await play_scheduled(
-                    game, specs, setup.limits, scheduled, pool, log_path=log_path, tournament_id=setup.tournament_id
-                )
+            match = await play_scheduled(
+                game, specs, setup.limits, scheduled, pool, log_path=log_path, tournament_id=setup.tournament_id
+            )
         except Exception:  # a bug, not a bot's fault (those are in the match): the server says so
             send.send_nowait(frame(("error", ident, traceback.format_exc())))
         else:
@@ -397,13 +392,12 @@ async def open_match_worker(
     limits: Limits,
     *,
     tournament_id: int,
-    jobs: int,
     stderr_dir: Path | None,
     stamp: str,
     say: Callable[[str], None] = lambda _text: None,
 ) -> AsyncIterator[MatchWorker]:
     """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
-    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp)
+    setup = Setup(game, dict(params), limits, tournament_id, current_policy(), stderr_dir, stamp)
     worker = MatchWorker(setup, say)
     async with trio.open_nursery() as nursery:
         await nursery.start(worker.run)
@@ -411,3 +405,4 @@ async def open_match_worker(
             yield worker
         finally:
             nursery.cancel_scope.cancel()
+

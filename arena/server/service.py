@@ -768,7 +768,6 @@ class Competition:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
             remote: RemotePlay | None = None
-            ahead = 0
             if cluster:
                 pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
                 remote, slots = await self._on_cluster(stack, cluster)
@@ -776,12 +775,11 @@ class Competition:
             elif self._in_worker(jobs):
                 self.worker = await stack.enter_async_context(
                     open_match_worker(
-                        self.config.game, self.config.params, self.config.limits, tournament_id=self.tid, jobs=jobs,
+                        self.config.game, self.config.params, self.config.limits, tournament_id=self.tid,
                         stderr_dir=self.logs / "stderr", stamp=self._run_stamp, say=say,
                     )
                 )  # fmt: skip
                 pool, remote = self.worker, self.worker.play
-                ahead = 1  # a pair handed over ahead waits in the worker: it never idles while this loop is busy
             else:
                 pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
             nursery = await stack.enter_async_context(trio.open_nursery())
@@ -791,7 +789,7 @@ class Competition:
                 self.store, self.tid, self.game, self.config.limits, seed=self.seed,
                 policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs // 2) + ahead, remote=remote,
+                slots=max(1, jobs // 2), remote=remote,
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self._standings)
