@@ -201,12 +201,21 @@ def cpu_children(seconds: str) -> None:
 
 def escape(token: str) -> None:
     """A setsid double-forked daemon; then the launcher above is killed, if the canary may, to orphan it further."""
+    # The pipe's write end closes on exec: its end of file says the daemon has left the group and shows the token
+    # (waiting a fixed time instead let a slow machine kill it with the group first, or look before its exec).
+    ready, done = os.pipe()
     if os.fork() == 0:
+        os.close(ready)
         os.setsid()
         if os.fork() == 0:
-            os.execvp("sleep", ["sleep", "300", token])
+            with contextlib.suppress(OSError):
+                os.execvp("sleep", ["sleep", "300", token])
+            os._exit(127)
         os._exit(0)
-    time.sleep(0.2)
+    os.close(done)
+    while os.read(ready, 1):
+        pass
+    os.close(ready)
     parent = os.getppid()
     report(daemon=True, parent=parent)
     if parent > 1:
@@ -240,12 +249,21 @@ def build(secret_hex: str, outside_hex: str, port: str, token: str) -> None:
             seen["network"] = "connected"
     except OSError as exc:
         seen["network"] = f"refused: {exc}"
+    # The pipe's write end closes on exec: its end of file says the daemon has left the group and shows the token
+    # (waiting a fixed time instead let a slow machine kill it with the group first, or look before its exec).
+    ready, done = os.pipe()
     if os.fork() == 0:
+        os.close(ready)
         os.setsid()
         if os.fork() == 0:
-            os.execvp("sleep", ["sleep", "300", token])
+            with contextlib.suppress(OSError):
+                os.execvp("sleep", ["sleep", "300", token])
+            os._exit(127)
         os._exit(0)
-    time.sleep(0.2)
+    os.close(done)
+    while os.read(ready, 1):
+        pass
+    os.close(ready)
     print(json.dumps(seen), flush=True)
 
 
