@@ -26,7 +26,11 @@ by this process (the load generator: its HTTP client costs about as much per
 request as the server's answer) and by the whole machine, with the load
 average beside them (the machine is shared: compare figures from one run).
 
-Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--jobs N] [--poll]``
+With ``--in-process`` the server plays the ladder's matches in its own
+process instead of its match worker (the server's layout before the worker).
+
+Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--jobs N] [--poll]
+[--in-process]``
 """
 
 from __future__ import annotations
@@ -83,9 +87,9 @@ def bot_archive() -> bytes:
     return buffer.getvalue()
 
 
-def start_server(config: Path) -> tuple[subprocess.Popen[str], str]:
+def start_server(config: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(config)],
+        [sys.executable, "-m", "arena", "serve", str(config), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -258,17 +262,28 @@ def spread(values: list[float], unit: float = 1000.0, suffix: str = "ms") -> str
 
 
 class CpuMeter:
-    """CPU taken since it started, as a share of one CPU: by the server process, this process, the machine."""
+    """CPU taken since it started, as a share of one CPU: by the server process, its match worker, this process, the
+    machine."""
 
     def __init__(self, server: psutil.Process) -> None:
         self.server = server
+        self.worker = next(
+            (p for p in server.children() if "arena.competition.worker" in " ".join(p.cmdline())), None
+        )  # the process that plays the ladder's matches, unless the server plays them itself (--in-process)
         self.started = time.monotonic()
-        self.server_s = self._server_s()
+        self.server_s = self._cpu_s(self.server)
+        self.worker_s = self._cpu_s(self.worker)
         self.client_s = time.process_time()
         self.machine = psutil.cpu_times()
 
-    def _server_s(self) -> float:
-        times = self.server.cpu_times()
+    @staticmethod
+    def _cpu_s(process: psutil.Process | None) -> float:
+        if process is None:
+            return 0.0
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # a worker that died (the server starts another)
+            return 0.0
         return float(times.user + times.system)
 
     def __str__(self) -> str:
@@ -277,8 +292,13 @@ class CpuMeter:
         busy = (
             sum(machine) - machine.idle - machine.iowait - (sum(self.machine) - self.machine.idle - self.machine.iowait)
         )
+        worker = (
+            f" match worker {(self._cpu_s(self.worker) - self.worker_s) / wall:.0%} (with its bots' supervision),"
+            if self.worker
+            else " (matches played in it),"
+        )
         return (
-            f"CPU (of one CPU): server process {(self._server_s() - self.server_s) / wall:.0%},"
+            f"CPU (of one CPU): server process {(self._cpu_s(self.server) - self.server_s) / wall:.0%},{worker}"
             f" load generator (this process) {(time.process_time() - self.client_s) / wall:.0%},"
             f" whole machine {busy / wall:.0%} of {os.cpu_count()}00%"
         )
@@ -348,6 +368,9 @@ def main() -> None:
     parser.add_argument("--poll", action="store_true", help="readers poll / and /api/standings instead")
     parser.add_argument("--uploads", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--in-process", action="store_true", help="the server plays its matches itself (no match worker)"
+    )
     args = parser.parse_args()
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -358,7 +381,7 @@ def main() -> None:
         state = State(data_dir / "server.sqlite")
         tokens = [state.add_participant(f"load{i}")[1] for i in range(args.uploads)]
         state.close()
-        process, url = start_server(config)
+        process, url = start_server(config, *(["--in-process"] if args.in_process else []))
         try:
             trio.run(run, args, url, tokens, psutil.Process(process.pid))
         finally:

@@ -13,7 +13,7 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +39,14 @@ def write_config(
     uploads: str = "check_matches = 2",
     ladder: str = "placement_pairs = 1\npair_budget = 50",
 ) -> Path:
-    """A server config in ``folder`` (its data folder beside it)."""
+    """A server config in ``folder`` (its data folder beside it).
+
+    ``ARENA_TEST_SERVER_WORKERS=0`` (or 1) in the environment sets the config's
+    ``workers``, to run the server's tests with the matches played in the
+    server's process (or always in a worker).
+    """
+    if "workers" not in extra and os.environ.get("ARENA_TEST_SERVER_WORKERS"):
+        extra = f"workers = {int(os.environ['ARENA_TEST_SERVER_WORKERS'])}\n{extra}"
     bots = ", ".join(f'"{RPS / name}"' for name in house)
     if "check_matches" not in uploads:
         uploads += "\ncheck_matches = 2"
@@ -106,7 +113,14 @@ class Kit:
 
 
 @contextlib.asynccontextmanager
-async def running(config_path: Path, *, jobs: int = 2, paused: bool = False, cluster: str = "") -> AsyncIterator[Kit]:
+async def running(
+    config_path: Path,
+    *,
+    jobs: int = 2,
+    paused: bool = False,
+    cluster: str = "",
+    say: Callable[[str], None] = lambda _text: None,
+) -> AsyncIterator[Kit]:
     """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app."""
     competition = Competition(load(config_path))
     try:
@@ -114,7 +128,7 @@ async def running(config_path: Path, *, jobs: int = 2, paused: bool = False, clu
             competition.set_paused(True)
         competition.add_house_bots()
         async with trio.open_nursery() as nursery:
-            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster))
+            await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster, say=say))
             transport = httpx.ASGITransport(app=create_app(competition))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 yield Kit(competition, client)

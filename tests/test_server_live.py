@@ -109,6 +109,20 @@ def _bots_of(pid: int) -> list[psutil.Process]:
     return found
 
 
+def _workers_of(pid: int) -> list[psutil.Process]:
+    """The match workers of the server ``pid``."""
+    found = []
+    for child in psutil.Process(pid).children():
+        with contextlib.suppress(psutil.Error):
+            if "arena.competition.worker" in " ".join(child.cmdline()):
+                found.append(child)
+    return found
+
+
+def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
+    return [p for p in processes if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
 def test_kill_9_at_random_moments_loses_nothing_and_plays_nothing_twice(tmp_path: Path) -> None:
     config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"), uploads="check_matches = 1")
     rng = random.Random(os.getpid())
@@ -146,12 +160,16 @@ def test_kill_9_at_random_moments_loses_nothing_and_plays_nothing_twice(tmp_path
             if response is not None and response.status_code == 201:
                 submissions.append(response.json()["id"])
             time.sleep(rng.uniform(0.5, 4.0))
-            os.kill(server.process.pid, signal.SIGKILL)  # the server alone: its bots must die with it
+            workers = _workers_of(server.process.pid)
+            assert len(workers) == (0 if os.environ.get("ARENA_TEST_SERVER_WORKERS") == "0" else 1), workers
+            os.kill(server.process.pid, signal.SIGKILL)  # the server alone: its worker and bots must die with it
             server.process.wait()
+            pids = [server.process.pid, *(w.pid for w in workers)]
             deadline = time.monotonic() + 10
-            while _bots_of(server.process.pid) and time.monotonic() < deadline:
+            while (any(_bots_of(pid) for pid in pids) or _alive(workers)) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            assert not _bots_of(server.process.pid), "bot processes outlived the killed server"
+            assert not _alive(workers), "the match worker outlived the killed server"
+            assert not any(_bots_of(pid) for pid in pids), "bot processes outlived the killed server"
     with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
         client.cookies.update(cookies)
         assert client.get("/me").status_code == 200

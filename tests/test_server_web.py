@@ -7,10 +7,13 @@ trio run and talks to the Starlette app in-process with httpx.
 from __future__ import annotations
 
 import base64
+import os
 import re
+import signal
 import sqlite3
 import tracemalloc
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +23,11 @@ import pytest
 import trio
 from starlette.types import Message
 
+from arena._errors import ConfigError
 from arena.cli import main
 from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
+from arena.server.config import load
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
 from .servertools import RPS, Kit, bot_archive, minimal_bot, running, write_config
@@ -505,6 +510,8 @@ async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_la
             while sum("bob" in (m.bot_a, m.bot_b) for m in kit.competition.matches[before:]) < 4:
                 await trio.sleep(0.1)
         assert all("mallory" not in (m.bot_a, m.bot_b) for m in kit.competition.matches[before + 2 :])
+        worker = kit.competition.worker
+        assert worker is None or worker.restarts == 0  # a bot's faults are in its matches, never the worker's death
 
 
 MARKUP = "<script>alert(1)</script>"
@@ -592,12 +599,14 @@ async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
         assert not kit.competition.paused
         await kit.client.post("/admin/disqualify", data={"csrf": csrf, "name": "random-python", "reason": "colluding"})
         assert "random-python" not in kit.competition.field()
-        ladder, pool = kit.competition.ladder, kit.competition.pool
-        assert ladder is not None and pool is not None
+        ladder = kit.competition.ladder
+        assert ladder is not None
         with trio.fail_after(60):
             while any("random-python" in (pair.first, pair.second) for pair in ladder.state.busy):
                 await trio.sleep(0.05)
-        assert not pool._idle.get("random-python")  # no process of it is kept waiting for a match it will not play
+        idle = await kit.competition.idle_processes()
+        assert idle.get("minimal-python")  # the field's other bot keeps its processes
+        assert not idle.get("random-python")  # no process of it is kept waiting for a match it will not play
         row = next(
             r
             for r in (await kit.client.get("/api/standings")).json()["standings"]
@@ -700,8 +709,11 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
         assert result["status"] == "passed" and result["message"] == "version 1"
 
 
-async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path) -> None:
-    async with running(write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py")), jobs=4) as kit:
+@pytest.mark.parametrize("workers", [1, 0], ids=["in-the-match-worker", "in-the-servers-process"])
+async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path, workers: int) -> None:
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"), extra=f"workers = {workers}")
+    async with running(config, jobs=4) as kit:
+        assert (kit.competition.worker is not None) == bool(workers)
         await kit.wait_matches(16)
         kit.competition.set_paused(True)
         ladder = kit.competition.ladder
@@ -717,3 +729,45 @@ async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(t
         assert all(m.deal != m.key for m in others)  # the other pairs still play each deal twice
         processes = list((tmp_path / "data" / "logs" / "stderr").glob("tsh-py.*.log"))
         assert len(processes) == 1, processes  # one process kept its state through every match
+
+
+async def test_a_match_worker_that_dies_is_replaced_and_its_matches_are_played_again(tmp_path: Path) -> None:
+    said: list[str] = []
+    async with running(write_config(tmp_path, extra="workers = 1"), say=said.append) as kit:
+        worker = kit.competition.worker
+        assert worker is not None and worker.pid is not None and worker.pid != os.getpid()
+        await kit.wait_matches(6)
+        ladder = kit.competition.ladder
+        assert ladder is not None
+        with trio.fail_after(60):
+            while not ladder.state.busy:  # kill it while it plays
+                await trio.sleep(0.01)
+        first = worker.pid
+        os.kill(first, signal.SIGKILL)
+        with trio.fail_after(60):
+            while worker.pid in (None, first):
+                await trio.sleep(0.05)
+        assert worker.restarts == 1
+        lines = [line for line in said if "match worker" in line]
+        assert len(lines) == 1 and f"match worker (pid {first})" in lines[0] and "played again" in lines[0], said
+        await kit.wait_matches(len(kit.competition.matches) + 6)  # the ladder goes on in the new worker
+        kit.competition.set_paused(True)
+        with trio.fail_after(60):
+            while ladder.state.busy:
+                await trio.sleep(0.05)
+        keys = [m.key for m in kit.competition.matches]
+        assert len(keys) == len(set(keys))  # nothing recorded twice
+        legs = Counter(m.deal for m in kit.competition.matches)
+        assert all(count <= 2 for count in legs.values())
+        assert not [key for key in ladder.state.book.partial]  # every pair the dead worker left was finished
+        assert worker.restarts == 1 and not any(f.kind for m in kit.competition.matches for f in m.faults)
+
+
+async def test_the_config_chooses_where_matches_are_played(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, extra="workers = 0"), paused=True) as kit:
+        assert kit.competition.worker is None  # played in the server's process
+    async with running(write_config(tmp_path, extra="# workers: the default"), jobs=1, paused=True) as kit:
+        assert kit.competition.worker is None  # one match at a time: no worker (unless workers = 1)
+    bad = write_config(tmp_path, extra="workers = 2")
+    with pytest.raises(ConfigError, match=r"workers.*0 .*or 1"):
+        load(bad)

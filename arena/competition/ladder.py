@@ -39,11 +39,13 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
 from protocol import Limits
 
+from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor._pool import BotPool
@@ -52,9 +54,28 @@ from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 
 RemotePlay = Callable[[Scheduled, Mapping[str, BotSpec], Path | None], Awaitable[PlayedMatch]]
-"""Plays a scheduled match elsewhere (a cluster) given the field's specs and the log's path."""
+"""Plays a scheduled match elsewhere (a cluster, a worker process) given the field's specs and the log's path.
+
+It raises :class:`MatchLost` when the match was lost with the place it played
+in (a worker process that died): the ladder does not record it and plays the
+pair again.
+"""
 SETTLED_AFTER = 3
 """Pairs two versions must have played before non-overlapping intervals count as settled."""
+
+
+class MatchLost(ArenaError):
+    """A match was lost with the process playing it: nothing of it is recorded, and it is played again."""
+
+
+class Pool(Protocol):
+    """What the ladder tells the processes' keeper after a pair (a :class:`BotPool`, or a worker's)."""
+
+    def forget(self, deal: int) -> None:
+        """No match on ``deal`` is left to play."""
+
+    def drop(self, name: str) -> None:
+        """Stop the idle processes of bot ``name``: it will play no more."""
 
 
 @dataclass(frozen=True)
@@ -294,7 +315,8 @@ class Ladder:
     ``field`` gives the versions that may play now (label to player); ``ratings``
     their current ratings; ``recorded`` is called with each match once it is
     in the store. Matches are played from ``pool`` here, or by ``remote``
-    (a cluster). ``pause`` and ``resume`` stop and restart the taking of new
+    (a cluster, a worker process: then ``pool`` is told what a local pool
+    would be, if anything). ``pause`` and ``resume`` stop and restart the taking of new
     pairs (pairs in play finish). :meth:`wake` says the field changed.
     """
 
@@ -345,7 +367,7 @@ class Ladder:
         self.paused = False
         self.wake()
 
-    async def run(self, pool: BotPool) -> None:
+    async def run(self, pool: Pool) -> None:
         """Play until cancelled."""
         async with trio.open_nursery() as nursery:
             for _ in range(self.slots):
@@ -363,7 +385,7 @@ class Ladder:
         self.state.busy.add(pair)
         return pair, specs
 
-    async def _slot(self, pool: BotPool) -> None:
+    async def _slot(self, pool: Pool) -> None:
         while True:
             taken = self._take()
             if taken is None:
@@ -390,11 +412,15 @@ class Ladder:
                         pool.drop(field[label].spec.name)  # (an empty field is a pause: persistent bots keep state)
             self.wake()  # the other slots may now take the pair's versions again
 
-    async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: BotPool) -> None:
+    async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None
         if self.remote is not None:
-            match = await self.remote(scheduled, specs, log_path)
+            try:
+                match = await self.remote(scheduled, specs, log_path)
+            except MatchLost:
+                return  # not recorded: the pair (or its missing leg) is taken again
         else:
+            assert isinstance(pool, BotPool), "a ladder without remote plays from a BotPool"
             match = await play_scheduled(
                 self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
             )

@@ -28,6 +28,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.jobs = args.jobs
     if args.cluster is not None:
         config.cluster = args.cluster
+    if args.in_process:
+        config.workers = 0
     if args.name is not None:
         config.name = args.name
     base = args.url or base_url(config.host, config.port)
@@ -74,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = sub.add_parser(
         "serve",
         help="run a competition server: uploads, a rolling ladder, live standings and replays",
-        description="Serve a competition (a web app and its rolling ladder in one process) from CONFIG.toml.",
+        description="Serve a competition (a web app and its rolling ladder) from CONFIG.toml.",
     )
     serve.add_argument("config", metavar="CONFIG.toml", help="the server's config (see examples/)")
     serve.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
@@ -82,6 +84,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--jobs", type=int, help="matches at once (default: the config's, else the CPU count)")
     serve.add_argument(
         "--cluster", metavar="ADDRESS", help="play the ladder's matches on a Dask cluster (tcp://host:8786)"
+    )
+    serve.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play the ladder's matches in the server's own process (default with --jobs 2 or more: in a worker"
+        " process, so pages never wait behind match work; config: workers = 0)",
     )
     serve.add_argument(
         "--add", action="append", default=[], metavar="NAME", help="add a participant and print its login link"

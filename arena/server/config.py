@@ -7,6 +7,7 @@
     seed = 2026                     # optional (default: random, kept); the ladder's deals derive from it
     max_faults = 10                 # more faults than this and a version is disqualified
     jobs = 2                        # matches at once (default: the CPU count)
+    workers = 1                     # 1: matches in a worker process (the default when jobs >= 2); 0: in the server's
     house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
 
     [params]                        # the game's parameters
@@ -48,7 +49,7 @@ from .._errors import ConfigError
 from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot, read_toml
 from .archive import UploadLimits
 
-_TOP = {"name", "game", "seed", "max_faults", "jobs", "cluster", "house_bots", "params", "limits"}
+_TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget"},
     "access": {"registration", "replays"},
@@ -79,6 +80,9 @@ class ServerConfig:
     """``None``: a random one, kept in the database."""
     max_faults: int = DEFAULT_MAX_FAULTS
     jobs: int = 0
+    workers: int | None = None
+    """1: the ladder's matches are played in a worker process of the server's own, 0: in the server's process;
+    ``None``: in a worker when ``jobs`` is 2 or more. Ignored on a cluster."""
     cluster: str = ""
     params: dict[str, object] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
@@ -147,12 +151,18 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     if port > 65535:
         raise check.error(("server", "port"), f"must be a TCP port (0 to 65535), not {port}")
     data_dir = check.get(tables["server"], ("server", "data_dir"), str, "arena-server")
+    workers = check.get(data, ("workers",), int, None)
+    if workers is not None and workers not in (0, 1):
+        raise check.error(
+            ("workers",), f"must be 0 (matches in the server's process) or 1 (in a worker process), not {workers}"
+        )
     return ServerConfig(
         game=game,
         name=check.get(data, ("name",), str, ""),
         seed=seed,
         max_faults=number("", "max_faults", DEFAULT_MAX_FAULTS, 0),
         jobs=number("", "jobs", 0, 0),
+        workers=workers,
         cluster=check.get(data, ("cluster",), str, ""),
         params=dict(params),
         limits=_limits(check, check.get(data, ("limits",), dict, {})),

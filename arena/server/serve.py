@@ -1,4 +1,7 @@
-"""Running the server: the web app (Hypercorn's trio worker) and the competition in one trio nursery."""
+"""Running the server: the web app (Hypercorn's trio worker) and the competition in one trio nursery.
+
+The ladder's matches are played in the competition's match worker process (see :mod:`arena.server.service`).
+"""
 
 from __future__ import annotations
 

@@ -1,12 +1,16 @@
 """The running competition: its records, the ladder, submissions and their checks, live updates.
 
 One :class:`Competition` lives in the server's trio run. The web app
-(:mod:`arena.server.web`) calls it; its :meth:`Competition.run` plays the
-ladder and checks submissions in the same nursery as the web server, so one
-process does everything and a ``kill -9`` of it loses only work in flight:
-uploads, versions, results and sessions are in SQLite before they are
-acknowledged, a half-played pair is finished on restart, and a submission whose
-check was interrupted is checked again.
+(:mod:`arena.server.web`) calls it; its :meth:`Competition.run` runs the
+ladder and checks submissions in the same nursery as the web server. The
+ladder's matches are played in a match worker, a child process of the
+server's own (:mod:`arena.competition.worker`), so pages never wait behind
+match work (or here, with ``workers = 0``, or on a Dask cluster); this
+process decides the pairs and records the results. A ``kill -9`` of the
+server (its worker and bots die with it) loses only work in flight: uploads,
+versions, results and sessions are in SQLite before they are acknowledged, a
+half-played pair is finished on restart, and a submission whose check was
+interrupted is checked again.
 """
 
 from __future__ import annotations
@@ -33,13 +37,14 @@ from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, Player, Policy, RatingView, RemotePlay
+from ..competition.ladder import Ladder, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version, leaderboard
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
 from ..competition.store import PlayedMatch, Store, VersionRow
+from ..competition.worker import MatchWorker, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
@@ -261,7 +266,10 @@ class Competition:
         self._checks = trio.CapacityLimiter(1)
         self._pending: trio.MemorySendChannel[int] | None = None
         self.ladder: Ladder | None = None
-        self.pool: BotPool | None = None
+        self.pool: Pool | None = None
+        """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
+        self.worker: MatchWorker | None = None
+        """The process that plays the ladder's matches, unless they are played here or on a cluster."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
         self._load_specs()
@@ -744,9 +752,12 @@ class Competition:
     ) -> None:
         """Admit the field, then play the ladder and check submissions until cancelled.
 
-        ``jobs`` matches at once (two per duplicate pair), here or, with
-        ``cluster`` (a Dask scheduler's address), on the cluster's workers
-        (``jobs`` 0: as many as their threads); checks always run here.
+        ``jobs`` matches at once (two per duplicate pair), in a match worker
+        process of the server's own (:mod:`arena.competition.worker`: with
+        ``jobs`` of 2 or more, unless the config's ``workers`` is 0), in this
+        process, or, with ``cluster`` (a Dask scheduler's address), on the
+        cluster's workers (``jobs`` 0: as many as their threads); checks always
+        run here.
         """
         send, receive = trio.open_memory_channel[int](10_000)
         self._pending = send
@@ -759,11 +770,24 @@ class Competition:
         await self.admit_field(say)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
-            pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
-            remote = None
+            pool: Pool
+            remote: RemotePlay | None = None
+            ahead = 0
             if cluster:
+                pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
                 remote, slots = await self._on_cluster(stack, cluster)
                 jobs = jobs or slots
+            elif self._in_worker(jobs):
+                self.worker = await stack.enter_async_context(
+                    open_match_worker(
+                        self.config.game, self.config.params, self.config.limits, tournament_id=self.tid, jobs=jobs,
+                        stderr_dir=self.logs / "stderr", stamp=self._run_stamp, say=say,
+                    )
+                )  # fmt: skip
+                pool, remote = self.worker, self.worker.play
+                ahead = 1  # a pair handed over ahead waits in the worker: it never idles while this loop is busy
+            else:
+                pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
             nursery = await stack.enter_async_context(trio.open_nursery())
             self._nursery = nursery
             self.pool = pool
@@ -771,13 +795,23 @@ class Competition:
                 self.store, self.tid, self.game, self.config.limits, seed=self.seed,
                 policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs // 2), remote=remote,
+                slots=max(1, jobs // 2) + ahead, remote=remote,
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self._standings)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    def _in_worker(self, jobs: int) -> bool:
+        """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
+        return bool(self.config.workers) if self.config.workers is not None else jobs >= 2
+
+    async def idle_processes(self) -> dict[str, int]:
+        """Idle bot processes the ladder keeps, by version label (in the worker's pool, or here)."""
+        if self.worker is not None:
+            return (await self.worker.pool_state()).idle
+        return self.pool.idle_counts() if isinstance(self.pool, BotPool) else {}
 
     async def _on_cluster(self, stack: contextlib.AsyncExitStack, address: str) -> tuple[RemotePlay, int]:
         """Open a Dask executor at ``address``; a way to play a match there, and its slots.

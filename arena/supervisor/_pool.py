@@ -211,6 +211,10 @@ class BotPool:
         for held in self._idle.pop(name, []):
             held.stop.set()
 
+    def idle_counts(self) -> dict[str, int]:
+        """Idle processes kept, by bot name (bots with none left out)."""
+        return {name: len(idle) for name, idle in self._idle.items() if idle}
+
     def close(self) -> None:
         """Stop every idle process and every one started ahead (politely); busy ones stop when released."""
         for idle in self._idle.values():

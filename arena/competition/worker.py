@@ -1,0 +1,426 @@
+"""A match worker: a child process that plays a ladder's matches, so its parent's event loop stays free.
+
+A competition server (:mod:`arena.server`) serves pages, takes uploads and
+records results in one trio loop; supervising the bots' exchanges costs that
+loop about 8 ms per match, so pages would wait behind match work. With a
+worker, the server hands each match to its child (:data:`WORKER_MAIN`, run by the
+same interpreter) and only records the
+results: the worker keeps the bot pool, plays every match it is given at once
+(the ladder decides how many are in play) and answers each with its
+:class:`~arena.competition.store.PlayedMatch`, faults inside as when played
+locally.
+
+**The wire** is the child's stdin and stdout, each message a pickle behind a
+4-byte length. Pickle is safe here because both ends are the arena itself;
+nothing a bot writes is ever unpickled (bots talk to the supervisor inside
+the worker, and their words reach the server only inside a ``PlayedMatch``
+the worker built). The worker's stray prints go to its stderr (the server's).
+
+**Lifetimes.** The worker dies with the server: at end of file on its stdin
+(the server stopped, or died) it cancels its matches and stops its bots (it
+ignores SIGINT and SIGTERM, which a terminal or a service manager sends to
+the server's whole process group: the server stops it in order), and
+``PR_SET_PDEATHSIG`` kills it outright when the server is killed (the
+sandbox's lifelines then kill its bots). The server spawns it from its main
+thread, since the death signal follows the thread that spawned. If the
+worker dies, every match in flight is lost (:class:`~arena.competition.ladder.MatchLost`:
+the ladder does not record it, and plays the pair again), a new worker starts,
+and the server says so in one line. A persistent bot's process dies with the
+worker: its state is lost, as after a fault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import dataclasses
+import math
+import os
+import pickle
+import signal
+import struct
+import subprocess
+import sys
+import traceback
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocol import Limits
+
+from .._errors import ArenaError
+from ..bots.spec import BotSpec
+from ..games import get_game
+from ..sandbox import SandboxPolicy, configure, current_policy
+from ..supervisor._pool import open_pool
+from .ladder import MatchLost
+from .runner import play_scheduled
+from .schedule import Scheduled
+from .store import PlayedMatch
+
+HEADER = struct.Struct(">I")
+WORKER_MAIN = "from arena.competition.worker import main; main()"
+"""The worker's command (not ``-m``: its classes must be this module's, not ``__main__``'s, to unpickle)."""
+PR_SET_PDEATHSIG = 1
+STOP_GRACE_S = 10.0
+"""How long a stopping worker may take to stop its bots before it is killed."""
+RESTART_DELAYS_S = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+"""Waits before restarting a worker that keeps dying without finishing a match."""
+
+
+class WorkerError(ArenaError):
+    """The worker failed in a way that is not a lost match (a bug): it carries the worker's traceback."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a worker needs to play the ladder's matches: the first message it reads."""
+
+    game: str
+    params: Mapping[str, object]
+    limits: Limits
+    tournament_id: int
+    jobs: int
+    """Matches played at once; more may be handed over (they wait their turn here, so the worker never idles
+    waiting for the server to hand over the next)."""
+    policy: SandboxPolicy
+    stderr_dir: Path | None
+    stamp: str
+    """Each bot process's stderr goes to ``stderr_dir/NAME.STAMP-N.log`` (N counts the bot's processes)."""
+
+
+@dataclass(frozen=True)
+class PoolState:
+    """What the worker's pool holds: idle processes by bot, and its counts."""
+
+    idle: dict[str, int]
+    stats: dict[str, int]
+
+
+# The wire ------------------------------------------------------------------------------------------
+class Frames:
+    """Length-prefixed pickles read from a stream."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream = stream
+        self.buffer = bytearray()
+
+    async def _exactly(self, size: int) -> bytes | None:
+        while len(self.buffer) < size:
+            chunk = await self.stream.receive_some(1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        out = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return out
+
+    async def receive(self) -> Any:
+        """The next message, or ``None`` at end of file (a cut frame counts as the end)."""
+        header = await self._exactly(HEADER.size)
+        if header is None:
+            return None
+        body = await self._exactly(HEADER.unpack(header)[0])
+        return None if body is None else pickle.loads(body)
+
+
+def frame(message: object) -> bytes:
+    """``message`` as the wire carries it."""
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(body)) + body
+
+
+async def _write_all(stream: trio.abc.SendStream, receive: trio.MemoryReceiveChannel[bytes]) -> None:
+    """Send what ``receive`` gives, in order, by one task (a stream takes one writer at a time).
+
+    Ends quietly when the other end has gone: its reader sees the end of file and says what happened.
+    """
+    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        async for data in receive:
+            await stream.send_all(data)
+
+
+# The worker's side ---------------------------------------------------------------------------------
+def main() -> None:
+    """The worker (``python -c WORKER_MAIN PARENT_PID``): play matches for the process ``PARENT_PID``."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+    if len(sys.argv) > 1 and os.getppid() != int(sys.argv[1]):
+        os._exit(0)  # the parent died before the death signal was set
+    for number in (signal.SIGINT, signal.SIGTERM):  # a Ctrl-C or a stop reaches the whole group: the server stops us
+        signal.signal(number, _ignore)  # a handler, not SIG_IGN, which the bots would inherit through exec
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # a stray print must not corrupt the wire
+    os.close(null)
+    with contextlib.suppress(KeyboardInterrupt):
+        trio.run(_serve, wire_in, wire_out)
+
+
+def _ignore(_number: int, _frame: object) -> None:
+    pass
+
+
+async def _serve(wire_in: int, wire_out: int) -> None:
+    frames = Frames(trio.lowlevel.FdStream(wire_in))
+    setup: Setup | None = await frames.receive()
+    if setup is None:
+        return
+    configure(setup.policy)
+    game = get_game(setup.game, dict(setup.params))
+    send, receive = trio.open_memory_channel[bytes](math.inf)
+    turns = trio.CapacityLimiter(max(1, setup.jobs))
+
+    def stderr_path(spec: BotSpec, number: int) -> Path | None:
+        return setup.stderr_dir / f"{spec.name}.{setup.stamp}-{number}.log" if setup.stderr_dir else None
+
+    async def play(ident: int, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> None:
+        try:
+            async with turns:
+                match = await play_scheduled(
+                    game, specs, setup.limits, scheduled, pool, log_path=log_path, tournament_id=setup.tournament_id
+                )
+        except Exception:  # a bug, not a bot's fault (those are in the match): the server says so
+            send.send_nowait(frame(("error", ident, traceback.format_exc())))
+        else:
+            send.send_nowait(frame(("played", ident, match)))
+
+    async with open_pool(stderr_path=stderr_path) as pool, trio.open_nursery() as nursery:
+        nursery.start_soon(_write_all, trio.lowlevel.FdStream(wire_out), receive)
+        send.send_nowait(frame(("ready", os.getpid())))
+        while (message := await frames.receive()) is not None:
+            kind = message[0]
+            if kind == "play":
+                nursery.start_soon(play, *message[1:])
+            elif kind == "forget":
+                pool.forget(message[1])
+            elif kind == "drop":
+                pool.drop(message[1])
+            elif kind == "pool":
+                state = PoolState(pool.idle_counts(), dataclasses.asdict(pool.stats))
+                send.send_nowait(frame(("pool", message[1], state)))
+        nursery.cancel_scope.cancel()  # the server is gone: matches in play are abandoned, bots stopped
+
+
+# The server's side ---------------------------------------------------------------------------------
+@dataclass(eq=False)
+class _Answer:
+    done: trio.Event = field(default_factory=trio.Event)
+    value: Any = None
+    error: str = ""
+    lost: bool = False
+    play: bool = False
+
+
+@dataclass(eq=False)
+class _Life:
+    """One worker process, from its start to its death."""
+
+    process: subprocess.Popen[bytes]
+    send: trio.MemorySendChannel[bytes]
+    waiting: dict[int, _Answer] = field(default_factory=dict)
+    ready: bool = False
+    dead: bool = False
+    played: int = 0
+
+
+class MatchWorker:
+    """The server's handle on its match worker (use :func:`open_match_worker`).
+
+    :meth:`play` is a :data:`~arena.competition.ladder.RemotePlay`;
+    :meth:`forget` and :meth:`drop` are the pool's, forwarded.
+    """
+
+    def __init__(self, setup: Setup, say: Callable[[str], None]) -> None:
+        self.setup = setup
+        self.say = say
+        self._life: _Life | None = None
+        self._changed = trio.Event()
+        self._next_id = 0
+        self.restarts = 0
+        """Workers started after the first died."""
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id."""
+        return self._life.process.pid if self._life and not self._life.dead else None
+
+    async def _usable(self) -> _Life:
+        while self._life is None or not self._life.ready or self._life.dead:
+            changed = self._changed
+            await changed.wait()
+        return self._life
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _ask(self, message: tuple[Any, ...]) -> Any:
+        life = await self._usable()
+        self._next_id += 1
+        ident = self._next_id
+        answer = _Answer(play=message[0] == "play")
+        life.waiting[ident] = answer
+        try:
+            life.send.send_nowait(frame((message[0], ident, *message[1:])))
+            await answer.done.wait()
+        finally:
+            life.waiting.pop(ident, None)
+        if answer.lost:
+            raise MatchLost("the match worker died")
+        if answer.error:
+            raise WorkerError(f"the match worker failed:\n{answer.error}")
+        return answer.value
+
+    async def play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> PlayedMatch:
+        """Play ``scheduled`` in the worker (raises :class:`MatchLost` if the worker dies meanwhile)."""
+        named = {name: specs[name] for name in (scheduled.bot_a, scheduled.bot_b)}
+        match: PlayedMatch = await self._ask(("play", scheduled, named, log_path))
+        return match
+
+    async def pool_state(self) -> PoolState:
+        """The worker's pool as it is now."""
+        state: PoolState = await self._ask(("pool",))
+        return state
+
+    def _tell(self, message: tuple[Any, ...]) -> None:
+        life = self._life
+        if life is not None and life.ready and not life.dead:  # a new worker has no processes to tell about
+            life.send.send_nowait(frame(message))
+
+    def forget(self, deal: int) -> None:
+        """No match on ``deal`` is left to play (see :meth:`BotPool.forget`)."""
+        self._tell(("forget", deal))
+
+    def drop(self, name: str) -> None:
+        """Stop the idle processes of bot ``name`` (see :meth:`BotPool.drop`)."""
+        self._tell(("drop", name))
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        # From this (the main) thread: the worker's death signal fires when the thread that spawned it ends.
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        return subprocess.Popen(
+            [sys.executable, "-c", WORKER_MAIN, str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Keep a worker running until cancelled; started once the first one is ready."""
+        failures = 0
+        while True:
+            process = self._spawn()
+            assert process.stdin is not None and process.stdout is not None
+            to_worker = trio.lowlevel.FdStream(os.dup(process.stdin.fileno()))
+            from_worker = trio.lowlevel.FdStream(os.dup(process.stdout.fileno()))
+            process.stdin.close()
+            process.stdout.close()
+            send, receive = trio.open_memory_channel[bytes](math.inf)
+            life = _Life(process, send)
+            self._life = life
+            reason = ""
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_write_all, to_worker, receive)
+                    setup = self.setup  # a new worker's processes are numbered from 1 again: other stderr files
+                    if self.restarts:
+                        setup = dataclasses.replace(setup, stamp=f"{setup.stamp}r{self.restarts}")
+                    send.send_nowait(frame(setup))
+                    reason = await self._read(life, Frames(from_worker), task_status)
+                    task_status = trio.TASK_STATUS_IGNORED
+                    nursery.cancel_scope.cancel()
+            finally:
+                life.dead = True
+                lost = sum(answer.play for answer in life.waiting.values())  # counted before they go
+                for answer in life.waiting.values():
+                    answer.lost = True
+                    answer.done.set()
+                self._notify()
+                send.close()
+                with trio.CancelScope(shield=True):
+                    await to_worker.aclose()  # end of file: the worker stops its bots and exits
+                    code = await _reap(process, STOP_GRACE_S)
+                    await from_worker.aclose()
+            if not life.ready and not self.restarts:
+                raise WorkerError(
+                    f"the match worker ({sys.executable} -c '{WORKER_MAIN}') did not start (exit code"
+                    f" {code}): see the lines above; or play in the server's process (workers = 0)"
+                )
+            failures = 0 if life.played else failures + 1
+            self.restarts += 1
+            delay = RESTART_DELAYS_S[min(failures, len(RESTART_DELAYS_S)) - 1] if failures else 0.0
+            self.say(
+                f"the match worker (pid {process.pid}) {reason or 'stopped'} (exit code {code}):"
+                f" {lost} matches in play will be played again; starting a new one"
+                + (f" in {delay:g} s" if delay else "")
+            )
+            await trio.sleep(delay)
+
+    async def _read(self, life: _Life, frames: Frames, task_status: trio.TaskStatus[None]) -> str:
+        """Dispatch the worker's answers until it ends; why it ended."""
+        while True:
+            try:
+                message = await frames.receive()
+            except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as exc:
+                return f"sent something unreadable ({exc})"
+            except trio.BrokenResourceError:
+                message = None
+            if message is None:
+                return "died"
+            kind = message[0]
+            if kind == "ready":
+                life.ready = True
+                self._notify()
+                task_status.started()
+                task_status = trio.TASK_STATUS_IGNORED
+                continue
+            answer = life.waiting.get(message[1])
+            if answer is None:
+                continue  # its asker was cancelled
+            if kind == "error":
+                answer.error = message[2]
+            else:
+                answer.value = message[2]
+                life.played += kind == "played"
+            answer.done.set()
+
+
+async def _reap(process: subprocess.Popen[bytes], grace: float) -> int:
+    """Wait up to ``grace`` seconds for ``process`` to exit, then kill it; its exit code."""
+    with trio.move_on_after(grace):
+        while process.poll() is None:
+            await trio.sleep(0.02)
+    if process.poll() is None:
+        process.kill()
+        await trio.to_thread.run_sync(process.wait)
+    return process.returncode
+
+
+@contextlib.asynccontextmanager
+async def open_match_worker(
+    game: str,
+    params: Mapping[str, object],
+    limits: Limits,
+    *,
+    tournament_id: int,
+    jobs: int,
+    stderr_dir: Path | None,
+    stamp: str,
+    say: Callable[[str], None] = lambda _text: None,
+) -> AsyncIterator[MatchWorker]:
+    """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
+    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp)
+    worker = MatchWorker(setup, say)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(worker.run)
+        try:
+            yield worker
+        finally:
+            nursery.cancel_scope.cancel()
