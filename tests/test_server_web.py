@@ -498,18 +498,30 @@ async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_la
         with trio.fail_after(120):
             while "mallory" in kit.competition.field():
                 await trio.sleep(0.1)
+        # Nothing awaited from here to ``before``: the pairs of mallory's in play now were all taken before it left.
+        ladder = kit.competition.ladder
+        assert ladder is not None
+        in_play = {pair.deal for pair in ladder.state.busy if "mallory" in (pair.first, pair.second)}
+        before = len(kit.competition.matches)
+        with trio.fail_after(30):  # the standings are computed in the background (a second late at most)
+            while not any(
+                r["participant"] == "mallory" and sum(r["faults"].values()) >= 3
+                for r in (await kit.client.get("/api/standings")).json()["standings"]
+            ):
+                await trio.sleep(0.1)
         standings = (await kit.client.get("/api/standings")).json()["standings"]
         mallory = next(r for r in standings if r["participant"] == "mallory")
         assert mallory["status"] == "disqualified" and "more than the 2 allowed" in mallory["reason"]
-        assert mallory["faults"] == {"invalid_json": 3} or sum(mallory["faults"].values()) >= 3
+        assert set(mallory["faults"]) == {"invalid_json"}
         assert standings[-1]["participant"] == "mallory"
-        before = len(kit.competition.matches)
         # The ladder goes on: a newcomer's placement pairs are played (the house bots' own pair may be settled).
         await passing_upload(kit, kit.participant("bob"))
         with trio.fail_after(120):
             while sum("bob" in (m.bot_a, m.bot_b) for m in kit.competition.matches[before:]) < 4:
                 await trio.sleep(0.1)
-        assert all("mallory" not in (m.bot_a, m.bot_b) for m in kit.competition.matches[before + 2 :])
+        # Matches of mallory's begun before it left may end and count; no pair of it is taken after.
+        late = {m.deal for m in kit.competition.matches[before:] if "mallory" in (m.bot_a, m.bot_b)}
+        assert late <= in_play, (late, in_play)
         worker = kit.competition.worker
         assert worker is None or worker.restarts == 0  # a bot's faults are in its matches, never the worker's death
 

@@ -57,8 +57,9 @@ RemotePlay = Callable[[Scheduled, Mapping[str, BotSpec], Path | None], Awaitable
 """Plays a scheduled match elsewhere (a cluster, a worker process) given the field's specs and the log's path.
 
 It raises :class:`MatchLost` when the match was lost with the place it played
-in (a worker process that died): the ladder does not record it and plays the
-pair again.
+in (a worker process that died), or withdrawn before it began (a bot of it
+was dropped: see :class:`Pool`): the ladder does not record it, and plays the
+pair again if both its versions still play.
 """
 SETTLED_AFTER = 3
 """Pairs two versions must have played before non-overlapping intervals count as settled."""
@@ -75,7 +76,8 @@ class Pool(Protocol):
         """No match on ``deal`` is left to play."""
 
     def drop(self, name: str) -> None:
-        """Stop the idle processes of bot ``name``: it will play no more."""
+        """Stop the idle processes of bot ``name``: it will play no more (its matches not yet begun, if any wait
+        their turn there, are withdrawn)."""
 
 
 @dataclass(frozen=True)
@@ -351,11 +353,25 @@ class Ladder:
         self.state = LadderState(book=PairBook.of(store.finished_keys(tournament_id)))
         self.paused = False
         self._changed = trio.Event()
+        self._pool: Pool | None = None
+        self._playing: dict[Pair, Mapping[str, Player]] = {}
+        """The pairs in play, with the field they were taken from."""
 
     def wake(self) -> None:
-        """The field, the ratings or the pause switch changed: look for a pair again."""
+        """The field, the ratings or the pause switch changed: look for a pair again.
+
+        A version in play that has left the field (disqualified, retired) is dropped at once: its processes
+        stop, and its matches not yet begun are not played.
+        """
         self._changed.set()
         self._changed = trio.Event()
+        if self._pool is not None and self._playing:
+            now = self.field()
+            if now:  # (an empty field is a pause: persistent bots keep state)
+                for pair, field in self._playing.items():
+                    for label in (pair.first, pair.second):
+                        if label not in now:
+                            self._pool.drop(field[label].spec.name)
 
     def pause(self) -> None:
         """Take no new pairs (the pairs in play finish)."""
@@ -369,6 +385,7 @@ class Ladder:
 
     async def run(self, pool: Pool) -> None:
         """Play until cancelled."""
+        self._pool = pool
         async with trio.open_nursery() as nursery:
             for _ in range(self.slots):
                 nursery.start_soon(self._slot, pool)
@@ -394,9 +411,12 @@ class Ladder:
             pair, field = taken
             specs = {field[label].entrant.name: field[label].spec for label in (pair.first, pair.second)}
             scheduled = pair.matches(self.seed, field)
+            self._playing[pair] = field
             try:
                 if any(match.persistent for match in scheduled):  # one process: one leg after the other
                     for match in scheduled:
+                        if self._left(pair):
+                            break
                         await self._play(match, specs, pool)
                 else:
                     async with trio.open_nursery() as nursery:
@@ -404,6 +424,7 @@ class Ladder:
                             nursery.start_soon(self._play, match, specs, pool)
             finally:
                 self.state.busy.discard(pair)
+                del self._playing[pair]
                 for match in scheduled:  # no later match plays these deals: processes that played them may forget
                     pool.forget(match.seed)
                 now = self.field()
@@ -411,6 +432,11 @@ class Ladder:
                     if now and label not in now:  # retired or disqualified meanwhile: its processes would idle
                         pool.drop(field[label].spec.name)  # (an empty field is a pause: persistent bots keep state)
             self.wake()  # the other slots may now take the pair's versions again
+
+    def _left(self, pair: Pair) -> bool:
+        """Whether a version of ``pair`` has left the field (not merely paused)."""
+        now = self.field()
+        return bool(now) and not {pair.first, pair.second} <= now.keys()
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None

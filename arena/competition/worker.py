@@ -178,9 +178,17 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     def stderr_path(spec: BotSpec, number: int) -> Path | None:
         return setup.stderr_dir / f"{spec.name}.{setup.stamp}-{number}.log" if setup.stderr_dir else None
 
-    async def play(ident: int, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> None:
+    dropped: dict[str, int] = {}  # bot name -> number of the last message that dropped it
+    received = 0  # messages read so far
+
+    async def play(
+        ident: int, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None, number: int
+    ) -> None:
         try:
             async with turns:
+                if any(dropped.get(name, -1) > number for name in specs):  # it left the field while this waited
+                    send.send_nowait(frame(("withdrawn", ident)))
+                    return
                 match = await play_scheduled(
                     game, specs, setup.limits, scheduled, pool, log_path=log_path, tournament_id=setup.tournament_id
                 )
@@ -193,12 +201,15 @@ async def _serve(wire_in: int, wire_out: int) -> None:
         nursery.start_soon(_write_all, trio.lowlevel.FdStream(wire_out), receive)
         send.send_nowait(frame(("ready", os.getpid())))
         while (message := await frames.receive()) is not None:
+            received += 1
             kind = message[0]
             if kind == "play":
-                nursery.start_soon(play, *message[1:])
+                _kind, ident, scheduled, specs, log_path = message
+                nursery.start_soon(play, ident, scheduled, specs, log_path, received)
             elif kind == "forget":
                 pool.forget(message[1])
-            elif kind == "drop":
+            elif kind == "drop":  # its idle processes stop, and its matches waiting their turn are withdrawn
+                dropped[message[1]] = received
                 pool.drop(message[1])
             elif kind == "pool":
                 state = PoolState(pool.idle_counts(), dataclasses.asdict(pool.stats))
@@ -213,6 +224,7 @@ class _Answer:
     value: Any = None
     error: str = ""
     lost: bool = False
+    withdrawn: bool = False
     play: bool = False
 
 
@@ -272,6 +284,8 @@ class MatchWorker:
             life.waiting.pop(ident, None)
         if answer.lost:
             raise MatchLost("the match worker died")
+        if answer.withdrawn:
+            raise MatchLost("a bot of the match left the field before its turn came")
         if answer.error:
             raise WorkerError(f"the match worker failed:\n{answer.error}")
         return answer.value
@@ -297,7 +311,8 @@ class MatchWorker:
         self._tell(("forget", deal))
 
     def drop(self, name: str) -> None:
-        """Stop the idle processes of bot ``name`` (see :meth:`BotPool.drop`)."""
+        """Stop the idle processes of bot ``name`` (see :meth:`BotPool.drop`); its matches handed over but not
+        yet begun are withdrawn (:class:`MatchLost`)."""
         self._tell(("drop", name))
 
     def _spawn(self) -> subprocess.Popen[bytes]:
@@ -386,6 +401,8 @@ class MatchWorker:
                 continue  # its asker was cancelled
             if kind == "error":
                 answer.error = message[2]
+            elif kind == "withdrawn":
+                answer.withdrawn = True
             else:
                 answer.value = message[2]
                 life.played += kind == "played"

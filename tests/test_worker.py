@@ -1,0 +1,65 @@
+"""The server's match worker on its own: matches handed over and answered, and the ones withdrawn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.bots.spec import load_folder
+from arena.competition.ladder import MatchLost
+from arena.competition.schedule import Scheduled
+from arena.competition.worker import open_match_worker
+from protocol import Limits
+
+from .conftest import SAMPLE_BOTS
+
+BOT = SAMPLE_BOTS / "rps-poker" / "minimal-python"
+
+
+def scheduled(key: str, a: str, b: str) -> Scheduled:
+    return Scheduled(key=key, cycle=0, deal=key, leg=0, bot_a=a, bot_b=b, seed=7)
+
+
+async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp_path: Path) -> None:
+    base = load_folder(BOT)
+    slow = base.with_name("slow")
+    slow = type(slow)(**{**slow.__dict__, "command": ("sh", "-c", 'sleep 1; exec "$@"', "sh", *base.command)})
+    specs = {"a": base.with_name("a"), "b": base.with_name("b"), "slow": slow}
+    results: dict[str, object] = {}
+
+    async with open_match_worker(
+        "rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp="t"
+    ) as worker:
+
+        async def play(match: Scheduled) -> None:
+            try:
+                results[match.key] = await worker.play(match, specs, None)
+            except MatchLost as exc:
+                results[match.key] = exc
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, scheduled("first", "a", "slow"))  # holds the worker's one turn for a second
+            await trio.sleep(0.05)
+            nursery.start_soon(play, scheduled("second", "a", "b"))  # waits its turn in the worker
+            await trio.sleep(0.05)
+            worker.drop("b")
+        third = await worker.play(scheduled("third", "a", "b"), specs, None)  # handed over after: b plays again
+
+    assert not isinstance(results["first"], MatchLost), "a match already begun plays to its end"
+    assert isinstance(results["second"], MatchLost) and "left the field" in str(results["second"])
+    assert third.key == "third" and not third.faults and not third.forfeit
+
+
+@pytest.mark.parametrize("message", ["drop", "forget"])
+async def test_telling_a_worker_about_a_bot_it_never_saw_is_harmless(message: str) -> None:
+    async with open_match_worker(
+        "rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp="t"
+    ) as worker:
+        if message == "drop":
+            worker.drop("nobody")
+        else:
+            worker.forget(12345)
+        state = await worker.pool_state()
+    assert state.idle == {}
