@@ -250,3 +250,22 @@ def test_the_same_matches_in_another_order_give_the_same_board_to_the_last_digit
     assert render(leaderboard(names, matches, max_faults=0), "json") == render(
         leaderboard(names, shuffled, max_faults=0), "json"
     )
+
+
+def test_a_running_tally_draws_the_board_of_its_matches_at_every_moment() -> None:
+    from arena.competition.results import Tally
+
+    matches = field({"a": 200, "b": 0, "c": -100, "d": 50}, deals=8) + hand_tournament()
+    names = ["a", "b", "c", "d", "X", "Y", "Z"]
+    tally = Tally(names)
+    frozen = None
+    for count, match in enumerate(matches, start=1):
+        tally.add(match)
+        if count == 30:
+            frozen = tally.frozen()
+        if count % 17 == 0 or count == len(matches):
+            drawn = render(tally.board(max_faults=1), "json")
+            assert drawn == render(leaderboard(names, matches[:count], max_faults=1), "json")
+            assert render(tally.board(max_faults=1), "json") == drawn, "drawing a board leaves the tally as it was"
+    assert frozen is not None
+    assert render(frozen.board(max_faults=1), "json") == render(leaderboard(names, matches[:30], max_faults=1), "json")

@@ -80,3 +80,51 @@ def test_ratings_from_running_totals_equal_the_full_fit() -> None:
     full = fit(names, outcomes)
     for name in names:
         assert totals[name] == pytest.approx(full[name].elo, abs=1e-9)
+
+
+def _meat_unit_by_unit(
+    names: list[str], theta: list[float], outcomes: list[Outcome], prior: float
+) -> list[list[float]]:
+    """The sandwich's middle straight from its definition: each unit's score vector, outer-multiplied."""
+    from arena.competition.ratings import _sigmoid
+
+    index = {name: i for i, name in enumerate(names)}
+    units: dict[object, dict[int, float]] = {}
+    for k, o in enumerate(outcomes):
+        i, j = index[o.first], index[o.second]
+        residual = o.score - _sigmoid(theta[i] - theta[j])
+        g = units.setdefault(o.unit or k, {})
+        g[i] = g.get(i, 0.0) + residual
+        g[j] = g.get(j, 0.0) - residual
+    meat = [[0.0] * len(names) for _ in names]
+    for g in units.values():
+        for i, gi in g.items():
+            for j, gj in g.items():
+                meat[i][j] += gi * gj
+    for i in range(len(names)):
+        meat[i][i] += prior * _sigmoid(theta[i]) * (1 - _sigmoid(theta[i]))
+    return meat
+
+
+def test_the_running_fit_sums_the_units_as_their_definition_does() -> None:
+    from arena.competition.ratings import Fitter, _strengths
+
+    rng = random.Random(5)
+    names = ["a", "b", "c", "d"]
+    outcomes = []
+    for deal in range(300):  # duplicate pairs, single matches, and deals two pairings share (arena compare)
+        first, second, third = rng.sample(names, 3)
+        unit = "" if deal % 7 == 0 else f"d{deal}"
+        for a, b in ((first, second), (second, first)) + (((third, second),) if deal % 5 == 0 else ()):
+            outcomes.append(Outcome(a, b, rng.choice([0.0, 0.5, 1.0]), unit))
+    fitter = Fitter(names)
+    for outcome in outcomes:
+        fitter.add(outcome)
+    theta = _strengths(fitter.wins, 2.0)
+    expected = _meat_unit_by_unit(names, theta, outcomes, 2.0)
+    got = fitter._meat(theta, 2.0)
+    for row, want in zip(got, expected, strict=True):
+        assert row == pytest.approx(want, rel=1e-9, abs=1e-9)
+    shuffled = outcomes[:]
+    rng.shuffle(shuffled)
+    assert fit(names, shuffled) == fit(names, outcomes), "the same floats in any order"

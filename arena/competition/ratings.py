@@ -31,6 +31,7 @@ is stronger than another (LOS).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -114,29 +115,118 @@ def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float
     The prior's virtual games add their own expected variance to ``M``, so a
     run of identical results still leaves an error bar.
     """
-    names = list(names)
-    index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    if n == 0:
-        return Ratings((), (), ())
-    outcomes = list(outcomes)
-    # Wins counted per ordered pair: half a win each way for a draw.
-    wins = [[0.0] * n for _ in range(n)]
+    fitter = Fitter(names)
     for outcome in outcomes:
-        i, j = index[outcome.first], index[outcome.second]
-        wins[i][j] += outcome.score
-        wins[j][i] += 1.0 - outcome.score
-    theta = _strengths(wins, prior_games)
-    _, hessian = _derivatives(theta, wins, prior_games)
-    meat = _meat(theta, outcomes, index, prior_games)
-    covariance = _covariance(hessian, meat, prior_games)
-    mean = sum(theta) / n
-    scale = ELO_PER_NAT * ELO_PER_NAT
-    return Ratings(
-        names=tuple(names),
-        elo=tuple((t - mean) * ELO_PER_NAT for t in theta),
-        covariance=tuple(tuple(v * scale for v in row) for row in covariance),
-    )
+        fitter.add(outcome)
+    return fitter.ratings(prior_games)
+
+
+class Fitter:
+    """The running totals :func:`fit` needs: outcomes added one at a time, the ratings fitted at any time.
+
+    A fit then costs the field's size, not the history's: the wins of each
+    pair, and for the error bars, each pair's sums over the units only it
+    played (a unit's score vector is ``(S - n p)(e_i - e_j)`` for ``n``
+    matches scoring ``S`` for ``i``, so its outer products sum to
+    ``sum S^2 - 2 p sum nS + p^2 sum n^2``). Scores are halves, so every
+    total is exact: the same outcomes give the same floats in any order.
+    Units that more than one pair played (a deal ``arena compare`` gives two
+    pairings) are summed one by one, in the units' order.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.index = {name: i for i, name in enumerate(self.names)}
+        n = len(self.names)
+        self.wins = [[0.0] * n for _ in range(n)]
+        """``wins[i][j]``: what ``i`` scored against ``j`` (half a win each way for a draw)."""
+        self._units: dict[str, dict[tuple[int, int], list[float]]] = {}
+        """Each named unit's matches by pair ``(i, j)``, ``i < j``: ``[score of i, matches]``."""
+        self._sums: dict[tuple[int, int], list[float]] = {}
+        """By pair, over the units only that pair played: ``[sum S^2, sum n S, sum n^2]``."""
+        self._mixed: set[str] = set()
+        """Units more than one pair played."""
+
+    def add(self, outcome: Outcome) -> None:
+        """Count one more outcome."""
+        i, j = self.index[outcome.first], self.index[outcome.second]
+        self.wins[i][j] += outcome.score
+        self.wins[j][i] += 1.0 - outcome.score
+        if i == j:
+            return  # (a bot against itself: no evidence, nothing to the error bars)
+        pair, score = ((i, j), outcome.score) if i < j else ((j, i), 1.0 - outcome.score)
+        if not outcome.unit:  # a unit of its own
+            self._count(pair, score, 1.0, +1.0)
+            return
+        unit = self._units.setdefault(outcome.unit, {})
+        single = outcome.unit not in self._mixed and unit
+        if single:
+            ((old_pair, (total, count)),) = unit.items()
+            self._count(old_pair, total, count, -1.0)
+        tally = unit.setdefault(pair, [0.0, 0.0])
+        tally[0] += score
+        tally[1] += 1.0
+        if len(unit) == 1:
+            self._count(pair, tally[0], tally[1], +1.0)
+        else:
+            self._mixed.add(outcome.unit)
+
+    def copy(self) -> Fitter:
+        """A copy that later additions leave alone."""
+        twin = Fitter.__new__(Fitter)
+        twin.names, twin.index = self.names, self.index
+        twin.wins = [row[:] for row in self.wins]
+        twin._units = {name: {pair: tally[:] for pair, tally in self._units[name].items()} for name in self._mixed}
+        twin._sums = {pair: sums[:] for pair, sums in self._sums.items()}
+        twin._mixed = set(self._mixed)
+        return twin
+
+    def _count(self, pair: tuple[int, int], total: float, count: float, sign: float) -> None:
+        sums = self._sums.setdefault(pair, [0.0, 0.0, 0.0])
+        sums[0] += sign * total * total
+        sums[1] += sign * count * total
+        sums[2] += sign * count * count
+
+    def ratings(self, prior_games: float = DEFAULT_PRIOR_GAMES) -> Ratings:
+        """The fit of the outcomes so far (see :func:`fit`)."""
+        n = len(self.names)
+        if n == 0:
+            return Ratings((), (), ())
+        theta = _strengths(self.wins, prior_games)
+        _, hessian = _derivatives(theta, self.wins, prior_games)
+        covariance = _covariance(hessian, self._meat(theta, prior_games), prior_games)
+        mean = sum(theta) / n
+        scale = ELO_PER_NAT * ELO_PER_NAT
+        return Ratings(
+            names=tuple(self.names),
+            elo=tuple((t - mean) * ELO_PER_NAT for t in theta),
+            covariance=tuple(tuple(v * scale for v in row) for row in covariance),
+        )
+
+    def _meat(self, theta: list[float], prior: float) -> list[list[float]]:
+        """Sum over units of the outer product of each unit's score vector (the gradient of its log-likelihood)."""
+        n = len(theta)
+        meat = [[0.0] * n for _ in range(n)]
+        for (i, j), (squares, products, counts) in sorted(self._sums.items()):
+            p = _sigmoid(theta[i] - theta[j])
+            spread = squares - 2.0 * p * products + p * p * counts
+            meat[i][i] += spread
+            meat[j][j] += spread
+            meat[i][j] -= spread
+            meat[j][i] -= spread
+        for name in sorted(self._mixed):
+            g: dict[int, float] = {}
+            for (i, j), (total, count) in sorted(self._units[name].items()):
+                residual = total - count * _sigmoid(theta[i] - theta[j])
+                g[i] = g.get(i, 0.0) + residual
+                g[j] = g.get(j, 0.0) - residual
+            for i, gi in g.items():
+                for j, gj in g.items():
+                    meat[i][j] += gi * gj
+        for i in range(n):
+            p0 = _sigmoid(theta[i])
+            meat[i][i] += prior * p0 * (1 - p0)
+        return meat
 
 
 def ratings_from_scores(
@@ -167,28 +257,6 @@ def _strengths(wins: list[list[float]], prior_games: float) -> list[float]:
         if max(abs(s) for s in step) < 1e-12:
             break
     return theta
-
-
-def _meat(theta: list[float], outcomes: list[Outcome], index: dict[str, int], prior: float) -> list[list[float]]:
-    """Sum over units of the outer product of each unit's score vector (the gradient of its log-likelihood)."""
-    n = len(theta)
-    units: dict[object, dict[int, float]] = {}
-    for k, outcome in enumerate(outcomes):
-        i, j = index[outcome.first], index[outcome.second]
-        residual = outcome.score - _sigmoid(theta[i] - theta[j])
-        g = units.setdefault(outcome.unit or k, {})
-        g[i] = g.get(i, 0.0) + residual
-        g[j] = g.get(j, 0.0) - residual
-    meat = [[0.0] * n for _ in range(n)]
-    # In the units' order, not the matches': the same matches give the same floats in any order.
-    for _, g in sorted(units.items(), key=lambda item: (isinstance(item[0], int), str(item[0]))):
-        for i, gi in g.items():
-            for j, gj in g.items():
-                meat[i][j] += gi * gj
-    for i in range(n):
-        p0 = _sigmoid(theta[i])
-        meat[i][i] += prior * p0 * (1 - p0)
-    return meat
 
 
 def _sigmoid(x: float) -> float:
@@ -246,14 +314,27 @@ def _covariance(info: list[list[float]], meat: list[list[float]], prior: float) 
 
 
 def _product(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    n = len(a)
-    return [[sum(a[i][k] * b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
+    columns = list(zip(*b, strict=True))
+    return [[sum(map(operator.mul, row, column)) for column in columns] for row in a]
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """``matrix^-1 @ vector`` by Gaussian elimination with partial pivoting."""
-    n = len(vector)
-    rows = [[*matrix[i], vector[i]] for i in range(n)]
+    """``matrix^-1 @ vector``."""
+    return [row[0] for row in _eliminate(matrix, [[value] for value in vector])]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    n = len(matrix)
+    return _eliminate(matrix, [[1.0 if r == c else 0.0 for c in range(n)] for r in range(n)])
+
+
+def _eliminate(matrix: list[list[float]], right: list[list[float]]) -> list[list[float]]:
+    """``matrix^-1 @ right`` by Gauss-Jordan elimination with partial pivoting, every column of ``right`` at once.
+
+    (Each column gets the same operations as if solved alone: the pivots and factors come from ``matrix``.)
+    """
+    n = len(matrix)
+    rows = [[*matrix[i], *right[i]] for i in range(n)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
         rows[col], rows[pivot] = rows[pivot], rows[col]
@@ -263,10 +344,4 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
             if r != col and rows[r][col] != 0.0:
                 factor = rows[r][col] / rows[col][col]
                 rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
-    return [rows[i][n] / rows[i][i] for i in range(n)]
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    n = len(matrix)
-    columns = [_solve(matrix, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
-    return [[columns[c][r] for c in range(n)] for r in range(n)]
+    return [[value / rows[i][i] for value in rows[i][n:]] for i in range(n)]

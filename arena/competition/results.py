@@ -40,7 +40,6 @@ import io
 import itertools
 import json
 import math
-import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -48,7 +47,7 @@ from typing import Any
 
 from .._errors import StoreError
 from ..checks.hints import printable
-from .ratings import Outcome, Ratings, fit
+from .ratings import Fitter, Outcome, Ratings
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, VersionRow
 
@@ -196,18 +195,42 @@ def leaderboard(
     rank_by: str = "rating",
 ) -> Leaderboard:
     """The leaderboard of ``names`` over ``matches`` (pure: the same matches give the same board)."""
-    if rank_by not in RANK_BY:
-        raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
-    rows = {name: Standing(bot=name) for name in names}
-    pairwise = {a: {b: Cell() for b in names if b != a} for a in names}
-    units: dict[str, dict[str, list[float]]] = {name: {} for name in names}
-    legs: dict[tuple[str, str, str], list[float]] = {}
-    outcomes: list[Outcome] = []
+    tally = Tally(names)
     for match in matches:
+        tally.add(match)
+    return tally.board(
+        max_faults=max_faults, scheduled=scheduled, points_name=points_name, prior_games=prior_games, rank_by=rank_by
+    )
+
+
+class Tally:
+    """A leaderboard's running totals: matches added one at a time, the board drawn from them at any time.
+
+    :func:`leaderboard` is a tally of all its matches; a competition server
+    keeps one and adds each result as it comes, so that drawing the board
+    costs the field and its deals, not a pass over the whole history.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.matches = 0
+        self._rows = {name: Standing(bot=name) for name in self.names}
+        self._pairwise = {a: {b: Cell() for b in self.names if b != a} for a in self.names}
+        self._deals: dict[str, dict[str, list[float]]] = {name: {} for name in self.names}
+        """Each bot's points by deal: ``[total, matches]``."""
+        self._legs: dict[tuple[str, str], _Meetings] = {}
+        """What each ordered pair's matches scored (1, 0.5, 0), by deal."""
+        self._faults: dict[str, Counter[str]] = {}
+        self._fitter = Fitter(self.names)
+        self._low, self._high = math.inf, -math.inf
+
+    def add(self, match: PlayedMatch) -> None:
+        """Count one more match (both its bots must be of ``names``)."""
+        self.matches += 1
         for seat, other in (("A", "B"), ("B", "A")):
             bot, opponent = match.bot(seat), match.bot(other)
             mine, theirs = match.points[0 if seat == "A" else 1], match.points[0 if other == "A" else 1]
-            row, cell = rows[bot], pairwise[bot][opponent]
+            row, cell = self._rows[bot], self._pairwise[bot][opponent]
             result = outcome_for(match, seat)
             for tally in (row, cell):
                 tally.matches += 1
@@ -217,76 +240,168 @@ def leaderboard(
             row.points += mine
             cell.points_for += mine
             cell.points_against += theirs
-            units[bot].setdefault(match.deal, []).append(mine)
-            legs.setdefault((bot, opponent, match.deal), []).append(_SCORE[result])
+            self._count_points(bot, match.deal, mine)
+            meetings = self._legs.get((bot, opponent))
+            if meetings is None:
+                meetings = self._legs[bot, opponent] = _Meetings()
+            meetings.add(match.deal, _SCORE[result])
         for fault in match.faults:
-            faults = rows[fault.bot].faults
+            faults = self._rows[fault.bot].faults
             faults[fault.kind] = faults.get(fault.kind, 0) + 1
+            self._faults.setdefault(fault.bot, Counter())[fault.kind] += 1
         if len(match.forfeit) < 2:
-            outcomes.append(Outcome(match.bot_a, match.bot_b, _SCORE[outcome_for(match, "A")], match.deal))
-    kwargs = {} if prior_games is None else {"prior_games": prior_games}
-    ratings = fit(list(names), outcomes, **kwargs)
-    low, high = _points_range(matches)
-    banned = disqualifications(matches, max_faults)
-    for name, row in rows.items():
-        row.deals = len(units[name])
-        row.rating = ratings[name].elo
-        row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
-        row.disqualified = banned.get(name, "")
-        if row.matches:
-            row.mean = row.points / row.matches
-            per_deal = [sum(values) / len(values) for values in units[name].values()]
-            if len(per_deal) >= MIN_DEALS:
-                half = t975(len(per_deal) - 1) * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
-                row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
-    _head_to_head(pairwise, legs, ratings)
-    if rank_by == "rating":
-        key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
-    else:
-        key = lambda r: (bool(r.disqualified), -_finite(r.mean), -r.rating, r.bot)  # noqa: E731
-    order = sorted(rows.values(), key=key)
-    for rank, row in enumerate(order, start=1):
-        row.rank = rank
-    for upper, lower in itertools.pairwise(order):
-        if upper.deals >= MIN_DEALS and lower.deals >= MIN_DEALS:
-            upper.los_next = ratings.los(upper.bot, lower.bot)
-    return Leaderboard(
-        standings=order,
-        pairwise=pairwise,
-        matches=len(matches),
-        scheduled=scheduled,
-        points_name=points_name,
-        ranked_by=rank_by,
-    )
+            self._fitter.add(Outcome(match.bot_a, match.bot_b, _SCORE[outcome_for(match, "A")], match.deal))
+        self._low = min(self._low, *match.points)
+        self._high = max(self._high, *match.points)
+
+    def _count_points(self, bot: str, deal: str, points: float) -> None:
+        tally = self._deals[bot].get(deal)
+        if tally is None:
+            self._deals[bot][deal] = [points, 1.0]
+        else:
+            tally[0] += points
+            tally[1] += 1.0
+
+    def board(
+        self,
+        *,
+        max_faults: int,
+        scheduled: int | None = None,
+        points_name: str = "points",
+        prior_games: float | None = None,
+        rank_by: str = "rating",
+    ) -> Leaderboard:
+        """The leaderboard of the matches added so far (the tally itself is left as it was)."""
+        return self.frozen().board(
+            max_faults=max_faults,
+            scheduled=scheduled,
+            points_name=points_name,
+            prior_games=prior_games,
+            rank_by=rank_by,
+        )
+
+    def frozen(self) -> FrozenTally:
+        """What :meth:`board` draws from, copied: later additions leave it alone (so a thread may draw it)."""
+        return FrozenTally(
+            matches=self.matches,
+            rows={name: replace(row, faults=dict(row.faults)) for name, row in self._rows.items()},
+            pairwise={a: {b: replace(cell) for b, cell in cells.items()} for a, cells in self._pairwise.items()},
+            means={name: [total / count for total, count in deals.values()] for name, deals in self._deals.items()},
+            meetings={pair: (replace(m.pairs), m.unpaired) for pair, m in self._legs.items()},
+            faults={bot: Counter(kinds) for bot, kinds in self._faults.items()},
+            fitter=self._fitter.copy(),
+            low=self._low,
+            high=self._high,
+        )
+
+
+@dataclass
+class FrozenTally:
+    """A :class:`Tally` as it was at one moment: :meth:`board` draws its leaderboard."""
+
+    matches: int
+    rows: dict[str, Standing]
+    pairwise: dict[str, dict[str, Cell]]
+    means: dict[str, list[float]]
+    """Each bot's mean points on each of its deals."""
+    meetings: dict[tuple[str, str], tuple[PairCounts, int]]
+    """Each ordered pair's pentanomial counts, and its deals that were not played as pairs."""
+    faults: dict[str, Counter[str]]
+    fitter: Fitter
+    low: float
+    high: float
+
+    def board(
+        self,
+        *,
+        max_faults: int,
+        scheduled: int | None = None,
+        points_name: str = "points",
+        prior_games: float | None = None,
+        rank_by: str = "rating",
+    ) -> Leaderboard:
+        """The leaderboard (once: it fills the rows it holds)."""
+        if rank_by not in RANK_BY:
+            raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
+        rows, pairwise = self.rows, self.pairwise
+        ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
+        low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
+        banned = {bot: why for bot, kinds in self.faults.items() if (why := disqualification(kinds, max_faults))}
+        for name, row in rows.items():
+            means = self.means[name]
+            row.deals = len(means)
+            row.rating = ratings[name].elo
+            row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
+            row.disqualified = banned.get(name, "")
+            if row.matches:
+                row.mean = row.points / row.matches
+                if len(means) >= MIN_DEALS:
+                    centre = math.fsum(means) / len(means)
+                    spread = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
+                    half = t975(len(means) - 1) * spread / math.sqrt(len(means))
+                    row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
+        _head_to_head(pairwise, self.meetings, ratings)
+        if rank_by == "rating":
+            key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
+        else:
+            key = lambda r: (bool(r.disqualified), -_finite(r.mean), -r.rating, r.bot)  # noqa: E731
+        order = sorted(rows.values(), key=key)
+        for rank, row in enumerate(order, start=1):
+            row.rank = rank
+        for upper, lower in itertools.pairwise(order):
+            if upper.deals >= MIN_DEALS and lower.deals >= MIN_DEALS:
+                upper.los_next = ratings.los(upper.bot, lower.bot)
+        return Leaderboard(
+            standings=order,
+            pairwise=pairwise,
+            matches=self.matches,
+            scheduled=scheduled,
+            points_name=points_name,
+            ranked_by=rank_by,
+        )
+
+
+@dataclass
+class _Meetings:
+    """One bot's match scores against one opponent, by deal, with the pentanomial counts of their pairs."""
+
+    deals: dict[str, int] = field(default_factory=dict)
+    """Matches on each deal."""
+    firsts: dict[str, float] = field(default_factory=dict)
+    """The score of each deal's first match, until its second comes."""
+    pairs: PairCounts = field(default_factory=PairCounts)
+    """Deals of exactly two matches (counted when the second came)."""
+    unpaired: int = 0
+    """Deals of one match, or of more than two."""
+
+    def add(self, deal: str, score: float) -> None:
+        seen = self.deals.get(deal, 0)
+        self.deals[deal] = seen + 1
+        if seen == 0:
+            self.firsts[deal] = score
+            self.unpaired += 1
+        elif seen == 1:
+            self.pairs.add(self.firsts.pop(deal), score)
+            self.unpaired -= 1
+        elif seen == 2:
+            self.unpaired += 1  # (a third match: the pair counts no longer describe these two bots' deals)
 
 
 def _head_to_head(
-    pairwise: dict[str, dict[str, Cell]], legs: dict[tuple[str, str, str], list[float]], ratings: Ratings
+    pairwise: dict[str, dict[str, Cell]], meetings: dict[tuple[str, str], tuple[PairCounts, int]], ratings: Ratings
 ) -> None:
     """Fill each cell's head-to-head estimate (pairs when every deal of the two was a pair) and rating gap."""
-    by_pair: dict[tuple[str, str], list[list[float]]] = {}
-    for (bot, opponent, _deal), scores in legs.items():
-        by_pair.setdefault((bot, opponent), []).append(scores)
-    for (bot, opponent), deals in by_pair.items():
+    for (bot, opponent), (pairs, unpaired) in meetings.items():
         cell = pairwise[bot][opponent]
-        if all(len(scores) == 2 for scores in deals):
-            counts = PairCounts()
-            for first, second in deals:
-                counts.add(first, second)
-            cell.pairs = counts
-            found = estimate(counts.pentanomial())
+        if not unpaired:
+            cell.pairs = pairs
+            found = estimate(pairs.pentanomial())
         else:
             found = estimate((cell.losses, cell.draws, cell.wins))
         cell.elo, cell.elo_error95, cell.los = found.elo, found.elo_error95, found.los
         difference = ratings.difference(bot, opponent)
         cell.rating_difference = difference.elo
         cell.rating_difference_error95 = difference.error95
-
-
-def _points_range(matches: Sequence[PlayedMatch]) -> tuple[float, float]:
-    """The lowest and highest points one bot got in one match of this tournament."""
-    points = [p for match in matches for p in match.points]
-    return (min(points), max(points)) if points else (-math.inf, math.inf)
 
 
 def _finite(value: float) -> float:
