@@ -7,6 +7,7 @@ trio run and talks to the Starlette app in-process with httpx.
 from __future__ import annotations
 
 import base64
+import math
 import os
 import re
 import signal
@@ -653,6 +654,44 @@ async def test_arena_results_reads_the_live_server_database(tmp_path: Path, caps
         assert main(["results", str(tmp_path / "data" / "server.sqlite"), "--history"]) == 0
     history = capsys.readouterr().out
     assert "Versions:" in history and "house bot minimal-python: version 1" in history
+
+
+async def test_the_live_standings_kept_result_by_result_equal_arena_results_on_the_database(tmp_path: Path) -> None:
+    from arena.competition.results import board_from_store
+
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"))
+    async with running(config) as kit:
+        await kit.wait_matches(40)  # (enough deals for error bars)
+        kit.competition.set_paused(True)
+        ladder = kit.competition.ladder
+        assert ladder is not None
+        with trio.fail_after(60):  # the pairs in play end, and the standings catch up with them
+            while (
+                ladder.state.busy
+                or (table := kit.competition._table) is None
+                or table.seen != len(kit.competition.matches)
+            ):
+                await trio.sleep(0.05)
+        live = kit.competition.board().board
+        whole = board_from_store(kit.competition.store, kit.competition.tid)
+    assert live.matches == whole.matches == len(kit.competition.matches)
+    assert all(not math.isnan(r.rating_error) for r in whole.standings)
+    fields = (
+        "bot",
+        "rank",
+        "rating",
+        "rating_error",
+        "matches",
+        "wins",
+        "draws",
+        "losses",
+        "points",
+        "faults",
+        "deals",
+    )
+    assert [[getattr(r, f) for f in fields] for r in live.standings] == [
+        [getattr(r, f) for f in fields] for r in whole.standings
+    ]
 
 
 async def test_open_registration_gives_a_token_once(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version, leaderboard
+from ..competition.results import FrozenTally, Leaderboard, Standing, Tally, disqualification, labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
 from ..competition.store import PlayedMatch, Store, VersionRow
@@ -259,6 +259,8 @@ class Competition:
         self._board: Board | None = None
         self._board_at = 0.0
         self._table: Table | None = None
+        self._tally: tuple[frozenset[int], Tally] | None = None
+        """The playing versions' ids, and the running totals of the matches between them."""
         self._history_mark = len(self.matches) // HISTORY_EVERY
         self._by_key = {match.key: match for match in self.matches}
         self._versions: list[Version] | None = None
@@ -455,7 +457,8 @@ class Competition:
         playing = [v for v in self.versions() if v.playing]
         table = self._table
         if table is None or table.ids != frozenset(v.id for v in playing):
-            table = self._table = self._tabulate(playing, list(self.matches), time.time())
+            frozen = self._running(playing).frozen()
+            table = self._table = self._tabulate(playing, frozen, len(self.matches), time.time())
         by_bot = {row.bot: row for row in table.board.standings}
         rows = []
         for version in playing:
@@ -473,24 +476,33 @@ class Competition:
         self._board_at = time.monotonic()
         return self._board
 
-    def _tabulate(self, playing: list[Version], matches: list[PlayedMatch], taken_at: float) -> Table:
-        """The leaderboard of the ``playing`` versions over their matches among ``matches`` (pure: runs in a thread).
-
-        ``taken_at``: when ``matches`` were taken.
-        """
+    def _running(self, playing: list[Version]) -> Tally:
+        """The running totals of the ``playing`` versions' matches (made over the history when the field changed)."""
         ids = frozenset(v.id for v in playing)
-        mine = [m for m in matches if m.versions[0] in ids and m.versions[1] in ids]
-        board = leaderboard(
-            [v.row.name for v in playing], mine, max_faults=self.config.max_faults, points_name=self.game.points_name
-        )
-        return Table(ids, len(matches), board, {v.row.name: v.id for v in playing}, taken_at)
+        if self._tally is None or self._tally[0] != ids:
+            tally = Tally([v.row.name for v in playing])
+            for match in self.matches:
+                if match.versions[0] in ids and match.versions[1] in ids:
+                    tally.add(match)
+            self._tally = (ids, tally)
+        return self._tally[1]
+
+    def _tabulate(self, playing: list[Version], frozen: FrozenTally, seen: int, taken_at: float) -> Table:
+        """The leaderboard of the ``playing`` versions from their ``frozen`` totals (pure: may run in a thread).
+
+        ``seen``: how many matches of the ladder the totals are of; ``taken_at``: when they were frozen.
+        """
+        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name)
+        return Table(frozenset(v.id for v in playing), seen, board, {v.row.name: v.id for v in playing}, taken_at)
 
     async def _standings(self) -> None:
-        """Keep the standings' table up to date with the results, computed in a worker thread.
+        """Keep the standings' table up to date with the results, drawn in a worker thread.
 
-        At most once every ``BOARD_EVERY_S``, or four times as long as the
-        last computation took: on a long ladder the standings lag a little
-        more, and the pages and the ladder stay quick.
+        Each result is added to the field's running totals as it is recorded
+        (:meth:`_recorded`); the board is drawn from them (the fit of the
+        field's ratings) at most once every ``BOARD_EVERY_S``, or four times as
+        long as the last drawing took: on a large field the standings lag a
+        little more, and the pages and the ladder stay quick.
         """
         while True:
             changed = self.changed
@@ -500,7 +512,8 @@ class Competition:
                 await changed.wait()
                 continue
             started = time.monotonic()
-            fresh = await trio.to_thread.run_sync(self._tabulate, playing, list(self.matches), time.time())
+            frozen = self._running(playing).frozen()
+            fresh = await trio.to_thread.run_sync(self._tabulate, playing, frozen, len(self.matches), time.time())
             if fresh.ids == frozenset(v.id for v in self.versions() if v.playing):  # the field did not change meanwhile
                 self._table = fresh
                 self._keep_ratings(fresh)
@@ -539,6 +552,8 @@ class Competition:
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
         self._by_key[match.key] = match
+        if self._tally is not None and match.versions[0] in self._tally[0] and match.versions[1] in self._tally[0]:
+            self._tally[1].add(match)
         if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
             self._table = None
             self.touch()
