@@ -51,6 +51,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -238,15 +239,22 @@ async def uploader(client: httpx.AsyncClient, token: str, delay: float, data: by
     out.append(f"{response.status_code} in {took * 1000:.0f} ms")
 
 
-async def wait_checks(client: httpx.AsyncClient, tokens: list[str], timeout: float) -> list[str]:
+async def wait_checks(client: httpx.AsyncClient, tokens: list[str], timeout: float) -> tuple[list[str], list[float]]:
+    """Each submission's status once all are done, and how long each took from upload to result (to the second)."""
     deadline = time.monotonic() + timeout
     while True:
-        statuses = []
+        subs = []
         for token in tokens:
-            subs = (await client.get("/api/submissions", headers={"authorization": f"Bearer {token}"})).json()
-            statuses += [s["status"] for s in subs["submissions"]]
+            answer = await client.get("/api/submissions", headers={"authorization": f"Bearer {token}"})
+            subs += answer.json()["submissions"]
+        statuses = [s["status"] for s in subs]
         if all(s in ("passed", "failed", "refused") for s in statuses) or time.monotonic() > deadline:
-            return statuses
+            took = [
+                (datetime.fromisoformat(s["finished_at"]) - datetime.fromisoformat(s["created_at"])).total_seconds()
+                for s in subs
+                if s.get("finished_at")
+            ]
+            return statuses, took
         await trio.sleep(1)
 
 
@@ -349,8 +357,17 @@ async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psu
         if seen.errors:
             print("  first errors:", *seen.errors[:3], sep="\n    ")
         print("uploads answered:", ", ".join(sorted(uploads)) or "none")
-        statuses = await wait_checks(client, tokens, timeout=300)
-        print(f"checks: {statuses.count('passed')} passed of {len(statuses)}")
+        statuses, took = await wait_checks(client, tokens, timeout=300)
+        times = f"; upload to result p50 {percentile(took, 0.5):.0f} s, max {max(took):.0f} s" if took else ""
+        print(f"checks: {statuses.count('passed')} passed of {len(statuses)}{times}")
+        if tokens and args.after:
+            meter = CpuMeter(server)
+            after = await ladder_rate(client, args.seconds)
+            print(
+                f"ladder alone again, the uploaded bots in its field: {after:.2f} matches/s"
+                f" ({after / alone:.0%} of alone before them; load {os.getloadavg()[0]:.1f})"
+            )
+            print(f"  {meter}")
 
 
 async def ladder_rate(client: httpx.AsyncClient, seconds: float) -> float:
@@ -363,6 +380,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument(
+        "--after", action="store_true", help="measure the ladder alone once more, with the uploaded bots in its field"
+    )
     parser.add_argument("--readers", type=int, default=200)
     parser.add_argument("--arrive", type=float, default=5.0, help="readers arrive over this many seconds")
     parser.add_argument("--poll", action="store_true", help="readers poll / and /api/standings instead")
