@@ -212,6 +212,16 @@ class Table:
     """When its ``seen`` matches were taken (Unix time)."""
 
 
+def _count(playing: list[Version], matches: list[PlayedMatch]) -> Tally:
+    """The totals of the ``playing`` versions over their matches among ``matches`` (pure: may run in a thread)."""
+    ids = frozenset(v.id for v in playing)
+    tally = Tally([v.row.name for v in playing])
+    for match in matches:
+        if match.versions[0] in ids and match.versions[1] in ids:
+            tally.add(match)
+    return tally
+
+
 class Busy(ArenaError):
     """The participant must wait (rate limit, or a check still running)."""
 
@@ -449,10 +459,12 @@ class Competition:
     def board(self) -> Board:
         """The leaderboard of the current field (cached until something changes; see :meth:`touch`).
 
-        The table itself (ratings over every match of the field) is computed
+        The table itself (ratings over every match of the field) is drawn
         off the event loop by :meth:`_standings` as results come in; this only
-        puts it together with the owners, switches and versions, except when
-        the field changed (then the table is computed here, at once).
+        puts it together with the owners, switches and versions. When the field
+        changed, the table of the old field serves until the new field's totals
+        are counted over the history (in a thread): a new version's row is
+        empty until then, a fraction of a second.
         """
         cached = self._board
         if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
@@ -460,7 +472,8 @@ class Competition:
         owners = {p.id: p for p in self.state.participants()}
         playing = [v for v in self.versions() if v.playing]
         table = self._table
-        if table is None or table.ids != frozenset(v.id for v in playing):
+        ids = frozenset(v.id for v in playing)
+        if table is None or (table.ids != ids and self._tally is not None and self._tally[0] == ids):
             frozen = self._running(playing).frozen()
             table = self._table = self._tabulate(playing, frozen, len(self.matches), time.time())
         by_bot = {row.bot: row for row in table.board.standings}
@@ -470,9 +483,10 @@ class Competition:
             reason = owner.disqualified and f"disqualified by the organiser: {owner.disqualified}"
             banned = self.banned(version)
             reason = reason or (banned and f"disqualified: {banned}")
-            rows.append(Row(by_bot[version.row.name], owner, version, "disqualified" if reason else "", reason))
+            standing = by_bot.get(version.row.name) or Standing(bot=version.row.name)  # (its field's table comes)
+            rows.append(Row(standing, owner, version, "disqualified" if reason else "", reason))
         order = {row.bot: index for index, row in enumerate(table.board.standings)}
-        rows.sort(key=lambda r: (bool(r.status), order[r.version.row.name]))
+        rows.sort(key=lambda r: (bool(r.status), order.get(r.version.row.name, len(order))))
         waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
         self._board = Board(
             rows, table.board, len(self.matches), self.stamp, self.paused, self.frozen, waiting, table.taken_at
@@ -481,15 +495,22 @@ class Competition:
         return self._board
 
     def _running(self, playing: list[Version]) -> Tally:
-        """The running totals of the ``playing`` versions' matches (made over the history when the field changed)."""
+        """The running totals of the ``playing`` versions' matches (counted here over the history if not yet)."""
         ids = frozenset(v.id for v in playing)
         if self._tally is None or self._tally[0] != ids:
-            tally = Tally([v.row.name for v in playing])
-            for match in self.matches:
+            self._tally = (ids, _count(playing, self.matches))
+        return self._tally[1]
+
+    async def _count_history(self, playing: list[Version]) -> None:
+        """Count the ``playing`` versions' totals over the history in a thread, then the results recorded meanwhile."""
+        ids = frozenset(v.id for v in playing)
+        history = list(self.matches)
+        tally = await trio.to_thread.run_sync(_count, playing, history)
+        if ids == frozenset(v.id for v in self.versions() if v.playing):  # still the field
+            for match in self.matches[len(history) :]:
                 if match.versions[0] in ids and match.versions[1] in ids:
                     tally.add(match)
             self._tally = (ids, tally)
-        return self._tally[1]
 
     def _tabulate(self, playing: list[Version], frozen: FrozenTally, seen: int, taken_at: float) -> Table:
         """The leaderboard of the ``playing`` versions from their ``frozen`` totals (pure: may run in a thread).
@@ -514,6 +535,9 @@ class Competition:
             table = self._table
             if table is not None and table.ids == frozenset(v.id for v in playing) and table.seen == len(self.matches):
                 await changed.wait()
+                continue
+            if self._tally is None or self._tally[0] != frozenset(v.id for v in playing):
+                await self._count_history(playing)
                 continue
             started = time.monotonic()
             frozen = self._running(playing).frozen()
