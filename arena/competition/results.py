@@ -216,8 +216,8 @@ class Tally:
         self.matches = 0
         self._rows = {name: Standing(bot=name) for name in self.names}
         self._pairwise = {a: {b: Cell() for b in self.names if b != a} for a in self.names}
-        self._deals: dict[str, dict[str, list[float]]] = {name: {} for name in self.names}
-        """Each bot's points by deal: ``[total, matches]``."""
+        self._deals: dict[str, dict[str, tuple[float, int]]] = {name: {} for name in self.names}
+        """Each bot's points by deal: ``(total, matches)`` (replaced, never changed: a copy of the dict is a copy)."""
         self._legs: dict[tuple[str, str], _Meetings] = {}
         """What each ordered pair's matches scored (1, 0.5, 0), by deal."""
         self._faults: dict[str, Counter[str]] = {}
@@ -255,12 +255,9 @@ class Tally:
         self._high = max(self._high, *match.points)
 
     def _count_points(self, bot: str, deal: str, points: float) -> None:
-        tally = self._deals[bot].get(deal)
-        if tally is None:
-            self._deals[bot][deal] = [points, 1.0]
-        else:
-            tally[0] += points
-            tally[1] += 1.0
+        deals = self._deals[bot]
+        total, count = deals.get(deal, (0.0, 0))
+        deals[deal] = (total + points, count + 1)
 
     def board(
         self,
@@ -286,7 +283,7 @@ class Tally:
             matches=self.matches,
             rows={name: replace(row, faults=dict(row.faults)) for name, row in self._rows.items()},
             pairwise={a: {b: replace(cell) for b, cell in cells.items()} for a, cells in self._pairwise.items()},
-            means={name: [total / count for total, count in deals.values()] for name, deals in self._deals.items()},
+            deals={name: dict(deals) for name, deals in self._deals.items()},
             meetings={pair: (replace(m.pairs), m.unpaired) for pair, m in self._legs.items()},
             faults={bot: Counter(kinds) for bot, kinds in self._faults.items()},
             fitter=self._fitter.copy(),
@@ -302,8 +299,8 @@ class FrozenTally:
     matches: int
     rows: dict[str, Standing]
     pairwise: dict[str, dict[str, Cell]]
-    means: dict[str, list[float]]
-    """Each bot's mean points on each of its deals."""
+    deals: dict[str, dict[str, tuple[float, int]]]
+    """Each bot's points by deal: ``(total, matches)``."""
     meetings: dict[tuple[str, str], tuple[PairCounts, int]]
     """Each ordered pair's pentanomial counts, and its deals that were not played as pairs."""
     faults: dict[str, Counter[str]]
@@ -328,7 +325,7 @@ class FrozenTally:
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
         banned = {bot: why for bot, kinds in self.faults.items() if (why := disqualification(kinds, max_faults))}
         for name, row in rows.items():
-            means = self.means[name]
+            means = [total / count for total, count in self.deals[name].values()]
             row.deals = len(means)
             row.rating = ratings[name].elo
             row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
