@@ -26,7 +26,8 @@ async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp
     base = load_folder(BOT)
     slow = base.with_name("slow")
     slow = type(slow)(**{**slow.__dict__, "command": ("sh", "-c", 'sleep 1; exec "$@"', "sh", *base.command)})
-    specs = {"a": base.with_name("a"), "b": base.with_name("b"), "slow": slow}
+    # Seats are named by entrant, processes by version (its label): ``b``'s second version plays as ``b.v2``.
+    specs = {"a": base.with_name("a"), "b": base.with_name("b.v2"), "slow": slow}
     results: dict[str, object] = {}
 
     async with open_match_worker(
@@ -39,17 +40,23 @@ async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp
             except MatchLost as exc:
                 results[match.key] = exc
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(play, scheduled("first", "a", "slow"))  # holds the worker's one turn for a second
-            await trio.sleep(0.05)
-            nursery.start_soon(play, scheduled("second", "a", "b"))  # waits its turn in the worker
-            await trio.sleep(0.05)
-            worker.drop("b")
-        third = await worker.play(scheduled("third", "a", "b"), specs, None)  # handed over after: b plays again
+        async def behind_a_slow_match(key: str, drop: str) -> None:
+            """``key`` (a against b) handed over while a slow match holds the worker's one turn, then ``drop``."""
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(play, scheduled(f"slow-{key}", "a", "slow"))
+                await trio.sleep(0.05)
+                nursery.start_soon(play, scheduled(key, "a", "b"))
+                await trio.sleep(0.05)
+                worker.drop(drop)
 
-    assert not isinstance(results["first"], MatchLost), "a match already begun plays to its end"
-    assert isinstance(results["second"], MatchLost) and "left the field" in str(results["second"])
-    assert third.key == "third" and not third.faults and not third.forfeit
+        await behind_a_slow_match("kept", drop="b")  # b's first version: not the one in the waiting match
+        await behind_a_slow_match("withdrawn", drop="b.v2")
+        after = await worker.play(scheduled("after", "a", "b"), specs, None)  # handed over after: b.v2 plays again
+
+    assert not isinstance(results["slow-kept"], MatchLost), "a match already begun plays to its end"
+    assert not isinstance(results["kept"], MatchLost), "dropping another version of b withdraws nothing of b.v2"
+    assert isinstance(results["withdrawn"], MatchLost) and "left the field" in str(results["withdrawn"])
+    assert after.key == "after" and not after.faults and not after.forfeit
 
 
 @pytest.mark.parametrize("message", ["drop", "forget"])

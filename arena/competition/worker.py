@@ -186,7 +186,7 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     ) -> None:
         try:
             async with turns:
-                if any(dropped.get(name, -1) > number for name in specs):  # it left the field while this waited
+                if any(dropped.get(spec.name, -1) > number for spec in specs.values()):  # it left while this waited
                     send.send_nowait(frame(("withdrawn", ident)))
                     return
                 match = await play_scheduled(
