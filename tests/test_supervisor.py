@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -290,26 +289,3 @@ def test_bot_environment_is_clean(tmp_path: Path) -> None:
         del os.environ["ARENA_TEST_SECRET"]
     assert "ARENA_TEST_SECRET" not in env
     assert json.dumps(env)  # plain strings only
-
-
-async def test_processes_started_under_lower_priority_and_their_children_run_nicer(tmp_path: Path) -> None:
-    from arena.supervisor._process import lower_priority
-
-    script = tmp_path / "nice.py"
-    script.write_text(
-        "import os, subprocess, sys\n"
-        "child = subprocess.run([sys.executable, '-c', 'import os; print(os.nice(0))'],"
-        " capture_output=True, text=True)\n"
-        "print(os.nice(0), child.stdout.strip(), flush=True)\n"
-        "sys.stdin.readline()\n"
-    )
-    spec = resolve(f"{sys.executable} {script}", base=tmp_path)
-
-    async def niceness() -> list[int]:
-        async with open_bot(spec, spawn_options(spec, Limits(), None)) as bot:
-            return [int(word) for word in (await bot.read_line(output_budget=1 << 16)).split()]
-
-    own = os.nice(0)
-    with lower_priority(7):
-        assert await niceness() == [own + 7, own + 7]
-    assert await niceness() == [own, own], "only the processes started inside"

@@ -48,7 +48,6 @@ from ..competition.worker import MatchWorker, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
-from ..supervisor._process import lower_priority
 from .archive import unpack
 from .config import ServerConfig
 from .state import Entry, Participant, State, Submission, check_name
@@ -60,9 +59,6 @@ BOARD_EVERY_S = 1.0
 """While matches finish, the standings are computed at most this often (readers may see them a second late)."""
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
-CHECK_NICENESS = 10
-"""Uploads are built and checked this much nicer than the ladder's bots: a burst of uploads slows the checks (their
-CPU-time limits count the same), not the ladder."""
 ADMIN_NAME = "organiser"
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
@@ -682,11 +678,10 @@ class Competition:
         log_dir.mkdir(parents=True)
         references = default_references(self.game, spec)
         async with self._checks:
-            with lower_priority(CHECK_NICENESS):
-                report = await check_bot(
-                    spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                    matches=self.config.check_matches, seed=sid,
-                )  # fmt: skip
+            report = await check_bot(
+                spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
+                matches=self.config.check_matches, seed=sid,
+            )  # fmt: skip
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
                 relative_paths(line, folder, self.data_dir) for line in c.where

@@ -10,7 +10,6 @@ is left.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
 import errno
 import fcntl
@@ -21,7 +20,7 @@ import shutil
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -67,27 +66,6 @@ class Stats:
     peak_rss: int = 0
     started_at: float = 0.0
     requests: int = 0
-
-
-NICENESS: contextvars.ContextVar[int] = contextvars.ContextVar("arena_niceness", default=0)
-"""How much nicer than the arena the processes it starts here are (a task's children inherit it: see
-:func:`lower_priority`)."""
-
-
-@contextlib.contextmanager
-def lower_priority(niceness: int) -> Iterator[None]:
-    """Start every process of this task (and the tasks it starts) ``niceness`` steps nicer than the arena.
-
-    For work that may wait, so that work that should not keeps the CPUs: a
-    competition server checks uploads this way while its ladder plays. Only
-    the CPU's share changes when the CPUs are busy: CPU-time limits count
-    the same, and an idle machine runs these as fast as any.
-    """
-    token = NICENESS.set(NICENESS.get() + niceness)
-    try:
-        yield
-    finally:
-        NICENESS.reset(token)
 
 
 @dataclass
@@ -678,9 +656,6 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
         except OSError as exc:
             raise Crash(f"could not build the sandbox for {spec.name!r}: {exc}") from None
         argv, env, cwd = jail.argv, {"PATH": env.get("PATH", "/usr/bin:/bin")}, jail.cwd
-    niceness = NICENESS.get()
-    if niceness > 0 and (nice := shutil.which("nice")) is not None:  # (it execs the rest: the same process)
-        argv = [nice, "-n", str(niceness), *argv]
     try:
         process = await trio.lowlevel.open_process(
             argv,
