@@ -198,13 +198,14 @@ def leaderboard(
     tally = Tally(names)
     for match in matches:
         tally.add(match)
-    return tally.board(
+    return tally.frozen().board(
         max_faults=max_faults, scheduled=scheduled, points_name=points_name, prior_games=prior_games, rank_by=rank_by
     )
 
 
 class Tally:
-    """A leaderboard's running totals: matches added one at a time, the board drawn from them at any time.
+    """A leaderboard's running totals: matches added one at a time, the board drawn from them at any time
+    (``tally.frozen().board(...)``).
 
     :func:`leaderboard` is a tally of all its matches; a competition server
     keeps one and adds each result as it comes, so that drawing the board
@@ -220,7 +221,6 @@ class Tally:
         """Each bot's points by deal: ``(total, matches)`` (replaced, never changed: a copy of the dict is a copy)."""
         self._legs: dict[tuple[str, str], _Meetings] = {}
         """What each ordered pair's matches scored (1, 0.5, 0), by deal."""
-        self._faults: dict[str, Counter[str]] = {}
         self._fitter = Fitter(self.names)
         self._low, self._high = math.inf, -math.inf
 
@@ -248,7 +248,6 @@ class Tally:
         for fault in match.faults:
             faults = self._rows[fault.bot].faults
             faults[fault.kind] = faults.get(fault.kind, 0) + 1
-            self._faults.setdefault(fault.bot, Counter())[fault.kind] += 1
         if len(match.forfeit) < 2:
             self._fitter.add(Outcome(match.bot_a, match.bot_b, _SCORE[outcome_for(match, "A")], match.deal))
         self._low = min(self._low, *match.points)
@@ -259,33 +258,14 @@ class Tally:
         total, count = deals.get(deal, (0.0, 0))
         deals[deal] = (total + points, count + 1)
 
-    def board(
-        self,
-        *,
-        max_faults: int,
-        scheduled: int | None = None,
-        points_name: str = "points",
-        prior_games: float | None = None,
-        rank_by: str = "rating",
-    ) -> Leaderboard:
-        """The leaderboard of the matches added so far (the tally itself is left as it was)."""
-        return self.frozen().board(
-            max_faults=max_faults,
-            scheduled=scheduled,
-            points_name=points_name,
-            prior_games=prior_games,
-            rank_by=rank_by,
-        )
-
     def frozen(self) -> FrozenTally:
-        """What :meth:`board` draws from, copied: later additions leave it alone (so a thread may draw it)."""
+        """The totals as they are now, copied: later additions leave them alone (so a thread may draw the board)."""
         return FrozenTally(
             matches=self.matches,
             rows={name: replace(row, faults=dict(row.faults)) for name, row in self._rows.items()},
             pairwise={a: {b: replace(cell) for b, cell in cells.items()} for a, cells in self._pairwise.items()},
             deals={name: dict(deals) for name, deals in self._deals.items()},
             meetings={pair: (replace(m.pairs), m.unpaired) for pair, m in self._legs.items()},
-            faults={bot: Counter(kinds) for bot, kinds in self._faults.items()},
             fitter=self._fitter.copy(),
             low=self._low,
             high=self._high,
@@ -303,7 +283,6 @@ class FrozenTally:
     """Each bot's points by deal: ``(total, matches)``."""
     meetings: dict[tuple[str, str], tuple[PairCounts, int]]
     """Each ordered pair's pentanomial counts, and its deals that were not played as pairs."""
-    faults: dict[str, Counter[str]]
     fitter: Fitter
     low: float
     high: float
@@ -323,13 +302,12 @@ class FrozenTally:
         rows, pairwise = self.rows, self.pairwise
         ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
-        banned = {bot: why for bot, kinds in self.faults.items() if (why := disqualification(kinds, max_faults))}
         for name, row in rows.items():
             means = [total / count for total, count in self.deals[name].values()]
             row.deals = len(means)
             row.rating = ratings[name].elo
             row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
-            row.disqualified = banned.get(name, "")
+            row.disqualified = disqualification(Counter(row.faults), max_faults)
             if row.matches:
                 row.mean = row.points / row.matches
                 if len(means) >= MIN_DEALS:
