@@ -365,13 +365,10 @@ class Ladder:
         """
         self._changed.set()
         self._changed = trio.Event()
-        if self._pool is not None and self._playing:
-            now = self.field()
-            if now:  # (an empty field is a pause: persistent bots keep state)
-                for pair, field in self._playing.items():
-                    for label in (pair.first, pair.second):
-                        if label not in now:
-                            self._pool.drop(field[label].spec.name)
+        if self._pool is not None:
+            for pair, field in self._playing.items():
+                for label in self._departed(pair):
+                    self._pool.drop(field[label].spec.name)
 
     def pause(self) -> None:
         """Take no new pairs (the pairs in play finish)."""
@@ -415,7 +412,7 @@ class Ladder:
             try:
                 if any(match.persistent for match in scheduled):  # one process: one leg after the other
                     for match in scheduled:
-                        if self._left(pair):
+                        if self._departed(pair):
                             break
                         await self._play(match, specs, pool)
                 else:
@@ -427,16 +424,17 @@ class Ladder:
                 del self._playing[pair]
                 for match in scheduled:  # no later match plays these deals: processes that played them may forget
                     pool.forget(match.seed)
-                now = self.field()
-                for label in (pair.first, pair.second):
-                    if now and label not in now:  # retired or disqualified meanwhile: its processes would idle
-                        pool.drop(field[label].spec.name)  # (an empty field is a pause: persistent bots keep state)
+                for label in self._departed(pair):  # its processes released since the drop would idle
+                    pool.drop(field[label].spec.name)
             self.wake()  # the other slots may now take the pair's versions again
 
-    def _left(self, pair: Pair) -> bool:
-        """Whether a version of ``pair`` has left the field (not merely paused)."""
+    def _departed(self, pair: Pair) -> list[str]:
+        """The versions of ``pair`` that have left the field (retired, disqualified).
+
+        None while the field is empty: that is a pause, and persistent bots keep their state through it.
+        """
         now = self.field()
-        return bool(now) and not {pair.first, pair.second} <= now.keys()
+        return [label for label in (pair.first, pair.second) if now and label not in now]
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None

@@ -24,7 +24,7 @@ import secrets
 import shutil
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,12 +210,16 @@ class Table:
 
 def _count(playing: list[Version], matches: list[PlayedMatch]) -> Tally:
     """The totals of the ``playing`` versions over their matches among ``matches`` (pure: may run in a thread)."""
-    ids = frozenset(v.id for v in playing)
     tally = Tally([v.row.name for v in playing])
+    _add_between(frozenset(v.id for v in playing), tally, matches)
+    return tally
+
+
+def _add_between(ids: frozenset[int], tally: Tally, matches: Iterable[PlayedMatch]) -> None:
+    """Add to ``tally`` the ``matches`` between two of the versions ``ids``."""
     for match in matches:
         if match.versions[0] in ids and match.versions[1] in ids:
             tally.add(match)
-    return tally
 
 
 class Busy(ArenaError):
@@ -503,9 +507,7 @@ class Competition:
         history = list(self.matches)
         tally = await trio.to_thread.run_sync(_count, playing, history)
         if ids == frozenset(v.id for v in self.versions() if v.playing):  # still the field
-            for match in self.matches[len(history) :]:
-                if match.versions[0] in ids and match.versions[1] in ids:
-                    tally.add(match)
+            _add_between(ids, tally, self.matches[len(history) :])
             self._tally = (ids, tally)
 
     def _tabulate(self, playing: list[Version], frozen: FrozenTally, seen: int, taken_at: float) -> Table:
@@ -576,8 +578,8 @@ class Competition:
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
         self._by_key[match.key] = match
-        if self._tally is not None and match.versions[0] in self._tally[0] and match.versions[1] in self._tally[0]:
-            self._tally[1].add(match)
+        if self._tally is not None:
+            _add_between(*self._tally, [match])
         if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
             self._table = None
             self.touch()
