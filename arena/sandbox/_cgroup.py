@@ -5,6 +5,17 @@ unified tree with ``memory.max``, ``pids.max``, ``cpu.stat``) are both handled;
 which one is usable is detected at run time by creating a probe group. A bot's
 group is created *inside the arena's own group* of each hierarchy, so limits
 set on the arena (a CI job's, say) still hold for its bots.
+
+A *background* bot (a server's check of an upload) also gets a small CPU
+weight, so that under load it takes what the ladder's bots leave rather than
+an equal share: ``cpu.weight`` (v2) or ``cpu.shares`` (v1) of about an eighth
+of an ordinary bot's. Niceness cannot do this: with autogroup scheduling
+(Debian's default) each bot's session is a scheduling group of its own, and
+nice only orders the tasks inside one. A cgroup of the ``cpu`` controller
+takes its tasks out of their autogroup. Where v1 mounts ``cpu`` on its own
+(not with ``cpuacct``), ordinary bots stay out of it and the background bots'
+common parent gets the small weight: together they weigh an eighth of one
+ordinary bot.
 """
 
 from __future__ import annotations
@@ -19,6 +30,10 @@ from pathlib import Path
 
 _ROOT = Path("/sys/fs/cgroup")
 _PREFIX = "arena-sandbox"
+BACKGROUND_WEIGHT = 12
+"""A background bot's ``cpu.weight`` (v2), beside an ordinary bot's 100."""
+BACKGROUND_SHARES = 128
+"""A background bot's ``cpu.shares`` (v1), beside an ordinary bot's 1024."""
 
 
 def _own_paths(text: str) -> dict[str, str]:
@@ -51,7 +66,7 @@ def _mounts(text: str) -> dict[str, tuple[Path, str]]:
             found.setdefault("", mount)
         elif fstype == "cgroup":
             for option in options.split(","):
-                if option in ("memory", "pids", "cpuacct", "freezer"):
+                if option in ("memory", "pids", "cpuacct", "cpu", "freezer"):
                     found.setdefault(option, mount)
     return found
 
@@ -92,11 +107,17 @@ class CgroupBase:
 
     version: int
     parents: dict[str, Path]
-    """``memory``, ``pids``, ``cpuacct`` (v1) or ``unified`` (v2) -> the directory bots' groups go in."""
+    """``memory``, ``pids``, ``cpuacct`` (v1) or ``unified`` (v2) -> the directory bots' groups go in.
 
-    def create(self, name: str, *, memory_bytes: int, tasks: int) -> BotCgroup:
-        """A fresh group for one bot with its limits set."""
-        dirs = {controller: parent / name for controller, parent in self.parents.items()}
+    On v1 also ``cpu``, where background bots' groups go, when the ``cpu``
+    controller is mounted apart from ``cpuacct`` and writable here.
+    """
+    background: str = ""
+    """How a background bot is weighted here (``""``: it cannot be)."""
+
+    def create(self, name: str, *, memory_bytes: int, tasks: int, background: bool = False) -> BotCgroup:
+        """A fresh group for one bot with its limits set (and, for a ``background`` bot, a small CPU weight)."""
+        dirs = {c: parent / name for c, parent in self.parents.items() if c != "cpu" or background}
         group = BotCgroup(version=self.version, dirs=dirs)
         try:
             for path in dirs.values():
@@ -106,11 +127,15 @@ class CgroupBase:
                 with contextlib.suppress(OSError):  # absent without swap accounting
                     _write(dirs["memory"] / "memory.memsw.limit_in_bytes", memory_bytes)
                 _write(dirs["pids"] / "pids.max", tasks)
+                if background and "cpu" not in dirs and self.background:  # cpu is mounted with cpuacct
+                    _write(dirs["cpuacct"] / "cpu.shares", BACKGROUND_SHARES)
             else:
                 _write(dirs["unified"] / "memory.max", memory_bytes)
                 with contextlib.suppress(OSError):
                     _write(dirs["unified"] / "memory.swap.max", 0)
                 _write(dirs["unified"] / "pids.max", tasks)
+                if background and self.background:
+                    _write(dirs["unified"] / "cpu.weight", BACKGROUND_WEIGHT)
         except OSError:
             group.remove()
             raise
@@ -242,7 +267,8 @@ def detect() -> tuple[CgroupBase | None, str]:
     if len(v1) == 3:
         reason = _probe(CgroupBase(1, v1))
         if reason is None:
-            return CgroupBase(1, v1), "cgroup v1 memory+pids+cpuacct"
+            found = _with_background(CgroupBase(1, v1), groups.get("cpu"))
+            return found, f"cgroup v1 memory+pids+cpuacct; background bots: {found.background or 'no cpu controller'}"
         v1_reason = f"cgroup v1 not writable ({reason})"
     else:
         outside = "; ".join(f"{c}: {unreachable[c]}" for c in ("memory", "pids", "cpuacct") if c in unreachable)
@@ -252,18 +278,39 @@ def detect() -> tuple[CgroupBase | None, str]:
         base = own_dir / _PREFIX
         reason = _probe_v2(own_dir, base)
         if reason is None:
-            return CgroupBase(2, {"unified": base}), "cgroup v2 memory+pids+cpu"
+            weighted = CgroupBase(2, {"unified": base}, background=f"cpu.weight {BACKGROUND_WEIGHT} (a bot's: 100)")
+            return weighted, f"cgroup v2 memory+pids+cpu; background bots: {weighted.background}"
         return None, f"{v1_reason}; cgroup v2: {reason}"
     if "v2" in unreachable:
         return None, f"{v1_reason}; cgroup v2: {unreachable['v2']}"
     return None, v1_reason
 
 
-def _probe(base: CgroupBase) -> str | None:
+def _with_background(base: CgroupBase, cpu: Path | None) -> CgroupBase:
+    """``base`` (v1) able to weight background bots, where the ``cpu`` controller lets it (else as it was)."""
+    if cpu is None:
+        return base
+    shares = f"cpu.shares {BACKGROUND_SHARES} (a bot's: 1024)"
+    if cpu / _PREFIX == base.parents["cpuacct"]:  # mounted together: every bot's group is in the cpu hierarchy
+        weighted = CgroupBase(1, base.parents, background=shares)
+    else:
+        parent = cpu / _PREFIX
+        try:
+            parent.mkdir(exist_ok=True)
+            _write(parent / "cpu.shares", BACKGROUND_SHARES)
+        except OSError:
+            return base
+        weighted = CgroupBase(1, {**base.parents, "cpu": parent}, background=f"{shares}, all of them together")
+    if _probe(weighted, background=True) is not None:
+        return base
+    return weighted
+
+
+def _probe(base: CgroupBase, *, background: bool = False) -> str | None:
     try:
         for parent in base.parents.values():
             parent.mkdir(exist_ok=True)
-        group = base.create(f"probe-{os.getpid()}", memory_bytes=1 << 30, tasks=64)
+        group = base.create(f"probe-{os.getpid()}", memory_bytes=1 << 30, tasks=64, background=background)
         group.remove()
     except OSError as exc:
         return exc.strerror or str(exc)

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -125,6 +127,25 @@ def configure(policy: SandboxPolicy) -> None:
 def current_policy() -> SandboxPolicy:
     """The policy in force."""
     return _policy
+
+
+_background: ContextVar[bool] = ContextVar("arena_sandbox_background", default=False)
+
+
+@contextlib.contextmanager
+def background() -> Iterator[None]:
+    """Bots started inside (by this task and the tasks it starts) run in the background.
+
+    A background bot gets a small CPU weight (see :mod:`._cgroup`): on a
+    busy machine it takes what the other bots leave. Its limits, and its
+    clock (CPU time, not wall time, within the wall-clock cap), are as any
+    bot's. A server checks uploads so, beside its ladder.
+    """
+    token = _background.set(True)
+    try:
+        yield
+    finally:
+        _background.reset(token)
 
 
 @dataclass(frozen=True)
@@ -359,6 +380,8 @@ class Jail:
         self.token = f"{os.getpid()}x{secrets.token_hex(6)}"
         """Names the jail's home and cgroup; starts with the arena's pid, so any arena can tell whether it lives."""
         self.cgroup: _cgroup.BotCgroup | None = None
+        self.background = _background.get()
+        """Whether it was made inside :func:`background`."""
         self._lease: _UidLease | None = None
         self.uid: int | None = None
         root = policy.scratch_root or Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}"
@@ -421,7 +444,9 @@ class Jail:
         elif profile.name == "node" and heap_mib:
             self.env["NODE_OPTIONS"] = f"--max-old-space-size={heap_mib}"
         if "cgroup" in self.layers and self.caps.cgroup is not None:
-            self.cgroup = self.caps.cgroup.create(f"bot-{self.token}", memory_bytes=memory, tasks=self.limits.processes)
+            self.cgroup = self.caps.cgroup.create(
+                f"bot-{self.token}", memory_bytes=memory, tasks=self.limits.processes, background=self.background
+            )
         config: dict[str, object] = {
             "argv": argv,
             "cwd": str(cwd),

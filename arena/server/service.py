@@ -46,7 +46,7 @@ from ..competition.schedule import Entrant, Scheduled
 from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, open_match_worker
 from ..games import Game, get_game
-from ..sandbox import build_key, build_root, current_policy
+from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from .archive import unpack
 from .config import ServerConfig
@@ -680,10 +680,11 @@ class Competition:
         log_dir.mkdir(parents=True)
         references = default_references(self.game, spec)
         async with self._checks:
-            report = await check_bot(
-                spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=sid,
-            )  # fmt: skip
+            with background():  # beside the ladder, the check takes the CPU its bots leave
+                report = await check_bot(
+                    spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
+                    matches=self.config.check_matches, seed=sid,
+                )  # fmt: skip
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
                 relative_paths(line, folder, self.data_dir) for line in c.where

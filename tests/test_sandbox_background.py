@@ -1,0 +1,108 @@
+"""Background bots (a server's checks of uploads) get a small CPU weight; every other bot an ordinary one.
+
+The weight is checked where the kernel reads it (the bot's cgroup files and
+the groups its process is in), not by timing bots against each other: how
+much CPU a weight buys depends on what else the machine runs
+(``benchmarks/bench_server.py`` measures what it does for the ladder).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.bots.spec import resolve
+from arena.sandbox import _cgroup, background, capabilities
+from arena.sandbox._plan import Jail
+from arena.supervisor._process import BotProcess, open_bot
+from arena.supervisor.play import spawn_options
+from protocol import Limits
+
+from .conftest import SAMPLE_BOTS
+from .servertools import minimal_bot, running, write_config
+
+BOT = SAMPLE_BOTS / "rps-poker" / "minimal-python"
+
+
+def weighting() -> _cgroup.CgroupBase:
+    base = capabilities().cgroup
+    if base is None:
+        pytest.skip(f"no cgroup here: {capabilities().missing.get('cgroup')}")
+    if not base.background:
+        pytest.skip("this machine's cgroups have no cpu controller the arena may weight")
+    return base
+
+
+def weight(bot: BotProcess) -> str:
+    """The bot's CPU weight as its groups set it, and whether its process is in the weighted group."""
+    assert bot.jail is not None and bot.jail.cgroup is not None
+    dirs = bot.jail.cgroup.dirs
+    if "unified" in dirs:
+        group = dirs["unified"]
+        found = f"cpu.weight {(group / 'cpu.weight').read_text().strip()}"
+    elif "cpu" in dirs:  # v1, cpu apart from cpuacct: the background bots' parent carries the weight
+        group = dirs["cpu"]
+        found = f"cpu.shares {(group.parent / 'cpu.shares').read_text().strip()} (parent)"
+    elif (dirs["cpuacct"] / "cpu.shares").exists():  # v1, cpu mounted with cpuacct
+        group = dirs["cpuacct"]
+        found = f"cpu.shares {(group / 'cpu.shares').read_text().strip()}"
+    else:
+        return "not in the cpu hierarchy"
+    assert bot.process is not None
+    inside = str(bot.process.pid) in (group / "cgroup.procs").read_text().split()
+    return found + ("" if inside else " (the bot is not in it)")
+
+
+async def test_bots_started_in_the_background_and_their_tasks_get_a_small_cpu_weight() -> None:
+    base = weighting()
+    spec = resolve(str(BOT))
+    options = spawn_options(spec, Limits(), None)
+    weights: dict[str, str] = {}
+
+    async def hold(key: str) -> None:
+        async with open_bot(spec, options) as bot:
+            assert bot.jail is not None and bot.jail.cgroup is not None and bot.process is not None
+            with trio.fail_after(10):  # until its launcher has joined the groups (before it runs the bot)
+                while bot.process.pid not in bot.jail.cgroup.pids():
+                    await trio.sleep(0.01)
+            weights[key] = weight(bot)
+
+    await hold("ordinary")
+    with background():
+        await hold("background")
+        async with trio.open_nursery() as nursery:  # a task started inside inherits it
+            nursery.start_soon(hold, "its task")
+    await hold("after")
+    small = (
+        f"cpu.weight {_cgroup.BACKGROUND_WEIGHT}" if base.version == 2
+        else f"cpu.shares {_cgroup.BACKGROUND_SHARES}" + (" (parent)" if "cpu" in base.parents else "")
+    )  # fmt: skip
+    assert weights["background"] == weights["its task"] == small
+    assert weights["ordinary"] == weights["after"]
+    # Where v1 mounts cpu apart, an ordinary bot stays out of it (its session's autogroup weighs it).
+    assert weights["ordinary"] in ("cpu.weight 100", "cpu.shares 1024", "not in the cpu hierarchy")
+
+
+async def test_a_servers_checks_run_in_the_background_and_its_ladder_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str, bool]] = []
+    real = Jail.__init__
+
+    def noting(self: Jail, *args: object, **kwargs: object) -> None:
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append((self.spec.name, self.background))
+
+    monkeypatch.setattr(Jail, "__init__", noting)
+    async with running(write_config(tmp_path, extra="workers = 0")) as kit:
+        token = kit.participant("alice")
+        response = await kit.upload(token, minimal_bot())
+        assert (await kit.wait_submission(token, response.json()["id"]))["status"] == "passed"
+        await kit.wait_matches(len(kit.competition.matches) + 4)
+    checked = {name for name, behind in made if behind}
+    assert "alice" in checked and len(checked) >= 2, made  # the upload and the references it played
+    assert ("alice", False) in made, made  # on the ladder, once admitted: an ordinary bot
+    ladder_before = made[: made.index(("alice", True))]
+    assert ladder_before and not any(behind for _name, behind in ladder_before), made
