@@ -29,8 +29,8 @@ average beside them (the machine is shared: compare figures from one run).
 With ``--in-process`` the server plays the ladder's matches in its own
 process instead of its match worker (the server's layout before the worker).
 
-Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--jobs N] [--poll]
-[--in-process]``
+Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--bot FOLDER] [--jobs N]
+[--poll] [--in-process] [--after]``
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ import trio
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from arena.sandbox import _cgroup, capabilities  # noqa: E402
 from arena.server.state import State  # noqa: E402
 
 NO_TLS = ssl.create_default_context()
@@ -80,11 +81,11 @@ def config_text(data_dir: Path, jobs: int) -> str:
     )
 
 
-def bot_archive() -> bytes:
+def bot_archive(folder: Path) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name in ("bot.toml", "bot.py"):
-            archive.add(RPS / "minimal-python" / name, arcname=name)
+        for path in sorted(folder.iterdir()):
+            archive.add(path, arcname=path.name)
     return buffer.getvalue()
 
 
@@ -269,9 +270,18 @@ def spread(values: list[float], unit: float = 1000.0, suffix: str = "ms") -> str
     return f"p50 {p50:6.0f} {suffix}   p95 {p95:6.0f} {suffix}   max {worst:6.0f} {suffix}"
 
 
+def sandboxed_cpu_s() -> float | None:
+    """CPU time used so far by every bot (and build) any arena on this machine ran in its cgroups, if it can be read."""
+    base = capabilities().cgroup
+    if base is None:
+        return None
+    parents = {key: path for key, path in base.parents.items() if key in ("cpuacct", "unified")}
+    return _cgroup.BotCgroup(version=base.version, dirs=parents).cpu_seconds()  # their parent: the sum over them
+
+
 class CpuMeter:
-    """CPU taken since it started, as a share of one CPU: by the server process, its match worker, this process, the
-    machine."""
+    """CPU taken since it started, as a share of one CPU: by the server process, its match worker, the sandboxed
+    bots, this process, the machine."""
 
     def __init__(self, server: psutil.Process) -> None:
         self.server = server
@@ -282,6 +292,7 @@ class CpuMeter:
         self.server_s = self._cpu_s(self.server)
         self.worker_s = self._cpu_s(self.worker)
         self.client_s = time.process_time()
+        self.bots_s = sandboxed_cpu_s()
         self.machine = psutil.cpu_times()
 
     @staticmethod
@@ -305,8 +316,10 @@ class CpuMeter:
             if self.worker
             else " (matches played in it),"
         )
+        bots_s = sandboxed_cpu_s()
+        bots = f" sandboxed bots {(bots_s - self.bots_s) / wall:.0%}," if bots_s and self.bots_s else ""
         return (
-            f"CPU (of one CPU): server process {(self._cpu_s(self.server) - self.server_s) / wall:.0%},{worker}"
+            f"CPU (of one CPU): server process {(self._cpu_s(self.server) - self.server_s) / wall:.0%},{worker}{bots}"
             f" load generator (this process) {(time.process_time() - self.client_s) / wall:.0%},"
             f" whole machine {busy / wall:.0%} of {os.cpu_count()}00%"
         )
@@ -321,7 +334,7 @@ async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psu
         print(f"  {meter}")
         seen = Readings()
         uploads: list[str] = []
-        data = bot_archive()
+        data = bot_archive(args.bot)
         until = time.monotonic() + args.seconds
         reader: Callable[[httpx.AsyncClient, float, float, Readings], Awaitable[None]] = (
             poller if args.poll else browser
@@ -387,6 +400,10 @@ def main() -> None:
     parser.add_argument("--arrive", type=float, default=5.0, help="readers arrive over this many seconds")
     parser.add_argument("--poll", action="store_true", help="readers poll / and /api/standings instead")
     parser.add_argument("--uploads", type=int, default=20)
+    parser.add_argument(
+        "--bot", type=Path, default=RPS / "minimal-python",
+        help="the bot folder each participant uploads (one whose check fails, say, to see the checks alone)",
+    )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--in-process", action="store_true", help="the server plays its matches itself (no match worker)"
