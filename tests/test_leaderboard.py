@@ -271,3 +271,22 @@ def test_a_running_tally_draws_the_board_of_its_matches_at_every_moment() -> Non
             )
     assert frozen is not None
     assert render(frozen.board(max_faults=1), "json") == render(leaderboard(names, matches[:30], max_faults=1), "json")
+
+
+def test_a_bot_added_to_a_running_tally_gives_the_board_of_a_tally_that_always_had_it() -> None:
+    from arena.competition.results import Tally
+
+    first = field({"a": 200, "b": 0, "c": -100}, deals=6, seed=3)
+    later = field({"a": 200, "b": 0, "c": -100, "d": 50}, deals=4, seed=4)
+    tally = Tally(["a", "b", "c"])
+    for match in first:
+        tally.add(match)
+    before = tally.frozen()  # drawn later, as a thread would: the newcomer must not reach it
+    tally.add_bot("d")
+    for match in later:
+        tally.add(match)
+    names = ["a", "b", "c", "d"]
+    assert render(tally.frozen().board(max_faults=1), "json") == render(
+        leaderboard(names, first + later, max_faults=1), "json"
+    )
+    assert render(before.board(max_faults=1), "json") == render(leaderboard(names[:3], first, max_faults=1), "json")

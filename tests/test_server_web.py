@@ -664,43 +664,41 @@ async def test_arena_results_reads_the_live_server_database(tmp_path: Path, caps
 
 
 async def test_the_live_standings_kept_result_by_result_equal_arena_results_on_the_database(tmp_path: Path) -> None:
-    from arena.competition.results import board_from_store
-
     config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"))
     async with running(config) as kit:
         await kit.wait_matches(40)  # (enough deals for error bars)
-        await passing_upload(kit, kit.participant("alice"))  # the field changes: its totals are counted anew
-        with trio.fail_after(60):
-            while sum("alice" in (m.bot_a, m.bot_b) for m in kit.competition.matches) < 12:
-                await trio.sleep(0.05)
-        kit.competition.set_paused(True)
-        ladder = kit.competition.ladder
-        assert ladder is not None
-        with trio.fail_after(60):  # the pairs in play end, and the standings catch up with them
-            while (
-                ladder.state.busy
-                or (table := kit.competition._table) is None
-                or table.seen != len(kit.competition.matches)
-            ):
-                await trio.sleep(0.05)
-        live = kit.competition.board().board
-        whole = board_from_store(kit.competition.store, kit.competition.tid)
-    assert live.matches == whole.matches == len(kit.competition.matches)
-    assert all(not math.isnan(r.rating_error) for r in whole.standings if r.bot != "alice")
-    assert "alice" in [r.bot for r in whole.standings]
-    fields = (
-        "bot",
-        "rank",
-        "rating",
-        "rating_error",
-        "matches",
-        "wins",
-        "draws",
-        "losses",
-        "points",
-        "faults",
-        "deals",
-    )
+        alice = kit.participant("alice")
+        await passing_upload(kit, alice)  # the field grows by a new bot: its totals are added to
+        await standings_agree(kit, "alice")
+        await passing_upload(kit, alice)  # a version leaves: the totals are counted anew
+        await standings_agree(kit, "alice.v2")
+
+
+async def standings_agree(kit: Kit, newcomer: str) -> None:
+    """Once ``newcomer`` has played 12 matches, the ladder paused, the live standings are ``arena results``'s."""
+    from arena.competition.results import board_from_store
+
+    kit.competition.set_paused(False)
+    version = next(v for v in kit.competition.versions() if v.label == newcomer)
+    with trio.fail_after(60):
+        while sum(version.id in m.versions for m in kit.competition.matches) < 12:
+            await trio.sleep(0.05)
+    kit.competition.set_paused(True)
+    ladder = kit.competition.ladder
+    assert ladder is not None
+    with trio.fail_after(60):  # the pairs in play end, and the standings catch up with them
+        while (
+            ladder.state.busy or (table := kit.competition._table) is None or table.seen != len(kit.competition.matches)
+        ):
+            await trio.sleep(0.05)
+    live = kit.competition.board().board
+    whole = board_from_store(kit.competition.store, kit.competition.tid)
+    playing = {v.id for v in kit.competition.versions() if v.playing}
+    assert live.matches == whole.matches == sum(set(m.versions) <= playing for m in kit.competition.matches)
+    assert all(not math.isnan(r.rating_error) for r in whole.standings if r.bot != version.row.name)
+    assert version.row.name in [r.bot for r in whole.standings]
+    fields = ("bot", "rank", "rating", "rating_error", "matches", "wins", "draws", "losses", "points", "faults")
+    fields += ("deals",)
     assert [[getattr(r, f) for f in fields] for r in live.standings] == [
         [getattr(r, f) for f in fields] for r in whole.standings
     ]

@@ -73,6 +73,8 @@ class Check:
     passed: bool | None
     detail: str
     where: list[str] = field(default_factory=list)
+    took_s: float | None = None
+    """What it timed, where it timed something (the first answer's wait, for the start-up check)."""
 
     def lines(self) -> list[str]:
         """The PASS/FAIL/SKIP line and, for a failure, where it went wrong."""
@@ -206,7 +208,7 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
         state.check(0, outcome.action)
     except IllegalAction as exc:
         return Check(name, False, f"illegal first action: {exc}", where)
-    return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)")
+    return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)", took_s=elapsed)
 
 
 async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1) -> Check:

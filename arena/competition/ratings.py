@@ -171,6 +171,14 @@ class Fitter:
         else:
             self._mixed.add(outcome.unit)
 
+    def add_name(self, name: str) -> None:
+        """Fit ``name`` too, from now on (it has no outcomes yet); copies made before keep their names."""
+        self.names = [*self.names, name]
+        self.index = {**self.index, name: len(self.names) - 1}
+        for row in self.wins:
+            row.append(0.0)
+        self.wins.append([0.0] * len(self.names))
+
     def copy(self) -> Fitter:
         """A copy that later additions leave alone."""
         twin = Fitter.__new__(Fitter)

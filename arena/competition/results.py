@@ -253,6 +253,20 @@ class Tally:
         self._low = min(self._low, *match.points)
         self._high = max(self._high, *match.points)
 
+    def add_bot(self, name: str) -> None:
+        """Count ``name``'s matches too, from now on: a bot that played none of those counted so far.
+
+        The totals are then those a tally of the longer list of names would
+        have (a new bot comes last, as its first match will).
+        """
+        self.names = [*self.names, name]
+        self._rows[name] = Standing(bot=name)
+        for cells in self._pairwise.values():
+            cells[name] = Cell()
+        self._pairwise[name] = {b: Cell() for b in self.names if b != name}
+        self._deals[name] = {}
+        self._fitter.add_name(name)
+
     def _count_points(self, bot: str, deal: str, points: float) -> None:
         deals = self._deals[bot]
         total, count = deals.get(deal, (0.0, 0))

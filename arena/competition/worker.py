@@ -197,6 +197,10 @@ async def _serve(wire_in: int, wire_out: int) -> None:
         else:
             send.send_nowait(frame(("played", ident, match)))
 
+    async def warm(ident: int, spec: BotSpec, limits: Limits, count: int) -> None:
+        await pool.warm(spec, limits, count)
+        send.send_nowait(frame(("warmed", ident, None)))
+
     async with open_pool(stderr_path=stderr_path) as pool, trio.open_nursery() as nursery:
         nursery.start_soon(_write_all, trio.lowlevel.FdStream(wire_out), receive)
         send.send_nowait(frame(("ready", os.getpid())))
@@ -206,6 +210,8 @@ async def _serve(wire_in: int, wire_out: int) -> None:
             if kind == "play":
                 _kind, ident, scheduled, specs, log_path = message
                 nursery.start_soon(play, ident, scheduled, specs, log_path, received)
+            elif kind == "warm":
+                nursery.start_soon(warm, *message[1:])
             elif kind == "forget":
                 pool.forget(message[1])
             elif kind == "drop":  # its idle processes stop, and its matches waiting their turn are withdrawn
@@ -305,6 +311,10 @@ class MatchWorker:
         life = self._life
         if life is not None and life.ready and not life.dead:  # a new worker has no processes to tell about
             life.send.send_nowait(frame(message))
+
+    async def warm(self, spec: BotSpec, limits: Limits, count: int) -> None:
+        """Start ``count`` processes of ``spec`` in the worker, idle for its first matches (:meth:`BotPool.warm`)."""
+        await self._ask(("warm", spec, limits, count))
 
     def forget(self, deal: int) -> None:
         """No match on ``deal`` is left to play (see :meth:`BotPool.forget`)."""

@@ -34,17 +34,17 @@ import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
-from ..checks.bot import check_bot, default_references
+from ..checks.bot import CHECKS, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.results import FrozenTally, Leaderboard, Standing, Tally, disqualification, labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
 from ..competition.store import PlayedMatch, Store, VersionRow
-from ..competition.worker import MatchWorker, open_match_worker
+from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
@@ -59,6 +59,10 @@ BOARD_EVERY_S = 1.0
 """While matches finish, the standings are computed at most this often (readers may see them a second late)."""
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
+WARM_PROCESSES = 2
+"""Processes started for a version before it enters: one for each leg of its first pair."""
+WARM_BOOT_MAX_S = 2.0
+"""The longest a version waits, once its processes are started, for them to boot (its check's first answer)."""
 ADMIN_NAME = "organiser"
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
@@ -286,6 +290,8 @@ class Competition:
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
         self.worker: MatchWorker | None = None
         """The process that plays the ladder's matches, unless they are played here or on a cluster."""
+        self._warmer: BotPool | MatchWorker | None = None
+        """Where a new version's first processes are started before it enters (none on a cluster)."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
         self._load_specs()
@@ -502,13 +508,37 @@ class Competition:
         return self._tally[1]
 
     async def _count_history(self, playing: list[Version]) -> None:
-        """Count the ``playing`` versions' totals over the history in a thread, then the results recorded meanwhile."""
+        """Count the ``playing`` versions' totals over the history in a thread, then the results recorded meanwhile.
+
+        A field that only grew by versions that have played nothing (new
+        bots) keeps its totals, with the newcomers added: no count at all.
+        """
         ids = frozenset(v.id for v in playing)
+        if self._joined(playing):
+            return
         history = list(self.matches)
         tally = await trio.to_thread.run_sync(_count, playing, history)
         if ids == frozenset(v.id for v in self.versions() if v.playing):  # still the field
             _add_between(ids, tally, self.matches[len(history) :])
             self._tally = (ids, tally)
+
+    def _joined(self, playing: list[Version]) -> bool:
+        """Whether the running totals could take in the field's change by adding its new versions (then they have)."""
+        if self._tally is None:
+            return False
+        counted, tally = self._tally
+        new = [v for v in playing if v.id not in counted]
+        if not counted <= {v.id for v in playing} or any(v.id < max(counted, default=0) for v in new):
+            return False  # a version left (its matches must go), or a newcomer would not come last in the order
+        new_ids = {v.id for v in new}
+        if {v.row.name for v in new} & set(tally.names) or any(
+            m.versions[0] in new_ids or m.versions[1] in new_ids for m in self.matches
+        ):
+            return False  # a name counted already, or a version with matches to count (readmitted)
+        for version in new:
+            tally.add_bot(version.row.name)
+        self._tally = (frozenset(v.id for v in playing), tally)
+        return True
 
     def _tabulate(self, playing: list[Version], frozen: FrozenTally, seen: int, taken_at: float) -> Table:
         """The leaderboard of the ``playing`` versions from their ``frozen`` totals (pure: may run in a thread).
@@ -693,6 +723,7 @@ class Competition:
         ]  # fmt: skip
         others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
         if report.ok:
+            await self._warm(spec, report.get(CHECKS[1]).took_s or 0.0)
             with self.store.transaction():
                 self.store.set_admission(version.id, "admitted")
                 for old in others:
@@ -723,6 +754,19 @@ class Competition:
                 self.store.retire(version.id, NOT_ADMITTED)  # the version that passed plays on
         self.state.update_submission(sid, status="failed", report=checks, message=message)
         return self._done(sid)
+
+    async def _warm(self, spec: BotSpec, boot_s: float) -> None:
+        """Start a version's processes before it enters the field, and give them the time its check took to boot.
+
+        Its first pair then takes processes that are up, rather than holding
+        the ladder's slots while they start (with 20 uploads in 30 s, that
+        wait was a third of the ladder's time).
+        """
+        if self._warmer is None:
+            return
+        with trio.move_on_after(self.config.limits.startup_s), contextlib.suppress(MatchLost, WorkerError):
+            await self._warmer.warm(spec, self.config.limits, 1 if spec.persistent else WARM_PROCESSES)
+            await trio.sleep(min(boot_s, WARM_BOOT_MAX_S))
 
     def _done(self, sid: int) -> Submission:
         self.touch()
@@ -827,9 +871,10 @@ class Competition:
                     )
                 )  # fmt: skip
                 pool, remote = self.worker, self.worker.play
+                self._warmer = self.worker
                 ahead = 1  # a pair handed over ahead waits in the worker: it never idles while this loop is busy
             else:
-                pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
+                pool = self._warmer = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
             nursery = await stack.enter_async_context(trio.open_nursery())
             self._nursery = nursery
             self.pool = pool

@@ -75,7 +75,7 @@ class PoolStats:
     kept_from_a_deal: int = 0
     """Times an idle process was passed over because it had played the match's deal."""
     prepared: int = 0
-    """Processes started ahead of their match (:meth:`BotPool.prepare`), of ``started``."""
+    """Processes started ahead of their match (:meth:`BotPool.prepare`, :meth:`BotPool.warm`), of ``started``."""
 
 
 class BotPool:
@@ -114,6 +114,32 @@ class BotPool:
         spare = _Spare()
         self._spares[spec.name] = [spare]
         self._nursery.start_soon(self._start_spare, spec, self._options(spec, limits), spare)
+
+    async def warm(self, spec: BotSpec, limits: Limits, count: int) -> None:
+        """Start ``count`` processes of ``spec`` and keep them idle for its first matches; return once they are up.
+
+        For a bot about to enter a ladder: its first pair then takes processes
+        that are ready rather than waiting, holding the ladder's slots, for
+        them to start. A fresh process has played no deal, so any match may
+        take it. One that cannot start is left to the match that needs it
+        (which starts its own, and faults as it would have).
+        """
+
+        async def start() -> None:
+            with contextlib.suppress(BotFault):
+                held: _Held = await self._nursery.start(self._hold, spec, self._options(spec, limits))
+                self.stats.started += 1
+                self.stats.prepared += 1
+                if self._closed:
+                    held.stop.set()
+                else:
+                    self._idle.setdefault(spec.name, []).append(held)
+
+        if self._closed:
+            return
+        async with trio.open_nursery() as starting:
+            for _ in range(count):
+                starting.start_soon(start)
 
     async def _start_spare(self, spec: BotSpec, options: SpawnOptions, spare: _Spare) -> None:
         try:
