@@ -546,12 +546,14 @@ def replay_data(response: httpx.Response) -> str:
 
 
 async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: Path) -> None:
+    say = "sys.stderr.write('" + MARKUP + "\\n'); sys.stderr.flush()\n"
     noisy = (
-        "import sys\nsys.stderr.write('"
-        + MARKUP
-        + "\\n'); sys.stderr.flush()\n"
-        + (RPS / "minimal-python" / "bot.py").read_text()
-    )
+        "import sys\n"
+        + say
+        + (RPS / "minimal-python" / "bot.py")
+        .read_text()
+        .replace("for line in sys.stdin:\n", "for line in sys.stdin:\n    " + say)
+    )  # at start (its stderr log) and at each line (any match's: its first process may start before its match)
     bot = minimal_bot(**{
         "bot.toml": f'name = "{MARKUP}"\nrun = "python3 bot.py"\nreuse = true\n',
         "bot.py": noisy,
