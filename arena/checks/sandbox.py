@@ -67,8 +67,14 @@ def _options(spec: BotSpec) -> Any:
     return SpawnOptions(env=bot_environment(spec), line_bytes=CANARY_LIMITS.line_bytes, limits=CANARY_LIMITS)
 
 
-async def _run(spec: BotSpec, *, watch_memory: bool = False, lines: int = 1) -> tuple[list[dict[str, Any]], str]:
-    """Start the canary and read its reports (up to ``lines``); returns (reports, what ended the reading)."""
+async def _run(
+    spec: BotSpec, *, watch_memory: bool = False, lines: int = 1, to_the_end: bool = False
+) -> tuple[list[dict[str, Any]], str]:
+    """Start the canary and read its reports (up to ``lines``); returns (reports, what ended the reading).
+
+    With ``to_the_end`` the match ends when the canary's output does, not at its last report, so what the canary
+    does after reporting (kill its launcher) is not cut short by the arena closing the match.
+    """
     from ..supervisor._process import open_bot
 
     reports: list[dict[str, Any]] = []
@@ -82,6 +88,8 @@ async def _run(spec: BotSpec, *, watch_memory: bool = False, lines: int = 1) -> 
                     fault = bot.memory_fault() if watch_memory else None
                     if fault is not None:
                         return reports, f"{fault.kind}: {fault.reason}"
+                while to_the_end:
+                    await bot.read_line(output_budget=CANARY_LIMITS.output_bytes)
                 return reports, "reported"
         except BotFault as fault:
             return reports, f"{fault.kind}: {fault.reason}"
@@ -270,7 +278,7 @@ def _processes_with(token: str) -> list[int]:
 
 async def _escape() -> Verdict:
     token = f"0.000{secrets.randbelow(10**9):09d}"
-    report, _what = await _run_one(_canary("escape", token))
+    report, _what = await _run_one(_canary("escape", token), to_the_end=True)
     await trio.sleep(0.3)
     survivors = _processes_with(token)
     killed = report is not None and report.get("parent", 0) > 1
