@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import marshal
 import os
 import secrets
 import shutil
@@ -160,12 +161,17 @@ class Capabilities:
     landlock_abi: int = 0
 
 
+def launch_argv(config: dict[str, object]) -> list[str]:
+    """The launcher's command line for ``config`` (in marshal's format, which the launcher reads without imports)."""
+    return [*_LAUNCH, marshal.dumps(config).hex()]
+
+
 def _run_launcher(config: dict[str, object]) -> str | None:
     """Run the launcher on ``true``; ``None`` when it worked, else its complaint."""
     base: dict[str, object] = {"argv": ["true"], "cwd": "/", "env": {"PATH": SYSTEM_PATH}}
     try:
         done = subprocess.run(
-            [*_LAUNCH, json.dumps({**base, **config})],
+            launch_argv({**base, **config}),
             capture_output=True,
             timeout=20,
             check=False,
@@ -479,7 +485,7 @@ class Jail:
         self.lifeline_r, self._lifeline_w = os.pipe()
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
-        self.argv = [*_LAUNCH, json.dumps(config)]
+        self.argv = launch_argv(config)
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
