@@ -16,12 +16,13 @@ import tarfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ArenaError, ConfigError
 from ..checks.hints import printable
+
+if TYPE_CHECKING:  # imported when used: `arena --help` and the other commands start without the HTTP client
+    import httpx
 
 SKIPPED = {".git", ".arena-build", "__pycache__", "node_modules"}
 EXTENSIONS = {
@@ -92,6 +93,8 @@ def submit(
     client: httpx.Client | None = None,
 ) -> bool:
     """Upload ``bot`` to the server at ``url``; with ``wait``, print its check. Returns whether it passed."""
+    import httpx
+
     name, data, language = payload(bot, language)
     own = client is None
     http = client or httpx.Client(base_url=url.rstrip("/"), timeout=httpx.Timeout(60.0, connect=10.0))
