@@ -9,11 +9,13 @@ much CPU a weight buys depends on what else the machine runs
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
 from arena.bots.spec import resolve
+from arena.checks.bot import CHECKS, Report
 from arena.sandbox import _cgroup, background, capabilities
 from arena.sandbox._plan import Jail
 from arena.supervisor._process import BotProcess, open_bot
@@ -106,3 +108,35 @@ async def test_a_servers_checks_run_in_the_background_and_its_ladder_does_not(
     assert ("alice", False) in made, made  # on the ladder, once admitted: an ordinary bot
     ladder_before = made[: made.index(("alice", True))]
     assert ladder_before and not any(behind for _name, behind in ladder_before), made
+
+
+async def test_a_check_that_fails_in_the_background_is_judged_again_at_an_ordinary_weight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy ladder may keep a background bot waiting past a wall-clock cap: that alone must not refuse it."""
+    from arena.checks.bot import check_bot as real
+    from arena.sandbox._plan import _background
+
+    calls: list[bool] = []
+
+    async def busy(*args: Any, **kwargs: Any) -> Report:
+        behind = _background.get()
+        calls.append(behind)
+        report = await real(*args, **kwargs)
+        if behind:  # as if starved by the ladder: its first answer came after the wall-clock cap
+            first = report.get(CHECKS[1])
+            first.passed, first.detail = False, "no answer within 25s (wall clock; 0.05s of CPU used)"
+        return report
+
+    monkeypatch.setattr("arena.server.service.check_bot", busy)
+    async with running(write_config(tmp_path)) as kit:
+        token = kit.participant("alice")
+        good = await kit.upload(token, minimal_bot())
+        assert (await kit.wait_submission(token, good.json()["id"]))["status"] == "passed"
+        assert calls == [True, False]
+        calls.clear()
+        broken = await kit.upload(token, minimal_bot(**{"bot.py": "import sys\nsys.exit(3)\n"}))
+        done = await kit.wait_submission(token, broken.json()["id"])
+        assert done["status"] == "failed", done
+        assert calls == [True, False]  # refused only once an ordinary bot's check failed too
+        assert "starts and answers its first request" in str(done["message"]), done

@@ -34,7 +34,7 @@ import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
-from ..checks.bot import CHECKS, check_bot, default_references
+from ..checks.bot import CHECKS, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
@@ -710,15 +710,23 @@ class Competition:
             version = next(v for v in self.versions(owner.id) if v.id == row.id)
         spec = spec.with_name(version.label)
         log_dir = self.checks_dir / f"s{sid}"
-        shutil.rmtree(log_dir, ignore_errors=True)
-        log_dir.mkdir(parents=True)
         references = default_references(self.game, spec)
+
+        async def check() -> Report:
+            shutil.rmtree(log_dir, ignore_errors=True)
+            log_dir.mkdir(parents=True)
+            return await check_bot(
+                spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
+                matches=self.config.check_matches, seed=sid,
+            )  # fmt: skip
+
         async with self._checks:
             with background():  # beside the ladder, the check takes the CPU its bots leave
-                report = await check_bot(
-                    spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                    matches=self.config.check_matches, seed=sid,
-                )  # fmt: skip
+                report = await check()
+            if not report.ok:
+                # A busy ladder may have kept a background bot waiting past a wall-clock cap: the verdict that
+                # stands is the one at an ordinary bot's weight (a broken bot costs a second check).
+                report = await check()
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
                 relative_paths(line, folder, self.data_dir) for line in c.where
