@@ -35,7 +35,7 @@ from arena.competition.runner import run_tournament
 from arena.competition.store import Store
 from arena.games import get_game
 from arena.sandbox import BUILD_DIR, SandboxPolicy, built_folder, capabilities, configure, current_policy, summary
-from arena.sandbox._plan import LAUNCHER
+from arena.sandbox._plan import launch_argv
 from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
 from arena.supervisor.build import ensure_built
 from arena.supervisor.match import MatchRecord, MatchRunner, Seat
@@ -492,7 +492,7 @@ def test_when_the_arena_dies_during_set_up_no_half_of_the_jail_survives(tmp_path
     lifeline_r, lifeline_w = os.pipe()
     config = {"argv": ["true"], "cwd": "/", "env": {"PATH": "/usr/bin:/bin"}, "lifeline": lifeline_r,
               "bwrap": [sys.executable, str(fake), token]}  # fmt: skip
-    launcher = subprocess.Popen([sys.executable, "-I", str(LAUNCHER), json.dumps(config)], pass_fds=(lifeline_r,))
+    launcher = subprocess.Popen(launch_argv(config), pass_fds=(lifeline_r,))
     os.close(lifeline_r)
     try:
         deadline = time.monotonic() + 20
