@@ -26,11 +26,16 @@ by this process (the load generator: its HTTP client costs about as much per
 request as the server's answer) and by the whole machine, with the load
 average beside them (the machine is shared: compare figures from one run).
 
+With ``--readers-cost`` the readers' own cost is measured under uploads:
+each participant uploads a first bot (not measured), the ladder plays alone
+with them, then each uploads a new version without readers and another
+with them; the second ratio is the readers' cost on the same upload work.
+
 With ``--in-process`` the server plays the ladder's matches in its own
 process instead of its match worker (the server's layout before the worker).
 
 Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--uploads 20] [--bot FOLDER] [--jobs N]
-[--poll] [--in-process] [--after]``
+[--poll] [--in-process] [--after] [--readers-cost]``
 """
 
 from __future__ import annotations
@@ -81,11 +86,17 @@ def config_text(data_dir: Path, jobs: int) -> str:
     )
 
 
-def bot_archive(folder: Path) -> bytes:
+def bot_archive(folder: Path, version: int = 0) -> bytes:
+    """``folder`` as an upload; a ``version`` above 0 adds a file that names it (another digest: a new version)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         for path in sorted(folder.iterdir()):
             archive.add(path, arcname=path.name)
+        if version:
+            note = f"upload {version}\n".encode()
+            info = tarfile.TarInfo("VERSION.txt")
+            info.size = len(note)
+            archive.addfile(info, io.BytesIO(note))
     return buffer.getvalue()
 
 
@@ -241,13 +252,14 @@ async def uploader(client: httpx.AsyncClient, token: str, delay: float, data: by
 
 
 async def wait_checks(client: httpx.AsyncClient, tokens: list[str], timeout: float) -> tuple[list[str], list[float]]:
-    """Each submission's status once all are done, and how long each took from upload to result (to the second)."""
+    """Each participant's latest submission's status once all are done, and how long each took from upload to
+    result (to the second)."""
     deadline = time.monotonic() + timeout
     while True:
         subs = []
         for token in tokens:
             answer = await client.get("/api/submissions", headers={"authorization": f"Bearer {token}"})
-            subs += answer.json()["submissions"]
+            subs += sorted(answer.json()["submissions"], key=lambda s: int(s["id"]))[-1:]
         statuses = [s["status"] for s in subs]
         if all(s in ("passed", "failed", "refused") for s in statuses) or time.monotonic() > deadline:
             took = [
@@ -325,54 +337,66 @@ class CpuMeter:
         )
 
 
+async def load_phase(
+    args: argparse.Namespace, client: httpx.AsyncClient, tokens: list[str], data: bytes, readers: int
+) -> tuple[float, Readings, list[str]]:
+    """The ladder's rate while ``readers`` read and each of ``tokens`` uploads ``data`` (spread over the phase)."""
+    seen = Readings()
+    uploads: list[str] = []
+    until = time.monotonic() + args.seconds
+    reader: Callable[[httpx.AsyncClient, float, float, Readings], Awaitable[None]] = poller if args.poll else browser
+    async with trio.open_nursery() as nursery:
+        for _ in range(readers):
+            nursery.start_soon(reader, client, until, args.arrive, seen)
+        for index, token in enumerate(tokens):
+            nursery.start_soon(uploader, client, token, index * args.seconds / max(1, len(tokens)), data, uploads)
+        rate = await ladder_rate(client, args.seconds)
+    return rate, seen, uploads
+
+
+def print_readings(seen: Readings, seconds: float) -> None:
+    print(f"readers made {seen.requests()} requests ({seen.requests() / seconds:.0f}/s), {len(seen.errors)} errors")
+    for path, values in seen.latencies.items():
+        print(f"  {path:<18} {spread(values)}  ({len(values)} requests)")
+    if seen.page_loads:
+        print(f"  {'page loads':<18} {spread(seen.page_loads)}  ({len(seen.page_loads)}: / then its CSS and JS)")
+    if seen.streams:
+        print(
+            f"live stream: {seen.streams} opened, {len(seen.ages)} boards received ({len(seen.ages) / seconds:.0f}/s)"
+        )
+        print(f"  {'age when received':<18} {spread(seen.ages)}  (since the results shown were taken)")
+        print(f"  {'between boards':<18} {spread(seen.gaps)}")
+    if seen.errors:
+        print("  first errors:", *seen.errors[:3], sep="\n    ")
+
+
+async def print_checks(client: httpx.AsyncClient, tokens: list[str], uploads: list[str]) -> None:
+    print("uploads answered:", ", ".join(sorted(uploads)) or "none")
+    statuses, took = await wait_checks(client, tokens, timeout=300)
+    times = f"; upload to result p50 {percentile(took, 0.5):.0f} s, max {max(took):.0f} s" if took else ""
+    print(f"checks: {statuses.count('passed')} passed of {len(statuses)}{times}")
+
+
 async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psutil.Process) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=60) as client:  # the counts and the uploads
         await trio.sleep(args.warmup)
+        if args.readers_cost:
+            await readers_cost(args, client, tokens, server)
+            return
         meter = CpuMeter(server)
         alone = await ladder_rate(client, args.seconds)
         print(f"ladder alone: {alone:.2f} matches/s over {args.seconds:.0f} s   (load {os.getloadavg()[0]:.1f})")
         print(f"  {meter}")
-        seen = Readings()
-        uploads: list[str] = []
-        data = bot_archive(args.bot)
-        until = time.monotonic() + args.seconds
-        reader: Callable[[httpx.AsyncClient, float, float, Readings], Awaitable[None]] = (
-            poller if args.poll else browser
-        )
         meter = CpuMeter(server)
-        async with trio.open_nursery() as nursery:
-            for _ in range(args.readers):
-                nursery.start_soon(reader, client, until, args.arrive, seen)
-            for index, token in enumerate(tokens):
-                nursery.start_soon(uploader, client, token, index * args.seconds / max(1, len(tokens)), data, uploads)
-            loaded = await ladder_rate(client, args.seconds)
+        loaded, seen, uploads = await load_phase(args, client, tokens, bot_archive(args.bot), args.readers)
         model = "polling readers" if args.poll else "browser readers (page load, live stream, reloads)"
         print(
             f"with {args.readers} {model} and {len(tokens)} uploads: {loaded:.2f} matches/s"
             f" ({loaded / alone:.0%} of alone; load {os.getloadavg()[0]:.1f})"
         )
         print(f"  {meter}")
-        print(
-            f"readers made {seen.requests()} requests ({seen.requests() / args.seconds:.0f}/s),"
-            f" {len(seen.errors)} errors"
-        )
-        for path, values in seen.latencies.items():
-            print(f"  {path:<18} {spread(values)}  ({len(values)} requests)")
-        if seen.page_loads:
-            print(f"  {'page loads':<18} {spread(seen.page_loads)}  ({len(seen.page_loads)}: / then its CSS and JS)")
-        if seen.streams:
-            print(
-                f"live stream: {seen.streams} opened, {len(seen.ages)} boards received"
-                f" ({len(seen.ages) / args.seconds:.0f}/s)"
-            )
-            print(f"  {'age when received':<18} {spread(seen.ages)}  (since the results shown were taken)")
-            print(f"  {'between boards':<18} {spread(seen.gaps)}")
-        if seen.errors:
-            print("  first errors:", *seen.errors[:3], sep="\n    ")
-        print("uploads answered:", ", ".join(sorted(uploads)) or "none")
-        statuses, took = await wait_checks(client, tokens, timeout=300)
-        times = f"; upload to result p50 {percentile(took, 0.5):.0f} s, max {max(took):.0f} s" if took else ""
-        print(f"checks: {statuses.count('passed')} passed of {len(statuses)}{times}")
+        print_readings(seen, args.seconds)
+        await print_checks(client, tokens, uploads)
         if tokens and args.after:
             meter = CpuMeter(server)
             after = await ladder_rate(client, args.seconds)
@@ -381,6 +405,43 @@ async def run(args: argparse.Namespace, url: str, tokens: list[str], server: psu
                 f" ({after / alone:.0%} of alone before them; load {os.getloadavg()[0]:.1f})"
             )
             print(f"  {meter}")
+
+
+async def readers_cost(
+    args: argparse.Namespace, client: httpx.AsyncClient, tokens: list[str], server: psutil.Process
+) -> None:
+    """The readers' own cost while uploads arrive: the same upload work in two phases, without readers, then with.
+
+    Each participant first uploads a bot (not measured: the field grows to its
+    size); the ladder plays alone; then each uploads a new version without
+    readers, and another with them. Both measured phases replace as many
+    versions (checks, recounts, first processes) on a field of the same size.
+    """
+    await load_phase(args, client, tokens, bot_archive(args.bot, version=1), 0)
+    await print_checks(client, tokens, [])
+    meter = CpuMeter(server)
+    alone = await ladder_rate(client, args.seconds)
+    load = os.getloadavg()[0]
+    print(f"ladder alone, {len(tokens)} uploaded bots in its field: {alone:.2f} matches/s   (load {load:.1f})")
+    print(f"  {meter}")
+    meter = CpuMeter(server)
+    without, _seen, uploads = await load_phase(args, client, tokens, bot_archive(args.bot, version=2), 0)
+    print(
+        f"{len(tokens)} new versions, no readers: {without:.2f} matches/s"
+        f" ({without / alone:.0%} of alone; load {os.getloadavg()[0]:.1f})"
+    )
+    print(f"  {meter}")
+    await print_checks(client, tokens, uploads)
+    meter = CpuMeter(server)
+    loaded, seen, uploads = await load_phase(args, client, tokens, bot_archive(args.bot, version=3), args.readers)
+    print(
+        f"{len(tokens)} new versions and {args.readers} readers: {loaded:.2f} matches/s"
+        f" ({loaded / without:.0%} of the same uploads without readers, {loaded / alone:.0%} of alone;"
+        f" load {os.getloadavg()[0]:.1f})"
+    )
+    print(f"  {meter}")
+    print_readings(seen, args.seconds)
+    await print_checks(client, tokens, uploads)
 
 
 async def ladder_rate(client: httpx.AsyncClient, seconds: float) -> float:
@@ -400,6 +461,10 @@ def main() -> None:
     parser.add_argument("--arrive", type=float, default=5.0, help="readers arrive over this many seconds")
     parser.add_argument("--poll", action="store_true", help="readers poll / and /api/standings instead")
     parser.add_argument("--uploads", type=int, default=20)
+    parser.add_argument(
+        "--readers-cost", action="store_true",
+        help="the readers' own cost under uploads: the same uploads (new versions) without readers, then with them",
+    )  # fmt: skip
     parser.add_argument(
         "--bot", type=Path, default=RPS / "minimal-python",
         help="the bot folder each participant uploads (one whose check fails, say, to see the checks alone)",
