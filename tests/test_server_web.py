@@ -834,3 +834,26 @@ async def test_the_config_chooses_where_matches_are_played(tmp_path: Path) -> No
     bad = write_config(tmp_path, extra="workers = 2")
     with pytest.raises(ConfigError, match=r"workers.*0 .*or 1"):
         load(bad)
+
+
+async def test_a_check_that_breaks_fails_that_upload_and_the_server_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.checks.bot import Report
+    from arena.checks.bot import check_bot as real
+
+    broken = [True]
+
+    async def once_broken(*args: Any, **kwargs: Any) -> Report:
+        if broken.pop() if broken else False:
+            raise RuntimeError("a bug of the arena's")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr("arena.server.service.check_bot", once_broken)
+    async with running(write_config(tmp_path)) as kit:
+        token = kit.participant("alice")
+        first = await kit.upload(token, minimal_bot())
+        done = await kit.wait_submission(token, first.json()["id"])
+        assert (done["status"], done["message"]) == ("failed", service.CHECK_BROKE), done
+        second = await kit.upload(token, minimal_bot(**{"notes.txt": "again"}))
+        assert (await kit.wait_submission(token, second.json()["id"]))["status"] == "passed"

@@ -23,6 +23,7 @@ import os
 import secrets
 import shutil
 import time
+import traceback
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -67,6 +68,8 @@ PAIRS_AHEAD = 4
 """Pairs handed to the match worker beyond those it plays: they wait there, so it does not idle while this
 process is busy (an upload, a check, a board). With one, the worker waited for its next pair 10-15% of the
 time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
+CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
+"""What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
 ADMIN_NAME = "organiser"
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
@@ -668,7 +671,12 @@ class Competition:
 
     async def _checker(self, receive: trio.MemoryReceiveChannel[int]) -> None:
         async for sid in receive:
-            await self.check_submission(sid)
+            try:
+                await self.check_submission(sid)
+            except Exception:  # a bug of the arena's must not stop the server: this upload says so, the next goes on
+                traceback.print_exc()
+                self.state.update_submission(sid, status="failed", message=CHECK_BROKE)
+                self.touch()
 
     async def check_submission(self, sid: int) -> Submission:
         """Build and check submission ``sid`` as ``arena check`` does.
