@@ -239,9 +239,17 @@ def next_pair(
             extra[versions] += 1
         busy_last[versions] = max(busy_last.get(versions, -1), pair.number)
 
+    # Pairs begun, for every two versions of the field (``active`` is sorted: ``(a, b)`` is a pair's key), those
+    # in play included: plain look-ups from here on, as a ladder of 100 versions weighs 4,950 pairs for each
+    # pair it hands out.
+    begun = book.met.get
+    counts = {(a, b): begun((a, b), 0) for i, a in enumerate(active) for b in active[i + 1 :]}
+    for versions, count in extra.items():
+        if versions in counts:
+            counts[versions] += count
+
     def met(a: str, b: str) -> int:
-        versions = (min(a, b), max(a, b))
-        return book.met[versions] + extra[versions]
+        return counts[(a, b) if a < b else (b, a)]
 
     # 1. A half-played pair (its other leg lost to a kill) is finished first.
     for deal, seen in sorted(book.partial.items()):
@@ -257,7 +265,10 @@ def next_pair(
         return (min(a, b), max(a, b)) not in occupied and met(a, b) < policy.pair_budget
 
     # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
-    played = {name: sum(met(name, other) for other in active if other != name) for name in active}
+    played = dict.fromkeys(active, 0)
+    for (a, b), count in counts.items():
+        played[a] += count
+        played[b] += count
     by_rating = sorted(active, key=lambda n: (-ratings.get(n, RatingView()).elo, n))
     newcomers = sorted((n for n in active if played[n] < policy.placement_pairs), key=lambda n: (played[n], n))
     for name in newcomers:
@@ -270,20 +281,20 @@ def next_pair(
 
     # 3. Where a match tells the most.
     best: tuple[float, int, str, str] | None = None
-    for i, a in enumerate(active):
-        for b in active[i + 1 :]:
-            if not free(a, b):
-                continue
-            count = met(a, b)
-            ra, rb = ratings.get(a, RatingView()), ratings.get(b, RatingView())
-            gap = abs(ra.elo - rb.elo)
-            if count >= SETTLED_AFTER and gap > ra.error95 + rb.error95:
-                continue  # settled: their intervals no longer overlap
-            p = 1 / (1 + 10 ** (-gap / 400))
-            score = p * (1 - p) / (1 + count)
-            candidate = (score, -count, a, b)
-            if best is None or candidate[:2] > best[:2]:
-                best = candidate
+    views = {name: ratings.get(name, RatingView()) for name in active}
+    budget = policy.pair_budget
+    for (a, b), count in counts.items():
+        if count >= budget or (a, b) in occupied:
+            continue
+        ra, rb = views[a], views[b]
+        gap = abs(ra.elo - rb.elo)
+        if count >= SETTLED_AFTER and gap > ra.error95 + rb.error95:
+            continue  # settled: their intervals no longer overlap
+        p = 1 / (1 + 10 ** (-gap / 400))
+        score = p * (1 - p) / (1 + count)
+        candidate = (score, -count, a, b)
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
     return fresh(best[2], best[3]) if best else None
 
 
