@@ -41,6 +41,7 @@ Usage: ``python benchmarks/bench_server.py [--seconds 30] [--readers 200] [--upl
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import os
@@ -284,11 +285,18 @@ def spread(values: list[float], unit: float = 1000.0, suffix: str = "ms") -> str
 
 def sandboxed_cpu_s() -> float | None:
     """CPU time used so far by every bot (and build) any arena on this machine ran in its cgroups, if it can be read."""
+    group = _bots_parent()
+    return None if group is None else group.cpu_seconds()
+
+
+@functools.cache
+def _bots_parent() -> _cgroup.BotCgroup | None:
+    """The bots' parent group, whose CPU is the sum over them (one, read again and again: its file stays open)."""
     base = capabilities().cgroup
     if base is None:
         return None
     parents = {key: path for key, path in base.parents.items() if key in ("cpuacct", "unified")}
-    return _cgroup.BotCgroup(version=base.version, dirs=parents).cpu_seconds()  # their parent: the sum over them
+    return _cgroup.BotCgroup(version=base.version, dirs=parents)
 
 
 class CpuMeter:
