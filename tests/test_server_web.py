@@ -855,5 +855,7 @@ async def test_a_check_that_breaks_fails_that_upload_and_the_server_goes_on(
         first = await kit.upload(token, minimal_bot())
         done = await kit.wait_submission(token, first.json()["id"])
         assert (done["status"], done["message"]) == ("failed", service.CHECK_BROKE), done
+        (version,) = kit.competition.versions()[-1:]
+        assert (version.admission, version.reason) == ("not_admitted", service.CHECK_BROKE)  # not "pending" forever
         second = await kit.upload(token, minimal_bot(**{"notes.txt": "again"}))
         assert (await kit.wait_submission(token, second.json()["id"]))["status"] == "passed"

@@ -676,6 +676,10 @@ class Competition:
             except Exception:  # a bug of the arena's must not stop the server: this upload says so, the next goes on
                 traceback.print_exc()
                 self.state.update_submission(sid, status="failed", message=CHECK_BROKE)
+                version = next((v for v in self.versions() if v.entry.submission_id == sid), None)
+                owner = self.state.participant(version.participant_id) if version is not None else None
+                if version is not None and owner is not None and version.admission == "pending":
+                    self._refuse(version, owner, CHECK_BROKE)
                 self.touch()
 
     async def check_submission(self, sid: int) -> Submission:
@@ -767,13 +771,18 @@ class Competition:
                 *(f"{c.name}: {relative_paths(c.detail, folder, self.data_dir)}" for c in failed),
             ]
         )
+        self._refuse(version, owner, reason)
+        self.state.update_submission(sid, status="failed", report=checks, message=message)
+        return self._done(sid)
+
+    def _refuse(self, version: Version, owner: Participant, reason: str) -> None:
+        """``version`` is not admitted, for ``reason``; its owner's version that passed (if any) plays on."""
+        others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
         with self.store.transaction():
             self.store.set_admission(version.id, "not_admitted", reason)
             self.store.log_change(self.tid, "not_admitted", f"not admitted: {version.label}: {reason}", owner.name)
             if any(v.playing for v in others):
                 self.store.retire(version.id, NOT_ADMITTED)  # the version that passed plays on
-        self.state.update_submission(sid, status="failed", report=checks, message=message)
-        return self._done(sid)
 
     async def _warm(self, spec: BotSpec, boot_s: float) -> None:
         """Start a version's processes before it enters the field, and give them the time its check took to boot.
