@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -174,6 +175,14 @@ def test_cli_exit_status_and_lines(tmp_path: Path, capsys: pytest.CaptureFixture
     assert bad == 1
     assert "FAIL  legal moves: illegal_move" in out
     assert "FAILED: legal moves" in out
+
+
+def test_a_bot_in_a_folder_whose_name_is_not_utf8_is_checked_and_logged(tmp_path: Path) -> None:
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/bot-\xff"))
+    shutil.copytree(SAMPLES / "minimal-python", folder)
+    assert main(["check", str(folder), "--matches", "2", "--log-dir", str(tmp_path / "logs")]) == 0
+    headers = [log.read_bytes().split(b"\n", 1)[0] for log in (tmp_path / "logs").rglob("*.jsonl")]
+    assert headers and all(b"bot-\\\\xff" in header for header in headers), headers[:1]
 
 
 async def test_a_bot_that_cannot_start_fails_that_check_and_the_rest_are_not_run(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ game (``MatchState.forfeit``).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,11 +261,11 @@ class MatchRunner:
                 {
                     "seat": SEATS[index],
                     "name": self._name(index),
-                    "command": list(spec.command),
-                    "cwd": str(spec.cwd),
+                    "command": [_shown_path(part) for part in spec.command],
+                    "cwd": _shown_path(str(spec.cwd)),
                     "digest": spec.digest,
                     "protocol": seat.wire.name,
-                    "stderr_log": str(seat.bot.options.stderr_path or ""),
+                    "stderr_log": _shown_path(str(seat.bot.options.stderr_path or "")),
                     "limits": msgspec.to_builtins(seat.limits),
                 }
             )
@@ -559,3 +560,8 @@ class MatchRunner:
         """Hold a received line's record for the log, stamped now (nothing to hold when the match is not logged)."""
         if self.log.enabled:
             records.append(self.log.stamp(record))
+
+
+def _shown_path(text: str) -> str:
+    """A path as a log can hold it: bytes that are not UTF-8 (a folder named so) as ``\\xff`` escapes."""
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
