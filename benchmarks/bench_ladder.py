@@ -66,7 +66,6 @@ def baseline(names: list[str], book: PairBook, ratings: dict[str, RatingView]) -
 
 def per_call(run: Callable[[], object], seconds: float = 1.0) -> float:
     """Seconds per call of ``run``, the best of three rounds of about ``seconds`` each."""
-    calls = 1
     started = time.perf_counter()
     run()
     once = max(time.perf_counter() - started, 1e-6)
