@@ -3,4 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/bootstrap.sh --test
-exec .venv/bin/python -m pytest "$@"
+status=0
+.venv/bin/python -m pytest "$@" || status=$?
+echo
+echo "To run arena yourself (every command in the docs is written so): source .venv/bin/activate"
+exit "$status"

@@ -34,7 +34,7 @@ load than wall-clock rates do.
 (cProfile on CPU time, grouped by area), the figures behind any goal not met.
 
 Usage: ``python benchmarks/bench_speed.py [--cycles N] [--quick] [--profile]``
-(``--quick``: fewer repetitions, for a look; the README's figures are a full run).
+(``--quick``: fewer repetitions, for a look; the figures in docs/performance.md are a full run).
 """
 
 from __future__ import annotations
@@ -601,7 +601,7 @@ class Goal:
 
 @dataclass
 class Report:
-    """What the run prints, kept too for ``--readme``."""
+    """What the run prints, kept too for ``--docs``."""
 
     goals: list[Goal] = field(default_factory=list)
     header: list[str] = field(default_factory=list)
@@ -633,8 +633,8 @@ class Report:
         return lines
 
     def markdown(self) -> str:
-        """The README's performance figures: machine, the goals' table, every figure, and the profile."""
-        out = ["Measured by `python benchmarks/bench_speed.py --profile --readme` (which wrote this part):", ""]
+        """The docs' performance figures: machine, the goals' table, every figure, and the profile."""
+        out = ["Measured by `python benchmarks/bench_speed.py --profile --docs` (which wrote this part):", ""]
         out += [f"- {line}" for line in self.header if not line.startswith("  ")]
         out += ["", *self.table_lines(), "", "Every figure of that run:", "", "```", *self.details[1:], "```"]
         if self.profile:
@@ -643,19 +643,19 @@ class Report:
         return "\n".join(out) + "\n"
 
 
-README = REPO / "README.md"
-README_BEGIN = "<!-- bench_speed: begin -->"
-README_END = "<!-- bench_speed: end -->"
+PAGE = REPO / "docs" / "performance.md"
+MARK_BEGIN = "<!-- bench_speed: begin -->"
+MARK_END = "<!-- bench_speed: end -->"
 
 
-def write_readme(report: Report) -> None:
-    """Replace the README's figures between the ``bench_speed`` markers with this run's."""
-    text = README.read_text()
-    begin, end = text.find(README_BEGIN), text.find(README_END)
+def write_docs(report: Report) -> None:
+    """Replace the performance page's figures between the ``bench_speed`` markers with this run's."""
+    text = PAGE.read_text()
+    begin, end = text.find(MARK_BEGIN), text.find(MARK_END)
     if begin < 0 or end < begin:
-        raise SystemExit(f"bench_speed: {README} has no {README_BEGIN} ... {README_END} section to write")
-    README.write_text(text[: begin + len(README_BEGIN)] + "\n" + report.markdown() + text[end:])
-    print(f"\nwrote the figures into {README}")
+        raise SystemExit(f"bench_speed: {PAGE} has no {MARK_BEGIN} ... {MARK_END} section to write")
+    PAGE.write_text(text[: begin + len(MARK_BEGIN)] + "\n" + report.markdown() + text[end:])
+    print(f"\nwrote the figures into {PAGE}")
 
 
 @contextlib.contextmanager
@@ -678,7 +678,7 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="also print where the arena's CPU goes (reused, --jobs 1)"
     )
-    parser.add_argument("--readme", action="store_true", help="write the figures into README.md's performance section")
+    parser.add_argument("--docs", action="store_true", help="write the figures into docs/performance.md")
     args = parser.parse_args()
     if args.quick:
         args.cycles, args.requests, args.starts, args.long = 2, 500, 5, 400
@@ -696,8 +696,8 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("", *report.table_lines(), sep="\n")
-    if args.readme:
-        write_readme(report)
+    if args.docs:
+        write_docs(report)
 
 
 def _measure(args: argparse.Namespace, report: Report, names: list[str], work: Path) -> None:

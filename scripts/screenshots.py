@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots: each game's replay table, and a tournament report.
+"""Regenerate the docs' screenshots: each game's replay table, and a tournament report.
 
     .venv/bin/python scripts/screenshots.py          # writes docs/screenshots/*.png
 

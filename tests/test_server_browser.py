@@ -3,7 +3,7 @@
 Log in with the link the organiser printed, upload a bot, see its check pass,
 watch it appear on the leaderboard as its matches finish (without reloading),
 open one of its replays. With ``ARENA_SCREENSHOTS=DIR`` the pages are also
-saved there (the README's pictures are made so).
+saved there (the docs' pictures are made so).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
-"""Every layer by its short name, strongest-first is not implied (see docs/readme/sandbox.md)."""
+"""Every layer by its short name, strongest-first is not implied (see docs/sandbox/index.md)."""
 
 
 @dataclass(frozen=True)
