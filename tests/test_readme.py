@@ -1,15 +1,20 @@
-"""The README's commands, run as a reader would run them: this fails when one no longer works as shown.
+"""The commands of the README and of the documentation site, run as a reader would run them: this fails
+when one no longer works as shown.
 
-Every shell command in README.md's code blocks (``bash`` and ``sh`` blocks, and plain blocks whose lines
-start with a command) must be listed in ``COMMANDS`` below, either to be run or with the reason it cannot
-run in a test. A command added to the README but not listed fails ``test_every_readme_command_is_listed``,
-and so does a listed command that left the README: nothing is left out silently.
+Every shell command in the code blocks of README.md and of the site's pages (``docs/**/*.md`` but
+``docs/_incoming/``, and ``protocol/README.md``, which the site includes) (``bash`` and ``sh`` blocks, and
+plain blocks whose lines start with a command) must be listed in ``COMMANDS`` below, either to be run or with
+the reason it cannot run in a test. A command added to a page but not listed fails
+``test_every_documented_command_is_listed``, and so does a listed command that left every page: nothing is
+left out silently. Commands are written in one form, for the shell a reader has after ``./demo.sh`` or
+``./test.sh`` and ``source .venv/bin/activate``: ``arena ...``, never ``.venv/bin/arena ...``.
 
 Commands run through bash, as written (globs, quotes), in a copy of the repository laid out as a fresh
-clone, where ``arena`` and ``.venv/bin/arena`` run this checkout's code. Placeholders (``LOG``, ``KEY``...)
-are filled with real files, and a few sizes are made small (``--cycles 1``), as each entry says. Where the
-README shows a command's output (the code block right after the command's block), the output must match it
-line by line: a ``...`` line stands for any lines, and times in ms and time stamps are set aside.
+clone, where ``arena`` (and ``python``) on the PATH run this checkout's code, as in the activated venv.
+Placeholders (``LOG``, ``KEY``...) are filled with real files, and a few sizes are made small
+(``--cycles 1``), as each entry says. Where a page shows a command's output (the plain code block right after
+the command's block), the output must match it line by line: a ``...`` line stands for any lines, and times in
+ms and time stamps are set aside.
 
 The other code blocks are checked too: Python blocks run, with each ``# result`` comment compared; the
 minimal bots are the sample bots' own code, and the C one compiles and plays; TOML blocks are valid
@@ -19,6 +24,7 @@ manifests and configs.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import shutil
@@ -36,6 +42,12 @@ from arena.competition import config as config_mod
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+PAGES = [
+    README,
+    REPO / "protocol" / "README.md",
+    *sorted(p for p in (REPO / "docs").rglob("*.md") if "_incoming" not in p.relative_to(REPO / "docs").parts),
+]
+"""What a reader reads: the README, and every page of the documentation site."""
 COMMAND_WORDS = ("arena ", ".venv/bin/arena ", "./demo.sh", "./test.sh", "node ", "docker ", "dask ", "python")
 """How a line that is a command starts (in a plain block too; in bash and sh blocks every line counts)."""
 NOT_COPIED = {".git", ".venv", "arena-runs", "build", "dist", "__pycache__", ".arena-build", "node_modules"}
@@ -43,15 +55,23 @@ NOT_COPIED = {".git", ".venv", "arena-runs", "build", "dist", "__pycache__", ".a
 
 @dataclass(frozen=True)
 class Block:
-    """A fenced code block of the README: its language, its lines, and the line it starts on."""
+    """A fenced code block of a page: its language, its lines, the page and the line it starts on."""
 
     lang: str
     lines: tuple[str, ...]
     line: int
+    path: Path = README
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(REPO)}:{self.line}"
 
 
-def blocks(path: Path = README) -> list[Block]:
-    """Every fenced code block, indented ones (in lists) included, with the indent removed."""
+def blocks(path: Path | None = None) -> list[Block]:
+    """Every fenced code block of ``path`` (default: of every page), indented ones (in lists) included, with
+    the indent removed."""
+    if path is None:
+        return [block for page in PAGES for block in blocks(page)]
     found, lines = [], path.read_text(encoding="utf-8").splitlines()
     index = 0
     while index < len(lines):
@@ -64,23 +84,30 @@ def blocks(path: Path = README) -> list[Block]:
             body.append(lines[index][len(indent) :])
             index += 1
         index += 1
-        found.append(Block(lang, tuple(body), start))
+        found.append(Block(lang, tuple(body), start, path))
     return found
 
 
+def is_bot(block: Block) -> bool:
+    """A block that is a bot's program in bash (the minimal bot), not commands to type."""
+    return block.lang in ("bash", "sh") and any(line.startswith("while IFS= read -r line") for line in block.lines)
+
+
 def is_command(block: Block, line: str) -> bool:
-    return bool(line.strip()) and (
-        block.lang in ("bash", "sh") or (block.lang == "" and line.startswith(COMMAND_WORDS))
+    return (
+        bool(line.strip())
+        and not is_bot(block)
+        and (block.lang in ("bash", "sh") or (block.lang == "" and line.startswith(COMMAND_WORDS)))
     )
 
 
 def command_key(line: str) -> str:
-    """A command as the README writes it, its trailing comment and extra spaces left out."""
+    """A command as a page writes it, its trailing comment and extra spaces left out."""
     return " ".join(re.sub(r"\s+#.*$", "", line).split())
 
 
-def readme_commands() -> list[tuple[str, Block]]:
-    """Each command of the README (once), with the block it is in, in README order."""
+def documented_commands() -> list[tuple[str, Block]]:
+    """Each command of the pages (once), with the first block it is in, in the pages' order."""
     seen: dict[str, Block] = {}
     for block in blocks():
         for line in block.lines:
@@ -98,13 +125,13 @@ class Run:
     extra: str = ""
     status: int = 0
     output: bool = False
-    """The README's next code block is this command's output: compare it."""
+    """The next code block of each page that shows the command is its output: compare it."""
     says: tuple[str, ...] = ()
-    """Text the output must hold (for outputs the README does not show)."""
+    """Text the output must hold (for outputs the pages do not show)."""
     needs: tuple[str, ...] = ()
     """Programs the command needs (installed by .ci/run; skipped elsewhere when missing)."""
     after: str = ""
-    """A README command whose files this one reads: it is run first (once)."""
+    """A documented command whose files this one reads: it is run first (once)."""
     creates: str = ""
     """A file the command writes (relative to the clone)."""
 
@@ -116,18 +143,29 @@ class Skip:
     reason: str
 
 
-PLAY_7 = (
-    ".venv/bin/arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
-)
+PLAY_7 = "arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
 ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
 JITSU_3 = "arena play card-jitsu sample_bots/card-jitsu/set-seeker-js sample_bots/card-jitsu/random-python --seed 3"
 LOG = {"LOG": "arena-runs/logs/*-card-jitsu-*-3.jsonl"}  # the log of a short match: five rounds, so --speed is quick
+COMPARE = "arena compare rps-poker sample_bots/rps-poker/obvious-strats-py sample_bots/rps-poker/simple-py --seed 2024"
+COPY_BOT = "cp -r sample_bots/rps-poker/minimal-python my-bot"
+SERVER = "arena serve examples/rps-poker-server.toml"
+SUITE = "it runs this test suite: running it from here would run the suite inside itself"
 SMALLER = "--cycles 1 --no-duplicate --gauntlet"
 """Every bot plays (the first against each other), in 12 matches instead of 156."""
 COMMANDS: dict[str, Run | Skip] = {
     "./demo.sh": Run(extra=SMALLER, says=("Leaderboard", "random-python", "minimal-python")),
-    "./test.sh": Skip("it runs this test suite: running it from here would run the suite inside itself"),
+    "./test.sh": Skip(SUITE),
+    "./test.sh tests/test_gops.py -x -q": Skip(SUITE),
+    './test.sh -m "not slow"': Skip(SUITE),
+    './test.sh -k "replay and not browser"': Skip(SUITE),
+    "source .venv/bin/activate": Skip(
+        "puts .venv/bin on the PATH: every other command here runs with this checkout's arena and python first on"
+        " the PATH, as after it (the clone's .venv is a stand-in without the activate script)"
+    ),
     PLAY_7: Run(output=True),
+    COPY_BOT: Run(creates="my-bot/bot.toml"),
+    "arena check my-bot": Run(after=COPY_BOT, says=("minimal-python: all checks passed",)),
     "arena check path/to/my-bot": Skip(
         "path/to/my-bot stands for the reader's bot; the next command checks a real one"
     ),
@@ -153,8 +191,8 @@ COMMANDS: dict[str, Run | Skip] = {
     ),
     ROUND_ROBIN: Run(extra="--cycles 1 --no-duplicate", says=("Leaderboard", "basic-odds-py")),
     "arena results arena-runs/results.sqlite": Run(says=("Leaderboard", "basic-odds-py"), after=ROUND_ROBIN),
-    "arena compare rps-poker sample_bots/rps-poker/obvious-strats-py sample_bots/rps-poker/simple-py --seed 2024"
-    " --report-every 20": Run(output=True),
+    f"{COMPARE} --report-every 20": Run(output=True),
+    COMPARE: Run(says=("H1 accepted after 105 pairs",), after=f"{COMPARE} --report-every 20"),
     "arena results arena-runs/results.sqlite --html report.html": Run(creates="report.html", after=ROUND_ROBIN),
     "arena replay LOG": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
     "arena replay LOG --speed 0.5": Run(fill=LOG, says=("set-seeker-js",), after=JITSU_3, needs=("node",)),
@@ -167,6 +205,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena replay --db results.db KEY": Run(
         fill={"results.db": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN
     ),
+    "arena replay --db arena-runs/results.sqlite 1": Run(says=("basic-odds-py",), after=ROUND_ROBIN),
     "dask scheduler --port 8786": Skip(
         "a server that runs until stopped; tests/test_cluster.py starts a local cluster"
     ),
@@ -174,10 +213,15 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena tournament rps-poker sample_bots/rps-poker/* --seed 7 --cluster tcp://HOST:8786": Skip(
         "HOST stands for the reader's scheduler; tests/test_cluster.py plays tournaments on a local Dask cluster"
     ),
-    ".venv/bin/arena serve examples/rps-poker-server.toml --add alice": Run(
-        says=("alice: http://127.0.0.1:8000/login/", "token: ")
+    f"{SERVER} --add alice": Run(says=("alice: http://127.0.0.1:8000/login/", "token: ")),
+    f"{SERVER} --add alice --url https://arena.example.org": Run(
+        says=("alice (a new token: the old one no longer works): https://arena.example.org/login/", "token: "),
+        after=f"{SERVER} --add alice",
     ),
-    ".venv/bin/arena serve examples/rps-poker-server.toml": Skip(
+    f"{SERVER} --admin-token --url https://arena.example.org": Run(
+        says=("organiser: https://arena.example.org/login/", "token: ")
+    ),
+    SERVER: Skip(
         "a server that runs until stopped; tests/test_server_live.py and tests/test_server_browser.py start it"
     ),
     "arena submit http://127.0.0.1:8000 my-bot/ --token TOKEN": Skip(
@@ -190,17 +234,33 @@ COMMANDS: dict[str, Run | Skip] = {
     "docker compose -f docker/compose.yaml run --rm coordinator arena results arena-runs/results.sqlite": Skip(
         "needs a Docker engine (as above)"
     ),
+    "python scripts/regen_golden.py": Skip("it rewrites tests/golden/, which tests/test_golden.py checks"),
+    "ruff check .": Skip(".ci/run runs it after the suite"),
+    "ruff format --check .": Skip(".ci/run runs it after the suite"),
+    "mypy": Skip(".ci/run runs it after the suite"),
+    "mkdocs build --strict --site-dir site": Skip(
+        "tests/test_docs_site.py builds the site so (into a temporary folder rather than site/)"
+    ),
 }
 
 
-def test_every_readme_command_is_listed() -> None:
-    found = [key for key, _ in readme_commands()]
-    unknown = [key for key in found if key not in COMMANDS]
-    assert not unknown, "README commands this test does not know (add each to COMMANDS: run it, or say why not):\n" + (
+def test_every_documented_command_is_listed() -> None:
+    found = documented_commands()
+    unknown = [f"{block.where}: {key}" for key, block in found if key not in COMMANDS]
+    assert not unknown, "commands this test does not know (add each to COMMANDS: run it, or say why not):\n" + (
         "\n".join(unknown)
     )
-    gone = [key for key in COMMANDS if key not in found]
-    assert not gone, "COMMANDS lists commands the README no longer has:\n" + "\n".join(gone)
+    keys = {key for key, _ in found}
+    gone = [key for key in COMMANDS if key not in keys]
+    assert not gone, "COMMANDS lists commands no page has any more:\n" + "\n".join(gone)
+
+
+def test_the_pages_write_commands_in_one_form() -> None:
+    # The shell a reader has after the two commands and `source .venv/bin/activate`: `arena`, `python`.
+    other = [f"{block.where}: {key}" for key, block in documented_commands() if key.startswith(".venv/")]
+    assert not other, "write these as after `source .venv/bin/activate` (arena ..., python ...):\n" + "\n".join(other)
+    for script in ("demo.sh", "test.sh"):
+        assert "source .venv/bin/activate" in (REPO / script).read_text(encoding="utf-8"), f"{script} does not say it"
 
 
 # The clone the commands run in ------------------------------------------------------------------------------
@@ -211,7 +271,7 @@ class Clone:
     done: dict[str, subprocess.CompletedProcess[str]] = field(default_factory=dict)
 
     def run(self, command: str) -> subprocess.CompletedProcess[str]:
-        """Run a README command (as listed in COMMANDS) once; later calls give the same result."""
+        """Run a documented command (as listed in COMMANDS) once; later calls give the same result."""
         if command not in self.done:
             how = COMMANDS[command]
             assert isinstance(how, Run)
@@ -244,6 +304,7 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clone]:
     for script in (bin_dir / "arena", venv_bin / "arena"):
         script.write_text(arena, encoding="utf-8")
         script.chmod(0o755)
+    (bin_dir / "python").symlink_to(sys.executable)  # the activated venv's python
     # ./demo.sh sets up .venv first: this stand-in says "already installed" (the stamp scripts/bootstrap.sh
     # writes), and refuses pip, so the test can never install into the venv it runs from.
     python = venv_bin / "python"
@@ -284,18 +345,23 @@ def test_readme_command_works_as_shown(command: str, clone: Clone) -> None:
     if how.creates:
         assert (clone.root / how.creates).stat().st_size > 0, f"{how.creates} was not written\n{shown}"
     if how.output:
-        expected = output_shown_after(command)
-        mismatch = compare(expected, done.stdout.splitlines())
-        assert mismatch is None, f"the README shows another output (line {mismatch}):\n{shown}"
+        outputs = outputs_shown_after(command)
+        assert outputs, f"no page shows the output of {command}"
+        for output in outputs:
+            mismatch = compare(list(output.lines), done.stdout.splitlines())
+            assert mismatch is None, f"{output.where} shows another output ({mismatch}):\n{shown}"
 
 
-def output_shown_after(command: str) -> list[str]:
-    """The code block that follows the one holding ``command``: the output the README shows for it."""
-    found = blocks()
-    for index, block in enumerate(found):
-        if any(command_key(line) == command for line in block.lines if is_command(block, line)):
-            return list(found[index + 1].lines)
-    raise AssertionError(f"{command} is not in the README")
+def outputs_shown_after(command: str) -> list[Block]:
+    """The output each page shows for ``command``: the plain code block right after a block holding it."""
+    found = []
+    for page in PAGES:
+        page_blocks = blocks(page)
+        for block, after in itertools.pairwise(page_blocks):
+            holds = any(command_key(line) == command for line in block.lines if is_command(block, line))
+            if holds and after.lang in ("", "text") and not any(is_command(after, line) for line in after.lines):
+                found.append(after)
+    return found
 
 
 def normalised(line: str) -> str:
@@ -344,19 +410,22 @@ def test_python_blocks_run_and_give_the_results_shown() -> None:
                 continue
             value = repr(eval(code, scope))
             shown = comment.split(": ")[0].strip()
-            assert value == shown, f"README line {block.line}: {code.strip()} gives {value}, the README says {shown}"
+            assert value == shown, f"{block.where}: {code.strip()} gives {value}, the page says {shown}"
             checked += 1
     assert checked >= 5
 
 
 def test_the_minimal_bots_are_the_sample_bots() -> None:
     sample = REPO / "sample_bots" / "rps-poker"
-    for lang, folder, file in (("python", "minimal-python", "bot.py"), ("js", "minimal-js", "bot.js")):
-        (shown,) = [b for b in blocks() if b.lang == lang and any("stdin" in line for line in b.lines)]
+    bots = (("python", "minimal-python", "bot.py"), ("js", "minimal-js", "bot.js"), ("bash", "minimal-bash", "bot.sh"))
+    for lang, folder, file in bots:
+        shown = [
+            b for b in blocks() if b.lang == lang and any("stdin" in line or "read -r" in line for line in b.lines)
+        ]
+        assert shown, f"no page shows the minimal {lang} bot"
         code = (sample / folder / file).read_text(encoding="utf-8")
-        assert "\n".join(shown.lines).strip() in code, (
-            f"the README's {lang} bot (line {shown.line}) is not {folder}/{file}"
-        )
+        for block in shown:
+            assert "\n".join(block.lines).strip() in code, f"the {lang} bot at {block.where} is not {folder}/{file}"
 
 
 def test_the_c_bot_compiles_and_plays(tmp_path: Path) -> None:
@@ -388,15 +457,15 @@ def test_toml_blocks_are_valid_manifests_and_configs(tmp_path: Path) -> None:
             if not (tmp_path / "sample_bots").exists():
                 (tmp_path / "sample_bots").symlink_to(REPO / "sample_bots", target_is_directory=True)
             (tmp_path / "examples").mkdir(exist_ok=True)
-            path = tmp_path / "examples" / f"readme-{block.line}.toml"
+            path = tmp_path / "examples" / f"readme-{block.path.stem}-{block.line}.toml"
             path.write_text(text, encoding="utf-8")
             if "house_bots" in data or "server" in data:  # a competition server's
                 from arena.server.config import load as load_server
 
-                assert load_server(path).house_bots, f"README line {block.line}: a server config with no house bot"
+                assert load_server(path).house_bots, f"{block.where}: a server config with no house bot"
             else:
                 config = config_mod.load(path)
                 assert len(config.bots) >= 2
         else:
-            assert set(data) <= _MANIFEST_KEYS, f"README line {block.line}: not a bot.toml: {sorted(data)}"
+            assert set(data) <= _MANIFEST_KEYS, f"{block.where}: not a bot.toml: {sorted(data)}"
             assert "run" in data or "build" in data or "protocol" in data
