@@ -154,7 +154,9 @@ SUITE = "it runs this test suite: running it from here would run the suite insid
 SMALLER = "--cycles 1 --no-duplicate --gauntlet"
 """Every bot plays (the first against each other), in 12 matches instead of 156."""
 COMMANDS: dict[str, Run | Skip] = {
-    "./demo.sh": Run(extra=SMALLER, says=("Leaderboard", "random-python", "minimal-python")),
+    "./demo.sh": Run(
+        extra=SMALLER, says=("Leaderboard", "random-python", "minimal-python", "source .venv/bin/activate")
+    ),
     "./test.sh": Skip(SUITE),
     "./test.sh tests/test_gops.py -x -q": Skip(SUITE),
     './test.sh -m "not slow"': Skip(SUITE),
