@@ -14,7 +14,8 @@ clone, where ``arena`` (and ``python``) on the PATH run this checkout's code, as
 Placeholders (``LOG``, ``KEY``...) are filled with real files, and a few sizes are made small
 (``--cycles 1``), as each entry says. Where a page shows a command's output (the plain code block right after
 the command's block), the output must match it line by line: a ``...`` line stands for any lines, and times in
-ms and time stamps are set aside.
+ms and time stamps are set aside. The demo's leaderboard that the docs show is what ``./demo.sh`` prints, all
+13 bots and 312 matches of it (a slow test).
 
 The other code blocks are checked too: Python blocks run, with each ``# result`` comment compared; the
 minimal bots are the sample bots' own code, and the C one compiles and plays; TOML blocks are valid
@@ -352,6 +353,40 @@ def test_readme_command_works_as_shown(command: str, clone: Clone) -> None:
         for output in outputs:
             mismatch = compare(list(output.lines), done.stdout.splitlines())
             assert mismatch is None, f"{output.where} shows another output ({mismatch}):\n{shown}"
+
+
+DEMO_RUNTIMES = ("node", "ruby", "gcc", "javac")
+"""What the sample bots of the demo need: with all of them, ./demo.sh plays the 13 bots the docs show."""
+
+
+@pytest.mark.slow
+def test_the_demo_leaderboard_shown_is_what_demo_sh_prints(clone: Clone) -> None:
+    missing = [program for program in DEMO_RUNTIMES if shutil.which(program) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have {', '.join(missing)} (.ci/run installs it)")
+        pytest.skip(f"the demo's 13 bots need {', '.join(missing)}, not installed here")
+    (shown,) = [b for b in blocks() if b.lines and b.lines[0].startswith("Leaderboard (312 matches of 312)")]
+    # The demo as a reader runs it, in an 80-column terminal; its own database, so the other demo run here
+    # (made smaller) is not in its way.
+    done = subprocess.run(
+        ["bash", "-c", "./demo.sh --fresh --db arena-runs/demo-shown.sqlite --log-dir arena-runs/demo-shown-logs"],
+        cwd=clone.root,
+        env={**clone.env, "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()
+    start = next((n for n, line in enumerate(printed) if line.startswith("Leaderboard (")), None)
+    assert start is not None, done.stdout
+    got = [normalised(line) for line in printed[start : start + len(shown.lines)]]
+    assert got == [normalised(line) for line in shown.lines], (
+        f"{shown.where} shows another leaderboard than ./demo.sh prints (run it with COLUMNS=80 and copy it):\n"
+        + "\n".join(printed[start:])
+    )
 
 
 def outputs_shown_after(command: str) -> list[Block]:
