@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 PAGE = "reference/cli.md"
-WIDTH = "100"
+WIDTH = "76"
 """Columns the help is wrapped to (argparse reads ``COLUMNS``), so the page is the same on every machine."""
 
 
