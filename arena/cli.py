@@ -168,7 +168,14 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["bots.starters", "competition.cli", "replay.cli", "checks.bot", "checks.sandbox", "server.cli"]
+EXTRA_COMMAND_MODULES: list[str] = [
+    "bots.starters",
+    "competition.cli",
+    "replay.cli",
+    "checks.bot",
+    "checks.sandbox",
+    "server.cli",
+]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:
 a module may add options to the commands of the layers below it (replay adds ``arena results --html``)."""
 

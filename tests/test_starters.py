@@ -26,6 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 STARTERS = REPO / "starters"
 COMPILED = {"c", "cpp", "java", "go", "rust"}
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+SHORTER = {"badugi": ["--param", "hands=10"], "six-card-poker": ["--param", "deals=10"]}
+"""Fewer hands than a match's default: each request is answered alike, and bash or Ruby take a while over 100."""
 
 
 def usable(lang: Language, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,7 +60,7 @@ def test_arena_new_makes_a_bot_that_passes_arena_check(
     said = capsys.readouterr().out
     assert said.rstrip().endswith(f"arena check {folder}"), said  # it ends with the next command
     assert load_folder(folder).game == game
-    status = main(["check", str(folder), "--matches", "2", "--log-dir", str(tmp_path / "logs")])
+    status = main(["check", str(folder), "--matches", "2", "--log-dir", str(tmp_path / "logs"), *SHORTER.get(game, [])])
     out = capsys.readouterr().out
     assert status == 0, out
     assert f"at {GAMES[game].title} ({game}/" in out  # the game came from its bot.toml
@@ -175,7 +177,8 @@ def test_play_takes_the_game_from_bot_toml(tmp_path: Path, capsys: pytest.Captur
     out = capsys.readouterr().out
     assert out.startswith("GOPS (gops/1), seed 3") and "Result: gops-bot" in out
     assert main(["play", "rps-poker", str(folder), reference, "--no-log"]) == 2
-    assert "is a gops bot (its bot.toml says game = \"gops\"), but the game here is rps-poker" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert 'is a gops bot (its bot.toml says game = "gops"), but the game here is rps-poker' in err
     assert main(["play", reference, reference, "--no-log"]) == 2  # neither names a game
     assert "name the game (arena play GAME BOT_A BOT_B)" in capsys.readouterr().err
 

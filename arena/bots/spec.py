@@ -208,7 +208,7 @@ def game_of(given: str | None, specs: Sequence[BotSpec]) -> str | None:
         for spec in named:
             if spec.game != wanted:
                 raise ConfigError(
-                    f"bot {spec.name!r} is a {spec.game} bot (its {MANIFEST} says game = \"{spec.game}\"),"
+                    f'bot {spec.name!r} is a {spec.game} bot (its {MANIFEST} says game = "{spec.game}"),'
                     f" but the game here is {wanted}"
                 )
         return given

@@ -569,9 +569,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena check`` to the command line."""
     parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
     parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
-    parser.add_argument(
-        "--game", help=f'game id (default: what its bot.toml says, game = "gops"; else {DEFAULT_GAME})'
-    )
+    parser.add_argument("--game", help=f'game id (default: what its bot.toml says, game = "gops"; else {DEFAULT_GAME})')
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
     parser.add_argument(
         "--matches", type=number(int), default=4, help="matches against reference bots (default %(default)s)"
