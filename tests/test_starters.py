@@ -194,3 +194,14 @@ def test_a_manifest_names_a_known_game_and_two_bots_agree(tmp_path: Path) -> Non
     assert game_of("gops", [gops, plain]) == "gops"
     with pytest.raises(ConfigError, match="'a' plays gops and 'b' plays badugi"):
         game_of(None, [gops, badugi])
+
+
+def test_a_starter_run_at_another_game_fails_loudly_and_the_check_says_which_game_it_may_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = gops_bot(tmp_path, "gops_bot", game="")  # its bot.toml names no game: checked at rps-poker
+    assert main(["check", str(folder), "--log-dir", str(tmp_path / "logs")]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  starts and answers its first request: crash" in out
+    assert "this bot has no answer for a 'draft_pick' request" in out  # its stderr, shown
+    assert "hint: got rps-poker's draft_pick (no game was given: rps-poker is the default): is this a GOPS bot?" in out

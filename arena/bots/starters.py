@@ -92,6 +92,8 @@ def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
         raise ConfigError(f"unknown game {game_id!r}; known: {', '.join(GAMES)}")
     lang = language_named(language)
     source = starters() / lang.name
+    if not source.is_dir():
+        raise ConfigError(f"the {lang.title} starter is missing from this installation ({source})")
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ConfigError(f"{folder} exists and is not a folder: name a new folder")
     if folder.is_dir() and any(folder.iterdir()):

@@ -207,8 +207,8 @@ async def _check_startup(
         outcome = Fault("A", exc.kind, str(exc))
     if isinstance(outcome, Fault):
         hints = fault_hints(outcome, game, spec.protocol, written, "--protocol")
-        if not game_named and outcome.kind == "timeout":
-            hints.insert(0, _which_game(spec, game, outcome))
+        if not game_named and outcome.request_type:  # it got a request: perhaps of another game than its own
+            hints.insert(0, _which_game(spec, game, outcome.request_type))
         return Check(
             name,
             False,
@@ -218,15 +218,17 @@ async def _check_startup(
     try:
         state.check(0, outcome.action)
     except IllegalAction as exc:
-        return Check(name, False, f"illegal first action: {exc}", where)
+        hints = [] if game_named else [_which_game(spec, game, str(state.requests()[0].__struct_config__.tag))]
+        return Check(name, False, f"illegal first action: {exc}", [*where, *(f"hint: {hint}" for hint in hints)])
     return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)", took_s=elapsed)
 
 
-def _which_game(spec: BotSpec, game: Game, fault: Fault) -> str:
-    """The hint for a bot checked at the default game that did not answer: which request it got, and what to do."""
-    got = f"got {game.id}'s {fault.request_type} (no game was given: {game.id} is the default)"
-    where = f"{spec.name} {spec.cwd.name if spec.cwd.name else ''}".lower()
-    guess = next((cls for gid, cls in GAMES.items() if gid != game.id and gid in where), None)
+def _which_game(spec: BotSpec, game: Game, request_type: str) -> str:
+    """The hint for a bot checked at the default game that failed its first request: which request it got, and
+    which game it may play instead (one whose id its name or folder has in it)."""
+    got = f"got {game.id}'s {request_type} (no game was given: {game.id} is the default)"
+    named = f"{spec.name} {spec.source}".lower().replace("_", "-")
+    guess = next((cls for gid, cls in GAMES.items() if gid != game.id and gid in named), None)
     if guess is not None:
         return f"{got}: is this a {guess.title} bot? use --game {guess.id}"
     others = ", ".join(gid for gid in GAMES if gid != game.id)
