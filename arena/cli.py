@@ -15,7 +15,7 @@ import trio
 from . import __version__
 from ._errors import ArenaError, ConfigError
 from .bots.samples import rules_file
-from .bots.spec import BotSpec, resolve
+from .bots.spec import BotSpec, game_of, resolve
 from .checks.hints import fault_hints, printable, stderr_tail
 from .games import GAMES, Game, ParamError, get_game
 from .supervisor.match import MatchRecord
@@ -27,8 +27,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one match and narrate it; a fault is shown with the end of the bot's stderr and a hint."""
-    game = get_game(args.game, params_from(args.param))
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
+    named = game_of(args.game, specs)
+    if named is None:
+        raise ConfigError(
+            'name the game (arena play GAME BOT_A BOT_B), or say it in a bot\'s bot.toml (game = "gops");'
+            f" the games: {', '.join(GAMES)}"
+        )
+    game = get_game(named, params_from(args.param))
     seed = args.seed if args.seed is not None else new_seed()
     limits = limits_from(args)
     if not args.quiet:
@@ -120,7 +126,9 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play one match between two bots and narrate it")
-    play.add_argument("game", help="game id, such as rps-poker (see `arena games`)")
+    play.add_argument(
+        "game", nargs="?", metavar="GAME", help="game id, such as rps-poker (default: what the bots' bot.toml says)"
+    )
     play.add_argument("bot_a", metavar="BOT_A", help="a bot folder, an executable, or a command line in quotes")
     play.add_argument("bot_b", metavar="BOT_B")
     play.add_argument("--seed", type=int, help="the deal's seed (default: random, and printed)")
@@ -160,7 +168,14 @@ def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.Argu
     return found
 
 
-EXTRA_COMMAND_MODULES: list[str] = ["competition.cli", "replay.cli", "checks.bot", "checks.sandbox", "server.cli"]
+EXTRA_COMMAND_MODULES: list[str] = [
+    "bots.starters",
+    "competition.cli",
+    "replay.cli",
+    "checks.bot",
+    "checks.sandbox",
+    "server.cli",
+]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:
 a module may add options to the commands of the layers below it (replay adds ``arena results --html``)."""
 

@@ -19,6 +19,7 @@ USER_FACING = sorted(
     + [p for p in (REPO / "docs").rglob("*") if p.is_file()]
     + [p for p in (REPO / "examples").rglob("*") if p.is_file()]
     + [p for p in (REPO / "sample_bots").rglob("*") if p.is_file() and ".arena-build" not in p.parts]
+    + [p for p in (REPO / "starters").rglob("*") if p.is_file()]
     + [p for p in (REPO / "arena").rglob("*") if p.suffix in {".py", ".js"}]
     + [p for p in (REPO / "docker").iterdir() if p.is_file()]
 )

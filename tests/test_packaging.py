@@ -1,5 +1,5 @@
-"""Packaging: a wheel (``pip install .``, as the Docker image does) carries the sample bots and the rules,
-``arena check`` finds its reference bots in it, and an editable install (what ./demo.sh and ./test.sh
+"""Packaging: a wheel (``pip install .``, as the Docker image does) carries the sample bots, the starters
+and the rules, ``arena new`` and ``arena check`` find them in it, and an editable install (what ./demo.sh and ./test.sh
 make) prints no warning from the build backend.
 
 These build with pip from the checkout (the build backend comes from the package index, as for a user).
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.starters import LANGUAGES
 from arena.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,22 +47,27 @@ def test_the_wheel_carries_the_sample_bots_the_rules_and_the_data_files(wheel: P
         assert shipped in names, f"the wheel lacks {shipped}"
     for game in GAMES.values():
         assert f"arena/rules/{game.id}.md" in names, f"the wheel lacks the rules of {game.id}"
+    for lang in LANGUAGES.values():
+        for file in (lang.source, "bot.toml"):
+            assert f"arena/starters/{lang.name}/{file}" in names, f"the wheel lacks the {lang.title} starter"
     for data in ("arena/bots/js/host.js", "protocol/schema.json", "protocol/README.md"):
         assert data in names
     leftovers = [n for n in names if ".arena-build/" in n or "__pycache__" in n or "node_modules/" in n]
     assert not leftovers, f"build outputs in the wheel: {leftovers[:3]}"
 
 
-def test_check_finds_its_reference_bots_in_a_non_editable_install(wheel: Path, tmp_path: Path) -> None:
+def test_new_and_check_find_their_starters_and_reference_bots_in_a_non_editable_install(
+    wheel: Path, tmp_path: Path
+) -> None:
     target = tmp_path / "site"
     install = [*PIP, "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
     done = subprocess.run(install, capture_output=True)
     assert done.returncode == 0, done.stderr
     bot = tmp_path / "my-bot"
-    bot.mkdir()
-    (bot / "bot.toml").write_text('run = "python3 bot.py"\n', encoding="utf-8")
-    (bot / "bot.py").write_bytes((ROOT / "sample_bots/rps-poker/minimal-python/bot.py").read_bytes())
     env = {**os.environ, "PYTHONPATH": str(target)}  # before the checkout, which the venv's .pth adds
+    new = [sys.executable, "-m", "arena", "new", "rps-poker", "python", str(bot)]  # the wheel's starter
+    made = subprocess.run(new, env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert made.returncode == 0 and (bot / "bot.py").is_file(), made.stdout + made.stderr
     where = subprocess.run(
         [sys.executable, "-c", "import arena; print(arena.__file__)"], env=env, cwd=tmp_path, capture_output=True
     )

@@ -31,10 +31,14 @@ from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
-from .servertools import RPS, Kit, bot_archive, minimal_bot, running, write_config
+from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, minimal_bot, running, write_config
 from .test_server_archive import many_empty_files
 
 pytestmark = pytest.mark.slow
+
+
+def minimal_bot_toml() -> str:
+    return (MINIMAL_BOT / "bot.toml").read_text()
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -247,6 +251,18 @@ async def test_an_upload_is_checked_and_its_pass_replaces_the_previous_version(t
         whole = (await kit.client.get("/api/bots/bob", headers=bearer(bob))).json()["versions"][0]["reason"]
         assert whole.startswith(public) and "\n" in whole and "\n" not in public  # the details are its owner's
         assert str(tmp_path) not in whole  # and name no path of the server's
+
+
+async def test_an_upload_whose_bot_toml_names_another_game_is_refused_saying_so(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path)) as kit:  # an rps-poker competition
+        token = kit.participant("alice")
+        manifest = minimal_bot_toml()
+        other = await kit.upload(token, minimal_bot(**{"bot.toml": f'game = "gops"\n{manifest}'}))
+        refused = await kit.wait_submission(token, other.json()["id"])
+        assert refused["status"] == "failed" and refused["checks"] == []
+        said = refused["message"]
+        assert said == "bot 'alice' is a gops bot (its bot.toml says game = \"gops\"), but the game here is rps-poker"
+        await passing_upload(kit, token, minimal_bot(**{"bot.toml": f'game = "rps-poker"\n{manifest}'}))
 
 
 @pytest.mark.parametrize(

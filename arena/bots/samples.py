@@ -1,10 +1,11 @@
-"""Where the files shipped beside the code are: the sample bots and the games' rules.
+"""Where the files shipped beside the code are: the sample bots, the starter bots and the games' rules.
 
-In a checkout (and an editable install) they are ``sample_bots/`` and
-``docs/games/`` at the top of the repository. A wheel (``pip install .``, as in
-the Docker image) carries them inside the package, as ``arena/sample_bots``
-and ``arena/rules`` (``pyproject.toml`` maps them), so ``arena check`` has its
-reference bots and ``arena games`` its rules wherever Arena is installed.
+In a checkout (and an editable install) they are ``sample_bots/``,
+``starters/`` and ``docs/games/`` at the top of the repository. A wheel
+(``pip install .``, as in the Docker image) carries them inside the package, as
+``arena/sample_bots``, ``arena/starters`` and ``arena/rules`` (``pyproject.toml``
+maps them), so ``arena check`` has its reference bots, ``arena new`` its
+starters and ``arena games`` its rules wherever Arena is installed.
 """
 
 from __future__ import annotations
@@ -25,9 +26,14 @@ def sample_bots() -> Path:
     return _shipped("sample_bots", "sample_bots")
 
 
+def starters() -> Path:
+    """The folder of starter bots, one folder per language (``starters/python/...``)."""
+    return _shipped("starters", "starters")
+
+
 def rules_file(game_id: str) -> Path:
     """The rules of the game ``game_id`` (``rps-poker``), in Markdown; it may be missing for a new game."""
     return _shipped("rules", "docs/games") / f"{game_id}.md"
 
 
-__all__ = ["rules_file", "sample_bots"]
+__all__ = ["rules_file", "sample_bots", "starters"]

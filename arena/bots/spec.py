@@ -6,6 +6,7 @@ A bot folder holds a manifest, ``bot.toml``::
     run = "python3 simple.py"        # the command, run in the folder
     build = "gcc -O2 -o bot bot.c"   # optional, run once before play
     reuse = true                     # optional: plays many matches per process (or "persistent")
+    game = "gops"                    # optional: the game it plays, when no command line names one
 
 ``run`` and ``build`` are split like a shell would (``shlex``) but no shell
 runs them; write ``sh -c '...'`` for pipes or ``&&``.
@@ -20,11 +21,13 @@ import shlex
 import shutil
 import stat
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
+from ..games import GAMES
 from .js import HOST_WORD
 
 MANIFEST = "bot.toml"
@@ -32,7 +35,7 @@ MAX_NAME = 64
 """The longest bot name a manifest may give (names are shown in terminals, tables and pages)."""
 HOST_JS_NAME = "host.js"
 """The file name of Arena's node host for challenge-format bots (``arena/bots/js/host.js``)."""
-_MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s"}
+_MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s", "game"}
 _SKIP_IN_HASH = {"__pycache__", ".git", ".arena-build", "node_modules"}
 
 
@@ -57,6 +60,8 @@ class BotSpec:
     persistent: bool = False
     """``reuse = "persistent"``: one process plays all the bot's matches of a competition, in schedule order,
     and keeps its state from one to the next (``reuse`` is then true as well)."""
+    game: str = ""
+    """The game its manifest says it plays (``gops``), or ``""`` when it does not say."""
 
     @property
     def process_mode(self) -> str:
@@ -154,7 +159,7 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
     build = data.get("build", "")
     if not isinstance(build, str):
         raise ConfigError(f"{manifest}: 'build' must be a string command")
-    for key, kind in (("name", str), ("protocol", str), ("profile", str)):
+    for key, kind in (("name", str), ("protocol", str), ("profile", str), ("game", str)):
         if key in data and not isinstance(data[key], kind):
             raise ConfigError(f"{manifest}: {key!r} must be a {kind.__name__}")
     name = data.get("name", folder.name)
@@ -166,6 +171,9 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
             f"{manifest}: 'reuse' must be false (a fresh process per match), true (a process plays many matches"
             ' and resets at match_start) or "persistent" (one process plays all its matches and keeps its state)'
         )
+    game = data.get("game", "")
+    if game and game not in GAMES:
+        raise ConfigError(f"{manifest}: game {game!r} is not one of {', '.join(GAMES)}")
     timeout = data.get("build_timeout_s", 120.0)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ConfigError(f"{manifest}: 'build_timeout_s' must be a positive number of seconds")
@@ -182,9 +190,33 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         protocol=data.get("protocol", "json"),
         profile=data.get("profile", "") or guess_profile(command),
         build_timeout_s=float(timeout),
+        game=game,
         source=source or str(folder),
         digest=hash_path(folder),
     )
+
+
+def game_of(given: str | None, specs: Sequence[BotSpec]) -> str | None:
+    """The game to play: ``given`` (from the command line), else the one the bots' manifests name.
+
+    ``None`` when neither names one. A manifest that names another game than
+    ``given``, or two manifests that name different games, is an error saying so.
+    """
+    named = [spec for spec in specs if spec.game]
+    if given is not None:
+        wanted = given.partition("/")[0]
+        for spec in named:
+            if spec.game != wanted:
+                raise ConfigError(
+                    f'bot {spec.name!r} is a {spec.game} bot (its {MANIFEST} says game = "{spec.game}"),'
+                    f" but the game here is {wanted}"
+                )
+        return given
+    games = sorted({spec.game for spec in named})
+    if len(games) > 1:
+        said = " and ".join(f"{spec.name!r} plays {spec.game}" for spec in named)
+        raise ConfigError(f"the bots' {MANIFEST} files name different games ({said}): they cannot play each other")
+    return games[0] if games else None
 
 
 MANIFEST_BYTES = 64 << 10

@@ -31,8 +31,8 @@ from protocol import Limits
 
 from .._errors import BotFault, BuildError, ConfigError, Crash
 from ..bots.samples import sample_bots
-from ..bots.spec import BotSpec, resolve
-from ..games import Game, IllegalAction, get_game
+from ..bots.spec import BotSpec, game_of, resolve
+from ..games import GAMES, Game, IllegalAction, get_game
 from ..supervisor._process import GRACE_S, BotProcess, open_bot
 from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
@@ -51,6 +51,8 @@ so that a busy machine does not fail a correct bot, and shows the time taken.
 REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
 """Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
 EXCERPT_RECORDS = 6
+DEFAULT_GAME = "rps-poker"
+"""The game checked when neither the command line nor the bot's manifest names one."""
 
 CHECKS = (
     "builds",
@@ -124,8 +126,13 @@ async def check_bot(
     matches: int = 4,
     seed: int = 1,
     say: Callable[[str], None] | None = None,
+    game_named: bool = True,
 ) -> Report:
-    """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``."""
+    """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``.
+
+    ``game_named``: whether the user named the game (else it is the default, and a
+    bot that does not answer its first request is asked whether it plays another).
+    """
     if not references:
         raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
     say = say or (lambda _line: None)
@@ -141,7 +148,7 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    startup = await _check_startup(spec, game, limits, log_dir, seed)
+    startup = await _check_startup(spec, game, limits, log_dir, seed, game_named=game_named)
     done(startup)
     if startup.passed is False:  # a bot that cannot start and answer plays no match
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
@@ -173,7 +180,9 @@ async def _check_build(spec: BotSpec) -> Check:
     return Check("builds", True, f"{' '.join(spec.build)} ({how})")
 
 
-async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int) -> Check:
+async def _check_startup(
+    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int, *, game_named: bool = True
+) -> Check:
     """Start the bot, send a match start and the first request, and time the answer."""
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
@@ -198,6 +207,8 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
         outcome = Fault("A", exc.kind, str(exc))
     if isinstance(outcome, Fault):
         hints = fault_hints(outcome, game, spec.protocol, written, "--protocol")
+        if not game_named and outcome.request_type:  # it got a request: perhaps of another game than its own
+            hints.insert(0, _which_game(spec, game, outcome.request_type))
         return Check(
             name,
             False,
@@ -207,8 +218,21 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
     try:
         state.check(0, outcome.action)
     except IllegalAction as exc:
-        return Check(name, False, f"illegal first action: {exc}", where)
+        hints = [] if game_named else [_which_game(spec, game, str(state.requests()[0].__struct_config__.tag))]
+        return Check(name, False, f"illegal first action: {exc}", [*where, *(f"hint: {hint}" for hint in hints)])
     return Check(name, True, f"first answer after {elapsed * 1000:.0f} ms (allowed {allowed:g} s)", took_s=elapsed)
+
+
+def _which_game(spec: BotSpec, game: Game, request_type: str) -> str:
+    """The hint for a bot checked at the default game that failed its first request: which request it got, and
+    which game it may play instead (one whose id its name or folder has in it)."""
+    got = f"got {game.id}'s {request_type} (no game was given: {game.id} is the default)"
+    named = f"{spec.name} {spec.source}".lower().replace("_", "-")
+    guess = next((cls for gid, cls in GAMES.items() if gid != game.id and gid in named), None)
+    if guess is not None:
+        return f"{got}: is this a {guess.title} bot? use --game {guess.id}"
+    others = ", ".join(gid for gid in GAMES if gid != game.id)
+    return f'{got}: if the bot plays another game ({others}), use --game GAME or say game = "GAME" in its bot.toml'
 
 
 async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1) -> Check:
@@ -513,8 +537,9 @@ def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check one bot and print a line per check; exit status 1 when any fails."""
-    game = get_game(args.game, params_from(args.param))
     spec = resolve(args.bot)
+    named = game_of(args.game, [spec])
+    game = get_game(named or DEFAULT_GAME, params_from(args.param))
     if args.protocol:
         spec = spec.speaking(args.protocol)
     wire_for(spec.protocol, game)  # an unknown protocol, or another game's, is an error before anything runs
@@ -534,6 +559,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             matches=args.matches,
             seed=args.seed,
             say=print,
+            game_named=named is not None,
         )
     )
     failed = [c.name for c in report.checks if c.passed is False]
@@ -545,7 +571,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena check`` to the command line."""
     parser = sub.add_parser("check", help="check that a bot follows the protocol, before submitting it")
     parser.add_argument("bot", metavar="BOT", help="a bot folder, an executable, or a command line in quotes")
-    parser.add_argument("--game", default="rps-poker", help="game id (default %(default)s)")
+    parser.add_argument("--game", help=f'game id (default: what its bot.toml says, game = "gops"; else {DEFAULT_GAME})')
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
     parser.add_argument(
         "--matches", type=number(int), default=4, help="matches against reference bots (default %(default)s)"

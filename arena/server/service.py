@@ -34,7 +34,7 @@ import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
-from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
+from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
@@ -703,6 +703,7 @@ class Competition:
         folder = Path(submission.folder)
         try:
             spec = load_folder(folder, source=submission.filename).with_name(owner.name)
+            game_of(self.game.id, [spec])  # a bot.toml that names another game: refused, saying so
         except ConfigError as exc:
             self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
             return self._done(sid)
