@@ -38,6 +38,8 @@ from .wires import unexpected_answer
 
 GRACE_S = 0.5
 """How long a bot may take to exit once told to, before it is killed."""
+EXIT_GRACE_S = 2.0
+"""How long after a bot's output closes the arena waits to learn how it ended (its exit code or signal)."""
 _CHUNK = 1 << 16
 STDERR_DROP_PAUSE_S = 0.1
 """Past a bot's kept stderr, how long the arena lets the rest pile up between two gulps.
@@ -409,7 +411,11 @@ class BotProcess:
 
     async def _exit_reason(self, what: str) -> str:
         # Shielded: the caller's short polling deadline must not turn a crash into a timeout.
-        with trio.CancelScope(shield=True), trio.move_on_after(0.2):
+        # A bot that exits closes its output a moment before the kernel reports the exit (longer
+        # in a jail, and under load); waiting up to EXIT_GRACE_S makes the reason the same
+        # whichever the arena sees first. Only a bot that closed its output and kept running
+        # waits the whole grace, and it has ended its match by then anyway.
+        with trio.CancelScope(shield=True), trio.move_on_after(EXIT_GRACE_S):
             await self.process.wait()
         code = self.process.poll()
         if code is None:
