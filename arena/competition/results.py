@@ -49,7 +49,7 @@ from .._errors import StoreError
 from ..checks.hints import printable
 from .ratings import Fitter, Outcome, Ratings
 from .sprt import PairCounts, estimate
-from .store import PlayedMatch, Store, VersionRow
+from .store import PlayedMatch, Store, TournamentRow, VersionRow
 
 MIN_DEALS = 5
 """Fewer deals than this and a bot's intervals are not given ("n too small")."""
@@ -397,6 +397,51 @@ def _finite(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
+def chosen_competition(store: Store, tid: int | None = None, name: str | None = None) -> TournamentRow:
+    """The competition ``--tournament ID`` or ``--name NAME`` chooses in ``store``, by default the latest.
+
+    Every command that reads one competition of a database (``arena results``,
+    its ``--matches`` and ``--html``, ``arena replay --db``) chooses it here, so
+    they all mean the same one.
+    """
+    if name is not None:
+        found = store.latest(name)
+        if found is None:
+            names = sorted({t.name for t in store.tournaments()})
+            raise StoreError(f"{store.path} holds no competition called {name!r} (it holds: {', '.join(names)})")
+        return found
+    tournament = store.tournament(tid)
+    if tournament is None:
+        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    return tournament
+
+
+def numbered_matches(store: Store, tid: int, *, current: bool = False) -> list[tuple[int, PlayedMatch]]:
+    """The matches of competition ``tid``, each with its number (only the current standings' with ``current``).
+
+    A match's number counts from 1 over all the competition's matches (a
+    retired version's too) in the order they finished, and never changes: it
+    is the ``#`` of ``arena results --matches`` and of the report, and the
+    ``N`` of ``arena replay --db DB N``.
+    """
+    every = list(enumerate(store.matches(tid), start=1))
+    if not current:
+        return every
+    kept = {m.row_id for m in store.matches(tid, current=True)}
+    return [(number, m) for number, m in every if m.row_id in kept]
+
+
+def find_match(store: Store, tournament: TournamentRow, match: str) -> tuple[int, PlayedMatch]:
+    """The match of ``tournament`` that ``match`` names, by its number or its key, with its number."""
+    for number, played in numbered_matches(store, tournament.id):
+        if match in (played.key, str(number)):
+            return number, played
+    raise StoreError(
+        f"no match {match!r} in competition {tournament.name!r} (id {tournament.id}) of {store.path}"
+        f" (`arena results {store.path} --matches` lists them; --name or --tournament choose another competition)"
+    )
+
+
 def board_from_store(
     store: Store, tid: int | None = None, *, rank_by: str = "rating", history: bool = False
 ) -> Leaderboard:
@@ -407,9 +452,7 @@ def board_from_store(
     admitted listed under it. With ``history``, every version that played,
     named ``bot``, ``bot.v2``..., over every match, with each version's story.
     """
-    tournament = store.tournament(tid)
-    if tournament is None:
-        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
     if history:
@@ -701,9 +744,7 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
     strings: they reach 2**63, past the integers a JavaScript reader keeps
     exactly.
     """
-    tournament = store.tournament(tid)
-    if tournament is None:
-        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
     label = {v.id: v.label for v in versions}
@@ -719,8 +760,7 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
         "bots": {v.label: {"digest": v.digest, "command": list(v.command)} for v in versions},
         # every match, retired versions' too (named bot.v2...), numbered as `arena replay --db DB N` takes them
         "matches": [
-            _match_row(number, labelled_by_version(m, label))
-            for number, m in enumerate(store.matches(tournament.id), start=1)
+            _match_row(number, labelled_by_version(m, label)) for number, m in numbered_matches(store, tournament.id)
         ],
     }
 
