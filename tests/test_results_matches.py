@@ -104,6 +104,8 @@ def test_replay_results_and_report_address_the_same_match_of_the_chosen_competit
         return list(csv.DictReader(io.StringIO(shown.stdout)))
 
     latest, first = listed(), listed("--name", "first")
+    board = arena("results", db, cwd=tmp_path).stdout
+    assert board.startswith("Competition 'second', tournament 2: rps-poker/1\nLeaderboard (2 matches of 2)"), board
     assert listed("--tournament", "1") == first and listed("--name", "second") == latest
     for rows, choose, game in ((latest, (), "rps-poker/1"), (first, ("--name", "first"), "gops/1")):
         for row in rows:

@@ -364,7 +364,8 @@ def test_arena_tournament_resumes_and_arena_results_prints_every_format(
             "--seed", "3", "--db", str(db), "--log-dir", str(tmp_path / "logs"), "--jobs", "2"]  # fmt: skip
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "Leaderboard (2 matches of 2)" in out and "Played 2 matches" in out
+    assert "Competition 'rps-poker round-robin', tournament 1: rps-poker/1\nLeaderboard (2 matches of 2)" in out
+    assert "Played 2 matches" in out
     assert main([*args, "--cycles", "2"]) == 0  # the same tournament, with one more cycle
     out = capsys.readouterr().out
     assert "cycles 1 -> 2\nresuming: 2 of 4 recorded" in out

@@ -43,10 +43,12 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from statistics import NormalDist
 from typing import Any
 
 from .._errors import StoreError
 from ..checks.hints import printable
+from ..games import score_text
 from .ratings import Fitter, Outcome, Ratings
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, TournamentRow, VersionRow
@@ -148,6 +150,8 @@ class Leaderboard:
     """``rating`` or ``points`` (points per match)."""
     seed: int | None = None
     """The tournament's seed, when the board is of a recorded tournament."""
+    competition: TournamentRow | None = None
+    """The recorded competition the board is of (its name, id and game are shown with it)."""
     not_admitted: dict[str, str] = field(default_factory=dict)
     """Bots of the field that do not play, each with why (the build's last lines, or why it did not start)."""
     notes: list[str] = field(default_factory=list)
@@ -316,6 +320,7 @@ class FrozenTally:
         rows, pairwise = self.rows, self.pairwise
         ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
+        mean_error: dict[str, float] = {}  # each bot's: the standard error of its points per match over deals
         for name, row in rows.items():
             means = [total / count for total, count in self.deals[name].values()]
             row.deals = len(means)
@@ -327,7 +332,8 @@ class FrozenTally:
                 if len(means) >= MIN_DEALS:
                     centre = math.fsum(means) / len(means)
                     spread = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
-                    half = t975(len(means) - 1) * spread / math.sqrt(len(means))
+                    mean_error[name] = spread / math.sqrt(len(means))
+                    half = t975(len(means) - 1) * mean_error[name]
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
         _head_to_head(pairwise, self.meetings, ratings)
         if rank_by == "rating":
@@ -339,7 +345,10 @@ class FrozenTally:
             row.rank = rank
         for upper, lower in itertools.pairwise(order):
             if upper.deals >= MIN_DEALS and lower.deals >= MIN_DEALS:
-                upper.los_next = ratings.los(upper.bot, lower.bot)
+                if rank_by == "rating":
+                    upper.los_next = ratings.los(upper.bot, lower.bot)
+                else:  # of the order shown: points per match, not the rating (which may order them otherwise)
+                    upper.los_next = _points_los(upper, lower, mean_error)
         return Leaderboard(
             standings=order,
             pairwise=pairwise,
@@ -348,6 +357,19 @@ class FrozenTally:
             points_name=points_name,
             ranked_by=rank_by,
         )
+
+
+def _points_los(upper: Standing, lower: Standing, mean_error: dict[str, float]) -> float:
+    """The chance that ``upper`` scores more points per match than ``lower``, from their means over deals.
+
+    A normal approximation that takes the two means as independent (they
+    are not quite: the two bots may share deals, and play each other).
+    """
+    difference = _finite(upper.mean) - _finite(lower.mean)
+    sd = math.hypot(mean_error.get(upper.bot, 0.0), mean_error.get(lower.bot, 0.0))
+    if sd == 0.0 or not math.isfinite(difference):
+        return 0.5 if difference == 0 else float(difference > 0)
+    return NormalDist().cdf(difference / sd)
 
 
 @dataclass
@@ -484,6 +506,7 @@ def board_from_store(
         rank_by=rank_by,
     )
     board.seed = tournament.seed
+    board.competition = tournament
     if not history:
         board.not_admitted = {v.name: v.reason for v in versions if v.current and v.admission == "not_admitted"}
     verdict = config.get("compare", {}).get("verdict") if not history else None
@@ -526,11 +549,18 @@ def caption(board: Leaderboard) -> str:
         if board.ranked_by == "rating"
         else f"Ranked by {per_match} (the rating may order bots differently)"
     )
+    too_small = any(row.matches and math.isnan(row.rating_error) for row in board.standings)
+    los = (
+        "the chance that a bot is stronger than the next one down"
+        if board.ranked_by == "rating"
+        else f"the chance that a bot's {per_match} are truly more than the next one down's, from their spread over "
+        "deals"
+    )
     return (
         f"{ranked}: Elo from a Bradley-Terry fit of wins, draws and losses that weighs each opponent's "
-        f"strength, 0 = the field's average; ± is its 95% interval, counting a duplicate deal once "
-        f"(n too small: fewer than {MIN_DEALS} deals). LOS: the chance that a bot is stronger than the next "
-        f"one down. W-D-L: matches won, drawn, lost (a fault loses the match)."
+        f"strength, 0 = the field's average; ± is its 95% interval, counting a duplicate deal once"
+        + (f" (n too small: fewer than {MIN_DEALS} deals)" if too_small else "")
+        + f". LOS: {los}. W-D-L: matches won, drawn, lost (a fault loses the match)."
     )
 
 
@@ -592,6 +622,8 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
     any_faults = any(row.faults for row in board.standings)
     if any_faults:
         table.add_column("faults", overflow="fold")
+    if heading(board):
+        console.print(Text(printable(heading(board))))
     for row in board.standings:
         cells: list[str | Text] = [
             str(row.rank),
@@ -656,6 +688,20 @@ def _pairwise_table(board: Leaderboard, names: list[str]) -> Any:
     return matrix
 
 
+def _competition_data(competition: TournamentRow | None) -> dict[str, Any]:
+    if competition is None:
+        return {}
+    return {"competition": {"id": competition.id, "name": competition.name, "game": competition.game}}
+
+
+def heading(board: Leaderboard) -> str:
+    """The line above a recorded board's table: which competition it is of (empty for a board not recorded)."""
+    c = board.competition
+    if c is None:
+        return ""
+    return f"Competition {c.name!r}, tournament {c.id}: {c.game}" if c.name else f"Tournament {c.id}: {c.game}"
+
+
 def to_json(board: Leaderboard) -> dict[str, Any]:
     """The leaderboard as plain data (NaN becomes ``null``)."""
 
@@ -679,6 +725,7 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
         {
             # Seeds are strings: a 64-bit integer loses its last digits in JavaScript's numbers.
             "seed": None if board.seed is None else str(board.seed),
+            **_competition_data(board.competition),
             "matches": board.matches,
             "scheduled": board.scheduled,
             "points_name": board.points_name,
@@ -825,7 +872,7 @@ def render_matches(report: dict[str, Any], fmt: str) -> str:
 
     lines = ["#\tmatch\tA\tB\tpoints A : B\twinner\tfaults\tlog"]
     for row in rows:
-        points = f"{_number(row['points_a'])} : {_number(row['points_b'])}"
+        points = score_text(row["points_a"], row["points_b"])
         lines.append(
             f"{row['n']}\t{cell(row['key'])}\t{cell(row['a'])}\t{cell(row['b'])}\t{points}"
             f"\t{cell(row['winner']) if row['winner'] else 'draw'}"

@@ -25,6 +25,7 @@ from pathlib import Path
 from .._errors import StoreError
 from ..competition.results import Leaderboard, board_from_store, chosen_competition, numbered_matches
 from ..competition.store import PlayedMatch, Store, TournamentRow
+from ..games import score_text
 from ._charts import cycles_chart, heatmap, ratings_chart
 from ._log import load_log
 from ._page import Fragment, asset, match_page, page
@@ -165,7 +166,7 @@ def _matches(matches: Sequence[Numbered], links: dict[int, str], href: str) -> s
         replay = f'<a class="replay" href="{href}/{links[number]}">replay</a>' if number in links else "–"
         rows.append(
             f'<tr><td class="num">{number}</td><td>{m.cycle}</td><td>{_esc(m.bot_a)}</td><td>{_esc(m.bot_b)}</td>'
-            f'<td class="num">{_num(m.points[0])} – {_num(m.points[1])}</td><td>{_esc(winner)}</td>'
+            f'<td class="num">{score_text(*m.points)}</td><td>{_esc(winner)}</td>'
             f'<td class="fault-text">{_esc(faults)}</td><td><code>{m.seed}</code></td><td>{replay}</td></tr>'
         )
     return (
