@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.competition.config import BotEntry, TournamentConfig
 from arena.competition.plan import Plan, open_competition, prepare
-from arena.competition.results import board_from_store, leaderboard, render
+from arena.competition.results import board_from_store, disqualification, leaderboard, render
 from arena.competition.runner import Summary, run_tournament
 from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairing_number, pairs
 from arena.competition.store import PlayedMatch, Store
@@ -354,6 +355,52 @@ def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: 
     assert summary.skipped == 8 - 2
     assert summary.played == 12 - summary.skipped
     assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (illegal_move x2)"}
+
+
+def test_the_fault_limit_stops_a_bot_s_matches_and_says_how_many_were_under_way(tmp_path: Path) -> None:
+    # Every match of the faulty bot faults; at --jobs 4 some of its matches are under way when it is disqualified.
+    plan = faulty_plan(tmp_path, "bad_index", max_faults=1, cycles=3)
+    said: list[str] = []
+    with Store.open(plan.config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=4, say=said.append))
+        matches = store.matches(competition.id)
+        board = board_from_store(store, competition.id)
+    with_faulty = [m for m in matches if "faulty" in (m.bot_a, m.bot_b)]
+    under_way = summary.in_flight_at_disqualification["faulty"]
+    # None starts after the second fault: the only matches past it are those already under way.
+    assert len(with_faulty) == 2 + under_way
+    assert summary.skipped == 12 - len(with_faulty)
+    reason = summary.disqualified["faulty"]
+    assert reason.startswith(f"{2 + under_way} faults, more than the 1 allowed (illegal_move x{2 + under_way})")
+    if under_way:
+        assert reason.endswith(f": {under_way} of them in {'a match' if under_way == 1 else 'matches'} already under"
+                               " way when fault 2 disqualified it")  # fmt: skip
+    line = next(line for line in said if line.startswith("faulty is disqualified"))
+    assert ("already under way will finish" in line) == bool(under_way)
+    assert {row.bot: row.disqualified for row in board.standings}["faulty"] == reason
+
+
+@pytest.mark.parametrize(
+    ("kinds", "said"),
+    [
+        ({"timeout": 3}, ""),
+        ({"timeout": 4}, "4 faults, more than the 3 allowed (timeout x4)"),
+        (
+            {"timeout": 3, "invalid_json": 2},
+            "5 faults, more than the 3 allowed (invalid_json x2, timeout x3):"
+            " 1 of them in a match already under way when fault 4 disqualified it",
+        ),
+        (
+            {"crash": 4},
+            "4 faults, more than the 1 allowed (crash x4): 2 of them in matches already under way"
+            " when fault 2 disqualified it",
+        ),
+    ],
+)
+def test_a_disqualification_past_the_limit_says_why_it_is_past(kinds: dict[str, int], said: str) -> None:
+    max_faults = 1 if "crash" in kinds else 3
+    assert disqualification(Counter(kinds), max_faults) == said
 
 
 def test_arena_tournament_resumes_and_arena_results_prints_every_format(

@@ -180,12 +180,26 @@ def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[s
 
 
 def disqualification(kinds: Counter[str], max_faults: int) -> str:
-    """Why a bot with these faults (by kind) is disqualified, or ``""`` if it is not."""
+    """Why a bot with these faults (by kind) is disqualified, or ``""`` if it is not.
+
+    The fault after the last one allowed disqualifies a bot, and none of its
+    matches starts after it; matches already under way finish and may add
+    faults, so a bot may end with more than one fault over the limit. The
+    reason says how many of its faults came so, so that it does not read as
+    the limit letting more through.
+    """
     total = sum(kinds.values())
     if total <= max_faults:
         return ""
     detail = ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items()))
-    return f"{total} fault{'' if total == 1 else 's'}, more than the {max_faults} allowed ({detail})"
+    said = f"{total} fault{'' if total == 1 else 's'}, more than the {max_faults} allowed ({detail})"
+    late = total - max_faults - 1
+    if late:
+        said += (
+            f": {late} of them in {'a match' if late == 1 else 'matches'} already under way"
+            f" when fault {max_faults + 1} disqualified it"
+        )
+    return said
 
 
 def leaderboard(
