@@ -33,7 +33,7 @@ from .._errors import BotFault, BuildError, ConfigError, Crash
 from ..bots.samples import sample_bots
 from ..bots.spec import BotSpec, resolve
 from ..games import Game, IllegalAction, get_game
-from ..supervisor._process import GRACE_S, BotProcess, open_bot
+from ..supervisor._process import GRACE_S, BotProcess, killed_by, open_bot
 from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog, read_log
@@ -323,8 +323,8 @@ async def _tell_to_quit(bot: BotProcess) -> Check:
     except BotFault as exc:
         with trio.move_on_after(EXIT_WAIT_S):
             await bot.process.wait()
-        if bot.process.returncode is not None:
-            return Check(name, None, f"it had exited before quit was sent (status {bot.process.returncode})")
+        if (code := bot.process.returncode) is not None:
+            return Check(name, None, f"it had exited before quit was sent ({killed_by(code) or f'status {code}'})")
         return Check(name, False, f"could not be sent quit: {exc}")
     return await _await_exit(bot, name, started, "after quit", ["> " + line.decode().strip()])
 
@@ -346,7 +346,7 @@ def exit_detail(elapsed: float, when: str, status: int) -> str:
     busy machine does not fail a correct bot; a bot slower than GRACE_S passes,
     but is told, in the same unit, that a match would not have waited for it.
     """
-    said = f"exited {elapsed * 1000:.0f} ms {when}, status {status}"
+    said = f"exited {elapsed * 1000:.0f} ms {when}, {killed_by(status) or f'status {status}'}"
     if elapsed <= GRACE_S:
         return said
     return f"{said}: later than the {GRACE_S * 1000:.0f} ms a match waits before it kills a bot (exit at once)"
