@@ -17,7 +17,7 @@ from ._errors import ArenaError, ConfigError
 from .bots.samples import rules_file
 from .bots.spec import BotSpec, game_of, resolve
 from .checks.hints import fault_hints, printable, stderr_tail
-from .games import GAMES, Game, ParamError, get_game
+from .games import GAMES, Game, ParamError, get_game, score_text
 from .supervisor.match import MatchRecord
 from .supervisor.options import limits_args, limits_from, params_from
 from .supervisor.play import new_seed, play_match
@@ -67,12 +67,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec]) -> None:
     result = record.result
     names = [printable(name) for name in record.names]
-    a, b = (_num(p) for p in result.points)
     if result.winner is None:
         verdict = "draw" if not result.forfeit else "no winner (both faulted)"
     else:
         verdict = f"{result.winner} ({names['AB'.index(result.winner)]}) wins"
-    print(f"Result: {names[0]} {a} - {b} {names[1]}: {verdict}")
+    print(f"Result: {names[0]} {score_text(*result.points)} {names[1]}: {verdict}")
     for fault in record.faults:
         seat = "AB".index(fault.seat)
         print(f"  fault: {fault.seat} ({names[seat]}) {fault.kind}: {printable(fault.reason)}")
@@ -88,10 +87,6 @@ def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec
 
 def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
     return spec.speaking(protocol) if protocol else spec
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def cmd_games(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.spec import BotSpec, resolve
-from arena.checks.bot import CHECKS, Report, check_bot, default_references
+from arena.checks.bot import CHECKS, Report, check_bot, default_references, exit_detail
 from arena.cli import main
 from arena.games import get_game
 from protocol import Limits
@@ -194,3 +194,13 @@ async def test_a_bot_that_cannot_start_fails_that_check_and_the_rest_are_not_run
     assert [c.name for c in report.checks if c.passed is False] == ["starts and answers its first request"]
     assert "could not start" in report.get("starts and answers its first request").detail
     assert all(c.passed is None for c in report.checks[2:]) and not report.ok
+
+
+def test_an_exit_slower_than_a_match_waits_is_said_in_numbers_that_agree() -> None:
+    assert exit_detail(0.123, "after quit", 0) == "exited 123 ms after quit, status 0"
+    slow = exit_detail(0.523, "after quit", 0)
+    assert slow.startswith("exited 523 ms after quit, status 0: later than the 500 ms a match waits")
+    assert (
+        exit_detail(0.01, "after quit", 139)
+        == "exited 10 ms after quit, killed by SIGSEGV (signal 11, exit status 139)"
+    )

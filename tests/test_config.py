@@ -31,6 +31,17 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def test_paths_above_the_config_are_shown_without_dot_dot(tmp_path: Path) -> None:
+    # As examples/*.toml write them: db = "../arena-runs/...", shown as arena-runs/..., not examples/../arena-runs.
+    (tmp_path / "examples").mkdir()
+    text = GOOD.format(bots=SAMPLE_BOTS / "rps-poker").replace('"out/results.sqlite"', '"../arena-runs/r.sqlite"')
+    path = tmp_path / "examples" / "t.toml"
+    path.write_text(text + 'log_dir = "../arena-runs/logs"\n', encoding="utf-8")
+    config = load(path)
+    assert config.db == tmp_path.resolve() / "arena-runs" / "r.sqlite" and ".." not in config.db.parts
+    assert config.log_dir == tmp_path.resolve() / "arena-runs" / "logs"
+
+
 def test_a_good_config_loads_with_paths_relative_to_the_file(tmp_path: Path) -> None:
     config = load(write(tmp_path, GOOD.format(bots=SAMPLE_BOTS / "rps-poker")))
     assert config.game == "rps-poker"

@@ -296,6 +296,20 @@ def text_bot(tmp_path: Path, name: str, source: str) -> BotSpec:
     return resolve(f"{sys.executable} {path}", base=tmp_path).with_name(name).speaking("gops-text")
 
 
+async def test_a_text_bot_writing_two_lines_for_one_bid_faults_as_its_rules_say(tmp_path: Path) -> None:
+    # Both lines in one write: the second is in the arena's hands before the next card is sent.
+    spec = text_bot(tmp_path, "twice", ECHO_BOT.replace("print({bid}, flush=True)", "print('1\\n1', flush=True)"))
+    opponent = resolve(str(GOPS_BOTS / "random-python"))
+    limits = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=1.0)
+    record = await play_match(get_game("gops"), (spec, opponent), seed=3, limits=limits, log_dir=None)
+    assert [(f.seat, f.kind, f.request_id) for f in record.faults] == [("A", "protocol_error", 2)]
+    assert "before it was sent" in record.faults[0].reason
+    # What `arena games gops` shows says so, and no longer that the line is taken as the next bid.
+    rules = " ".join((REPO / "docs" / "games" / "gops.md").read_text().split())
+    assert "a second line for one bid) is a protocol error" in rules
+    assert "has the second one taken as its next bid" not in rules
+
+
 @needs_ruby
 async def test_ruby_text_bot_against_json_bot_and_the_log(tmp_path: Path) -> None:
     specs = (resolve(str(GOPS_BOTS / "mimic-ruby")), resolve(str(GOPS_BOTS / "planner-python")))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from arena._errors import BotFault
-from arena.checks.hints import FLUSH, NOTICE, OBJECT, STDERR, fault_hints, printable, stderr_tail
+from arena.checks.hints import FLUSH, ID_NUMBER, NOTICE, OBJECT, STDERR, fault_hints, printable, stderr_tail
 from arena.games import get_game
 from arena.supervisor.match import Fault
 from arena.supervisor.wires import Wire
@@ -32,6 +32,8 @@ TEXT_HINT = "run it with --protocol-a gops-text"
         (b"thinking...", STDERR, True),  # debug output on stdout
         (b'{"id": null, "action": 0}', NOTICE, False),  # answered a notice
         (b'{"action": 0}', NOTICE, False),
+        (b'{"id": "1", "action": 0}', ID_NUMBER, False),  # the id as a string
+        (b'{"id": 1.0, "action": 0}', ID_NUMBER, False),
         (b"7", OBJECT, True),  # a bare number: a plain-text bot
         (b'["R1"]', OBJECT, False),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import random
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.competition.results import MIN_DEALS, leaderboard, render, t975
-from arena.competition.store import FaultRow, PlayedMatch
+from arena.competition.store import FaultRow, PlayedMatch, TournamentRow
 
 
 def hand_tournament() -> list[PlayedMatch]:
@@ -127,6 +128,54 @@ def test_rank_follows_the_rating_and_the_caption_says_so() -> None:
     text = render(board, "table", width=100)
     assert "Ranked by rating: Elo from a Bradley-Terry fit" in " ".join(text.split())
     assert "Ranked by points per match" in " ".join(render(by_points, "table", width=100).split())
+
+
+def test_ranked_by_points_the_los_column_is_of_the_order_shown() -> None:
+    # The same high-scoring loser: by points it is above a bot that the rating puts above it.
+    strengths = {f"bot{i}": 40.0 * i for i in range(6)}
+    boosted = [
+        PlayedMatch(**{**m.__dict__, "points": (10.0, 0.0) if m.winner == "A" else (0.0, 10.0)})
+        if "bot0" in (m.bot(m.winner) if m.winner else "",)
+        else m
+        for m in field(strengths, deals=8, seed=9)
+    ]
+    by_points = leaderboard(list(strengths), boosted, max_faults=0, rank_by="points")
+    rows = by_points.standings
+    assert any(upper.rating < lower.rating for upper, lower in itertools.pairwise(rows)), "a pair the rating inverts"
+    shown = [row.los_next for row in by_points.standings[:-1]]
+    assert all(los >= 0.5 for los in shown), f"a LOS under 50% in the order it describes: {shown}"
+    assert math.isnan(by_points.standings[-1].los_next)
+    words = " ".join(render(by_points, "table", width=100).split())
+    assert "LOS: the chance that a bot's points per match are truly more than the next one down's" in words
+    by_rating = leaderboard(list(strengths), boosted, max_faults=0)
+    assert all(row.los_next >= 0.5 for row in by_rating.standings[:-1])
+    assert "LOS: the chance that a bot is stronger than the next one down." in " ".join(
+        render(by_rating, "table", width=100).split()
+    )
+
+
+def test_the_caption_speaks_of_n_too_small_only_when_a_row_says_it() -> None:
+    strengths = {"a": 0.0, "b": 100.0}
+    enough = leaderboard(list(strengths), field(strengths, deals=MIN_DEALS), max_faults=0)
+    assert all(math.isfinite(row.rating_error) for row in enough.standings)
+    assert "n too small" not in " ".join(render(enough, "table", width=100).split())
+    few = leaderboard(list(strengths), field(strengths, deals=MIN_DEALS - 1), max_faults=0)
+    text = " ".join(render(few, "table", width=100).split())
+    assert "n too small" in text and f"(n too small: fewer than {MIN_DEALS} deals)" in text
+
+
+def test_a_recorded_board_names_its_competition() -> None:
+    board = leaderboard(["X", "Y", "Z"], hand_tournament(), max_faults=1, scheduled=6)
+    assert render(board, "table", width=100).startswith("Leaderboard (6 matches of 6)")
+    board.competition = TournamentRow(2, "c-1", 7, "Spring [bold]cup[/]", "badugi/1", {}, "2026-11-26")
+    shown = render(board, "table", width=100).splitlines()
+    assert shown[0] == "Competition 'Spring [bold]cup[/]', tournament 2: badugi/1"
+    assert shown[1].startswith("Leaderboard (6 matches of 6)")
+    assert json.loads(render(board, "json"))["competition"] == {
+        "id": 2,
+        "name": "Spring [bold]cup[/]",
+        "game": "badugi/1",
+    }
 
 
 def test_a_gauntlet_s_challenger_is_not_ranked_by_its_extra_matches() -> None:

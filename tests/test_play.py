@@ -45,7 +45,7 @@ def test_play_python_against_bash_and_the_result_matches_the_log(tmp_path: Path)
         if record["type"] == "send" and record["seat"] == "A" and record["msg"]["type"] == "main_result":
             wins[record["msg"]["winner"]] += 1
     assert [wins["A"], wins["B"]] == result["points"]
-    assert f"Result: random-python {wins['A']} - {wins['B']} minimal-bash" in out.stdout
+    assert f"Result: random-python {wins['A']} : {wins['B']} minimal-bash" in out.stdout
     # Every request got exactly one answer with its id, from the seat that was asked.
     asked = [(r["seat"], r["msg"]["id"]) for r in records if r["type"] == "send" and "id" in r["msg"]]
     answered = [(r["seat"], r["msg"]["id"]) for r in records if r["type"] == "recv"]

@@ -346,3 +346,12 @@ def test_regression_replay_of_the_same_faulty_bot_finds_no_difference(tmp_path: 
     assert report.same, [str(m) for m in report.mismatches]
     other = trio.run(lambda: regress(log, 1, specs[0]))
     assert not other.same, "a build that answers where the old one faulted differs"
+
+
+def test_a_negative_score_reads_as_a_score_not_a_subtraction() -> None:
+    from arena.games import score_text
+    from arena.replay._render import plain, renderer_for
+
+    assert score_text(434.0, -434.0) == "434 : -434" and score_text(2.5, 7) == "2.5 : 7"
+    said = plain(renderer_for("badugi/1").result({"points": [434.0, -434.0], "winner": "A"}, ("x", "y")))
+    assert said == "x 434 : -434 y: A (x) wins"

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.supervisor.matchlog import read_log
 
 from .conftest import SAMPLE_BOTS
@@ -84,3 +86,42 @@ def test_json_outputs_give_seeds_as_exact_strings(tmp_path: Path) -> None:
     logged = {read_log(tmp_path / m["log"])[0]["seed"] for m in matches}
     assert {int(m["seed"]) for m in matches} == logged
     assert any(int(m["seed"]) > 2**53 for m in matches), "derived match seeds use all 64 bits"
+
+
+@pytest.mark.slow
+def test_replay_results_and_report_address_the_same_match_of_the_chosen_competition(tmp_path: Path) -> None:
+    # The issue's repro: a GOPS tournament, then an RPS Poker one, in one database.
+    gops = [str(SAMPLE_BOTS / "gops" / name) for name in ("random-python", "planner-python")]
+    rps = [str(RPS / name) for name in ("minimal-python", "random-python")]
+    db = "arena-runs/results.sqlite"
+    for game, bots, name in (("gops", gops, "first"), ("rps-poker", rps, "second")):
+        run = arena("tournament", game, *bots, "--seed", "3", "--name", name, "--quiet", "--db", db, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+
+    def listed(*choose: str) -> list[dict[str, str]]:
+        shown = arena("results", db, "--matches", "--format", "csv", *choose, cwd=tmp_path)
+        assert shown.returncode == 0, shown.stderr
+        return list(csv.DictReader(io.StringIO(shown.stdout)))
+
+    latest, first = listed(), listed("--name", "first")
+    board = arena("results", db, cwd=tmp_path).stdout
+    assert board.startswith("Competition 'second', tournament 2: rps-poker/1\nLeaderboard (2 matches of 2)"), board
+    assert listed("--tournament", "1") == first and listed("--name", "second") == latest
+    for rows, choose, game in ((latest, (), "rps-poker/1"), (first, ("--name", "first"), "gops/1")):
+        for row in rows:
+            # replay --db DB N replays the match that results --matches numbers N, of the same competition.
+            verified = arena("replay", "--db", db, row["n"], "--verify", *choose, cwd=tmp_path)
+            assert verified.returncode == 0, verified.stdout + verified.stderr
+            assert f"verified: {row['log']} ({game}, seed {row['seed']})" in verified.stdout
+    # The report numbers them so too: its match N links the replay page of results' match N.
+    report = arena("results", db, "--html", "first.html", "--name", "first", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "first.html").read_text()
+    assert "first: gops/1" in page
+    for row in first:
+        assert f'href="first-replays/{row["n"]}.html"' in page
+        assert row["seed"] in (tmp_path / "first-replays" / f"{row['n']}.html").read_text()
+    missing = arena("replay", "--db", db, str(len(latest) + 1), cwd=tmp_path)
+    assert missing.returncode == 2 and "no match" in missing.stderr and "'second'" in missing.stderr
+    both = arena("replay", "--db", db, "1", "--name", "first", "--tournament", "2", cwd=tmp_path)
+    assert both.returncode == 2 and "not allowed with" in both.stderr

@@ -14,7 +14,7 @@ from arena import Crash, play_match, resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
 from arena.sandbox import summary
-from arena.supervisor._process import open_bot
+from arena.supervisor._process import exit_status, open_bot
 from arena.supervisor.match import STDERR_LOGGED_BYTES, MatchRunner, Seat
 from arena.supervisor.matchlog import MatchLog, read_log
 from arena.supervisor.play import spawn_options
@@ -54,6 +54,7 @@ async def _match(mode: str, tmp_path: Path, limits: Limits = FAST, seat: int = 0
         ("huge_line", "output_limit", "line of more than 4096 bytes"),
         ("flood", "output_limit", "more than 16384 bytes of output in one match"),
         ("close_stdout", "crash", "closed its output"),
+        ("segv", "crash", "closed its output: killed by SIGSEGV (signal 11"),
     ],
 )
 @pytest.mark.parametrize("seat", [0, 1])
@@ -71,6 +72,22 @@ async def test_each_fault_is_recorded_with_its_reason_and_the_opponent_wins(
     faults = [r for r in log if r["type"] == "fault"]
     assert faults and faults[0]["kind"] == kind and faults[0]["seat"] == offender
     assert log[-1]["type"] == "result" and log[-1]["winner"] == other
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (-11, "killed by SIGSEGV (signal 11)"),  # as subprocess reports a signal
+        (139, "killed by SIGSEGV (signal 11, exit status 139)"),  # as a wrapper (bwrap, a shell) reports one
+        (137, "killed by SIGKILL (signal 9, exit status 137)"),
+        (3, "exited with code 3 (a note)"),
+        (0, "exited with code 0"),
+        (128, "exited with code 128 (a note)"),
+        (250, "exited with code 250 (a note)"),  # 128 + 122 is no signal
+    ],
+)
+def test_an_exit_by_a_signal_names_the_signal(code: int, said: str) -> None:
+    assert exit_status(code, "a note") == said
 
 
 async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:

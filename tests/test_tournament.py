@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.competition.config import BotEntry, TournamentConfig
 from arena.competition.plan import Plan, open_competition, prepare
-from arena.competition.results import board_from_store, leaderboard, render
+from arena.competition.results import board_from_store, disqualification, leaderboard, render
 from arena.competition.runner import Summary, run_tournament
 from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairing_number, pairs
 from arena.competition.store import PlayedMatch, Store
@@ -356,6 +357,52 @@ def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: 
     assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (illegal_move x2)"}
 
 
+def test_the_fault_limit_stops_a_bot_s_matches_and_says_how_many_were_under_way(tmp_path: Path) -> None:
+    # Every match of the faulty bot faults; at --jobs 4 some of its matches are under way when it is disqualified.
+    plan = faulty_plan(tmp_path, "bad_index", max_faults=1, cycles=3)
+    said: list[str] = []
+    with Store.open(plan.config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=4, say=said.append))
+        matches = store.matches(competition.id)
+        board = board_from_store(store, competition.id)
+    with_faulty = [m for m in matches if "faulty" in (m.bot_a, m.bot_b)]
+    under_way = summary.in_flight_at_disqualification["faulty"]
+    # None starts after the second fault: the only matches past it are those already under way.
+    assert len(with_faulty) == 2 + under_way
+    assert summary.skipped == 12 - len(with_faulty)
+    reason = summary.disqualified["faulty"]
+    assert reason.startswith(f"{2 + under_way} faults, more than the 1 allowed (illegal_move x{2 + under_way})")
+    if under_way:
+        assert reason.endswith(f": {under_way} of them in {'a match' if under_way == 1 else 'matches'} already under"
+                               " way when fault 2 disqualified it")  # fmt: skip
+    line = next(line for line in said if line.startswith("faulty is disqualified"))
+    assert ("already under way will finish" in line) == bool(under_way)
+    assert {row.bot: row.disqualified for row in board.standings}["faulty"] == reason
+
+
+@pytest.mark.parametrize(
+    ("kinds", "said"),
+    [
+        ({"timeout": 3}, ""),
+        ({"timeout": 4}, "4 faults, more than the 3 allowed (timeout x4)"),
+        (
+            {"timeout": 3, "invalid_json": 2},
+            "5 faults, more than the 3 allowed (invalid_json x2, timeout x3):"
+            " 1 of them in a match already under way when fault 4 disqualified it",
+        ),
+        (
+            {"crash": 4},
+            "4 faults, more than the 1 allowed (crash x4): 2 of them in matches already under way"
+            " when fault 2 disqualified it",
+        ),
+    ],
+)
+def test_a_disqualification_past_the_limit_says_why_it_is_past(kinds: dict[str, int], said: str) -> None:
+    max_faults = 1 if "crash" in kinds else 3
+    assert disqualification(Counter(kinds), max_faults) == said
+
+
 def test_arena_tournament_resumes_and_arena_results_prints_every_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -364,7 +411,8 @@ def test_arena_tournament_resumes_and_arena_results_prints_every_format(
             "--seed", "3", "--db", str(db), "--log-dir", str(tmp_path / "logs"), "--jobs", "2"]  # fmt: skip
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "Leaderboard (2 matches of 2)" in out and "Played 2 matches" in out
+    assert "Competition 'rps-poker round-robin', tournament 1: rps-poker/1\nLeaderboard (2 matches of 2)" in out
+    assert "Played 2 matches" in out
     assert main([*args, "--cycles", "2"]) == 0  # the same tournament, with one more cycle
     out = capsys.readouterr().out
     assert "cycles 1 -> 2\nresuming: 2 of 4 recorded" in out

@@ -3,9 +3,10 @@
 The supervisor records *what* happened (``timeout: no answer within 25s``);
 these say what a newcomer most often did to cause it, for ``arena play`` and
 ``arena check``: a bot that wrote nothing may not flush its output, text on
-stdout belongs on stderr, a line with a null id answered a notice, and a bot
-that says nothing or no JSON in a game with a plain-text protocol may have
-been written for that game's original referee.
+stdout belongs on stderr, a line with a null id answered a notice, an id is
+sent back as the number it came as (not ``"1"``), and a bot that says nothing
+or no JSON in a game with a plain-text protocol may have been written for
+that game's original referee.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ NOTICE = (
     'answer only requests (the messages that have an "id"), each with its own id; '
     "notices such as match_start get no answer"
 )
+ID_NUMBER = (
+    'the id is a number: send back the request\'s id as it came, {"id": 1, ...}, not a string such as {"id": "1"}'
+)
 OBJECT = 'an answer is one JSON object per line: {"id": <the request\'s id>, "action": ...}'
 
 
@@ -49,8 +53,10 @@ def fault_hints(fault: Fault, game: Game, protocol: str, bytes_out: int, protoco
         hints.append(STDERR)
         looks_like_text = True
     elif fault.kind == "protocol_error" and reason.startswith("not an answer"):
-        if "at `$.id`" in reason or "`id`" in reason:
-            hints.append(NOTICE)
+        if "at `$.id`" in reason and "got `null`" not in reason:
+            hints.append(ID_NUMBER)  # an id, of the wrong type ("1", 1.5, true)
+        elif "at `$.id`" in reason or "`id`" in reason:
+            hints.append(NOTICE)  # a null id or none: a notice answered
         else:
             hints.append(OBJECT)
             looks_like_text = "got `int`" in reason or "got `str`" in reason

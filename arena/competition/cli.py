@@ -9,14 +9,14 @@ from pathlib import Path
 
 import trio
 
-from .._errors import ConfigError, StoreError
+from .._errors import ConfigError
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from . import compare_cli
 from . import config as config_mod
 from .config import TournamentConfig, effective_jobs
 from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
-from .results import RANK_BY, board_from_store, matches_report, render, render_matches
+from .results import RANK_BY, board_from_store, chosen_competition, matches_report, render, render_matches
 from .runner import OpenExecutor, run_tournament
 from .store import Store
 
@@ -216,15 +216,7 @@ def cmd_results(args: argparse.Namespace) -> int:
                 field_ = store.versions(t.id, current=True)
                 print(f"{t.id}\t{t.created_at}\t{t.game}\tseed {t.seed}\t{len(field_)} bots\t{t.name}")
             return 0
-        tid = args.tournament
-        if args.name is not None:
-            found = store.latest(args.name)
-            if found is None:
-                names = sorted({t.name for t in store.tournaments()})
-                raise StoreError(
-                    f"{store.path} holds no competition called {args.name!r} (it holds: {', '.join(names)})"
-                )
-            tid = found.id
+        tid = chosen_competition(store, args.tournament, args.name).id
         if args.matches:
             sys.stdout.write(render_matches(matches_report(store, tid), args.format))
             return 0
@@ -237,8 +229,7 @@ def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """Add ``arena results`` to the command line."""
     parser = sub.add_parser("results", help="show a tournament's leaderboard from its results database")
     parser.add_argument("db", metavar="DB", help="the results database (SQLite), such as arena-runs/results.sqlite")
-    parser.add_argument("--tournament", type=int, metavar="ID", help="which tournament (default: the latest)")
-    parser.add_argument("--name", help="which competition, by name (its latest tournament)")
+    competition_args(parser)
     parser.add_argument(
         "--history",
         action="store_true",
@@ -253,6 +244,13 @@ def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     board_args(parser)
     parser.set_defaults(handler=cmd_results)
+
+
+def competition_args(parser: argparse.ArgumentParser) -> None:
+    """``--tournament ID`` and ``--name NAME``: which competition of a database (default: the latest)."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--tournament", type=int, metavar="ID", help="which tournament, by id (default: the latest)")
+    which.add_argument("--name", help="which competition, by name (its latest tournament)")
 
 
 def board_args(parser: argparse.ArgumentParser) -> None:

@@ -263,11 +263,11 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         max_faults=max_faults,
         jobs=jobs,
         cluster=check.get(data, ("cluster",), str, ""),
-        deals=base / deals if deals is not None else None,
+        deals=beside(base, deals) if deals is not None else None,
         params=dict(params),
         limits=limits,
-        db=base / db if db is not None else DEFAULT_DB,
-        log_dir=base / log_dir if log_dir is not None else DEFAULT_LOG_DIR,
+        db=beside(base, db) if db is not None else DEFAULT_DB,
+        log_dir=beside(base, log_dir) if log_dir is not None else DEFAULT_LOG_DIR,
         logs=check.get(output, ("output", "logs"), bool, True),
         source=str(path),
     )
@@ -308,6 +308,20 @@ def _limits(check: _Checker, table: dict[str, Any]) -> Limits:
         return msgspec.convert(table, Limits)
     except msgspec.ValidationError as exc:  # pragma: no cover - the checks above come first
         raise ConfigError(f"{check.path}: limits: {exc}") from None
+
+
+def beside(base: Path, text: str) -> Path:
+    """The path ``text`` of a config in the folder ``base`` (resolved), with its leading ``..`` taken away.
+
+    So ``../arena-runs/r.sqlite`` in ``examples/`` is ``arena-runs/r.sqlite``
+    beside it, as every message and the stored log paths show it, not
+    ``examples/../arena-runs``. Only the leading ``..`` go, against ``base``,
+    which has no links left in it; a later one may follow a link and is kept.
+    """
+    parts = Path(text).parts
+    while parts and parts[0] == "..":
+        base, parts = base.parent, parts[1:]
+    return base.joinpath(*parts)
 
 
 def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:

@@ -43,13 +43,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from statistics import NormalDist
 from typing import Any
 
 from .._errors import StoreError
 from ..checks.hints import printable
+from ..games import score_text
 from .ratings import Fitter, Outcome, Ratings
 from .sprt import PairCounts, estimate
-from .store import PlayedMatch, Store, VersionRow
+from .store import PlayedMatch, Store, TournamentRow, VersionRow
 
 MIN_DEALS = 5
 """Fewer deals than this and a bot's intervals are not given ("n too small")."""
@@ -148,6 +150,8 @@ class Leaderboard:
     """``rating`` or ``points`` (points per match)."""
     seed: int | None = None
     """The tournament's seed, when the board is of a recorded tournament."""
+    competition: TournamentRow | None = None
+    """The recorded competition the board is of (its name, id and game are shown with it)."""
     not_admitted: dict[str, str] = field(default_factory=dict)
     """Bots of the field that do not play, each with why (the build's last lines, or why it did not start)."""
     notes: list[str] = field(default_factory=list)
@@ -176,12 +180,26 @@ def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[s
 
 
 def disqualification(kinds: Counter[str], max_faults: int) -> str:
-    """Why a bot with these faults (by kind) is disqualified, or ``""`` if it is not."""
+    """Why a bot with these faults (by kind) is disqualified, or ``""`` if it is not.
+
+    The fault after the last one allowed disqualifies a bot, and none of its
+    matches starts after it; matches already under way finish and may add
+    faults, so a bot may end with more than one fault over the limit. The
+    reason says how many of its faults came so, so that it does not read as
+    the limit letting more through.
+    """
     total = sum(kinds.values())
     if total <= max_faults:
         return ""
     detail = ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items()))
-    return f"{total} fault{'' if total == 1 else 's'}, more than the {max_faults} allowed ({detail})"
+    said = f"{total} fault{'' if total == 1 else 's'}, more than the {max_faults} allowed ({detail})"
+    late = total - max_faults - 1
+    if late:
+        said += (
+            f": {late} of them in {'a match' if late == 1 else 'matches'} already under way"
+            f" when fault {max_faults + 1} disqualified it"
+        )
+    return said
 
 
 def leaderboard(
@@ -316,6 +334,7 @@ class FrozenTally:
         rows, pairwise = self.rows, self.pairwise
         ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
+        mean_error: dict[str, float] = {}  # each bot's: the standard error of its points per match over deals
         for name, row in rows.items():
             means = [total / count for total, count in self.deals[name].values()]
             row.deals = len(means)
@@ -327,7 +346,8 @@ class FrozenTally:
                 if len(means) >= MIN_DEALS:
                     centre = math.fsum(means) / len(means)
                     spread = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
-                    half = t975(len(means) - 1) * spread / math.sqrt(len(means))
+                    mean_error[name] = spread / math.sqrt(len(means))
+                    half = t975(len(means) - 1) * mean_error[name]
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
         _head_to_head(pairwise, self.meetings, ratings)
         if rank_by == "rating":
@@ -339,7 +359,10 @@ class FrozenTally:
             row.rank = rank
         for upper, lower in itertools.pairwise(order):
             if upper.deals >= MIN_DEALS and lower.deals >= MIN_DEALS:
-                upper.los_next = ratings.los(upper.bot, lower.bot)
+                if rank_by == "rating":
+                    upper.los_next = ratings.los(upper.bot, lower.bot)
+                else:  # of the order shown: points per match, not the rating (which may order them otherwise)
+                    upper.los_next = _points_los(upper, lower, mean_error)
         return Leaderboard(
             standings=order,
             pairwise=pairwise,
@@ -348,6 +371,19 @@ class FrozenTally:
             points_name=points_name,
             ranked_by=rank_by,
         )
+
+
+def _points_los(upper: Standing, lower: Standing, mean_error: dict[str, float]) -> float:
+    """The chance that ``upper`` scores more points per match than ``lower``, from their means over deals.
+
+    A normal approximation that takes the two means as independent (they
+    are not quite: the two bots may share deals, and play each other).
+    """
+    difference = _finite(upper.mean) - _finite(lower.mean)
+    sd = math.hypot(mean_error.get(upper.bot, 0.0), mean_error.get(lower.bot, 0.0))
+    if sd == 0.0 or not math.isfinite(difference):
+        return 0.5 if difference == 0 else float(difference > 0)
+    return NormalDist().cdf(difference / sd)
 
 
 @dataclass
@@ -397,6 +433,51 @@ def _finite(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
+def chosen_competition(store: Store, tid: int | None = None, name: str | None = None) -> TournamentRow:
+    """The competition ``--tournament ID`` or ``--name NAME`` chooses in ``store``, by default the latest.
+
+    Every command that reads one competition of a database (``arena results``,
+    its ``--matches`` and ``--html``, ``arena replay --db``) chooses it here, so
+    they all mean the same one.
+    """
+    if name is not None:
+        found = store.latest(name)
+        if found is None:
+            names = sorted({t.name for t in store.tournaments()})
+            raise StoreError(f"{store.path} holds no competition called {name!r} (it holds: {', '.join(names)})")
+        return found
+    tournament = store.tournament(tid)
+    if tournament is None:
+        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    return tournament
+
+
+def numbered_matches(store: Store, tid: int, *, current: bool = False) -> list[tuple[int, PlayedMatch]]:
+    """The matches of competition ``tid``, each with its number (only the current standings' with ``current``).
+
+    A match's number counts from 1 over all the competition's matches (a
+    retired version's too) in the order they finished, and never changes: it
+    is the ``#`` of ``arena results --matches`` and of the report, and the
+    ``N`` of ``arena replay --db DB N``.
+    """
+    every = list(enumerate(store.matches(tid), start=1))
+    if not current:
+        return every
+    kept = {m.row_id for m in store.matches(tid, current=True)}
+    return [(number, m) for number, m in every if m.row_id in kept]
+
+
+def find_match(store: Store, tournament: TournamentRow, match: str) -> tuple[int, PlayedMatch]:
+    """The match of ``tournament`` that ``match`` names, by its number or its key, with its number."""
+    for number, played in numbered_matches(store, tournament.id):
+        if match in (played.key, str(number)):
+            return number, played
+    raise StoreError(
+        f"no match {match!r} in competition {tournament.name!r} (id {tournament.id}) of {store.path}"
+        f" (`arena results {store.path} --matches` lists them; --name or --tournament choose another competition)"
+    )
+
+
 def board_from_store(
     store: Store, tid: int | None = None, *, rank_by: str = "rating", history: bool = False
 ) -> Leaderboard:
@@ -407,9 +488,7 @@ def board_from_store(
     admitted listed under it. With ``history``, every version that played,
     named ``bot``, ``bot.v2``..., over every match, with each version's story.
     """
-    tournament = store.tournament(tid)
-    if tournament is None:
-        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
     if history:
@@ -441,6 +520,7 @@ def board_from_store(
         rank_by=rank_by,
     )
     board.seed = tournament.seed
+    board.competition = tournament
     if not history:
         board.not_admitted = {v.name: v.reason for v in versions if v.current and v.admission == "not_admitted"}
     verdict = config.get("compare", {}).get("verdict") if not history else None
@@ -483,11 +563,18 @@ def caption(board: Leaderboard) -> str:
         if board.ranked_by == "rating"
         else f"Ranked by {per_match} (the rating may order bots differently)"
     )
+    too_small = any(row.matches and math.isnan(row.rating_error) for row in board.standings)
+    los = (
+        "the chance that a bot is stronger than the next one down"
+        if board.ranked_by == "rating"
+        else f"the chance that a bot's {per_match} are truly more than the next one down's, from their spread over "
+        "deals"
+    )
     return (
         f"{ranked}: Elo from a Bradley-Terry fit of wins, draws and losses that weighs each opponent's "
-        f"strength, 0 = the field's average; ± is its 95% interval, counting a duplicate deal once "
-        f"(n too small: fewer than {MIN_DEALS} deals). LOS: the chance that a bot is stronger than the next "
-        f"one down. W-D-L: matches won, drawn, lost (a fault loses the match)."
+        f"strength, 0 = the field's average; ± is its 95% interval, counting a duplicate deal once"
+        + (f" (n too small: fewer than {MIN_DEALS} deals)" if too_small else "")
+        + f". LOS: {los}. W-D-L: matches won, drawn, lost (a fault loses the match)."
     )
 
 
@@ -549,6 +636,8 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
     any_faults = any(row.faults for row in board.standings)
     if any_faults:
         table.add_column("faults", overflow="fold")
+    if heading(board):
+        console.print(Text(printable(heading(board))))
     for row in board.standings:
         cells: list[str | Text] = [
             str(row.rank),
@@ -613,6 +702,20 @@ def _pairwise_table(board: Leaderboard, names: list[str]) -> Any:
     return matrix
 
 
+def _competition_data(competition: TournamentRow | None) -> dict[str, Any]:
+    if competition is None:
+        return {}
+    return {"competition": {"id": competition.id, "name": competition.name, "game": competition.game}}
+
+
+def heading(board: Leaderboard) -> str:
+    """The line above a recorded board's table: which competition it is of (empty for a board not recorded)."""
+    c = board.competition
+    if c is None:
+        return ""
+    return f"Competition {c.name!r}, tournament {c.id}: {c.game}" if c.name else f"Tournament {c.id}: {c.game}"
+
+
 def to_json(board: Leaderboard) -> dict[str, Any]:
     """The leaderboard as plain data (NaN becomes ``null``)."""
 
@@ -636,6 +739,7 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
         {
             # Seeds are strings: a 64-bit integer loses its last digits in JavaScript's numbers.
             "seed": None if board.seed is None else str(board.seed),
+            **_competition_data(board.competition),
             "matches": board.matches,
             "scheduled": board.scheduled,
             "points_name": board.points_name,
@@ -701,9 +805,7 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
     strings: they reach 2**63, past the integers a JavaScript reader keeps
     exactly.
     """
-    tournament = store.tournament(tid)
-    if tournament is None:
-        raise StoreError(f"{store.path} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+    tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
     label = {v.id: v.label for v in versions}
@@ -719,8 +821,7 @@ def matches_report(store: Store, tid: int | None = None) -> dict[str, Any]:
         "bots": {v.label: {"digest": v.digest, "command": list(v.command)} for v in versions},
         # every match, retired versions' too (named bot.v2...), numbered as `arena replay --db DB N` takes them
         "matches": [
-            _match_row(number, labelled_by_version(m, label))
-            for number, m in enumerate(store.matches(tournament.id), start=1)
+            _match_row(number, labelled_by_version(m, label)) for number, m in numbered_matches(store, tournament.id)
         ],
     }
 
@@ -785,7 +886,7 @@ def render_matches(report: dict[str, Any], fmt: str) -> str:
 
     lines = ["#\tmatch\tA\tB\tpoints A : B\twinner\tfaults\tlog"]
     for row in rows:
-        points = f"{_number(row['points_a'])} : {_number(row['points_b'])}"
+        points = score_text(row["points_a"], row["points_b"])
         lines.append(
             f"{row['n']}\t{cell(row['key'])}\t{cell(row['a'])}\t{cell(row['b'])}\t{points}"
             f"\t{cell(row['winner']) if row['winner'] else 'draw'}"

@@ -83,6 +83,8 @@ class Summary:
     elapsed_s: float = 0.0
     pool: PoolStats = field(default_factory=PoolStats)
     disqualified: dict[str, str] = field(default_factory=dict)
+    in_flight_at_disqualification: dict[str, int] = field(default_factory=dict)
+    """For each bot disqualified in this run: how many of its matches were under way when it was (they finished)."""
     not_admitted: dict[str, str] = field(default_factory=dict)
 
 
@@ -130,6 +132,11 @@ class _Runner:
         self.watch: Callable[[PlayedMatch], bool] | None = None
         """Told each match this run records; returning True ends the run (matches in flight are abandoned)."""
         self.stopped = False
+        self.say: Callable[[str], None] = lambda line: None
+        self.in_flight_at_ban: dict[str, int] = {}
+        """For each bot disqualified in this run: how many of its matches were under way when it was."""
+        self._playing: Counter[str] = Counter()
+        """Matches under way of each bot."""
         self._busy: set[str] = set()
         self._running = 0
         self._wake = trio.Event()
@@ -153,6 +160,14 @@ class _Runner:
             kinds = self.faults.setdefault(fault.bot, Counter())
             kinds[fault.kind] += 1
             why = disqualification(kinds, self.plan.config.max_faults)
+            if why and fault.bot not in self.banned:
+                # None of its matches starts from now (_take); those under way (this one aside) finish.
+                under_way = self._playing[fault.bot] - 1
+                self.in_flight_at_ban[fault.bot] = under_way
+                self.say(
+                    f"{fault.bot} is disqualified, {why}; none of its matches starts from now"
+                    + (f"; {under_way} already under way will finish" if under_way else "")
+                )
             if why:
                 self.banned[fault.bot] = why
 
@@ -192,6 +207,7 @@ class _Runner:
                     window.append(nxt)
                 while self._running < self.jobs and (match := self._take(window, pool)) is not None:
                     self._running += 1
+                    self._playing.update((match.bot_a, match.bot_b))
                     self._busy.update(match.persistent)
                     self._on_deal[match.seed] = self._on_deal.get(match.seed, 0) + 1
                     nursery.start_soon(self._one, match, pool)
@@ -268,6 +284,7 @@ class _Runner:
                 self.stopped = True  # the matches in flight are abandoned, as on Ctrl-C
                 self._scope.cancel()
         finally:
+            self._playing.subtract((scheduled.bot_a, scheduled.bot_b))
             self._busy.difference_update(scheduled.persistent)
             self._on_deal[scheduled.seed] -= 1
             self._forget(scheduled, pool)
@@ -565,6 +582,7 @@ async def run_tournament(
             arena=arena,
         )
         runner.watch = watch
+        runner.say = say
         store.update_config(
             competition.id,
             plan.stored_config(cycles=competition.cycles, scheduled=runner.total, scheme=competition.scheme),
@@ -617,6 +635,7 @@ async def run_tournament(
     summary.left_to_others = runner.left
     summary.elapsed_s = time.monotonic() - started
     summary.disqualified = dict(runner.banned)
+    summary.in_flight_at_disqualification = dict(runner.in_flight_at_ban)
     return summary
 
 

@@ -226,6 +226,8 @@ class PlayedMatch:
     faults: tuple[FaultRow, ...] = field(default=())
     versions: tuple[int | None, int | None] = (None, None)
     """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
+    row_id: int = field(default=0, compare=False)
+    """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
 
     def bot(self, seat: str) -> str:
         """The bot in ``seat``."""
@@ -680,6 +682,7 @@ class Store:
                     log_path=row[16],
                     faults=tuple(faults.get(row[0], ())),
                     versions=(row[17], row[18]),
+                    row_id=row[0],
                 )
             )
         return out

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
 from ._rng import Rng, derive_seed
-from ._view import TableView
+from ._view import TableView, score_text
 from .badugi import Badugi
 from .badugi_view import BadugiView
 from .card_jitsu import CardJitsu
@@ -58,5 +58,6 @@ __all__ = [
     "TableView",
     "derive_seed",
     "get_game",
+    "score_text",
     "view_for",
 ]

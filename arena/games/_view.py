@@ -58,6 +58,16 @@ def num(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def score_text(a: Any, b: Any) -> str:
+    """Seat A's and seat B's points as one score: ``434 : -434``.
+
+    A colon between them, never a dash: Badugi's ``434 - -434`` read as a
+    subtraction. Every score Arena prints (``arena play``, replays, ``arena
+    results --matches``, the report) is written so.
+    """
+    return f"{num(a)} : {num(b)}"
+
+
 class TableView:
     """Follows one match's messages and draws its table; a game subclasses it."""
 

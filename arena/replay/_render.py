@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any, ClassVar
 
+from ..games import score_text
+
 Seg = dict[str, Any]
 
 COLOURS = ("red", "blue", "green", "black", "purple", "orange", "yellow")
@@ -93,12 +95,11 @@ class Renderer:
 
     def result(self, result: dict[str, Any], names: tuple[str, str]) -> list[Seg]:
         """The match's result in words."""
-        a, b = (_num(p) for p in result.get("points", [0, 0]))
         winner = result.get("winner")
         verdict = f"{winner} ({names['AB'.index(winner)]}) wins" if winner in ("A", "B") else "draw"
         if winner is None and result.get("forfeit"):
             verdict = "no winner"
-        out = [text(f"{names[0]} {a} - {b} {names[1]}: {verdict}")]
+        out = [text(f"{names[0]} {score_text(*result.get('points', [0, 0]))} {names[1]}: {verdict}")]
         if result.get("reason"):
             out.append(text(f" ({result['reason']})"))
         return out

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from protocol import SEATS
 
+from ..games import score_text
 from ._render import Renderer, Seg
 from ._timeline import Event, Frame, Timeline
 
@@ -77,10 +78,9 @@ def frame_lines(timeline: Timeline, index: int, renderer: Renderer, *, colour: b
     lines = [heading]
     lines += [event_text(e, renderer, timeline.names, colour=colour) for e in frame.events]
     if frame.score is not None:
-        a, b = (f"{p:g}" for p in frame.score)
         score = Text("  score  ", style="dim")
         score.append(f"{timeline.names[0]} ", style=_SEAT_STYLE[0])
-        score.append(f"{a} - {b}", style="bold")
+        score.append(score_text(*frame.score), style="bold")
         score.append(f" {timeline.names[1]}", style=_SEAT_STYLE[1])
         if timeline.seat is not None:
             score.append("  (as this seat was told)", style="dim")

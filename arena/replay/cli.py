@@ -15,6 +15,9 @@ from protocol import SEATS
 
 from .._errors import ConfigError, StoreError
 from ..bots.spec import resolve
+from ..competition.cli import competition_args
+from ..competition.results import chosen_competition, find_match
+from ..competition.store import Store
 from ._log import LoggedMatch, load_log
 from ._page import match_page, timeline_of
 from ._regress import regress
@@ -37,8 +40,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "feed its messages to a new build of a bot (--bot), or write a web page (--html)."
         ),
     )
-    parser.add_argument("log", metavar="LOG", help="a match log (.jsonl or .jsonl.gz), or a match id with --db")
-    parser.add_argument("--db", type=Path, help="a tournament's results database: LOG is then a match id or key")
+    parser.add_argument(
+        "log", metavar="LOG", help="a match log (.jsonl or .jsonl.gz), or with --db a match's number (#) or key"
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help="a results database: LOG is then a match of its latest competition (or of --name / --tournament),"
+        " numbered as `arena results DB --matches` lists them",
+    )
+    competition_args(parser)
     parser.add_argument("--verify", action="store_true", help="re-run the rules and check every message and the result")
     parser.add_argument("--seat", choices=SEATS, help="show only what this seat was told and answered")
     parser.add_argument(
@@ -54,25 +65,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=cmd_replay)
 
 
-def log_path_from_db(db: Path, match: str) -> Path:
-    """The log of match ``match`` (its key, or its row number) in the results database ``db``."""
-    from ..competition.store import Store
-
+def log_path_from_db(db: Path, match: str, tid: int | None = None, name: str | None = None) -> Path:
+    """The log of match ``match`` (its number or key) in a competition of ``db`` (by default its latest)."""
     with Store.open(db, readonly=True) as store:
-        for tournament in store.tournaments():
-            for index, played in enumerate(store.matches(tournament.id), start=1):
-                if match in (played.key, str(index)):
-                    if not played.log_path:
-                        raise StoreError(f"match {match!r} in {db} was played without a log")
-                    path = log_of(db, played)
-                    assert path is not None
-                    return path
-    raise StoreError(f"no match {match!r} in {db} (`arena results {db} --matches` lists them)")
+        tournament = chosen_competition(store, tid, name)
+        number, played = find_match(store, tournament, match)
+    path = log_of(db, played)
+    if path is None:
+        raise StoreError(f"match {number} ({played.key}) of {tournament.name!r} in {db} was played without a log")
+    return path
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``arena replay`` as the arguments ask."""
-    path = log_path_from_db(args.db, args.log) if args.db else Path(args.log)
+    if not args.db and (args.tournament is not None or args.name is not None):
+        raise ConfigError("--name and --tournament choose a competition of a database: give it with --db")
+    path = log_path_from_db(args.db, args.log, args.tournament, args.name) if args.db else Path(args.log)
     log = load_log(path)
     if args.verify:
         return _verify(log)

@@ -23,13 +23,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._errors import StoreError
-from ..competition.results import Leaderboard, board_from_store
+from ..competition.results import Leaderboard, board_from_store, chosen_competition, numbered_matches
 from ..competition.store import PlayedMatch, Store, TournamentRow
+from ..games import score_text
 from ._charts import cycles_chart, heatmap, ratings_chart
 from ._log import load_log
 from ._page import Fragment, asset, match_page, page
 
 _esc = html.escape
+Numbered = tuple[int, PlayedMatch]
+"""A match with its number, as :func:`arena.competition.results.numbered_matches` gives it."""
 
 
 def _num(value: float, digits: int = 2) -> str:
@@ -53,12 +56,12 @@ def log_of(db: Path, played: PlayedMatch) -> Path | None:
 
 
 def write_replays(
-    db: Path, matches: Sequence[PlayedMatch], folder: Path, say: Callable[[str], None] = print
-) -> dict[str, str]:
-    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); key -> file name."""
+    db: Path, matches: Sequence[Numbered], folder: Path, say: Callable[[str], None] = print
+) -> dict[int, str]:
+    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name."""
     folder.mkdir(parents=True, exist_ok=True)
-    written: dict[str, str] = {}
-    for number, played in enumerate(matches, start=1):
+    written: dict[int, str] = {}
+    for number, played in matches:
         log_path = log_of(db, played)
         if log_path is None or not log_path.is_file():
             continue
@@ -73,7 +76,7 @@ def write_replays(
             except Exception as exc:  # a log of another arena must not stop the report
                 say(f"no replay of match {number} ({played.key}): {type(exc).__name__}: {exc}")
                 continue
-        written[played.key] = name
+        written[number] = name
     return written
 
 
@@ -130,20 +133,20 @@ def _cycles(board: Leaderboard, matches: Sequence[PlayedMatch]) -> str:
     return cycles_chart(series, cycles, board.points_name)
 
 
-def _faults(matches: Sequence[PlayedMatch], links: dict[str, str], href: str) -> str:
-    by_bot: dict[str, list[tuple[int, PlayedMatch, str, str]]] = defaultdict(list)
-    for number, m in enumerate(matches, start=1):
+def _faults(matches: Sequence[Numbered], links: dict[int, str], href: str) -> str:
+    by_bot: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    for number, m in matches:
         for f in m.faults:
-            by_bot[f.bot].append((number, m, f.kind, f.reason))
+            by_bot[f.bot].append((number, f.kind, f.reason))
     if not by_bot:
         return '<p class="muted">No bot faulted.</p>'
     rows = []
     for bot in sorted(by_bot):
-        for kind in sorted({k for _, _, k, _ in by_bot[bot]}):
-            found = [(n, m, reason) for n, m, k, reason in by_bot[bot] if k == kind]
+        for kind in sorted({k for _, k, _ in by_bot[bot]}):
+            found = [(n, reason) for n, k, reason in by_bot[bot] if k == kind]
             examples = []
-            for n, m, reason in found[:3]:
-                where = f'<a href="{href}/{links[m.key]}">match {n}</a>' if m.key in links else f"match {n}"
+            for n, reason in found[:3]:
+                where = f'<a href="{href}/{links[n]}">match {n}</a>' if n in links else f"match {n}"
                 examples.append(f"{where}: {_esc(reason[:300])}")
             rows.append(
                 f'<tr><td>{_esc(bot)}</td><td>{_esc(kind)}</td><td class="num">{len(found)}</td>'
@@ -155,15 +158,15 @@ def _faults(matches: Sequence[PlayedMatch], links: dict[str, str], href: str) ->
     )
 
 
-def _matches(matches: Sequence[PlayedMatch], links: dict[str, str], href: str) -> str:
+def _matches(matches: Sequence[Numbered], links: dict[int, str], href: str) -> str:
     rows = []
-    for number, m in enumerate(matches, start=1):
+    for number, m in matches:
         winner = {"A": m.bot_a, "B": m.bot_b}.get(m.winner or "", "draw" if not m.forfeit else "nobody")
         faults = "; ".join(f"{f.seat} {f.kind}" for f in m.faults)
-        replay = f'<a class="replay" href="{href}/{links[m.key]}">replay</a>' if m.key in links else "–"
+        replay = f'<a class="replay" href="{href}/{links[number]}">replay</a>' if number in links else "–"
         rows.append(
             f'<tr><td class="num">{number}</td><td>{m.cycle}</td><td>{_esc(m.bot_a)}</td><td>{_esc(m.bot_b)}</td>'
-            f'<td class="num">{_num(m.points[0])} – {_num(m.points[1])}</td><td>{_esc(winner)}</td>'
+            f'<td class="num">{score_text(*m.points)}</td><td>{_esc(winner)}</td>'
             f'<td class="fault-text">{_esc(faults)}</td><td><code>{m.seed}</code></td><td>{replay}</td></tr>'
         )
     return (
@@ -174,9 +177,9 @@ def _matches(matches: Sequence[PlayedMatch], links: dict[str, str], href: str) -
 
 
 def report_fragment(
-    tournament: TournamentRow, board: Leaderboard, matches: Sequence[PlayedMatch], links: dict[str, str], href: str
+    tournament: TournamentRow, board: Leaderboard, matches: Sequence[Numbered], links: dict[int, str], href: str
 ) -> Fragment:
-    """The report as page parts (``links``: match key -> replay file, under ``href``)."""
+    """The report as page parts (``links``: match number -> replay file, under ``href``)."""
     progress = f"{board.matches} matches" + (f" of {board.scheduled}" if board.scheduled else "")
     sections = [
         f"""<header class="top"><h1>{_esc(tournament.name or "Tournament")}: {_esc(tournament.game)}</h1>
@@ -193,7 +196,7 @@ def report_fragment(
     if matches:
         sections.append(
             f'<section class="panel wide"><h2>{_esc(board.points_name.capitalize())} per match, cycle by cycle</h2>'
-            f'<div id="cycles-chart">{_cycles(board, matches)}</div></section>'
+            f'<div id="cycles-chart">{_cycles(board, [m for _, m in matches])}</div></section>'
         )
     sections.append(f'<section class="panel wide"><h2>Faults</h2>{_faults(matches, links, href)}</section>')
     sections.append(f'<section class="panel wide"><h2>Matches</h2>{_matches(matches, links, href)}</section></main>')
@@ -214,20 +217,24 @@ def _rating_rows(board: Leaderboard) -> list[dict[str, object]]:
     ]
 
 
-def write_report(db: Path, out: Path, tid: int | None = None, say: Callable[[str], None] = print) -> Path:
-    """Write the report of tournament ``tid`` (the latest) in ``db`` to ``out``, its replays beside it."""
+def write_report(
+    db: Path, out: Path, tid: int | None = None, say: Callable[[str], None] = print, *, name: str | None = None
+) -> Path:
+    """Write the report of competition ``tid`` or ``name`` (the latest) in ``db`` to ``out``, its replays beside it.
+
+    Its matches are the board's (the current field's), numbered as ``arena
+    results --matches`` and ``arena replay --db`` number them.
+    """
     with Store.open(db, readonly=True) as store:
-        tournament = store.tournament(tid)
-        if tournament is None:
-            raise StoreError(f"{db} holds no tournament" + (f" with id {tid}" if tid is not None else ""))
+        tournament = chosen_competition(store, tid, name)
         board = board_from_store(store, tournament.id)
-        matches = store.matches(tournament.id, current=True)  # the board's: the current field's matches
+        matches = numbered_matches(store, tournament.id, current=True)
     folder = out.with_name(out.stem + "-replays")
     out.parent.mkdir(parents=True, exist_ok=True)
     links = write_replays(db, matches, folder, say)
     fragment = report_fragment(tournament, board, matches, links, urllib.parse.quote(folder.name))
     out.write_text(page(fragment, meta={"arena-seed": str(tournament.seed)}), encoding="utf-8")
-    logged = sum(1 for m in matches if m.log_path)
+    logged = sum(1 for _, m in matches if m.log_path)
     missing = f"; {logged - len(links)} logs not found" if logged > len(links) else ""
     say(f"wrote {out} ({len(matches)} matches; {len(links)} replay pages in {folder}{missing})")
     return out
@@ -250,7 +257,7 @@ def extend_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         if args.html is None:
             result: int = plain(args)
             return result
-        write_report(Path(args.db), args.html, args.tournament)
+        write_report(Path(args.db), args.html, args.tournament, name=args.name)
         return 0
 
     parser.set_defaults(handler=handler)

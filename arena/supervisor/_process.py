@@ -420,11 +420,8 @@ class BotProcess:
         code = self.process.poll()
         if code is None:
             return f"{what} while still running"
-        if code < 0:
-            with contextlib.suppress(ValueError):
-                return f"{what}: killed by {signal.Signals(-code).name}"
-        note = f" ({self.jail.note})" if self.jail is not None and self.jail.note and code else ""
-        return f"{what}: exited with code {code}{note}"
+        note = self.jail.note if self.jail is not None else ""
+        return f"{what}: {exit_status(code, note)}"
 
     async def drain_stderr(self) -> None:
         """Copy stderr to the bot's log file, keeping at most ``stderr_bytes``; drop the rest cheaply."""
@@ -694,3 +691,31 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
 
 
 __all__ = ["BotProcess", "OutputWatch", "SpawnOptions", "Stats", "Timeout", "bot_environment", "open_bot"]
+
+
+def exit_status(code: int, note: str = "") -> str:
+    """How a bot's process ended, for a fault's reason: ``exited with code 3``, ``killed by SIGSEGV (signal 11)``.
+
+    ``note`` (the sandbox's word on why the command may not have started)
+    follows an exit other than 0 that is not a signal.
+    """
+    return killed_by(code) or f"exited with code {code}" + (f" ({note})" if note and code else "")
+
+
+def killed_by(code: int) -> str:
+    """``killed by SIGSEGV (signal 11)`` when the exit status ``code`` is a signal's, else ``""``.
+
+    A negative ``code`` is a signal (as :mod:`subprocess` reports one). So,
+    by the shells' convention, is 128+N: the sandbox's wrappers (bubblewrap, a
+    PID namespace's first process) report a bot killed by signal N so, and a
+    bot author looks for the signal, not for 139; the status is kept beside
+    it, since a bot may also have exited with that code itself.
+    """
+    signum = -code if code < 0 else code - 128 if code > 128 else 0
+    try:
+        name = signal.Signals(signum).name if signum else ""
+    except ValueError:
+        return ""
+    if not name:
+        return ""
+    return f"killed by {name} (signal {signum}" + (f", exit status {code})" if code > 0 else ")")

@@ -94,7 +94,7 @@ def sandbox_args(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--max-processes", type=int, default=defaults.processes, metavar="N",
                        help="processes and threads per bot (default %(default)s)")  # fmt: skip
     group.add_argument("--disk", type=number(int), default=defaults.disk_bytes >> 20, metavar="MIB",
-                       help="bytes a bot may write in its scratch folder, in all (default %(default)s)")  # fmt: skip
+                       help="MiB a bot may write in its scratch folder, in all (default %(default)s)")  # fmt: skip
     group.add_argument(
         "--sandbox-min",
         default=DEFAULT_MINIMUM,

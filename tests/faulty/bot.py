@@ -6,6 +6,7 @@ request, or at once for ``crash_start``), then misbehaves.
 
 import json
 import os
+import signal
 import sys
 import time
 
@@ -71,6 +72,8 @@ for line in sys.stdin:
     elif mode == "close_stdout":
         os.close(1)
         time.sleep(3600)
+    elif mode == "segv":  # as a C bot that dereferences a null pointer
+        os.kill(os.getpid(), signal.SIGSEGV)
     elif mode == "ignore_quit":
         say(json.dumps({"id": rid, "action": 0}))
     else:
