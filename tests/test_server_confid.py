@@ -25,7 +25,7 @@ import pytest
 import trio
 
 from arena._errors import UploadRefused
-from arena.server import service
+from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -158,3 +158,72 @@ async def test_an_unpacking_error_of_the_servers_own_refuses_the_upload_and_leav
         monkeypatch.undo()
         response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
         assert response.status_code == 201, response.text  # the first left nothing "still being checked"
+
+
+# Uploads in flight ----------------------------------------------------------------------------------
+PART_HEAD = b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n\r\n'
+
+
+async def start_upload(url: str, token: str, declared: int, sent: bytes = PART_HEAD) -> trio.SocketStream:
+    """A POST of an upload of ``declared`` bytes whose body stops after ``sent``: the connection, held open."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    stream = await trio.open_tcp_stream(host, int(port))
+    head = (
+        f"POST /api/submissions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {declared}\r\n\r\n"
+    )
+    await stream.send_all(head.encode() + sent)
+    return stream
+
+
+async def status_of(stream: trio.SocketStream) -> tuple[int, str]:
+    """The status and body start of the response on ``stream`` (read as it comes, the request still unsent)."""
+    received = b""
+    while b"\r\n\r\n" not in received or len(received.split(b"\r\n\r\n", 1)[1]) < 20:
+        chunk = await stream.receive_some(65536)
+        if not chunk:
+            break
+        received += chunk
+    return int(received.split(b" ", 2)[1]), received.split(b"\r\n\r\n", 1)[-1].decode(errors="replace")
+
+
+async def until_receiving(client: httpx.AsyncClient) -> None:
+    """Wait until the server holds an upload of ``client``'s participant (asked by uploads with no file)."""
+    with trio.fail_after(30):
+        while (await client.post("/api/submissions", files={"other": ("x", b"")})).status_code != 429:
+            await trio.sleep(0.05)
+
+
+@pytest.mark.slow
+async def test_uploads_in_flight_are_one_per_participant_capped_in_all_and_timed_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web, "UPLOADS_IN_FLIGHT", 2)
+    monkeypatch.setattr(web, "UPLOAD_READ_S", 4.0)
+    declared = 4_000_000
+    async with live_server(tmp_path, "alice", "bob", "carol") as live:
+        async with live.client("alice") as alice, live.client("bob") as bob:
+            held_alice = await start_upload(live.url, live.tokens["alice"], declared)
+            await until_receiving(alice)
+            # A second upload of alice's is refused before a byte of its body is sent.
+            second = await start_upload(live.url, live.tokens["alice"], declared, sent=b"")
+            with trio.fail_after(30):
+                status, body = await status_of(second)
+            assert status == 429 and "still being received" in body
+            held_bob = await start_upload(live.url, live.tokens["bob"], declared)
+            await until_receiving(bob)
+            # Two in flight in all: carol's is refused, before its body too.
+            third = await start_upload(live.url, live.tokens["carol"], declared, sent=b"")
+            with trio.fail_after(30):
+                status, body = await status_of(third)
+            assert status == 503 and "too many uploads" in body
+            # The held bodies never come: each is given up after UPLOAD_READ_S, its slot freed.
+            for held in (held_alice, held_bob):
+                with trio.fail_after(60):
+                    status, body = await status_of(held)
+                assert status == 408 and "did not arrive within 4 s" in body
+            for stream in (held_alice, held_bob, second, third):
+                await stream.aclose()
+            response = await alice.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
+            assert response.status_code == 201, response.text
+        assert list((live.data_dir / "incoming").iterdir()) == []
