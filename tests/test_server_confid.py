@@ -11,8 +11,11 @@ real bot processes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import hashlib
 import io
+import os
 import struct
 import tarfile
 import zipfile
@@ -25,13 +28,17 @@ import pytest
 import trio
 
 from arena._errors import UploadRefused
+from arena.bots.spec import hash_path, load_folder
+from arena.sandbox import built_folder
+from arena.sandbox._builds import copy_folder
 from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
 from arena.server.state import State
+from arena.supervisor.build import ensure_built
 
-from .servertools import minimal_bot, write_config
+from .servertools import MINIMAL_BOT, bot_archive, minimal_bot, running, write_config
 
 
 # Corrupt archives -----------------------------------------------------------------------------
@@ -227,3 +234,100 @@ async def test_uploads_in_flight_are_one_per_participant_capped_in_all_and_timed
             response = await alice.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
             assert response.status_code == 201, response.text
         assert list((live.data_dir / "incoming").iterdir()) == []
+
+
+# Builds: shared only by byte-identical content of one owner ---------------------------------------
+BUILT_MANIFEST = 'run = "python3 bot.py"\nbuild = "sh -c \'echo built > .arena-build/ok\'"\nreuse = true\n'
+
+
+def write_files(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_the_content_hash_covers_everything_a_build_copies(tmp_path: Path) -> None:
+    bot = write_files(tmp_path / "bot", {"bot.py": "print(1)\n", "node_modules/strategy/index.js": "honest\n"})
+    seen = {hash_path(bot)}
+
+    def changed() -> str:
+        digest = hash_path(bot)
+        assert digest not in seen
+        seen.add(digest)
+        return digest
+
+    (bot / "node_modules/strategy/index.js").write_text("poisoned\n")
+    changed()
+    (bot / "bot.py").chmod(0o755)
+    changed()
+    (bot / "link").symlink_to("bot.py")
+    changed()
+    (bot / "link").unlink()
+    (bot / "link").symlink_to("node_modules")
+    changed()
+    (bot / "empty").mkdir()
+    digest = changed()
+    (bot / "__pycache__").mkdir()  # left out of the copy, and so of the hash
+    (bot / "__pycache__" / "bot.cpython.pyc").write_bytes(b"cache")
+    assert hash_path(bot) == digest
+    copy = tmp_path / "copy"
+    assert copy_folder(bot, copy) == digest  # the copy's own hash, of the bytes it copied
+    assert hash_path(copy) == digest
+    assert (copy / "link").readlink() == Path("node_modules") and (copy / "empty").is_dir()
+    assert not (copy / "__pycache__").exists() and os.access(copy / "bot.py", os.X_OK)
+
+
+def test_a_folder_of_plain_files_keeps_the_hash_earlier_versions_gave_it(tmp_path: Path) -> None:
+    bot = write_files(tmp_path / "bot", {"bot.toml": "run = 'python3 bot.py'\n", "lib/a.py": "x = 1\n", "b.py": ""})
+    earlier = hashlib.sha256()  # names and contents, sorted: the stored versions' digests were taken so
+    for name in ("b.py", "bot.toml", "lib/a.py"):
+        earlier.update(name.encode() + b"\0" + hashlib.sha256((bot / name).read_bytes()).digest())
+    assert hash_path(bot) == earlier.hexdigest()
+
+
+@pytest.mark.usefixtures("own_build_root")
+async def test_uploads_differing_only_in_node_modules_or_by_owner_never_share_a_build(tmp_path: Path) -> None:
+    files = {"bot.toml": BUILT_MANIFEST, "bot.py": "print(1)\n"}
+    honest = write_files(tmp_path / "honest", {**files, "node_modules/strategy/index.js": "honest\n"})
+    poisoned = write_files(tmp_path / "poisoned", {**files, "node_modules/strategy/index.js": "poisoned\n"})
+    specs = {
+        "victim": dataclasses.replace(load_folder(honest), owner="participant 1"),
+        "attacker": dataclasses.replace(load_folder(poisoned), owner="participant 2"),
+        "attacker-same-bytes": dataclasses.replace(load_folder(honest), owner="participant 2"),
+    }
+    for spec in specs.values():
+        await ensure_built(spec)
+    folders = {name: built_folder(spec) for name, spec in specs.items()}
+    assert len({str(folder) for folder in folders.values()}) == 3, folders
+    for name, folder in folders.items():
+        assert folder is not None
+        expected = "poisoned\n" if name == "attacker" else "honest\n"
+        assert (folder / "node_modules/strategy/index.js").read_text() == expected
+
+
+@pytest.mark.slow
+async def test_two_participants_uploading_the_same_bot_get_a_build_each(tmp_path: Path) -> None:
+    files = {"bot.toml": BUILT_MANIFEST, "bot.py": (MINIMAL_BOT / "bot.py").read_text()}
+    uploads = {
+        "alice": bot_archive({**files, "node_modules/strategy/index.js": "honest\n"}),
+        "bob": bot_archive({**files, "node_modules/strategy/index.js": "honest\n"}),
+        "mallory": bot_archive({**files, "node_modules/strategy/index.js": "poisoned\n"}),
+    }
+    async with running(write_config(tmp_path), paused=True) as kit:
+        for name, data in uploads.items():
+            token = kit.participant(name)
+            response = await kit.upload(token, data)
+            assert (await kit.wait_submission(token, response.json()["id"]))["status"] == "passed"
+        competition = kit.competition
+        folders = {}
+        for version in competition.versions():
+            owner = competition.state.participant(version.participant_id)
+            assert owner is not None
+            if owner.name in uploads:
+                folders[owner.name] = built_folder(competition.specs[version.id])
+        assert len({str(folder) for folder in folders.values()}) == 3, folders
+        for name, folder in folders.items():
+            assert folder is not None
+            expected = "poisoned\n" if name == "mallory" else "honest\n"
+            assert (folder / "node_modules/strategy/index.js").read_text() == expected

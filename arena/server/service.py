@@ -347,7 +347,7 @@ class Competition:
             spec = load_folder(folder, source=version.row.source)
         else:  # a house bot given as a command line, resolved where the config is
             spec = resolve(version.row.source, base=folder)
-        return spec.with_name(version.label)
+        return owned(spec, version.participant_id).with_name(version.label)
 
     def admin_token(self, *, renew: bool = False) -> str | None:
         """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
@@ -383,7 +383,7 @@ class Competition:
                     self.store.retire(old.id, "changed")
             self.state.add_entry(row.id, owner.id, submission_id=None, folder=str(spec.cwd))
             self._versions = None
-            self.specs[row.id] = spec.with_name(row.label)
+            self.specs[row.id] = owned(spec, owner.id).with_name(row.label)
             line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
             self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
             said.append(line)
@@ -713,7 +713,7 @@ class Competition:
         self.touch()
         folder = Path(submission.folder)
         try:
-            spec = load_folder(folder, source=submission.filename).with_name(owner.name)
+            spec = owned(load_folder(folder, source=submission.filename), owner.id).with_name(owner.name)
         except ConfigError as exc:
             self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
             return self._done(sid)
@@ -1015,6 +1015,11 @@ def locked(data_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def owned(spec: BotSpec, participant_id: int) -> BotSpec:
+    """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
+    return dataclasses.replace(spec, owner=f"participant {participant_id}")
 
 
 def relative_paths(text: str, *folders: Path) -> str:
