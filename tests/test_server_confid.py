@@ -29,6 +29,7 @@ import trio
 
 from arena._errors import UploadRefused
 from arena.bots.spec import hash_path, load_folder
+from arena.games import get_game
 from arena.sandbox import built_folder
 from arena.sandbox._builds import copy_folder
 from arena.server import service, web
@@ -36,7 +37,11 @@ from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
 from arena.server.state import State
+from arena.server.web import _replay_page
 from arena.supervisor.build import ensure_built
+from arena.supervisor.matchlog import read_log
+from arena.supervisor.play import play_match
+from protocol import Limits
 
 from .servertools import MINIMAL_BOT, bot_archive, minimal_bot, running, write_config
 
@@ -331,3 +336,29 @@ async def test_two_participants_uploading_the_same_bot_get_a_build_each(tmp_path
             assert folder is not None
             expected = "poisoned\n" if name == "mallory" else "honest\n"
             assert (folder / "node_modules/strategy/index.js").read_text() == expected
+
+
+# Logs keep only what the protocol defines ---------------------------------------------------------
+PADDING_BOT = """\
+import json, os, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        pad = {f"x{i}": os.urandom(1500).hex() for i in range(10)}  # 30 KB of fields of its own, twice
+        print(json.dumps({"id": message["id"], **pad, "action": 0, "more": pad}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+async def test_a_bot_padding_its_answers_pads_neither_the_log_nor_the_replay(tmp_path: Path) -> None:
+    padder = write_files(tmp_path / "padder", {"bot.toml": 'run = "python3 bot.py"\n', "bot.py": PADDING_BOT})
+    specs = (load_folder(padder), load_folder(MINIMAL_BOT))
+    record = await play_match(get_game("rps-poker"), specs, seed=3, limits=Limits(), log_dir=tmp_path / "logs")
+    assert not record.faults  # extra fields are not an error: they are dropped
+    assert record.log_path is not None
+    answers = [r for r in read_log(record.log_path) if r["type"] == "recv" and r["seat"] == "A"]
+    assert answers and all(set(r["msg"]) == {"id", "action"} for r in answers)
+    assert record.log_path.stat().st_size < 64 << 10, "the log carries the padding"
+    page = _replay_page(record.log_path, None, frozenset())
+    assert "x9" not in page and len(page) < 1 << 20
