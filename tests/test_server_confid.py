@@ -16,10 +16,13 @@ import functools
 import hashlib
 import io
 import os
+import shutil
+import stat
 import struct
 import tarfile
+import tempfile
 import zipfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +33,7 @@ import trio
 from arena._errors import UploadRefused
 from arena.bots.spec import hash_path, load_folder
 from arena.games import get_game
-from arena.sandbox import built_folder
+from arena.sandbox import built_folder, configure, current_policy
 from arena.sandbox._builds import copy_folder
 from arena.server import service, web
 from arena.server.archive import UploadLimits, unpack
@@ -362,3 +365,70 @@ async def test_a_bot_padding_its_answers_pads_neither_the_log_nor_the_replay(tmp
     assert record.log_path.stat().st_size < 64 << 10, "the log carries the padding"
     page = _replay_page(record.log_path, None, frozenset())
     assert "x9" not in page and len(page) < 1 << 20
+
+
+# The server's data is the server's ----------------------------------------------------------------
+SNOOPING_BOT = """\
+import json, os, sys
+read = []
+for path in {paths!r}:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            open(path, "rb").read(1)
+        read.append(path)
+    except OSError as exc:
+        print("DENIED", path, exc.strerror, file=sys.stderr, flush=True)
+if read:
+    print("READ", read, file=sys.stderr, flush=True)
+    sys.exit(1)
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        print(json.dumps({{"id": message["id"], "action": 0}}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.fixture
+def file_modes_only() -> Iterator[None]:
+    """Bots run as UIDs of their own with the host's files in view: only file modes keep them out (as root)."""
+    if os.geteuid() != 0:
+        pytest.skip("without root a bot runs as the server's own user: file modes cannot keep it out")
+    saved = current_policy()
+    configure(dataclasses.replace(saved, layers=frozenset({"uid", "rlimits", "cgroup", "pidns", "netns"})))
+    yield None
+    configure(saved)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("file_modes_only")
+async def test_a_bot_of_its_own_uid_cannot_read_the_servers_data_even_with_it_in_view(tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="arena-data-"))  # a world-searchable folder, as /srv or /opt would be
+    base.chmod(0o755)
+    try:
+        data = base / "data"
+        async with running(write_config(base), paused=True) as kit:
+            alice = kit.participant("alice")
+            response = await kit.upload(alice, minimal_bot())
+            assert (await kit.wait_submission(alice, response.json()["id"]))["status"] == "passed"
+            paths = [
+                str(data / "server.sqlite"), str(data / "server.sqlite-wal"), str(data / "session.key"),
+                str(data / "bots" / "alice" / "s1" / "bot.py"), str(data / "bots" / "alice"),
+                str(data / "checks" / "s1"), str(data / "logs"), str(data / "incoming"), str(data),
+            ]  # fmt: skip
+            snoop = bot_archive({"bot.toml": 'run = "python3 bot.py"\n', "bot.py": SNOOPING_BOT.format(paths=paths)})
+            mallory = kit.participant("mallory")
+            response = await kit.upload(mallory, snoop)
+            result = await kit.wait_submission(mallory, response.json()["id"])
+            stderr = "".join(p.read_text() for p in (data / "checks" / "s2").rglob("*stderr*"))
+            assert result["status"] == "passed", (result, stderr)  # it ran from its own folder, and read nothing
+            assert stderr.count("DENIED") >= len(paths) and "Permission denied" in stderr
+        for path in (data, data / "bots", data / "bots" / "alice", data / "logs", data / "logs" / "stderr"):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+        for path in (data / "server.sqlite", data / "session.key", *(data / "checks").rglob("*.log*")):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

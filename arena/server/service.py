@@ -22,6 +22,7 @@ import functools
 import os
 import secrets
 import shutil
+import stat
 import time
 import traceback
 from collections import Counter
@@ -253,7 +254,8 @@ class Competition:
         self.config = config
         self.data_dir = config.data_dir
         self.game: Game = get_game(config.game, config.params)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.data_dir)
+        private_database(self.data_dir / DB_NAME)
         self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
         try:
             self.state = State(self.data_dir / DB_NAME)
@@ -272,8 +274,8 @@ class Competition:
         self.bots_dir = self.data_dir / "bots"
         self.checks_dir = self.data_dir / "checks"
         self.incoming = self.data_dir / "incoming"
-        for folder in (self.logs, self.bots_dir, self.checks_dir, self.incoming):
-            folder.mkdir(exist_ok=True)
+        for folder in (self.logs, self.logs / "stderr", self.bots_dir, self.checks_dir, self.incoming):
+            private_folder(folder)
         self.matches: list[PlayedMatch] = self.store.matches(self.tid)
         self.faults: dict[int, Counter[str]] = {}
         """Faults by kind of each version (by id): a version with too many plays no more."""
@@ -655,7 +657,9 @@ class Competition:
         dest = self.bots_dir / participant.name / f"s{sid}"
 
         def unpacked() -> tuple[Path, str]:
-            dest.parent.mkdir(mode=0o700, exist_ok=True)
+            # The bot's folder is readable by others (a bot runs as a UID of its own and must read its files), but
+            # its parents are 0700: its jail reaches it through the bind it makes, nothing else reaches it at all.
+            private_folder(dest.parent)
             folder = unpack(upload, dest, self.config.uploads, language=language)
             return folder, hash_path(folder)
 
@@ -737,7 +741,7 @@ class Competition:
 
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
-            log_dir.mkdir(parents=True)
+            log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
                 matches=self.config.check_matches, seed=sid,
@@ -996,10 +1000,33 @@ class Competition:
         self.store.close()
 
 
+def private_folder(folder: Path) -> Path:
+    """``folder``, made (or made again) ``0700``: only the server's own user may enter it.
+
+    A bot runs as a UID of its own (as root): even if a jail could see the
+    server's data folder (a bind of a folder above it), it could not enter
+    it. A bot reads its own files through the bind of its own folder, which
+    its jail makes (see :meth:`Competition.take_upload`).
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(folder.stat().st_mode) != 0o700:
+        folder.chmod(0o700)
+    return folder
+
+
+def private_database(path: Path) -> None:
+    """Make SQLite's file ``path`` (and its journals, which SQLite creates with the file's mode) ``0600``."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_IMODE(name.stat().st_mode) != 0o600:
+                name.chmod(0o600)
+
+
 @contextlib.contextmanager
 def locked(data_dir: Path) -> Iterator[None]:
     """Hold the data folder's lock: one server per competition (the lock dies with the process, kill -9 too)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_folder(data_dir)
     path = data_dir / LOCK_NAME
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:

@@ -965,7 +965,7 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
         await file.seek(0)
 
         def save() -> None:
-            with target.open("wb") as out:
+            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as out:
                 shutil.copyfileobj(file.file, out, 1 << 16)
 
         await trio.to_thread.run_sync(save)

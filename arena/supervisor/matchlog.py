@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -56,13 +57,17 @@ class MatchLog:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._file: IO[bytes] | None = None
+        self._raw: IO[bytes] | None = None
         self._held = bytearray()
         self._in_trio = _in_trio()
         self._t0 = trio.current_time() if self._in_trio else 0.0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz writes the log compressed (read_log reads both).
-            opened = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
+            # 0600: a log holds both seats' hidden information and what the bots wrote; it is the organiser's.
+            raw = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600), "wb")
+            opened = gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw) if path.suffix == ".gz" else raw
+            self._raw = raw
             self._file = cast(IO[bytes], opened)
 
     @property
@@ -104,6 +109,9 @@ class MatchLog:
             finally:
                 self._file.close()
                 self._file = None
+                if self._raw is not None:
+                    self._raw.close()  # a GzipFile leaves the file it wrote to open
+                    self._raw = None
 
 
 def logged_line(line: bytes) -> dict[str, Any]:
