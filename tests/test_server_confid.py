@@ -432,3 +432,46 @@ async def test_a_bot_of_its_own_uid_cannot_read_the_servers_data_even_with_it_in
             assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# Disk per version and per participant ------------------------------------------------------------
+SPAMMING_BOT = """\
+import json, os, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        sys.stderr.write(os.urandom(8000).hex() + "\\n")  # 16 KB of stderr a move
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.slow
+async def test_a_version_whose_logs_outgrow_its_quota_plays_no_more_and_its_owner_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service, "DISK_EVERY_S", 0.5)
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + "log_bytes_per_version = 150_000\n")
+    async with running(config) as kit:
+        mallory = kit.participant("mallory")
+        response = await kit.upload(
+            mallory, bot_archive({"bot.toml": 'run = "python3 bot.py"\n', "bot.py": SPAMMING_BOT})
+        )
+        assert (await kit.wait_submission(mallory, response.json()["id"]))["status"] == "passed"
+        with trio.fail_after(180):
+            while True:
+                rows = (await kit.client.get("/api/standings")).json()["standings"]
+                row = next((r for r in rows if r["participant"] == "mallory"), None)
+                if row is not None and row["status"] == "disqualified":
+                    break
+                await trio.sleep(0.5)
+        assert "its logs take" in row["reason"] and "over the 146 KiB the server keeps per version" in row["reason"]
+        assert all(r["status"] == "" for r in rows if r["participant"] != "mallory")  # its opponents play on
+        playing = kit.competition.field()
+        assert not any(label.startswith("mallory") for label in playing)
+        # Over its owner's quota too (the organiser's cap, lowered here): its owner may upload no more.
+        kit.competition.disk.per_participant = 100_000
+        response = await kit.upload(mallory, minimal_bot())
+        assert response.status_code == 409 and "your bots' logs take" in response.text

@@ -52,6 +52,7 @@ from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from .archive import unpack
 from .config import ServerConfig
+from .disk import LogQuota, Owned
 from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
@@ -74,6 +75,8 @@ CHECK_BROKE = "the arena could not check this upload (an error of its own: the o
 UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
 """What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
 ADMIN_NAME = "organiser"
+DISK_EVERY_S = 10.0
+"""How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -279,8 +282,15 @@ class Competition:
         self.matches: list[PlayedMatch] = self.store.matches(self.tid)
         self.faults: dict[int, Counter[str]] = {}
         """Faults by kind of each version (by id): a version with too many plays no more."""
+        self.disk = LogQuota(
+            self.logs / "stderr", per_version=config.log_bytes_per_version,
+            per_participant=config.log_bytes_per_participant,
+        )  # fmt: skip
+        self.over_quota: dict[int, str] = {}
+        """Versions (by id) whose logs, or whose owner's, take more disk than the config allows, with why."""
         for match in self.matches:
             self._count_faults(match)
+            self.disk.charge(match)
         self.specs: dict[int, BotSpec] = {}
         """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
@@ -449,8 +459,24 @@ class Competition:
         return self.state.setting("frozen") == "1"
 
     def banned(self, version: Version) -> str:
-        """Why ``version`` is disqualified by its faults, or ``""``."""
-        return disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
+        """Why ``version`` is disqualified by its faults or its logs' disk, or ``""``."""
+        faults = disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
+        return faults or self.over_quota.get(version.id, "")
+
+    def _owned(self) -> list[Owned]:
+        return [Owned(v.id, v.label, v.participant_id) for v in self.versions()]
+
+    async def _watch_disk(self) -> None:
+        """Measure the logs' disk every ``DISK_EVERY_S``; a version over its quota (or its owner's) plays no more."""
+        while True:
+            await trio.to_thread.run_sync(self.disk.scan)
+            over = self.disk.over(self._owned())
+            if over != self.over_quota:
+                self.over_quota = over
+                self._table = None
+                self.touch()
+                self._drop_processes()
+            await trio.sleep(DISK_EVERY_S)
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
@@ -618,6 +644,7 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
+        self.disk.charge(match)
         self._by_key[match.key] = match
         if self._tally is not None:
             _add_between(*self._tally, [match])
@@ -637,6 +664,9 @@ class Competition:
             raise UploadRefused("house bots are updated by the organiser's config")
         if participant.is_admin:
             raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
+        over = self.disk.participant_over(participant.id, self._owned())
+        if over:
+            raise UploadRefused(over)
         if self.state.recent_uploads(participant.id, within_s=3600) >= self.config.uploads_per_hour:
             raise Busy(f"at most {self.config.uploads_per_hour} uploads an hour; try again later")
         running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
@@ -930,6 +960,7 @@ class Competition:
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self._standings)
+            nursery.start_soon(self._watch_disk)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
