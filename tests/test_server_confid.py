@@ -469,6 +469,7 @@ async def test_a_version_whose_logs_outgrow_its_quota_plays_no_more_and_its_owne
                 await trio.sleep(0.5)
         assert "its logs take" in row["reason"] and "over the 146 KiB the server keeps per version" in row["reason"]
         assert all(r["status"] == "" for r in rows if r["participant"] != "mallory")  # its opponents play on
+        assert kit.competition.disk.stderr_bytes.get("mallory", 0) > 0  # its stderr files count, beside its logs
         playing = kit.competition.field()
         assert not any(label.startswith("mallory") for label in playing)
         # Over its owner's quota too (the organiser's cap, lowered here): its owner may upload no more.
