@@ -28,6 +28,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ..games import GAMES
+from .content import hash_folder
 from .js import HOST_WORD
 
 MANIFEST = "bot.toml"
@@ -36,7 +37,6 @@ MAX_NAME = 64
 HOST_JS_NAME = "host.js"
 """The file name of Arena's node host for challenge-format bots (``arena/bots/js/host.js``)."""
 _MANIFEST_KEYS = {"name", "run", "build", "reuse", "protocol", "profile", "build_timeout_s", "game"}
-_SKIP_IN_HASH = {"__pycache__", ".git", ".arena-build", "node_modules"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ class BotSpec:
     and keeps its state from one to the next (``reuse`` is then true as well)."""
     game: str = ""
     """The game its manifest says it plays (``gops``), or ``""`` when it does not say."""
+    owner: str = ""
+    """Whose bot it is where builds must not be shared between owners (a server's participant): part of its
+    build key, so two owners' byte-identical folders are built apart. ``""``: the organiser's own bots."""
 
     @property
     def process_mode(self) -> str:
@@ -249,31 +252,19 @@ def guess_profile(argv: tuple[str, ...]) -> str:
 
 
 def hash_path(path: Path) -> str:
-    """SHA-256 over a file, or over a folder's files (names and contents, sorted).
+    """SHA-256 over a file, or over a folder's content: every file (bytes and executable bit), link and empty folder.
 
-    Only regular files count: links are never followed (nor hashed), so a link
-    shipped in a bot's folder cannot make the arena read outside it, and
-    FIFOs or devices cannot make it block.
+    Exactly what a build copies (see :mod:`arena.bots.content`): links are
+    hashed by their target, never followed, so a link shipped in a bot's
+    folder cannot make the arena read outside it, and FIFOs or devices cannot
+    make it block.
     """
     if path.is_file():
         return _hash_files([path])
-    digest = hashlib.sha256()
-    for file in folder_files(path):
-        digest.update(str(file.relative_to(path)).encode() + b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def folder_files(folder: Path) -> list[Path]:
-    """The regular files of a bot's folder that make its content, sorted (build outputs, caches, links left out)."""
-    found = []
-    for top, dirs, files in os.walk(folder):  # does not descend into linked folders
-        dirs[:] = [d for d in dirs if d not in _SKIP_IN_HASH and not os.path.islink(os.path.join(top, d))]
-        for name in files:
-            path = Path(top, name)
-            if name not in _SKIP_IN_HASH and stat.S_ISREG(path.lstat().st_mode):
-                found.append(path)
-    return sorted(found)
+    try:
+        return hash_folder(path)
+    except OSError as exc:
+        raise ConfigError(f"bot folder {path} cannot be read: {exc}") from None
 
 
 def _hash_files(files: list[Path]) -> str:

@@ -66,7 +66,8 @@ import trio
 from protocol import Limits
 
 from .._errors import ArenaError, ConfigError
-from ..bots.spec import _SKIP_IN_HASH, MANIFEST, BotSpec, hash_path
+from ..bots.content import SKIPPED
+from ..bots.spec import MANIFEST, BotSpec, hash_path
 from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.build import ensure_built
 
@@ -129,7 +130,7 @@ def _bundled_files(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.rglob("*")
-        if p.is_file() and not p.is_symlink() and not _SKIP_IN_HASH.intersection(p.relative_to(folder).parts)
+        if p.is_file() and not p.is_symlink() and not SKIPPED.intersection(p.relative_to(folder).parts)
     )
 
 

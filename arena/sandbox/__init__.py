@@ -15,6 +15,7 @@ runs, in a folder the arena owns (:func:`built_folder`, :mod:`._builds`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -82,8 +83,16 @@ def summary(policy: SandboxPolicy | None = None) -> dict[str, Any]:
 
 
 def build_key(spec: BotSpec) -> str:
-    """The key of ``spec``'s build folder: its content hash (taken now if the spec carries none)."""
-    return spec.digest or hash_path(spec.cwd)
+    """The key of ``spec``'s build folder: its content hash (taken now if the spec carries none), and its owner's.
+
+    A build is shared only by byte-identical content (every file, mode and
+    link that the build copies is hashed) of one owner: a server's
+    participants never run one another's build.
+    """
+    content = spec.digest or hash_path(spec.cwd)
+    if not spec.owner:
+        return content
+    return hashlib.sha256(f"{spec.owner}\0{content}".encode()).hexdigest()
 
 
 def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | None:

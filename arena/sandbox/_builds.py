@@ -1,9 +1,10 @@
 """Build folders the arena owns, outside every bot's folder, one per bot content.
 
 A bot with a ``build`` command is built in a *copy* of its folder, made by the
-arena in ``builds/KEY`` (``KEY`` is the bot's content hash): the copy holds the
-bot's files (links copied as links, never followed; FIFOs and devices left
-out) and an empty ``.arena-build/``, so existing manifests
+arena in ``builds/KEY`` (``KEY`` is the bot's content hash, and its owner's
+on a server): the copy holds the bot's content as :mod:`arena.bots.content`
+walks it, the same walk its hash is taken from (links copied as links, never
+followed; FIFOs and devices left out) and an empty ``.arena-build/``, so existing manifests
 (``build = "gcc -o .arena-build/bot bot.c"``, ``run = ".arena-build/bot"``)
 work unchanged. The build runs in the bot's jail with that folder writable and
 nothing else; afterwards :func:`seal` hands every file back to the arena and
@@ -18,16 +19,18 @@ be root, anywhere else.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..bots.content import CHUNK, SKIPPED, ContentHash, Entry, open_file, walk
+
 BUILD_DIR = ".arena-build"
 """The folder a build writes its outputs to, inside the build copy (and so in the bot's view of its folder)."""
-COPY_SKIP = frozenset({BUILD_DIR, ".git", "__pycache__"})
-"""Names left out of a build copy (outputs of earlier builds, history, caches)."""
+assert BUILD_DIR in SKIPPED  # a copy never carries an earlier build's outputs
 COPY_BYTES = 256 << 20
 """The largest bot folder the arena copies (bytes of regular files)."""
 COPY_ENTRIES = 100_000
@@ -61,60 +64,55 @@ def built(root: Path, key: str) -> Path | None:
     return folder if (root / (key + DONE_SUFFIX)).is_file() and folder.is_dir() else None
 
 
-def copy_folder(source: Path, target: Path) -> None:
-    """Copy the bot folder ``source`` into the new folder ``target`` (see the module's docstring).
+def copy_folder(source: Path, target: Path) -> str:
+    """Copy the bot folder ``source`` into the new folder ``target`` (see the module's docstring); its content hash.
 
-    Raises :class:`OSError` when the folder is over :data:`COPY_BYTES` or
-    :data:`COPY_ENTRIES`.
+    The hash is of what was copied, taken in the same walk from the same
+    bytes (:mod:`arena.bots.content`): a build made from the copy is of
+    exactly the content that hash names. Raises :class:`OSError` when the
+    folder is over :data:`COPY_BYTES` or :data:`COPY_ENTRIES`.
     """
+    copied = ContentHash()
     counted = {"bytes": 0, "entries": 0}
     os.mkdir(target, 0o755)
     source_fd = os.open(source, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the organiser named it: may be a link
     try:
-        _copy_dir(source_fd, target, counted)
+        for entry in walk(source_fd):
+            counted["entries"] += 1
+            if counted["entries"] > COPY_ENTRIES:
+                raise OSError(f"bot folder holds more than {COPY_ENTRIES} entries")
+            where = target / entry.path
+            if entry.kind == "link":
+                os.symlink(os.readlink(entry.name, dir_fd=entry.dir_fd), where)
+                copied.add(entry)
+            elif entry.kind == "folder":
+                os.mkdir(where, 0o755)
+                copied.add(entry)
+            else:
+                counted["bytes"] += entry.info.st_size
+                if counted["bytes"] > COPY_BYTES:
+                    raise OSError(f"bot folder is over {COPY_BYTES >> 20} MiB")
+                copied.add(entry, _copy_file(entry, where))
     finally:
         os.close(source_fd)
+    return copied.hexdigest()
 
 
-def _copy_dir(source_fd: int, target: Path, counted: dict[str, int]) -> None:
-    for entry in sorted(os.listdir(source_fd)):
-        if entry in COPY_SKIP:
-            continue
-        counted["entries"] += 1
-        if counted["entries"] > COPY_ENTRIES:
-            raise OSError(f"bot folder holds more than {COPY_ENTRIES} entries")
-        info = os.stat(entry, dir_fd=source_fd, follow_symlinks=False)
-        if stat.S_ISLNK(info.st_mode):
-            os.symlink(os.readlink(entry, dir_fd=source_fd), target / entry)
-        elif stat.S_ISDIR(info.st_mode):
-            child = os.open(entry, _OPEN_DIR, dir_fd=source_fd)
-            try:
-                os.mkdir(target / entry, 0o755)
-                _copy_dir(child, target / entry, counted)
-            finally:
-                os.close(child)
-        elif stat.S_ISREG(info.st_mode):
-            counted["bytes"] += info.st_size
-            if counted["bytes"] > COPY_BYTES:
-                raise OSError(f"bot folder is over {COPY_BYTES >> 20} MiB")
-            _copy_file(source_fd, entry, target / entry)
-
-
-def _copy_file(source_fd: int, name: str, target: Path) -> None:
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=source_fd)
+def _copy_file(entry: Entry, target: Path) -> bytes:
+    """Copy a file entry to ``target`` (executable or not, nothing else of its mode); the SHA-256 of its bytes."""
+    fd = open_file(entry)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return  # replaced by something else since it was listed
-        mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
-        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o755 if entry.executable else 0o644)
+        digest = hashlib.sha256()
         try:
-            while chunk := os.read(fd, 1 << 20):
+            while chunk := os.read(fd, CHUNK):
+                digest.update(chunk)
                 os.write(out, chunk)
         finally:
             os.close(out)
     finally:
         os.close(fd)
+    return digest.digest()
 
 
 def _entries(folder: Path) -> Iterator[tuple[int, str, os.stat_result]]:

@@ -12,14 +12,22 @@ entries and the bytes actually written (not the sizes the archive claims, so
 a zip bomb stops at the limit) are bounded. Files are created with
 ``O_EXCL | O_NOFOLLOW`` in folders this module made, so nothing can be
 written through a link even if a check above were missed.
+
+Whatever goes wrong reading the archive (a bad CRC, a compression method
+Python does not read, such as deflate64, a truncated stream) refuses the
+upload with a one-line reason: nothing a participant sends raises anything
+but :class:`UploadRefused`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import lzma
 import os
 import stat
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,6 +41,13 @@ MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
 IGNORED_TOP = "__MACOSX"
 """Resource forks macOS's archiver adds beside the real files; never part of a bot."""
+UNREADABLE = (
+    zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError, OSError, NotImplementedError,
+    RuntimeError, ValueError, UnicodeError,
+)  # fmt: skip
+"""What reading a damaged or unusual archive raises: zipfile's CRC and method errors (``NotImplementedError``
+for deflate64), tarfile's, the decompressors', a truncated stream's ``EOFError``, an encrypted member's
+``RuntimeError``."""
 
 
 @dataclass(frozen=True)
@@ -105,9 +120,24 @@ def unpack(upload: Path, dest: Path, limits: UploadLimits, *, language: str = ""
         return _single_file(upload, dest, limits, language)
     writer = _Writer(dest, limits)
     entries = _zip_entries(upload, limits) if kind == "zip" else _tar_entries(upload, kind, limits)
-    for entry in entries:
+    for entry in entries:  # each generator turns its own read errors into refusals; a write error is the server's
         writer.add(entry)
     return _bot_folder(dest)
+
+
+@contextlib.contextmanager
+def _reading(shown: str) -> Iterator[None]:
+    """Turn an error reading the archive (at entry ``shown``, if known) into a refusal with its one-line reason."""
+    try:
+        yield
+    except UNREADABLE as exc:
+        where = f" (at entry {shown})" if shown else ""
+        raise UploadRefused(f"the archive cannot be read{where}: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:200]
 
 
 # Single files -------------------------------------------------------------------
@@ -149,8 +179,8 @@ class _Entry:
 def _zip_entries(upload: Path, limits: UploadLimits) -> Iterator[_Entry]:
     try:
         archive = zipfile.ZipFile(upload)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise UploadRefused(f"the zip archive cannot be read: {exc}") from None
+    except UNREADABLE as exc:
+        raise UploadRefused(f"the zip archive cannot be read: {_reason(exc)}") from None
     with archive:
         infos = archive.infolist()
         if len(infos) > limits.max_files:
@@ -217,8 +247,8 @@ def _tar_entries(upload: Path, kind: str, limits: UploadLimits) -> Iterator[_Ent
                     executable=bool(member.mode & 0o111),
                     open=(lambda member=member: archive.extractfile(member)),
                 )
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise UploadRefused(f"the archive cannot be read: {exc}") from None
+    except UNREADABLE as exc:
+        raise UploadRefused(f"the archive cannot be read: {_reason(exc)}") from None
 
 
 def _odd_kind(mode: int) -> str:
@@ -290,11 +320,12 @@ class _Writer:
         self.files.add(path)
         opener = entry.open
         assert callable(opener)
-        source: IO[bytes] | None = opener()
+        with _reading(entry.shown):
+            source: IO[bytes] | None = opener()
         if source is None:
             raise UploadRefused(f"archive entry {entry.shown} cannot be read")
         with source, _create(self.dest.joinpath(*path.parts), executable=entry.executable) as target:
-            while chunk := source.read(CHUNK):
+            while chunk := _read(source, entry.shown):
                 self.written += len(chunk)
                 if self.written > self.limits.max_unpacked_bytes:
                     raise UploadRefused(
@@ -308,6 +339,12 @@ class _Writer:
             return
         os.mkdir(self.dest.joinpath(*path.parts), 0o755)  # a fresh folder we made: no link can be in the way
         self.dirs.add(path)
+
+
+def _read(source: IO[bytes], shown: str) -> bytes:
+    """The next chunk of an entry: a read error is the archive's (a write error, below, is the server's own)."""
+    with _reading(shown):
+        return source.read(CHUNK)
 
 
 def _create(path: Path, *, executable: bool) -> IO[bytes]:

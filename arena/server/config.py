@@ -32,6 +32,8 @@
     host = "127.0.0.1"
     port = 8000
     data_dir = "arena-server"       # the database, bots, logs (relative to this file)
+    log_bytes_per_version = 268_435_456       # a version's stderr files and half its match logs (256 MiB)
+    log_bytes_per_participant = 1_073_741_824 # all of a participant's versions (1 GiB)
 
 Unknown keys and bad values are errors naming the key and its line, as in
 tournament configs (the checks are shared).
@@ -54,7 +56,7 @@ _TABLES = {
     "ladder": {"placement_pairs", "pair_budget"},
     "access": {"registration", "replays"},
     "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour", "check_matches"},
-    "server": {"host", "port", "data_dir"},
+    "server": {"host", "port", "data_dir", "log_bytes_per_version", "log_bytes_per_participant"},
 }
 REGISTRATION = ("invite", "open")
 REPLAYS = ("public", "owners", "after-end")
@@ -98,6 +100,10 @@ class ServerConfig:
     port: int = 8000
     data_dir: Path = Path("arena-server")
     source: str = ""
+    log_bytes_per_version: int = 256 << 20
+    """Disk a version's logs may take (its stderr files, half of each of its match logs); past it, it plays no more."""
+    log_bytes_per_participant: int = 1 << 30
+    """Disk all of a participant's versions' logs may take; past it, its versions play no more, nor may it upload."""
 
     @property
     def title(self) -> str:
@@ -184,4 +190,6 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         port=port,
         data_dir=(base / data_dir).resolve(),
         source=str(path),
+        log_bytes_per_version=number("server", "log_bytes_per_version", 256 << 20, 1 << 16),
+        log_bytes_per_participant=number("server", "log_bytes_per_participant", 1 << 30, 1 << 16),
     )

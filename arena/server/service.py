@@ -22,6 +22,7 @@ import functools
 import os
 import secrets
 import shutil
+import stat
 import time
 import traceback
 from collections import Counter
@@ -51,6 +52,7 @@ from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from .archive import unpack
 from .config import ServerConfig
+from .disk import LogQuota, Owned
 from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
@@ -70,7 +72,11 @@ process is busy (an upload, a check, a board). With one, the worker waited for i
 time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
 CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
+UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
+"""What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
 ADMIN_NAME = "organiser"
+DISK_EVERY_S = 10.0
+"""How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -251,7 +257,8 @@ class Competition:
         self.config = config
         self.data_dir = config.data_dir
         self.game: Game = get_game(config.game, config.params)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.data_dir)
+        private_database(self.data_dir / DB_NAME)
         self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
         try:
             self.state = State(self.data_dir / DB_NAME)
@@ -270,13 +277,20 @@ class Competition:
         self.bots_dir = self.data_dir / "bots"
         self.checks_dir = self.data_dir / "checks"
         self.incoming = self.data_dir / "incoming"
-        for folder in (self.logs, self.bots_dir, self.checks_dir, self.incoming):
-            folder.mkdir(exist_ok=True)
+        for folder in (self.logs, self.logs / "stderr", self.bots_dir, self.checks_dir, self.incoming):
+            private_folder(folder)
         self.matches: list[PlayedMatch] = self.store.matches(self.tid)
         self.faults: dict[int, Counter[str]] = {}
         """Faults by kind of each version (by id): a version with too many plays no more."""
+        self.disk = LogQuota(
+            self.logs / "stderr", per_version=config.log_bytes_per_version,
+            per_participant=config.log_bytes_per_participant,
+        )  # fmt: skip
+        self.over_quota: dict[int, str] = {}
+        """Versions (by id) whose logs, or whose owner's, take more disk than the config allows, with why."""
         for match in self.matches:
             self._count_faults(match)
+            self.disk.charge(match)
         self.specs: dict[int, BotSpec] = {}
         """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
@@ -345,7 +359,7 @@ class Competition:
             spec = load_folder(folder, source=version.row.source)
         else:  # a house bot given as a command line, resolved where the config is
             spec = resolve(version.row.source, base=folder)
-        return spec.with_name(version.label)
+        return owned(spec, version.participant_id).with_name(version.label)
 
     def admin_token(self, *, renew: bool = False) -> str | None:
         """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
@@ -381,7 +395,7 @@ class Competition:
                     self.store.retire(old.id, "changed")
             self.state.add_entry(row.id, owner.id, submission_id=None, folder=str(spec.cwd))
             self._versions = None
-            self.specs[row.id] = spec.with_name(row.label)
+            self.specs[row.id] = owned(spec, owner.id).with_name(row.label)
             line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
             self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
             said.append(line)
@@ -445,8 +459,24 @@ class Competition:
         return self.state.setting("frozen") == "1"
 
     def banned(self, version: Version) -> str:
-        """Why ``version`` is disqualified by its faults, or ``""``."""
-        return disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
+        """Why ``version`` is disqualified by its faults or its logs' disk, or ``""``."""
+        faults = disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
+        return faults or self.over_quota.get(version.id, "")
+
+    def _owned(self) -> list[Owned]:
+        return [Owned(v.id, v.label, v.participant_id) for v in self.versions()]
+
+    async def _watch_disk(self) -> None:
+        """Measure the logs' disk every ``DISK_EVERY_S``; a version over its quota (or its owner's) plays no more."""
+        while True:
+            await trio.to_thread.run_sync(self.disk.scan)
+            over = self.disk.over(self._owned())
+            if over != self.over_quota:
+                self.over_quota = over
+                self._table = None
+                self.touch()
+                self._drop_processes()
+            await trio.sleep(DISK_EVERY_S)
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
@@ -614,6 +644,7 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.matches.append(match)
+        self.disk.charge(match)
         self._by_key[match.key] = match
         if self._tally is not None:
             _add_between(*self._tally, [match])
@@ -633,6 +664,9 @@ class Competition:
             raise UploadRefused("house bots are updated by the organiser's config")
         if participant.is_admin:
             raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
+        over = self.disk.participant_over(participant.id, self._owned())
+        if over:
+            raise UploadRefused(over)
         if self.state.recent_uploads(participant.id, within_s=3600) >= self.config.uploads_per_hour:
             raise Busy(f"at most {self.config.uploads_per_hour} uploads an hour; try again later")
         running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
@@ -651,16 +685,27 @@ class Competition:
         shown = printable(filename, 200)  # the uploader's words, shown in pages and terminals: no control characters
         sid = self.state.add_submission(participant.id, filename=shown, language=language, size=size)
         dest = self.bots_dir / participant.name / f"s{sid}"
-        dest.parent.mkdir(exist_ok=True)
+
+        def unpacked() -> tuple[Path, str]:
+            # The bot's folder is readable by others (a bot runs as a UID of its own and must read its files), but
+            # its parents are 0700: its jail reaches it through the bind it makes, nothing else reaches it at all.
+            private_folder(dest.parent)
+            folder = unpack(upload, dest, self.config.uploads, language=language)
+            return folder, hash_path(folder)
+
         try:
-            folder = await trio.to_thread.run_sync(lambda: unpack(upload, dest, self.config.uploads, language=language))
-        except UploadRefused as exc:
+            folder, digest = await trio.to_thread.run_sync(unpacked)
+        except Exception as exc:  # no failure may leave the submission queued: its owner would wait for ever
+            if not isinstance(exc, UploadRefused):
+                traceback.print_exc()
             shutil.rmtree(dest, ignore_errors=True)
-            self.state.update_submission(sid, status="refused", message=str(exc))
+            message = str(exc) if isinstance(exc, UploadRefused) else UNPACK_BROKE
+            self.state.update_submission(sid, status="refused", message=message)
+            self.touch()
             return sid
         finally:
             upload.unlink(missing_ok=True)
-        self.state.update_submission(sid, folder=str(folder), digest=hash_path(folder))
+        self.state.update_submission(sid, folder=str(folder), digest=digest)
         self._queue(sid)
         self.touch()
         return sid
@@ -702,7 +747,7 @@ class Competition:
         self.touch()
         folder = Path(submission.folder)
         try:
-            spec = load_folder(folder, source=submission.filename).with_name(owner.name)
+            spec = owned(load_folder(folder, source=submission.filename), owner.id).with_name(owner.name)
             game_of(self.game.id, [spec])  # a bot.toml that names another game: refused, saying so
         except ConfigError as exc:
             self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
@@ -727,7 +772,7 @@ class Competition:
 
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
-            log_dir.mkdir(parents=True)
+            log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
                 matches=self.config.check_matches, seed=sid,
@@ -916,6 +961,7 @@ class Competition:
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self._standings)
+            nursery.start_soon(self._watch_disk)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
@@ -986,10 +1032,33 @@ class Competition:
         self.store.close()
 
 
+def private_folder(folder: Path) -> Path:
+    """``folder``, made (or made again) ``0700``: only the server's own user may enter it.
+
+    A bot runs as a UID of its own (as root): even if a jail could see the
+    server's data folder (a bind of a folder above it), it could not enter
+    it. A bot reads its own files through the bind of its own folder, which
+    its jail makes (see :meth:`Competition.take_upload`).
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(folder.stat().st_mode) != 0o700:
+        folder.chmod(0o700)
+    return folder
+
+
+def private_database(path: Path) -> None:
+    """Make SQLite's file ``path`` (and its journals, which SQLite creates with the file's mode) ``0600``."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_IMODE(name.stat().st_mode) != 0o600:
+                name.chmod(0o600)
+
+
 @contextlib.contextmanager
 def locked(data_dir: Path) -> Iterator[None]:
     """Hold the data folder's lock: one server per competition (the lock dies with the process, kill -9 too)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_folder(data_dir)
     path = data_dir / LOCK_NAME
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -1005,6 +1074,11 @@ def locked(data_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def owned(spec: BotSpec, participant_id: int) -> BotSpec:
+    """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
+    return dataclasses.replace(spec, owner=f"participant {participant_id}")
 
 
 def relative_paths(text: str, *folders: Path) -> str:

@@ -75,6 +75,13 @@ SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
+UPLOADS_IN_FLIGHT = 8
+"""Uploads the server receives at once, from everyone: one more is refused (503) before its body is read.
+With each participant's own bound of one, it keeps what uploads hold on disk while they stream to
+``UPLOADS_IN_FLIGHT`` times ``[uploads] max_bytes`` (twice that while one is copied to its file)."""
+UPLOAD_READ_S = 120.0
+"""The longest an upload's body may take to arrive (408 after): a client sending a byte now and then holds its
+slot no longer. 5 MB in 120 s is a 42 KB/s line."""
 REGISTRATIONS_PER_HOUR = 5
 """Open registration: names one address may register an hour (a flood of names would be a flood of uploads)."""
 STATIC = Path(__file__).parent / "static"
@@ -302,6 +309,8 @@ class Pages:
         self._standings_json: tuple[int, bytes] | None = None
         self._anonymous: tuple[int, bytes] | None = None
         self._registrations: dict[str, list[float]] = {}
+        self._uploading: set[int] = set()
+        """The participants (by id) whose upload is being received or unpacked now."""
 
     # Helpers -------------------------------------------------------------------
     def who(self, request: Request) -> Participant | None:
@@ -564,9 +573,33 @@ class Pages:
             raise HTTPException(429, str(exc)) from None
         except UploadRefused as exc:
             raise HTTPException(409, str(exc)) from None
+        with self._in_flight(me):
+            return await self._receive_upload(request, me, form_csrf=form_csrf)
+
+    @contextlib.contextmanager
+    def _in_flight(self, me: Participant) -> Iterator[None]:
+        """Hold one of the upload slots for ``me``: one per participant, ``UPLOADS_IN_FLIGHT`` in all (else refused).
+
+        Called before the body is read, with no pause between the test and
+        the taking, so parallel requests cannot slip past either bound.
+        """
+        if me.id in self._uploading:
+            raise HTTPException(429, "an upload of yours is still being received; wait for it to finish")
+        if len(self._uploading) >= UPLOADS_IN_FLIGHT:
+            raise HTTPException(503, "the server is receiving too many uploads at once; try again in a minute")
+        self._uploading.add(me.id)
+        try:
+            yield
+        finally:
+            self._uploading.discard(me.id)
+
+    async def _receive_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
         limit = self.c.config.uploads.max_bytes
         with _upload_file(self.c.incoming) as target:
-            form = await _read_upload(request, limit, target)
+            with trio.move_on_after(UPLOAD_READ_S) as reading:
+                form = await _read_upload(request, limit, target)
+            if reading.cancelled_caught:
+                raise HTTPException(408, f"the upload did not arrive within {UPLOAD_READ_S:g} s; send it again")
             if form_csrf:
                 self.check_csrf(request, form.get("csrf"))
             file = form.get("file")
@@ -932,7 +965,7 @@ async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
         await file.seek(0)
 
         def save() -> None:
-            with target.open("wb") as out:
+            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as out:
                 shutil.copyfileobj(file.file, out, 1 << 16)
 
         await trio.to_thread.run_sync(save)

@@ -429,7 +429,9 @@ class BotProcess:
         assert stream is not None
         if self.options.stderr_path is not None:
             self.options.stderr_path.parent.mkdir(parents=True, exist_ok=True)
-            self._stderr_sink = open(self.options.stderr_path, "ab")  # noqa: SIM115  (closed below)
+            # 0600: what a bot writes to stderr is its owner's (and the organiser's) only.
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+            self._stderr_sink = os.fdopen(os.open(self.options.stderr_path, flags, 0o600), "ab")
         self._stderr_open = self.process.stderr is not None
         try:
             while self.stats.stderr_bytes < self.options.stderr_bytes:

@@ -6,7 +6,8 @@ A bot folder's ``bot.toml`` may name a build command::
     run = ".arena-build/bot"
 
 ``ensure_built`` copies the folder into a build folder the arena owns
-(``KEY`` under the sandbox's build root, ``KEY`` being the bot's content hash;
+(``KEY`` under the sandbox's build root, ``KEY`` being the bot's content hash,
+with its owner's on a server;
 see :mod:`arena.sandbox._builds`) with an empty ``.arena-build/`` in it, and
 runs the build command there in the same jail a bot gets: its own UID, no
 network, that folder and a scratch folder writable and nothing else. A build
@@ -70,7 +71,7 @@ async def ensure_built(
         folder = root / key
         await trio.to_thread.run_sync(remove_tree, folder)  # what a failed or killed build left
         try:
-            await trio.to_thread.run_sync(_copy_for_build, spec.cwd, folder, key)
+            await trio.to_thread.run_sync(_copy_for_build, spec, folder)
         except OSError as exc:
             await trio.to_thread.run_sync(remove_tree, folder)
             raise BuildError(f"bot {spec.name!r}: cannot copy its folder to build it: {exc}") from None
@@ -94,10 +95,11 @@ def is_built(spec: BotSpec) -> bool:
     return not spec.build or built_folder(spec) is not None
 
 
-def _copy_for_build(source: Path, folder: Path, key: str) -> None:
-    copy_folder(source, folder)
+def _copy_for_build(spec: BotSpec, folder: Path) -> None:
+    """Copy ``spec``'s folder to build it in; :class:`OSError` unless what was copied is the content its key names."""
+    copied = copy_folder(spec.cwd, folder)
     (folder / BUILD_DIR).mkdir(mode=0o755)
-    if hash_path(folder) != key:
+    if copied != (spec.digest or hash_path(spec.cwd)):
         raise OSError("it changed while it was being copied; try again")
 
 

@@ -25,7 +25,7 @@ from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 from .._errors import BotFault, IllegalMove, Timeout
 from ..games import Game, IllegalAction, MatchState
 from ._process import BotProcess, OutputWatch
-from .matchlog import LOG_FORMAT, MatchLog
+from .matchlog import LOG_FORMAT, MatchLog, logged_line
 from .wires import Wire
 
 
@@ -538,10 +538,7 @@ class MatchRunner:
         """The answer to ``request`` on ``line``; ``None`` for a late answer to an abandoned request (ignored)."""
         record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
         if self.log.enabled:
-            try:
-                record["msg"] = protocol.read_json(line)
-            except protocol.AnswerError:
-                record["raw"] = line[:1000].decode("utf-8", "replace")
+            record.update(logged_line(line))
             if unasked:
                 record["unasked"] = True
         try:

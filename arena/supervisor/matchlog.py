@@ -7,7 +7,9 @@ same seed and moves identical byte for byte):
 ``header``  format, match id, game id with rules version, params, seed, both
             bots (seat, name, command, digest, stderr log), limits per seat
 ``send``    a message to a seat: ``{"type":"send","seat":"A","msg":{...}}``
-``recv``    a line from a seat: ``"msg"`` (the JSON) or ``"raw"`` (not JSON);
+``recv``    a line from a seat: ``"msg"`` (the answer's own fields, ``id`` and
+            ``action``: whatever else a bot adds is dropped, as the protocol
+            says) or ``"raw"`` (the line's start, when it is not an answer);
             ``"unasked": true`` marks a line written before its request was sent,
             ``"stale": true`` a late answer to an abandoned request, ignored
 ``fault``   seat, kind, reason, and the request it happened at
@@ -23,14 +25,22 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 from typing import IO, Any, cast
 
 import msgspec
 import trio
 
+import protocol
+
 LOG_FORMAT = 1
 _encoder = msgspec.json.Encoder()
+RAW_CHARS = 1000
+"""Of a line that is not an answer (not JSON, or JSON of another shape), the characters a log keeps."""
+KEPT_MSG_BYTES = 4096
+"""The most an answer's own fields may take in a log; past it (a huge action: a fault), only the line's start."""
+ANSWER_FIELDS = frozenset(protocol.Answer.__struct_fields__)
 
 
 class MatchLog:
@@ -47,13 +57,17 @@ class MatchLog:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._file: IO[bytes] | None = None
+        self._raw: IO[bytes] | None = None
         self._held = bytearray()
         self._in_trio = _in_trio()
         self._t0 = trio.current_time() if self._in_trio else 0.0
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz writes the log compressed (read_log reads both).
-            opened = gzip.open(path, "wb") if path.suffix == ".gz" else open(path, "wb")  # noqa: SIM115
+            # 0600: a log holds both seats' hidden information and what the bots wrote; it is the organiser's.
+            raw = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600), "wb")
+            opened = gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw) if path.suffix == ".gz" else raw
+            self._raw = raw
             self._file = cast(IO[bytes], opened)
 
     @property
@@ -95,6 +109,31 @@ class MatchLog:
             finally:
                 self._file.close()
                 self._file = None
+                if self._raw is not None:
+                    self._raw.close()  # a GzipFile leaves the file it wrote to open
+                    self._raw = None
+
+
+def logged_line(line: bytes) -> dict[str, Any]:
+    """What a ``recv`` record keeps of a line a bot wrote: ``{"msg": ...}`` or ``{"raw": ...}``.
+
+    An answer keeps only the fields the protocol defines (``id``, ``action``),
+    in the order the bot wrote them: a bot that pads its answers with fields of
+    its own (60 KB each, in one attack) pads neither the log nor the replay.
+    """
+    try:
+        value = protocol.read_json(line)
+    except protocol.AnswerError:
+        return {"raw": _start(line)}
+    if isinstance(value, dict):
+        value = {key: item for key, item in value.items() if key in ANSWER_FIELDS}
+    if len(_encoder.encode(value)) > KEPT_MSG_BYTES:
+        return {"raw": _start(line)}
+    return {"msg": value}
+
+
+def _start(line: bytes) -> str:
+    return line[:RAW_CHARS].decode("utf-8", "replace")
 
 
 def _in_trio() -> bool:

@@ -116,7 +116,7 @@ def log_name(folder: Path, game_id: str, names: tuple[str, str], seed: int, suff
     for number in itertools.count(1):
         base = f"{stamp}-{_safe(game_id)}-{bots}-{seed}" + (f"-{number}" if number > 1 else "")
         try:
-            os.close(os.open(folder / f"{base}{suffix}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            os.close(os.open(folder / f"{base}{suffix}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         except FileExistsError:
             continue
         return base
