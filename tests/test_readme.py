@@ -146,10 +146,11 @@ class Skip:
 
 PLAY_7 = "arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
 ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
+ROUND_ROBIN_NAME = '"RPS Poker: Python sample bots"'
 JITSU_3 = "arena play card-jitsu sample_bots/card-jitsu/set-seeker-js sample_bots/card-jitsu/random-python --seed 3"
 LOG = {"LOG": "arena-runs/logs/*-card-jitsu-*-3.jsonl"}  # the log of a short match: five rounds, so --speed is quick
 COMPARE = "arena compare rps-poker sample_bots/rps-poker/obvious-strats-py sample_bots/rps-poker/simple-py --seed 2024"
-COPY_BOT = "cp -r sample_bots/rps-poker/minimal-python my-bot"
+NEW_BOT = "arena new rps-poker python my-bot"
 SERVER = "arena serve examples/rps-poker-server.toml"
 SUITE = "it runs this test suite: running it from here would run the suite inside itself"
 SMALLER = "--cycles 1 --no-duplicate --gauntlet"
@@ -167,8 +168,8 @@ COMMANDS: dict[str, Run | Skip] = {
         " the PATH, as after it (the clone's .venv is a stand-in without the activate script)"
     ),
     PLAY_7: Run(output=True),
-    COPY_BOT: Run(creates="my-bot/bot.toml"),
-    "arena check my-bot": Run(after=COPY_BOT, says=("minimal-python: all checks passed",)),
+    NEW_BOT: Run(creates="my-bot/bot.toml", says=("arena check my-bot",)),
+    "arena check my-bot": Run(after=NEW_BOT, says=("my-bot: all checks passed",)),
     "arena check path/to/my-bot": Skip(
         "path/to/my-bot stands for the reader's bot; the next command checks a real one"
     ),
@@ -208,7 +209,18 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena replay --db results.db KEY": Run(
         fill={"results.db": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN
     ),
-    "arena replay --db arena-runs/results.sqlite 1": Run(says=("basic-odds-py",), after=ROUND_ROBIN),
+    # Match 1 is the first to finish, which depends on timing: any of the config's bots may play it.
+    "arena replay --db arena-runs/results.sqlite 1": Run(says=("RPS Poker (rps-poker/1), seed",), after=ROUND_ROBIN),
+    "arena results arena-runs/results.sqlite --list": Run(says=("RPS Poker: Python sample bots",), after=ROUND_ROBIN),
+    f"arena results arena-runs/results.sqlite --matches --name {ROUND_ROBIN_NAME}": Run(
+        says=("points A : B",), after=ROUND_ROBIN
+    ),
+    f"arena replay --db arena-runs/results.sqlite 3 --name {ROUND_ROBIN_NAME}": Run(
+        says=("RPS Poker (rps-poker/1), seed",), after=ROUND_ROBIN
+    ),
+    "python benchmarks/bench_challenge.py --no-duplicate --cycles 100": Run(
+        extra="--cycles 1", says=("Ranked by total turns won", "basic-odds-py")
+    ),
     "dask scheduler --port 8786": Skip(
         "a server that runs until stopped; tests/test_cluster.py starts a local cluster"
     ),
@@ -307,7 +319,11 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clone]:
     for script in (bin_dir / "arena", venv_bin / "arena"):
         script.write_text(arena, encoding="utf-8")
         script.chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable)  # the activated venv's python
+    # The activated venv's python. A script, not a link: a link to the venv's python from another folder
+    # finds no pyvenv.cfg, so it runs without the venv's packages, and a script that starts `sys.executable`
+    # (bench_challenge.py starts arena so) would too.
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    (bin_dir / "python").chmod(0o755)
     # ./demo.sh sets up .venv first: this stand-in says "already installed" (the stamp scripts/bootstrap.sh
     # writes), and refuses pip, so the test can never install into the venv it runs from.
     python = venv_bin / "python"
