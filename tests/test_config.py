@@ -130,3 +130,18 @@ def test_a_config_that_is_not_a_readable_text_file_is_a_one_line_error(tmp_path:
             ConfigError, match=f"not UTF-8 text.*a {what}" if make == "binary" else f"cannot read {what}"
         ):
             reader(path)
+
+
+def test_command_line_output_options_override_the_config_file(tmp_path: Path) -> None:
+    from arena.cli import build_parser
+    from arena.competition.cli import config_from_args
+
+    config_file = REPO / "examples" / "rps-poker-round-robin.toml"
+    words = ["tournament", str(config_file), "--log-dir", str(tmp_path / "logs"), "--db", str(tmp_path / "r.db")]
+    config = config_from_args(build_parser().parse_args(words))
+    assert config.log_dir == tmp_path / "logs"
+    assert config.db == tmp_path / "r.db"
+    assert (
+        config_from_args(build_parser().parse_args(["tournament", str(config_file)])).log_dir
+        == load(config_file).log_dir
+    )

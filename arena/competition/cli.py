@@ -37,6 +37,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
             config.deals = Path(args.deals)
         if args.db is not None:
             config.db = Path(args.db)
+        if args.log_dir is not None:
+            config.log_dir = Path(args.log_dir)
         if args.no_log:
             config.logs = False
         if args.duplicate is not None:
@@ -57,7 +59,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         limits=limits_from(args),
         params=params_from(args.param),
         db=Path(args.db) if args.db is not None else config_mod.DEFAULT_DB,
-        log_dir=Path(args.log_dir),
+        log_dir=Path(args.log_dir) if args.log_dir is not None else config_mod.DEFAULT_LOG_DIR,
         logs=not args.no_log,
     )
 
@@ -172,7 +174,7 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument("--gauntlet", action="store_true", help="the first bot plays each other bot (not every pair)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
     parser.add_argument("--db", help=f"results database (default {config_mod.DEFAULT_DB})")
-    parser.add_argument("--log-dir", default=str(config_mod.DEFAULT_LOG_DIR), help="where match logs go")
+    parser.add_argument("--log-dir", help=f"where match logs go (default {config_mod.DEFAULT_LOG_DIR})")
     parser.add_argument("--no-log", action="store_true", help="write no match logs")
     parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")
     parser.add_argument(
