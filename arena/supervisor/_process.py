@@ -129,7 +129,13 @@ class BotProcess:
         self.matches_played = 0
         self.closed = False
         self.breach: BotFault | None = None
-        """A limit the arena ended the bot for while no move was awaited (its disk), reported as its fault."""
+        """A limit the arena ended the bot for while no move was awaited (its disk, its CPU), reported as its fault."""
+        self.cpu_charged = 0.0
+        """CPU seconds of the bot's tree already charged to it (to its moves, or to the end of a match).
+
+        What the tree uses beyond, between moves or while idle in a pool, is
+        charged to its next move (:meth:`idle_cpu_s`), so CPU is never free.
+        """
         self._watching = trio.CancelScope()
         self._stderr_sink: BinaryIO | None = None
         self._stderr_open = False
@@ -316,6 +322,36 @@ class BotProcess:
                     total += times.user + times.system + times.children_user + times.children_system
         return total
 
+    def idle_cpu_s(self) -> float | None:
+        """CPU seconds the tree used since it was last charged (since its last answer): ``None`` if unmeasurable."""
+        now = self.cpu_seconds()
+        return None if now is None else max(0.0, now - self.cpu_charged)
+
+    def idle_cpu_fault(self) -> Timeout | None:
+        """A :class:`Timeout` when the CPU used since the last charge is more than the bot's next move could use.
+
+        Checked on a process idle in a pool (its next match would fault it
+        anyway): a bot that leaves busy loops running between matches is
+        ended as soon as they have used what its next move may, not minutes
+        later, when that match comes.
+        """
+        limits = self.options.limits
+        budget = limits.move_s + limits.time_bank_s + (limits.startup_s if self.stats.requests == 0 else 0.0)
+        used = self.idle_cpu_s()
+        if used is None or used <= budget:
+            return None
+        return Timeout(
+            f"used {used:.3g}s of CPU while no request was pending (between moves or matches), "
+            f"more than the {budget:.3g}s its next move may use"
+        )
+
+    def end_for(self, fault: BotFault) -> None:
+        """End the bot now, while no move is awaited, for ``fault``: what its next match records."""
+        self.breach = fault
+        _kill_tree(self.process.pid, self._descendants())
+        if self.jail is not None:
+            self.jail.kill_all()
+
     def memory_fault(self) -> MemoryLimit | None:
         """A :class:`MemoryLimit` when the bot's tree is over its memory limit now (or was killed for it)."""
         limit = self.options.limits.memory_bytes
@@ -392,9 +428,7 @@ class BotProcess:
             if used > limit or entries > most:
                 over = f"{limit >> 20} MiB" if used > limit else f"{most} files and folders"
                 held = f"{used >> 20} MiB in {entries} files"
-                self.breach = DiskLimit(f"its scratch held {held}, over its limit of {over}")
-                _kill_tree(self.process.pid, self._descendants())
-                jail.kill_all()
+                self.end_for(DiskLimit(f"its scratch held {held}, over its limit of {over}"))
                 return
             await trio.sleep(max(jail.policy.poll_s, 10 * took))
 

@@ -237,17 +237,25 @@ if mode == "stderr_thread":
     threading.Thread(target=flood_stderr, daemon=True).start()
 if mode == "ahead":  # answers to the first 40 requests, before any was sent
     os.write(1, "".join(json.dumps({"id": n, "action": 0}) + "\n" for n in range(1, 41)).encode())
+BURN = "import sys, time\nend = time.process_time() + float(sys.argv[1])\nwhile time.process_time() < end: pass"
 for line in sys.stdin:
     message = json.loads(line)
     if "id" not in message:
         if message["type"] == "quit" and mode != "ignore_sigterm":
             break
+        if message["type"] == "match_end" and mode == "busy_when_idle":  # busy loops left running in the pool
+            for _ in range(2):
+                subprocess.Popen([sys.executable, "-c", "while True: pass"])
         continue
+    if mode == "slow":
+        time.sleep(float(arg))
     if mode == "ahead":
         continue
     if message["type"] == "main_play" and mode not in ("ignore_sigterm", "stderr_flood", "stderr_thread"):
         trigger(message["id"])
     say(json.dumps({"id": message["id"], "action": 0}))
+    if mode == "burn_after_answer":  # CPU between its answer and the next request (the arena waits for the other)
+        subprocess.run([sys.executable, "-c", BURN, arg], check=True)
 if mode == "ignore_sigterm":
     while True:  # no input, SIGTERM ignored: only SIGKILL ends it
         time.sleep(1)
