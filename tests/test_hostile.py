@@ -606,3 +606,22 @@ async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says
         assert idle.process.poll() is not None, "the pool ended it while idle"
         record = await play(2)
     assert_fault(record, "timeout", "while no request was pending")
+
+
+# Shared memory (issue 27, item 13): counted where no cgroup is, as where one is --------------------------------
+
+
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "polled"])
+async def test_shared_memory_in_children_is_counted_against_the_limit(cgroup: bool, tmp_path: Path) -> None:
+    # Four children with 64 MiB of MAP_SHARED memory each, under a 128 MiB limit: the polled figure (resident
+    # minus shared) saw none of it.
+    layers = set(capabilities().available) & set(current_policy().layers)
+    if cgroup and "cgroup" not in layers:
+        pytest.skip(f"no cgroup here: {capabilities().missing.get('cgroup')}")
+    saved = current_policy()
+    configure(SandboxPolicy(layers=frozenset(layers if cgroup else layers - {"cgroup"})))
+    try:
+        record = await duel(hostile("memory_shared"), tmp_path)
+    finally:
+        configure(saved)
+    assert_fault(record, "memory_limit", "128 MiB")

@@ -449,13 +449,11 @@ async def _build_quota() -> Verdict:
             nursery.cancel_scope.cancel()
         logs = b"".join(path.read_bytes() for path in builds.glob("*.log"))
     said = [line for line in logs.splitlines() if line.startswith(b'{"fallocated_mib"')]
-    got = json.loads(said[-1])["fallocated_mib"] if said else -1
-    held = most <= quota and 0 <= got <= quota >> 20
+    report = json.loads(said[-1]) if said else {"fallocated_mib": -1, "error": ""}
+    got = int(report["fallocated_mib"])
     how = f"its folder held at most {most >> 20} MiB (quota {quota >> 20} MiB); it fallocated {got} MiB"
-    if held:
-        return Verdict(
-            True, f"{how} before the kernel refused ({problem.splitlines()[0][:160] if problem else 'no fault'})"
-        )
+    if most <= quota and 0 <= got <= quota >> 20:
+        return Verdict(True, f"{how}, then: {report['error'] or (problem.splitlines() or ['stopped'])[0][:160]}")
     return Verdict(False, f"{how}: over its quota before anything stopped it")
 
 
