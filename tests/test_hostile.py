@@ -570,15 +570,30 @@ def test_a_bot_that_remembers_deals_never_meets_the_other_leg_in_a_competition(
 
 
 async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charged_to_it(tmp_path: Path) -> None:
-    # 0.6 s of CPU after each answer, while the arena waits 1.5 s for the slow opponent: it used to be free.
+    # 0.3 s of CPU after each answer (within the background allowance), while the arena waits 1.5 s for the slow
+    # opponent: it used to be free; it is the next move's, whose budget is 0.2 s.
     slow = BotSpec(
         name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "1.5"), cwd=HOSTILE, profile="python"
     )
     game = get_game("rps-poker")
+    limits = msgspec.structs.replace(LIMITS, move_s=0.1, time_bank_s=0.1)
     record = await play_match(
-        game, (hostile("burn_after_answer", "0.6"), slow), seed=3, limits=LIMITS, log_dir=tmp_path
+        game, (hostile("burn_after_answer", "0.3"), slow), seed=3, limits=limits, log_dir=tmp_path
     )
     assert_fault(record, "timeout", "before the request, between moves")
+
+
+@pytest.mark.slow
+async def test_cpu_busy_loops_running_from_the_start_exhaust_the_background_allowance(tmp_path: Path) -> None:
+    # Issue 27's reused bot: four busy loops from its start, every answer at once; each move's CPU stayed far below
+    # its budget (the gaps between moves are short), yet the loops took the machine's CPU from everyone else.
+    slow = BotSpec(
+        name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "0.3"), cwd=HOSTILE, profile="python"
+    )
+    game = get_game("rps-poker")
+    record = await play_match(game, (hostile("busy_at_start"), slow), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert_fault(record, "timeout", "while no request was pending")
+    assert "of a CPU on average" in record.faults[0].reason
 
 
 async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says_why(tmp_path: Path) -> None:

@@ -449,7 +449,7 @@ async def _build_quota() -> Verdict:
             nursery.cancel_scope.cancel()
         logs = b"".join(path.read_bytes() for path in builds.glob("*.log"))
     said = [line for line in logs.splitlines() if line.startswith(b'{"fallocated_mib"')]
-    report = json.loads(said[-1]) if said else {"fallocated_mib": -1, "error": ""}
+    report: dict[str, Any] = json.loads(said[-1]) if said else {"fallocated_mib": -1, "error": ""}
     got = int(report["fallocated_mib"])
     how = f"its folder held at most {most >> 20} MiB (quota {quota >> 20} MiB); it fallocated {got} MiB"
     if most <= quota and 0 <= got <= quota >> 20:

@@ -107,7 +107,10 @@ class _Clock:
                 f"used {used:.3g}s of CPU after its last answer, while no request was pending, "
                 f"more than the {budget:.3g}s a move may use"
             )
-        bot.cpu_charged = max(bot.cpu_charged, now)
+        background = bot.begin_request()
+        if background is not None:
+            return background
+        bot.charged(now)
         self.charge(used, first)
         return None
 
@@ -178,7 +181,7 @@ class _Move:
         now = bot.cpu_seconds()
         self.cpu_s = self._used(now)
         if now is not None:
-            bot.cpu_charged = max(bot.cpu_charged, now)
+            bot.charged(now)
         budget = self.clock.cpu_budget(self.first)
         self.clock.charge(self.cpu_s, self.first)
         if self.cpu_at_start is not None and self.cpu_s > budget:
@@ -509,6 +512,9 @@ class MatchRunner:
                 bot = self.seats[seat].bot
                 if bot.breach is not None:  # ended while idle (in a pool): its fault is this match's
                     raise bot.breach
+                background = bot.begin_request()  # what it used since its last answer, beyond its allowance
+                if background is not None:
+                    raise background
                 budget = self.clocks[seat].budget(bot.stats.requests == 0)
                 self._queue(seat, request)
                 bot.mark_unasked()

@@ -235,6 +235,9 @@ def say(text: str) -> None:
 
 if mode == "crash_start":
     attack()
+if mode == "busy_at_start":  # busy loops left running from its start, while it answers every request at once
+    for _ in range(4):
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
 if mode == "ignore_sigterm":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if mode == "stderr_flood":  # 16 MiB before its first answer: dropped, 1 MiB a gulp, without stalling it long
