@@ -84,7 +84,8 @@ def attack() -> None:
         time.sleep(0.2)
         sys.exit(0)
     if mode == "memory_shared" and "holders" not in globals():  # MAP_SHARED memory in four children, once
-        fill = "import mmap, sys\nm = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_SHARED)\nb = b'x' * (1 << 20)\nfor _ in range(64): m.write(b)\n"
+        fill = "import mmap, sys\nm = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_SHARED)\n"
+        fill += "b = b'x' * (1 << 20)\nfor _ in range(64): m.write(b)\n"
         fill += "print('ready', flush=True)\nsys.stdin.read()"
         holders = [subprocess.Popen([sys.executable, "-c", fill], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                    for _ in range(4)]  # fmt: skip
