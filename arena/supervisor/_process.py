@@ -152,6 +152,8 @@ class BotProcess:
         """The background allowance left at ``_idle_since`` (CPU seconds)."""
         self._started_up = False
         """Whether it has answered once: until then its CPU is its start-up's (``startup_s``), not background."""
+        self.idle_at_request: float | None = None
+        """CPU seconds used between the last charge and the request just sent (``None``: unmeasurable)."""
         self._watching = trio.CancelScope()
         self._stderr_sink: BinaryIO | None = None
         self._stderr_open = False
@@ -350,7 +352,9 @@ class BotProcess:
 
     def background_fault(self) -> Timeout | None:
         """A :class:`Timeout` when the CPU used since the last charge is over the background allowance."""
-        used, allowance = self.idle_cpu_s(), self._allowance()
+        return self._over_allowance(self.idle_cpu_s(), self._allowance())
+
+    def _over_allowance(self, used: float | None, allowance: float) -> Timeout | None:
         if used is None or used <= allowance or not self._started_up:
             return None
         return Timeout(
@@ -361,11 +365,14 @@ class BotProcess:
     def begin_request(self) -> Timeout | None:
         """Call as a request is sent: the background allowance is drawn on for the CPU used since the last charge.
 
-        A :class:`Timeout` when that is over the allowance (the request is then not sent).
+        A :class:`Timeout` when that is over the allowance (the request is
+        then not sent). The CPU read is kept in :attr:`idle_at_request`.
         """
-        fault = self.background_fault()
+        used, allowance = self.idle_cpu_s(), self._allowance()
+        self.idle_at_request = used
+        fault = self._over_allowance(used, allowance)
         if fault is None:
-            self._background = self._allowance() - (self.idle_cpu_s() or 0.0)
+            self._background = allowance - (used or 0.0)
             self._idle_since = math.inf  # no refill while a request is pending
         return fault
 

@@ -128,7 +128,7 @@ class _Clock:
         left running, a pooled process's CPU between matches) is charged to
         this move.
         """
-        idle = bot.idle_cpu_s()
+        idle = bot.idle_at_request  # read as the request was sent (MatchRunner: bot.begin_request)
         return _Move(
             clock=self,
             started=started,
