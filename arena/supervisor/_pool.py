@@ -14,9 +14,10 @@ tree-kill guarantees of ``open_bot`` are kept), hands the
   a cancel (Ctrl-C) kills them instead.
 
 **No CPU is free while idle.** A process's CPU since its last answer is
-charged to its next move (see :mod:`.match`); while it waits in the pool
-(:meth:`BotPool.watch_idle`), one whose processes have used more than its
-next move could is ended at once, and that match records the fault.
+charged to its next move (see :mod:`.match`) and bounded by a background
+allowance; while it waits in the pool (:meth:`BotPool.watch_idle`), one
+whose processes have used more than that allowance, or than its next move
+could, is ended at once, and its next match records the fault.
 
 **No process plays a deal twice.** ``acquire`` is told the match's deal
 (its seed); a reused process remembers the deals it has played and is never
@@ -254,7 +255,7 @@ class BotPool:
         return {name: len(idle) for name, idle in self._idle.items() if idle}
 
     async def watch_idle(self) -> None:
-        """Until the pool closes: end each process not in a match whose CPU since its last answer is over budget.
+        """Until the pool closes: end each process not in a match whose CPU since its last answer is over its allowance.
 
         See :meth:`BotProcess.idle_cpu_fault`. Read every ``IDLE_CHECK_S``,
         or ten times as long as a reading of every such process took (reading

@@ -144,7 +144,7 @@ class BotProcess:
 
         What the tree uses beyond, between moves or while idle in a pool, is
         charged to its next move (:meth:`idle_cpu_s`), so CPU is never free,
-        and must stay within its background allowance (:meth:`background_fault`).
+        and must stay within its background allowance (:meth:`begin_request`).
         """
         self._idle_since: float = self.stats.started_at
         """When the bot last had no request pending from (its last answer, or its start)."""
@@ -350,11 +350,8 @@ class BotProcess:
         refill = BACKGROUND_CPU_SHARE * max(0.0, trio.current_time() - self._idle_since)
         return min(BACKGROUND_CPU_BURST_S, self._background + refill)
 
-    def background_fault(self) -> Timeout | None:
-        """A :class:`Timeout` when the CPU used since the last charge is over the background allowance."""
-        return self._over_allowance(self.idle_cpu_s(), self._allowance())
-
     def _over_allowance(self, used: float | None, allowance: float) -> Timeout | None:
+        """A :class:`Timeout` when ``used`` CPU seconds since the last charge are over the background allowance."""
         if used is None or used <= allowance or not self._started_up:
             return None
         return Timeout(
@@ -391,12 +388,12 @@ class BotProcess:
         ended as soon as they have used its allowance, not minutes later,
         when that match comes.
         """
-        background = self.background_fault()
+        used = self.idle_cpu_s()
+        background = self._over_allowance(used, self._allowance())
         if background is not None:
             return background
         limits = self.options.limits
         budget = limits.move_s + limits.time_bank_s + (limits.startup_s if self.stats.requests == 0 else 0.0)
-        used = self.idle_cpu_s()
         if used is None or used <= budget:
             return None
         return Timeout(

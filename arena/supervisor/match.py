@@ -410,7 +410,7 @@ class MatchRunner:
                     self.narrate(line)
                 self._queue_all(step.notices)
             await self._flush_notices((0, 1))
-            self._charge_idle()
+            self._judge_at_end()
             result = state.result()
         except _Faulted as faulted:
             self.faults = faulted.faults
@@ -435,11 +435,16 @@ class MatchRunner:
             with contextlib.suppress(BotFault):
                 await self._flush(index, timeout=self.seats[index].limits.move_wall_s)
 
-    def _charge_idle(self) -> None:
-        """Charge each seat the CPU it used after its last answer, as a move: over a move's budget, it faults."""
+    def _judge_at_end(self) -> None:
+        """Judge each seat once more as the match ends: the CPU it used after its last answer, and its memory.
+
+        CPU is charged as a move would be (none goes free). Memory is judged
+        while a move is awaited, so a bot that answers at once was never
+        judged: one whose child the kernel killed for memory played on.
+        """
         faults = []
         for index, seat in enumerate(self.seats):
-            over = self.clocks[index].charge_idle(seat.bot)
+            over = self.clocks[index].charge_idle(seat.bot) or seat.bot.memory_fault()
             if over is not None:
                 faults.append(self._fault(index, over, None))
         if faults:
