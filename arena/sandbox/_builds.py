@@ -264,11 +264,16 @@ def unmount(folder: Path) -> None:
 @functools.cache
 def quota_mounts() -> bool:
     """Whether builds here run on a tmpfs of their quota (the arena may mount: root with ``CAP_SYS_ADMIN``)."""
-    with tempfile.TemporaryDirectory(prefix="arena-quota-probe-") as name:
-        inside = quota_folder(Path(name, "probe"), 1 << 20)
-        if inside is None:
-            return False
-        remove_tree(Path(name, "probe"))
+    if os.geteuid() != 0:
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-quota-probe-") as name:
+            inside = quota_folder(Path(name, "probe"), 1 << 20)
+            if inside is None:
+                return False
+            remove_tree(Path(name, "probe"))
+    except OSError:  # no temporary folder to try it in: say no
+        return False
     return True
 
 
