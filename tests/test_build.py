@@ -123,3 +123,40 @@ async def test_build_outputs_do_not_change_the_bots_digest(tmp_path: Path) -> No
     spec = bot_folder(tmp_path, f'build = "{sys.executable} make.py"\nrun = "true"\n', {"make.py": script})
     await ensure_built(spec)
     assert load_folder(spec.cwd).digest == spec.digest
+
+
+FALLOCATE = "import os\nfor n in range(10):\n    fd = os.open(f'.arena-build/f{n}', os.O_CREAT | os.O_WRONLY)\n" \
+    "    os.posix_fallocate(fd, 0, 8 << 20)\n    print('allocated', n + 1, flush=True)\n"  # fmt: skip
+
+
+async def test_a_build_never_puts_more_than_its_quota_on_disk_and_fails_saying_so(
+    tmp_path: Path, own_build_root: Path
+) -> None:
+    # Ten fallocate calls of 8 MiB against a quota of 32 MiB: a poll every 0.1 s saw them only once all were made.
+    from arena.sandbox import SandboxPolicy, current_policy
+    from arena.sandbox._builds import quota_mounts, usage
+
+    if not quota_mounts():
+        pytest.skip("the arena may not mount a tmpfs here (not root, or no CAP_SYS_ADMIN): builds are measured")
+    quota = 32 << 20
+    policy = SandboxPolicy(layers=current_policy().layers, build_root=own_build_root, build_disk_bytes=quota)
+    spec = bot_folder(tmp_path, f'build = "{sys.executable} fill.py"\nrun = "true"\n', {"fill.py": FALLOCATE})
+    most = 0
+
+    async def watch() -> None:
+        nonlocal most
+        while True:  # the build's folder as the host sees it: its tmpfs while it runs
+            for folder in own_build_root.iterdir():
+                if folder.is_dir():
+                    most = max(most, usage(folder, 1 << 20)[0])
+            await trio.sleep(0.002)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        with pytest.raises(BuildError) as failed:
+            await ensure_built(spec, policy=policy)
+        nursery.cancel_scope.cancel()
+    assert "quota, which the kernel enforces" in str(failed.value), failed.value
+    assert "allocated 3" in str(failed.value) and "allocated 5" not in str(failed.value)
+    assert 0 < most <= quota, f"the build's folder held {most >> 20} MiB, over its quota of {quota >> 20} MiB"
+    assert [p for p in own_build_root.iterdir() if p.is_dir()] == [], "the failed build's folder is gone"

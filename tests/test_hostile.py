@@ -8,6 +8,7 @@ unharmed (it wins), the arena's memory bounded, and no process left behind
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -563,3 +564,79 @@ def test_a_bot_that_remembers_deals_never_meets_the_other_leg_in_a_competition(
         matches = store.matches(competition.id)
     assert summary.not_admitted == {} and len(matches) == 3 * 3 * 2
     assert [f for m in matches for f in m.faults] == []
+
+
+# CPU between moves (issue 27, item 12): charged to the bot, never free ------------------------------------------
+
+
+async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charged_to_it(tmp_path: Path) -> None:
+    # 0.3 s of CPU after each answer (within the background allowance), while the arena waits 1.5 s for the slow
+    # opponent: it used to be free; it is the next move's, whose budget is 0.2 s.
+    slow = BotSpec(
+        name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "1.5"), cwd=HOSTILE, profile="python"
+    )
+    game = get_game("rps-poker")
+    limits = msgspec.structs.replace(LIMITS, move_s=0.1, time_bank_s=0.1)
+    record = await play_match(
+        game, (hostile("burn_after_answer", "0.3"), slow), seed=3, limits=limits, log_dir=tmp_path
+    )
+    assert_fault(record, "timeout", "before the request, between moves")
+
+
+@pytest.mark.slow
+async def test_cpu_busy_loops_running_from_the_start_exhaust_the_background_allowance(tmp_path: Path) -> None:
+    # Issue 27's reused bot: four busy loops from its start, every answer at once; each move's CPU stayed far below
+    # its budget (the gaps between moves are short), yet the loops took the machine's CPU from everyone else.
+    slow = BotSpec(
+        name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "0.3"), cwd=HOSTILE, profile="python"
+    )
+    game = get_game("rps-poker")
+    record = await play_match(game, (hostile("busy_at_start"), slow), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert_fault(record, "timeout", "while no request was pending")
+    assert "of a CPU on average" in record.faults[0].reason
+
+
+async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says_why(tmp_path: Path) -> None:
+    from arena.supervisor._pool import open_pool
+
+    game = get_game("rps-poker")
+    spec = dataclasses.replace(hostile("busy_when_idle"), reuse=True)
+    good = resolve(str(GOOD))
+
+    async def play(seed: int) -> MatchRecord:
+        bots = [await pool.acquire(spec, LIMITS, deal=seed), await pool.acquire(good, LIMITS, deal=seed)]
+        seats = [Seat(bot=b, limits=LIMITS, name=b.spec.name, wire=wire_for("json", game)) for b in bots]
+        record = await MatchRunner(game, seed, seats, match_id=f"m{seed}").run()
+        faulted = {f.seat for f in record.faults}
+        for bot, seat in zip(bots, "AB", strict=True):
+            pool.release(bot, faulted=seat in faulted)
+        return record
+
+    async with open_pool() as pool:
+        assert (await play(1)).faults == []  # its busy loops start as the match ends
+        (idle,) = [held.bot for held in pool._idle[spec.name]]
+        with trio.fail_after(30):
+            while idle.breach is None:
+                await trio.sleep(0.1)
+        assert idle.process.poll() is not None, "the pool ended it while idle"
+        record = await play(2)
+    assert_fault(record, "timeout", "while no request was pending")
+
+
+# Shared memory (issue 27, item 13): counted where no cgroup is, as where one is --------------------------------
+
+
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "polled"])
+async def test_shared_memory_in_children_is_counted_against_the_limit(cgroup: bool, tmp_path: Path) -> None:
+    # Four children with 64 MiB of MAP_SHARED memory each, under a 128 MiB limit: the polled figure (resident
+    # minus shared) saw none of it.
+    layers = set(capabilities().available) & set(current_policy().layers)
+    if cgroup and "cgroup" not in layers:
+        pytest.skip(f"no cgroup here: {capabilities().missing.get('cgroup')}")
+    saved = current_policy()
+    configure(SandboxPolicy(layers=frozenset(layers if cgroup else layers - {"cgroup"})))
+    try:
+        record = await duel(hostile("memory_shared"), tmp_path)
+    finally:
+        configure(saved)
+    assert_fault(record, "memory_limit", "128 MiB")

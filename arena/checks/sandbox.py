@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from protocol import Limits
@@ -114,6 +115,7 @@ async def verify(policy: SandboxPolicy | None = None) -> dict[str, Verdict]:
         "network": _network, "secret": _secret, "write_outside": _write_outside, "disk_quota": _disk_quota,
         "fork_bomb": _fork_bomb, "memory_hog": _memory_hog, "cpu_children": _cpu_children, "escape": _escape,
         "stdout_flood": _stdout_flood, "kernel_surface": _kernel_surface, "collusion": _collusion, "build": _build,
+        "cpu_idle": _cpu_idle, "memory_shared": _memory_shared, "build_quota": _build_quota,
     }  # fmt: skip
     limiter = trio.CapacityLimiter(AT_ONCE)
 
@@ -257,6 +259,46 @@ async def _cpu_children() -> Verdict:
     return Verdict(used >= 0.8, f"two children burned 1.0 s of CPU; the arena counted {used:.2f} s")
 
 
+IDLE_LIMITS = msgspec.structs.replace(CANARY_LIMITS, startup_s=0.3, move_s=0.1, time_bank_s=0.1)
+"""The ``cpu_idle`` canary's limits: its next move could use 0.5 s of CPU (start-up, a move, the bank)."""
+
+
+async def _cpu_idle() -> Verdict:
+    """Busy loops left running while no request is pending: the arena must charge them and end the bot."""
+    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
+
+    spec = _canary("cpu_idle", "2")
+    options = SpawnOptions(env=bot_environment(spec), line_bytes=IDLE_LIMITS.line_bytes, limits=IDLE_LIMITS)
+    fault = None
+    async with open_bot(spec, options) as bot:
+        line = b""
+        with contextlib.suppress(BotFault), trio.move_on_after(30):
+            line = await bot.read_line(output_budget=1 << 16)
+            while fault is None:  # what the pool does to a process idle in it (see BotPool.watch_idle)
+                await trio.sleep(0.1)
+                fault = bot.idle_cpu_fault()
+        used = bot.idle_cpu_s() or 0.0
+    error = _reported_error(line)
+    if error:
+        return Verdict(False, f"the canary could not start its busy loops: {error}")
+    if fault is None:
+        return Verdict(False, f"two busy loops ran 30 s while no request was pending; the arena counted {used:.2f} s")
+    return Verdict(True, f"two busy loops, no request pending: ended once over its next move's CPU ({fault.reason})")
+
+
+async def _memory_shared() -> Verdict:
+    """Four children with ``MAP_SHARED`` memory, three times the limit in all, and a memfd: counted and ended."""
+    limit_mib = CANARY_LIMITS.memory_bytes >> 20
+    reports, what = await _run(_canary("memory_shared", str(limit_mib * 3)), watch_memory=True, lines=2)
+    got = int(reports[0].get("mib", 0)) if reports else 0
+    if len(reports) < 2:
+        return Verdict(True, f"ended holding {got} of {limit_mib * 3} MiB (limit {limit_mib} MiB): {what}")
+    refused = got < limit_mib * 3
+    memfd = reports[0].get("memfd_mib", 0)
+    return Verdict(refused, f"held {got} MiB of MAP_SHARED memory in four children and a {memfd} MiB memfd for 2 s "
+                            f"(limit {limit_mib} MiB){'' if refused else ' with no fault'}")  # fmt: skip
+
+
 def _reported_error(line: bytes) -> str:
     """The error a canary's report line carries, if any."""
     with contextlib.suppress(ValueError, AttributeError):
@@ -371,6 +413,48 @@ async def _build() -> Verdict:
     if breaches:
         return Verdict(False, f"the build {', '.join(breaches)}{problem}")
     return Verdict(True, f"the build could not read a secret, write outside, connect, or leave a daemon{problem}")
+
+
+async def _build_quota() -> Verdict:
+    """A build that ``fallocate``s twice its folder's quota: refused at the quota, never more on disk at any instant."""
+    from ..sandbox._builds import usage
+    from ..supervisor.build import ensure_built
+
+    quota = 16 << 20
+    most = 0
+    with _folder() as folder:
+        bot, builds = folder / "bot", folder / "builds"
+        bot.mkdir()
+        shutil.copy(CANARY, bot / "canary.py")
+        (bot / "bot.toml").write_text(
+            f'build = "{_python()} canary.py build_quota {(quota >> 20) * 2}"\nrun = "true"\n'
+        )
+        policy = dataclasses.replace(current_policy(), build_root=builds, build_disk_bytes=quota)
+
+        async def watch() -> None:
+            nonlocal most
+            while True:  # the build's folder as the host's disk holds it
+                for place in builds.iterdir() if builds.is_dir() else ():
+                    if place.is_dir():
+                        most = max(most, usage(place, 1 << 16)[0])
+                await trio.sleep(0.005)
+
+        problem = ""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            try:
+                await ensure_built(load_folder(bot), policy=policy)
+            except BuildError as exc:
+                problem = str(exc)
+            nursery.cancel_scope.cancel()
+        logs = b"".join(path.read_bytes() for path in builds.glob("*.log"))
+    said = [line for line in logs.splitlines() if line.startswith(b'{"fallocated_mib"')]
+    report: dict[str, Any] = json.loads(said[-1]) if said else {"fallocated_mib": -1, "error": ""}
+    got = int(report["fallocated_mib"])
+    how = f"its folder held at most {most >> 20} MiB (quota {quota >> 20} MiB); it fallocated {got} MiB"
+    if most <= quota and 0 <= got <= quota >> 20:
+        return Verdict(True, f"{how}, then: {report['error'] or (problem.splitlines() or ['stopped'])[0][:160]}")
+    return Verdict(False, f"{how}: over its quota before anything stopped it")
 
 
 def _short(report: dict[str, Any] | None, what: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ..bots.spec import BotSpec, hash_path
-from ._builds import BUILD_DIR, build_root, built
+from ._builds import BUILD_DIR, build_root, built, quota_mounts
 from ._claims import LEVELS, PROPERTIES, counts, mechanisms, rate
 from ._plan import (
     ALL_LAYERS,
@@ -43,7 +43,7 @@ DEFAULT_MINIMUM = "isolated"
 
 def _mechanisms(layers: list[str]) -> dict[str, list[str]]:
     caps = capabilities()
-    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi)
+    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts())
 
 
 def layers_in_force(policy: SandboxPolicy | None = None) -> list[str]:

@@ -14,15 +14,24 @@ The bot's own folder is only ever read.
 Everything here walks folders by file descriptor (``O_NOFOLLOW`` at each
 step), so a link or a rename made by a build cannot send the arena, which may
 be root, anywhere else.
+
+Where the arena may mount (root, with ``CAP_SYS_ADMIN``), a build runs on a
+tmpfs of its quota (:func:`quota_folder`): the kernel refuses a write past it
+at once, so a build never puts more than its quota anywhere. Once the build
+is over its output is copied to disk (:func:`keep_output`), at most the
+quota, and the tmpfs goes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import hashlib
 import os
 import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,8 +220,129 @@ def seal(folder: Path, builder: int | None) -> None:
     folder.chmod(0o755)
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MNT_DETACH = 2, 4, 4096, 2
+QUOTA_SUFFIX = ".quota"
+"""Beside ``builds/KEY``: the tmpfs of the build's quota while it runs (``KEY`` is a folder of it, bound there)."""
+
+
+def _mount(source: bytes, target: Path, fstype: bytes | None, flags: int, options: bytes | None) -> bool:
+    return bool(_libc.mount(source, os.fsencode(target), fstype, flags, options) == 0)
+
+
+def quota_folder(folder: Path, quota: int) -> Path | None:
+    """A folder on a new tmpfs of ``quota`` bytes, to be bound on ``folder`` (:func:`bind_quota`); ``None``: no mounts.
+
+    The bot is copied into it, then it is bound where the build runs: the
+    copy counts against the quota as the bot's files always did.
+    """
+    if os.geteuid() != 0:
+        return None
+    stage = folder.with_name(folder.name + QUOTA_SUFFIX)
+    stage.mkdir(mode=0o700)
+    if not _mount(b"arena-build", stage, b"tmpfs", _MS_NOSUID | _MS_NODEV, f"size={max(quota, 4096)}".encode()):
+        stage.rmdir()
+        return None
+    return stage / "build"
+
+
+def bind_quota(inside: Path, folder: Path) -> None:
+    """Make the new folder ``folder`` the tmpfs folder ``inside`` (where the bot was copied)."""
+    folder.mkdir(mode=0o755)
+    if not _mount(os.fsencode(inside), folder, None, _MS_BIND, None):
+        raise OSError(ctypes.get_errno(), f"cannot bind the build's tmpfs on {folder}")
+
+
+def unmount(folder: Path) -> None:
+    """Detach what is mounted on ``folder`` (a build's tmpfs, or its bind), if anything is."""
+    if os.path.ismount(folder):
+        _libc.umount2(os.fsencode(folder), _MNT_DETACH)
+
+
+@functools.cache
+def quota_mounts() -> bool:
+    """Whether builds here run on a tmpfs of their quota (the arena may mount: root with ``CAP_SYS_ADMIN``)."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-quota-probe-") as name:
+            inside = quota_folder(Path(name, "probe"), 1 << 20)
+            if inside is None:
+                return False
+            remove_tree(Path(name, "probe"))
+    except OSError:  # no temporary folder to try it in: say no
+        return False
+    return True
+
+
+def held_bytes(folder: Path) -> tuple[int, int]:
+    """(bytes used, bytes in all) of the filesystem ``folder`` is on: a build's tmpfs, for its fault's reason."""
+    fs = os.statvfs(folder)
+    return (fs.f_blocks - fs.f_bfree) * fs.f_frsize, fs.f_blocks * fs.f_frsize
+
+
+def keep_output(folder: Path, quota: int) -> None:
+    """Copy a sealed build on its tmpfs (bound on ``folder``) to disk in its place, at most ``quota`` bytes.
+
+    Every file, folder and link is copied (links as links); hard links and
+    sparse files are copied whole, so the copy is counted by its files'
+    sizes and stops with :class:`OSError` past ``quota``.
+    """
+    kept = folder.with_name(folder.name + ".kept")
+    remove_tree(kept)
+    os.mkdir(kept, 0o755)
+    source_fd = os.open(folder, _OPEN_DIR)
+    try:
+        _copy_output(source_fd, kept, [quota])
+        remove_tree(folder)
+        kept.rename(folder)
+    finally:
+        os.close(source_fd)
+        remove_tree(kept)
+
+
+def _copy_output(source_fd: int, target: Path, left: list[int]) -> None:
+    for name in sorted(os.listdir(source_fd)):
+        info = os.stat(name, dir_fd=source_fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(name, dir_fd=source_fd), target / name)
+        elif stat.S_ISDIR(info.st_mode):
+            child = os.open(name, _OPEN_DIR, dir_fd=source_fd)
+            try:
+                os.mkdir(target / name, 0o755)
+                _copy_output(child, target / name, left)
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(info.st_mode):
+            left[0] -= info.st_size
+            if left[0] < 0:
+                raise OSError("its files come to more than the quota (links and sparse files count whole)")
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=source_fd)
+            try:
+                out = os.open(
+                    target / name,
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                    0o755 if info.st_mode & stat.S_IXUSR else 0o644,
+                )
+                try:
+                    while chunk := os.read(fd, 1 << 20):
+                        os.write(out, chunk)
+                finally:
+                    os.close(out)
+            finally:
+                os.close(fd)
+
+
 def remove_tree(folder: Path) -> None:
-    """Remove ``folder``, whatever its builder left in it (folders without write or search bits included)."""
+    """Remove ``folder``, whatever its builder left in it (folders without write or search bits included).
+
+    A build's tmpfs still mounted (its arena was killed) is detached first, and goes with it.
+    """
+    unmount(folder)
+    stage = folder.with_name(folder.name + QUOTA_SUFFIX)
+    if not folder.name.endswith(QUOTA_SUFFIX) and stage.is_dir():
+        unmount(stage)
+        shutil.rmtree(stage, ignore_errors=True)
     if os.geteuid() != 0 and folder.is_dir() and not folder.is_symlink():
         # Root removes anything; the owner first gives itself back the bits a build may have taken away.
         with contextlib.suppress(OSError):

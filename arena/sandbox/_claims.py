@@ -18,12 +18,15 @@ PROPERTIES: dict[str, str] = {
     "disk_quota": "writes bounded: scratch capped at disk_bytes (or the bot ended), nothing else writable",
     "fork_bomb": "fork bomb contained",
     "memory_hog": "memory limit over the process tree",
+    "memory_shared": "the memory limit counts shared memory (MAP_SHARED, memfds, its tmpfs)",
     "cpu_children": "CPU of children counted against the move",
+    "cpu_idle": "CPU used while no request is pending (between moves, idle in a pool) charged; excess ends it",
     "escape": "no process outlives its match (setsid + double fork)",
     "stdout_flood": "stdout flood cut off, arena memory bounded",
     "kernel_surface": "no io_uring, no new (user) namespaces",
     "collusion": "bots of a match cannot signal each other through the kernel",
     "build": "a build runs jailed: no secret, network, writes outside, or survivors",
+    "build_quota": "a build's folder capped at its quota by the kernel at every instant",
 }
 """Each property the canary checks, and what it means."""
 
@@ -37,12 +40,15 @@ LEVELS: dict[str, tuple[str, ...]] = {
 
 ``strong`` also needs a dedicated UID and cgroups: the kernel enforces memory and processes per bot."""
 
-ARENA_ONLY_COUNTS = ("stdout_flood", "cpu_children")
+ARENA_ONLY_COUNTS = ("stdout_flood", "cpu_children", "cpu_idle")
 """Properties the arena's own work holds as well as a layer would."""
 
 
-def mechanisms(layers: set[str], *, root: bool, landlock_abi: int) -> dict[str, list[str]]:
-    """Property -> the mechanisms holding it with ``layers`` in force (empty: nothing does)."""
+def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: bool = False) -> dict[str, list[str]]:
+    """Property -> the mechanisms holding it with ``layers`` in force (empty: nothing does).
+
+    ``build_tmpfs``: the arena may mount a tmpfs of a build's quota for it (root with ``CAP_SYS_ADMIN``).
+    """
     has: Callable[[str], bool] = layers.__contains__
     scoped = has("landlock") and landlock_abi >= 6  # signals and abstract sockets kept inside the jail
     tmpfs = has("bwrap") or has("mntns")
@@ -73,6 +79,12 @@ def mechanisms(layers: set[str], *, root: bool, landlock_abi: int) -> dict[str, 
     add("memory_hog", True, "arena polls the tree's private memory between reads")
     add("cpu_children", has("cgroup"), "cgroup cpuacct over the tree")
     add("cpu_children", True, "arena sums /proc CPU over the tree")
+    add("memory_shared", has("cgroup"), "cgroup memory limit (shared memory and tmpfs pages are charged to the group)")
+    add("memory_shared", True, "arena polls the tree's anonymous and shared pages (RssAnon + RssShmem), memfds held "
+        "open and its private tmpfs (System V segments: refused by seccomp where it is in force)")  # fmt: skip
+    counted = "cgroup cpuacct" if has("cgroup") else "/proc"
+    add("cpu_idle", True, f"arena charges the tree's CPU since its last answer ({counted}) to its next move, "
+        "and ends a pooled process once over it")  # fmt: skip
     add("escape", has("pidns"), "PID namespace: all die with the bot")
     add("escape", has("bwrap"), "bubblewrap PID namespace, --die-with-parent")
     add("escape", has("cgroup"), "kill every process in the cgroup")
@@ -89,6 +101,8 @@ def mechanisms(layers: set[str], *, root: bool, landlock_abi: int) -> dict[str, 
         "namespaces or Landlock keep sockets, signals, processes and writable places apart")  # fmt: skip
     jailed = all(found[prop] for prop in ("network", "secret", "write_outside", "escape"))
     add("build", jailed, "built in the bot's own jail, its process tree killed at the end")
+    add("build_quota", build_tmpfs, "the build's folder a tmpfs of build_disk_bytes (mounted by the arena, as root); "
+        "its output copied to disk once the build is over")  # fmt: skip
     return found
 
 

@@ -638,11 +638,11 @@ class Jail:
         return self._cpu_seen
 
     def memory_bytes(self) -> int:
-        """Memory of the bot's tree now: the cgroup's charge, or private resident pages summed."""
+        """Memory of the bot's tree now: the cgroup's charge, or as :mod:`._tree` counts it (shared memory too)."""
         if self.cgroup is not None:
             value = self.cgroup.memory_bytes()
         else:
-            value = _tree.usage(self.pid).private_bytes if self.pid else 0
+            value = _tree.usage(self.pid, scratch=str(self.scratch)).private_bytes if self.pid else 0
         self._peak_memory = max(self._peak_memory, value)
         return value
 

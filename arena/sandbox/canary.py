@@ -199,6 +199,45 @@ def cpu_children(seconds: str) -> None:
     report(done=True)
 
 
+def cpu_idle(count: str) -> None:
+    """Report ready, then leave ``count`` busy loops running while no request is pending (as between matches)."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(int(count))]
+    report(ready=True, loops=len(loops))
+
+
+_SHARED_CHILD = """
+import mmap, sys
+mapping = mmap.mmap(-1, {mib} << 20, flags=mmap.MAP_SHARED)
+block = b"s" * (1 << 20)
+for offset in range(0, len(mapping), len(block)):
+    mapping[offset : offset + len(block)] = block
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def memory_shared(mib: str) -> None:
+    """``mib`` MiB in no process's private pages: ``MAP_SHARED`` anonymous memory in four children; then a memfd.
+
+    Reports what it got, then again two seconds later (still holding it): a
+    second report means nothing ended it for the memory it held.
+    """
+    share = int(mib) // 4
+    children = [subprocess.Popen([sys.executable, "-c", _SHARED_CHILD.format(mib=share)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE) for _ in range(4)]  # fmt: skip
+    got: dict[str, object] = {"mib": sum(share for c in children if c.stdout is not None and c.stdout.readline())}
+    try:
+        memfd = os.memfd_create("canary-shared")  # written, never mapped: in no RSS at all
+        for _ in range(32):
+            os.write(memfd, b"m" * (1 << 20))
+        got["memfd_mib"] = 32
+    except OSError as exc:
+        got["memfd"] = str(exc)
+    report(**got)
+    time.sleep(2)
+    report(**got, still=True)
+
+
 def escape(token: str) -> None:
     """A setsid double-forked daemon; then the launcher above is killed, if the canary may, to orphan it further."""
     # The pipe's write end closes on exec: its end of file says the daemon has left the group and shows the token
@@ -269,6 +308,22 @@ def build(secret_hex: str, outside_hex: str, port: str, token: str) -> None:
         pass
     os.close(ready)
     print(json.dumps(seen), flush=True)
+
+
+def build_quota(mib: str) -> None:
+    """As a build command: ``fallocate`` files of 4 MiB into ``.arena-build`` up to ``mib`` MiB; say how far it got."""
+    got, error = 0, ""
+    try:
+        while got < int(mib):
+            fd = os.open(os.path.join(".arena-build", f"fill-{got}"), os.O_CREAT | os.O_WRONLY, 0o644)
+            try:
+                os.posix_fallocate(fd, 0, 4 << 20)
+            finally:
+                os.close(fd)
+            got += 4
+    except OSError as exc:
+        error = exc.strerror or str(exc)
+    print(json.dumps({"fallocated_mib": got, "error": error}), flush=True)
 
 
 # --- collusion: two canaries, one sender (it changes shared state on "set 1" / "set 0"), one observer ---------------

@@ -13,6 +13,12 @@ tree-kill guarantees of ``open_bot`` are kept), hands the
 * leaving the pool sends ``quit`` to every idle process and reaps them all;
   a cancel (Ctrl-C) kills them instead.
 
+**No CPU is free while idle.** A process's CPU since its last answer is
+charged to its next move (see :mod:`.match`) and bounded by a background
+allowance; while it waits in the pool (:meth:`BotPool.watch_idle`), one
+whose processes have used more than that allowance, or than its next move
+could, is ended at once, and its next match records the fault.
+
 **No process plays a deal twice.** ``acquire`` is told the match's deal
 (its seed); a reused process remembers the deals it has played and is never
 handed a match on one of them, so the two legs of a duplicate pair (the same
@@ -40,6 +46,8 @@ from ..bots.spec import BotSpec
 from ._process import BotProcess, SpawnOptions, open_bot
 from .play import goodbye_line, spawn_options
 
+IDLE_CHECK_S = 0.5
+"""How often the CPU of the processes idle in a pool is read (or ten times as long as reading took)."""
 MAX_DEALS_REMEMBERED = 1024
 """A reused process that has played this many deals still to be played again is retired (bounded memory)."""
 
@@ -97,6 +105,7 @@ class BotPool:
         self._counter: dict[str, int] = {}
         self._spares: dict[str, list[_Spare]] = {}
         self._closed = False
+        self._watching = trio.CancelScope()
         self.stats = PoolStats()
 
     def prepare(self, spec: BotSpec, limits: Limits) -> None:
@@ -173,7 +182,7 @@ class BotPool:
             raise spare.fault
         assert spare.held is not None
         bot = spare.held.bot
-        if bot.process.poll() is not None or bot.closed:  # it exited while it waited: start another
+        if bot.breach is None and (bot.process.poll() is not None or bot.closed):  # it exited: start another
             spare.held.polite = False
             spare.held.stop.set()
             return None
@@ -187,6 +196,10 @@ class BotPool:
         """
         idle = self._idle.get(spec.name, [])
         for held in reversed(list(idle)):
+            if held.bot.breach is not None:  # ended while idle: the match it is given records why
+                idle.remove(held)
+                self._remember(held, deal, spec)
+                return held.bot
             if held.bot.process.poll() is not None or held.bot.closed:
                 idle.remove(held)
                 held.polite = False  # it exited while idle: reap it and start another
@@ -241,8 +254,33 @@ class BotPool:
         """Idle processes kept, by bot name (bots with none left out)."""
         return {name: len(idle) for name, idle in self._idle.items() if idle}
 
+    async def watch_idle(self) -> None:
+        """Until the pool closes: end each process not in a match whose CPU since its last answer is over its allowance.
+
+        See :meth:`BotProcess.idle_cpu_fault`. Read every ``IDLE_CHECK_S``,
+        or ten times as long as a reading of every such process took (reading
+        a tree from ``/proc``, where no cgroup counts it, costs a walk of
+        ``/proc``): the arena never spends more than a tenth of a CPU on it.
+        """
+        with self._watching:
+            while not self._closed:
+                started = trio.current_time()
+                for bot in self._waiting():
+                    fault = bot.idle_cpu_fault()
+                    if fault is not None:
+                        bot.end_for(fault)
+                took = trio.current_time() - started
+                await trio.sleep(max(IDLE_CHECK_S, 10 * took))
+
+    def _waiting(self) -> list[BotProcess]:
+        """The live processes not in a match: idle ones, and those started ahead of theirs."""
+        found = [held.bot for idle in self._idle.values() for held in idle]
+        found += [s.held.bot for spares in self._spares.values() for s in spares if s.held is not None]
+        return [bot for bot in found if bot.breach is None and not bot.closed and bot.process.poll() is None]
+
     def close(self) -> None:
         """Stop every idle process and every one started ahead (politely); busy ones stop when released."""
+        self._watching.cancel()
         for idle in self._idle.values():
             for held in idle:
                 held.stop.set()
@@ -279,6 +317,7 @@ async def open_pool(
     """A :class:`BotPool`; on leaving, every process it started is stopped and reaped."""
     async with trio.open_nursery() as nursery:
         pool = BotPool(nursery, reuse=reuse, stderr_path=stderr_path)
+        nursery.start_soon(pool.watch_idle)
         try:
             yield pool
         finally:

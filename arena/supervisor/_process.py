@@ -54,6 +54,15 @@ STDERR_DROP_BYTES = 1 << 20
 Enough that a bot writing a burst of tens of MiB is not stalled for long.
 """
 _ABANDONED_KEPT = 256
+BACKGROUND_CPU_SHARE = 0.05
+"""The share of one CPU a bot's processes may use, on average, while no request is pending.
+
+Whatever they use then is charged to the next move as well; this bounds it
+apart, since a fast match leaves a move's own budget nearly untouched: busy
+loops left running between moves, each gap a millisecond, never came near it.
+"""
+BACKGROUND_CPU_BURST_S = 0.5
+"""The most CPU seconds a bot's processes may use at once while no request is pending (a garbage collector, a JIT)."""
 
 
 @dataclass
@@ -131,7 +140,22 @@ class BotProcess:
         self.matches_played = 0
         self.closed = False
         self.breach: BotFault | None = None
-        """A limit the arena ended the bot for while no move was awaited (its disk), reported as its fault."""
+        """A limit the arena ended the bot for while no move was awaited (its disk, its CPU), reported as its fault."""
+        self.cpu_charged = 0.0
+        """CPU seconds of the bot's tree already charged to it (to its moves, or to the end of a match).
+
+        What the tree uses beyond, between moves or while idle in a pool, is
+        charged to its next move (:meth:`idle_cpu_s`), so CPU is never free,
+        and must stay within its background allowance (:meth:`begin_request`).
+        """
+        self._idle_since: float = self.stats.started_at
+        """When the bot last had no request pending from (its last answer, or its start)."""
+        self._background = BACKGROUND_CPU_BURST_S
+        """The background allowance left at ``_idle_since`` (CPU seconds)."""
+        self._started_up = False
+        """Whether it has answered once: until then its CPU is its start-up's (``startup_s``), not background."""
+        self.idle_at_request: float | None = None
+        """CPU seconds used between the last charge and the request just sent (``None``: unmeasurable)."""
         self._watching = trio.CancelScope()
         self._stderr_sink: BinaryIO | None = None
         self._stderr_open = False
@@ -318,6 +342,74 @@ class BotProcess:
                     total += times.user + times.system + times.children_user + times.children_system
         return total
 
+    def idle_cpu_s(self) -> float | None:
+        """CPU seconds the tree used since it was last charged (since its last answer): ``None`` if unmeasurable."""
+        now = self.cpu_seconds()
+        return None if now is None else max(0.0, now - self.cpu_charged)
+
+    def _allowance(self) -> float:
+        """The background CPU the bot may have used since ``_idle_since`` (refilled at its share, up to the burst)."""
+        refill = BACKGROUND_CPU_SHARE * max(0.0, trio.current_time() - self._idle_since)
+        return min(BACKGROUND_CPU_BURST_S, self._background + refill)
+
+    def _over_allowance(self, used: float | None, allowance: float) -> Timeout | None:
+        """A :class:`Timeout` when ``used`` CPU seconds since the last charge are over the background allowance."""
+        if used is None or used <= allowance or not self._started_up:
+            return None
+        return Timeout(
+            f"used {used:.3g}s of CPU while no request was pending (between moves or matches), over its allowance "
+            f"of {allowance:.3g}s ({BACKGROUND_CPU_SHARE:.0%} of a CPU on average, {BACKGROUND_CPU_BURST_S:g}s at most)"
+        )
+
+    def begin_request(self) -> Timeout | None:
+        """Call as a request is sent: the background allowance is drawn on for the CPU used since the last charge.
+
+        A :class:`Timeout` when that is over the allowance (the request is
+        then not sent). The CPU read is kept in :attr:`idle_at_request`.
+        """
+        used, allowance = self.idle_cpu_s(), self._allowance()
+        self.idle_at_request = used
+        fault = self._over_allowance(used, allowance)
+        if fault is None:
+            self._background = allowance - (used or 0.0)
+            self._idle_since = math.inf  # no refill while a request is pending
+        return fault
+
+    def charged(self, cpu_now: float) -> None:
+        """Everything the tree used up to the reading ``cpu_now`` is charged (a move's end): idle from now."""
+        self.cpu_charged = max(self.cpu_charged, cpu_now)
+        self._idle_since = trio.current_time()
+        self._started_up = True
+
+    def idle_cpu_fault(self) -> Timeout | None:
+        """A :class:`Timeout` when the CPU used since the last charge is over the background allowance, or more
+        than the bot's next move could use.
+
+        Checked on a process idle in a pool (its next match would fault it
+        anyway): a bot that leaves busy loops running between matches is
+        ended as soon as they have used its allowance, not minutes later,
+        when that match comes.
+        """
+        used = self.idle_cpu_s()
+        background = self._over_allowance(used, self._allowance())
+        if background is not None:
+            return background
+        limits = self.options.limits
+        budget = limits.move_s + limits.time_bank_s + (limits.startup_s if self.stats.requests == 0 else 0.0)
+        if used is None or used <= budget:
+            return None
+        return Timeout(
+            f"used {used:.3g}s of CPU while no request was pending (between moves or matches), "
+            f"more than the {budget:.3g}s its next move may use"
+        )
+
+    def end_for(self, fault: BotFault) -> None:
+        """End the bot now, while no move is awaited, for ``fault``: what its next match records."""
+        self.breach = fault
+        _kill_tree(self.process.pid, self._descendants())
+        if self.jail is not None:
+            self.jail.kill_all()
+
     def memory_fault(self) -> MemoryLimit | None:
         """A :class:`MemoryLimit` when the bot's tree is over its memory limit now (or was killed for it)."""
         limit = self.options.limits.memory_bytes
@@ -394,9 +486,7 @@ class BotProcess:
             if used > limit or entries > most:
                 over = f"{limit >> 20} MiB" if used > limit else f"{most} files and folders"
                 held = f"{used >> 20} MiB in {entries} files"
-                self.breach = DiskLimit(f"its scratch held {held}, over its limit of {over}")
-                _kill_tree(self.process.pid, self._descendants())
-                jail.kill_all()
+                self.end_for(DiskLimit(f"its scratch held {held}, over its limit of {over}"))
                 return
             await trio.sleep(max(jail.policy.poll_s, 10 * took))
 

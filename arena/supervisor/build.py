@@ -37,7 +37,15 @@ import trio
 from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, hash_path
 from ..sandbox import BUILD_DIR, SandboxPolicy, build_key, build_root, built_folder, current_policy
-from ..sandbox._builds import DONE_SUFFIX, copy_folder, remove_tree
+from ..sandbox._builds import (
+    DONE_SUFFIX,
+    bind_quota,
+    copy_folder,
+    held_bytes,
+    keep_output,
+    quota_folder,
+    remove_tree,
+)  # fmt: skip
 from ._process import BotProcess, SpawnOptions, bot_environment, open_bot
 
 __all__ = ["BUILD_DIR", "TAIL_LINES", "ensure_built", "is_built"]
@@ -71,18 +79,23 @@ async def ensure_built(
         folder = root / key
         await trio.to_thread.run_sync(remove_tree, folder)  # what a failed or killed build left
         try:
-            await trio.to_thread.run_sync(_copy_for_build, spec, folder)
+            quota = await trio.to_thread.run_sync(_copy_for_build, spec, folder, policy.build_disk_bytes)
         except OSError as exc:
             await trio.to_thread.run_sync(remove_tree, folder)
             raise BuildError(f"bot {spec.name!r}: cannot copy its folder to build it: {exc}") from None
         say(f"{spec.name}: building ({' '.join(spec.build)})")
         log_path = root / f"{key}.log"
         try:
-            problem = await _run_build(spec, folder, log_path, policy)
+            problem = await _run_build(spec, folder, log_path, policy, quota=quota)
         except BaseException:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(remove_tree, folder)
             raise
+        if problem is None and quota:
+            try:
+                await trio.to_thread.run_sync(keep_output, folder, policy.build_disk_bytes)
+            except OSError as exc:
+                problem = f"its output could not be kept ({exc}; the quota is SandboxPolicy.build_disk_bytes)"
         if problem is not None:
             await trio.to_thread.run_sync(remove_tree, folder)
             raise BuildError(f"bot {spec.name!r}: {problem} (full output: {log_path}){_tail(_read_log(log_path))}")
@@ -95,16 +108,28 @@ def is_built(spec: BotSpec) -> bool:
     return not spec.build or built_folder(spec) is not None
 
 
-def _copy_for_build(spec: BotSpec, folder: Path) -> None:
-    """Copy ``spec``'s folder to build it in; :class:`OSError` unless what was copied is the content its key names."""
-    copied = copy_folder(spec.cwd, folder)
+def _copy_for_build(spec: BotSpec, folder: Path, quota: int) -> bool:
+    """Copy ``spec``'s folder to build it in, on a tmpfs of ``quota`` bytes where the arena may mount one (``True``).
+
+    :class:`OSError` unless what was copied is the content its build key names.
+    """
+    inside = quota_folder(folder, quota)
+    copied = copy_folder(spec.cwd, inside or folder)
+    if inside is not None:
+        bind_quota(inside, folder)
     (folder / BUILD_DIR).mkdir(mode=0o755)
     if copied != (spec.digest or hash_path(spec.cwd)):
         raise OSError("it changed while it was being copied; try again")
+    return inside is not None
 
 
-async def _run_build(spec: BotSpec, folder: Path, log_path: Path, policy: SandboxPolicy) -> str | None:
-    """Run the build command in its jail; what went wrong, or ``None`` for a build that worked (folder sealed)."""
+async def _run_build(
+    spec: BotSpec, folder: Path, log_path: Path, policy: SandboxPolicy, *, quota: bool = False
+) -> str | None:
+    """Run the build command in its jail; what went wrong, or ``None`` for a build that worked (folder sealed).
+
+    ``quota``: the folder is a tmpfs of the build's quota (a failure says how full it was).
+    """
     limits = policy.build_limits()
     seconds = min(spec.build_timeout_s, policy.build_time_s)
     builder = BotSpec(name=f"{spec.name}.build", command=spec.build, cwd=folder, profile=spec.profile)
@@ -123,6 +148,10 @@ async def _run_build(spec: BotSpec, folder: Path, log_path: Path, policy: Sandbo
                 fault = process.memory_fault()
                 code = process.process.returncode
                 problem = fault.reason if fault is not None else f"build failed with exit status {code}"
+                used, size = held_bytes(folder) if quota else (0, 0)
+                if fault is None and used * 2 >= size > 0:  # it may well have failed for want of room
+                    problem += (f" (its folder held {used >> 20} of its {size >> 20} MiB quota, which the kernel "
+                                "enforces: SandboxPolicy.build_disk_bytes)")  # fmt: skip
     except BotFault as fault:  # it could not even start
         return f"cannot run build command {spec.build[0]!r} ({fault.reason})"
     except OSError as exc:  # the folder could not be sealed

@@ -95,6 +95,25 @@ class _Clock:
         """Wall-clock cap of the next move (the backstop for bots that sleep or block)."""
         return self.limits.move_wall_s + self._startup(first_of_process)
 
+    def charge_idle(self, bot: BotProcess) -> Timeout | None:
+        """Charge, as a move, the CPU ``bot`` used since its last answer (at a match's end: none goes free)."""
+        first = bot.stats.requests == 0
+        now, used = bot.cpu_seconds(), bot.idle_cpu_s()
+        if now is None or used is None:
+            return None
+        budget = self.cpu_budget(first)
+        if used > budget:
+            return Timeout(
+                f"used {used:.3g}s of CPU after its last answer, while no request was pending, "
+                f"more than the {budget:.3g}s a move may use"
+            )
+        background = bot.begin_request()
+        if background is not None:
+            return background
+        bot.charged(now)
+        self.charge(used, first)
+        return None
+
     def charge(self, cpu_s: float, first_of_process: bool) -> None:
         """Draw on the bank for the CPU time a move used over its share."""
         over = cpu_s - self.limits.move_s - self._startup(first_of_process)
@@ -102,12 +121,20 @@ class _Clock:
             self.bank = max(0.0, self.bank - over)
 
     def start(self, bot: BotProcess, first_of_process: bool, started: float) -> _Move:
-        """Begin timing one awaited answer (call :meth:`_Move.check` each ``poll_s`` while waiting)."""
+        """Begin timing one awaited answer (call :meth:`_Move.check` each ``poll_s`` while waiting).
+
+        The move's CPU counts from the bot's last charge (its last answer),
+        not from the request: what its processes used in between (busy loops
+        left running, a pooled process's CPU between matches) is charged to
+        this move.
+        """
+        idle = bot.idle_at_request  # read as the request was sent (MatchRunner: bot.begin_request)
         return _Move(
             clock=self,
             started=started,
             first=first_of_process,
-            cpu_at_start=bot.cpu_seconds(),
+            cpu_at_start=None if idle is None else bot.cpu_charged,
+            idle_s=idle or 0.0,
             output_budget=bot.stats.bytes_out + self.limits.move_output_bytes,
             poll_s=bot.jail.policy.poll_s if bot.jail is not None else 0.1,
         )
@@ -116,7 +143,7 @@ class _Clock:
         wall = trio.current_time() - move.started
         cpu = move.used_cpu(bot)
         if move.cpu_at_start is not None and cpu > cpu_budget:
-            return Timeout(f"no answer within {cpu_budget:.3g}s of CPU (used {cpu:.3g}s over its process tree)")
+            return move.over_budget(cpu, cpu_budget)
         if wall >= wall_cap:
             return Timeout(f"no answer within {wall_cap:.3g}s (wall clock; {cpu:.3g}s of CPU used)")
         return bot.memory_fault() or bot.output_fault()
@@ -130,8 +157,11 @@ class _Move:
     started: float
     first: bool
     cpu_at_start: float | None
+    """The bot's CPU reading its move counts from: its last charge (``None``: CPU cannot be measured)."""
     output_budget: int
     poll_s: float
+    idle_s: float = 0.0
+    """CPU its tree used between its last charge and the request: part of this move's."""
     wall_s: float = 0.0
     cpu_s: float = 0.0
 
@@ -140,15 +170,34 @@ class _Move:
         clock = self.clock
         return clock._check(bot, self, clock.cpu_budget(self.first), clock.budget(self.first))
 
-    def finish(self, bot: BotProcess) -> None:
-        """Record the move's wall and CPU time, and draw on the bank."""
+    def finish(self, bot: BotProcess) -> Timeout | None:
+        """Record the move's wall and CPU time and draw on the bank; a :class:`Timeout` if its CPU was over budget.
+
+        An answer comes between two polls, so a move is judged here too: its
+        CPU includes what the bot used before the request, which a bot
+        answering at once would otherwise never be judged on.
+        """
         self.wall_s = trio.current_time() - self.started
-        self.cpu_s = self.used_cpu(bot)
+        now = bot.cpu_seconds()
+        self.cpu_s = self._used(now)
+        if now is not None:
+            bot.charged(now)
+        budget = self.clock.cpu_budget(self.first)
         self.clock.charge(self.cpu_s, self.first)
+        if self.cpu_at_start is not None and self.cpu_s > budget:
+            return self.over_budget(self.cpu_s, budget)
+        return None
+
+    def over_budget(self, cpu: float, budget: float) -> Timeout:
+        """The fault of a move whose CPU (``cpu``, idle time before the request included) passed ``budget``."""
+        idle = f", {self.idle_s:.3g}s of it before the request, between moves" if self.idle_s >= 0.005 else ""
+        return Timeout(f"no answer within {budget:.3g}s of CPU (used {cpu:.3g}s over its process tree{idle})")
 
     def used_cpu(self, bot: BotProcess) -> float:
-        """CPU seconds the bot's tree used since the move began (wall seconds when CPU cannot be measured)."""
-        now = bot.cpu_seconds()
+        """CPU seconds the bot's tree used since its last charge (wall seconds when CPU cannot be measured)."""
+        return self._used(bot.cpu_seconds())
+
+    def _used(self, now: float | None) -> float:
         if now is None or self.cpu_at_start is None:
             return trio.current_time() - self.started
         return max(0.0, now - self.cpu_at_start)
@@ -361,6 +410,7 @@ class MatchRunner:
                     self.narrate(line)
                 self._queue_all(step.notices)
             await self._flush_notices((0, 1))
+            self._judge_at_end()
             result = state.result()
         except _Faulted as faulted:
             self.faults = faulted.faults
@@ -384,6 +434,21 @@ class MatchRunner:
             # The match is over: a bot that left early loses nothing more.
             with contextlib.suppress(BotFault):
                 await self._flush(index, timeout=self.seats[index].limits.move_wall_s)
+
+    def _judge_at_end(self) -> None:
+        """Judge each seat once more as the match ends: the CPU it used after its last answer, and its memory.
+
+        CPU is charged as a move would be (none goes free). Memory is judged
+        while a move is awaited, so a bot that answers at once was never
+        judged: one whose child the kernel killed for memory played on.
+        """
+        faults = []
+        for index, seat in enumerate(self.seats):
+            over = self.clocks[index].charge_idle(seat.bot) or seat.bot.memory_fault()
+            if over is not None:
+                faults.append(self._fault(index, over, None))
+        if faults:
+            raise _Faulted(faults)
 
     def _queue(self, seat: int, message: protocol.Message) -> None:
         """Log ``message`` as sent to ``seat`` and hold its line for the seat's next write."""
@@ -450,6 +515,11 @@ class MatchRunner:
             started[seat] = trio.current_time()
             try:
                 bot = self.seats[seat].bot
+                if bot.breach is not None:  # ended while idle (in a pool): its fault is this match's
+                    raise bot.breach
+                background = bot.begin_request()  # what it used since its last answer, beyond its allowance
+                if background is not None:
+                    raise background
                 budget = self.clocks[seat].budget(bot.stats.requests == 0)
                 self._queue(seat, request)
                 bot.mark_unasked()
@@ -489,7 +559,9 @@ class MatchRunner:
             if waiting:
                 bots = {self.seats[seat].bot.stdout_fd: seat for seat in waiting}
                 deadline = min(awaited.next_check for awaited in waiting.values())
-                ready = {bots[fd] for fd in await self._watch.wait([self.seats[s].bot for s in waiting], deadline)}
+                woken = await self._watch.wait([self.seats[s].bot for s in waiting], deadline)
+                # A seat judged (and so no longer awaited) while its descriptor was armed may be among them.
+                ready = {bots[fd] for fd in woken if fd in bots}
         for seat in requests:
             for record in received[seat]:
                 self.log.write(record)
@@ -523,7 +595,9 @@ class MatchRunner:
             answer = self._decode(seat, line, awaited.request, awaited.records, unasked=bot.line_unasked)
             if answer is not None:
                 break
-        move.finish(bot)
+        over = move.finish(bot)
+        if over is not None:
+            raise over
         elapsed = move.wall_s
         bot.stats.requests += 1
         stats = self.stats[seat]

@@ -83,6 +83,15 @@ def attack() -> None:
             os._exit(0)
         time.sleep(0.2)
         sys.exit(0)
+    if mode == "memory_shared" and "holders" not in globals():  # MAP_SHARED memory in four children, once
+        fill = "import mmap, sys\nm = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_SHARED)\n"
+        fill += "b = b'x' * (1 << 20)\nfor _ in range(64): m.write(b)\n"
+        fill += "print('ready', flush=True)\nsys.stdin.read()"
+        holders = [subprocess.Popen([sys.executable, "-c", fill], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                   for _ in range(4)]  # fmt: skip
+        for child in holders:
+            child.stdout.readline()  # then it plays on, holding them
+        globals()["holders"] = holders
     if mode == "cpu_children":
         burn = "while True: pass"
         procs = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(2)]
@@ -227,6 +236,9 @@ def say(text: str) -> None:
 
 if mode == "crash_start":
     attack()
+if mode == "busy_at_start":  # busy loops left running from its start, while it answers every request at once
+    for _ in range(4):
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
 if mode == "ignore_sigterm":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if mode == "stderr_flood":  # 16 MiB before its first answer: dropped, 1 MiB a gulp, without stalling it long
@@ -237,17 +249,25 @@ if mode == "stderr_thread":
     threading.Thread(target=flood_stderr, daemon=True).start()
 if mode == "ahead":  # answers to the first 40 requests, before any was sent
     os.write(1, "".join(json.dumps({"id": n, "action": 0}) + "\n" for n in range(1, 41)).encode())
+BURN = "import sys, time\nend = time.process_time() + float(sys.argv[1])\nwhile time.process_time() < end: pass"
 for line in sys.stdin:
     message = json.loads(line)
     if "id" not in message:
         if message["type"] == "quit" and mode != "ignore_sigterm":
             break
+        if message["type"] == "match_end" and mode == "busy_when_idle":  # busy loops left running in the pool
+            for _ in range(2):
+                subprocess.Popen([sys.executable, "-c", "while True: pass"])
         continue
+    if mode == "slow":
+        time.sleep(float(arg))
     if mode == "ahead":
         continue
     if message["type"] == "main_play" and mode not in ("ignore_sigterm", "stderr_flood", "stderr_thread"):
         trigger(message["id"])
     say(json.dumps({"id": message["id"], "action": 0}))
+    if mode == "burn_after_answer":  # CPU between its answer and the next request (the arena waits for the other)
+        subprocess.run([sys.executable, "-c", BURN, arg], check=True)
 if mode == "ignore_sigterm":
     while True:  # no input, SIGTERM ignored: only SIGKILL ends it
         time.sleep(1)
