@@ -16,6 +16,7 @@
     [ladder]
     placement_pairs = 4             # duplicate pairs a new version plays first, against a spread of the field
     pair_budget = 12                # at most this many duplicate pairs between two versions
+    version_slots = 0               # most ladder slots one version holds at once (0: ceil(slots / versions))
 
     [access]
     registration = "invite"         # or "open": anyone may register a name
@@ -51,7 +52,7 @@ from .archive import UploadLimits
 
 _TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TABLES = {
-    "ladder": {"placement_pairs", "pair_budget"},
+    "ladder": {"placement_pairs", "pair_budget", "version_slots"},
     "access": {"registration", "replays"},
     "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour", "check_matches"},
     "server": {"host", "port", "data_dir"},
@@ -68,6 +69,8 @@ class LadderPolicy:
     """Duplicate pairs a new version plays first, against opponents spread over the field."""
     pair_budget: int = 12
     """At most this many duplicate pairs between any two versions; settled pairs stop."""
+    version_slots: int = 0
+    """Most of the ladder's slots one version may hold at once; 0: its fair share, ceil(slots / versions)."""
 
 
 @dataclass
@@ -170,6 +173,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         ladder=LadderPolicy(
             placement_pairs=number("ladder", "placement_pairs", 4, 0),
             pair_budget=number("ladder", "pair_budget", 12, 1),
+            version_slots=number("ladder", "version_slots", 0, 0),
         ),
         registration=choice("access", "registration", REGISTRATION),
         replays=choice("access", "replays", REPLAYS),

@@ -810,13 +810,22 @@ class Competition:
         self.touch()
 
     def set_frozen(self, frozen: bool) -> None:
-        """Freeze the competition (no uploads, no new matches) or thaw it."""
+        """Freeze the competition (no uploads, no new matches) or thaw it; freezing ends the pairs in play unplayed."""
         self.state.set_setting("frozen", "1" if frozen else "0")
+        if frozen and self.ladder is not None:
+            self.ladder.abort(None, "the organiser froze the competition")
         self.touch()
 
     def disqualify(self, participant: Participant, reason: str) -> None:
-        """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it."""
+        """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it.
+
+        Its pairs in play end at once, unplayed: nothing of them counts, for
+        its opponents or against them.
+        """
         self.state.set_disqualified(participant.id, reason)
+        if reason and self.ladder is not None:
+            labels = [v.label for v in self.versions(participant.id)]
+            self.ladder.abort(labels, f"{participant.name} was disqualified by the organiser")
         self.touch()
         self._drop_processes()
 
@@ -909,7 +918,9 @@ class Competition:
             self.pool = pool
             self.ladder = Ladder(
                 self.store, self.tid, self.game, self.config.limits, seed=self.seed,
-                policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
+                policy=Policy(
+                    self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
+                ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs // 2) + ahead, remote=remote,
             )  # fmt: skip
