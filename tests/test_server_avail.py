@@ -14,7 +14,7 @@ import trio
 
 from arena.competition.ladder import Ladder
 
-from .servertools import Kit, bot_archive, running, write_config
+from .servertools import Kit, running, write_config
 
 SLOW_BOT = """\
 import json, sys, time
