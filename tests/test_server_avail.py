@@ -8,13 +8,16 @@ The limits are small, so each test takes seconds.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
+from arena.checks.bot import Report, check_bot
 from arena.competition.ladder import Ladder
+from arena.server._queue import FairQueue
 
-from .servertools import Kit, running, write_config
+from .servertools import Kit, bot_archive, minimal_bot, running, write_config
 
 SLOW_BOT = """\
 import json, sys, time
@@ -127,3 +130,87 @@ async def test_disqualify_ends_a_pair_played_in_the_servers_own_process(tmp_path
             while held(ladder, "slowpoke"):
                 await trio.sleep(0.02)
         assert not [m for m in kit.competition.matches if "slowpoke" in (m.bot_a, m.bot_b)]
+
+
+# Checks ------------------------------------------------------------------------------------------------
+MISBEHAVING = """\
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["type"] == "main_play":
+        {misbehave}
+    print(json.dumps({{"id": message["id"], "action": 0}}), flush=True)
+"""
+MISBEHAVIOURS = {
+    "sleeps": ("time.sleep(60)", 1),  # past the move's wall cap, asleep: a busy machine does not explain it
+    "crashes": ("sys.exit(3)", 1),
+    "moves illegally": ('print(json.dumps({"id": message["id"], "action": 99}), flush=True); continue', 1),
+    "spins": ("while True: pass", 2),  # runnable when the wall cap struck (its CPU budget is larger): judged again
+}
+
+
+def bot_upload(code: str, name: str = "bot") -> bytes:
+    return bot_archive({"bot.toml": f'name = "{name}"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": code})
+
+
+@pytest.mark.parametrize("misbehaviour", sorted(MISBEHAVIOURS))
+async def test_a_failed_check_is_judged_again_only_when_a_busy_machine_could_explain_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str
+) -> None:
+    runs = []
+
+    async def counted(*args: Any, **kwargs: Any) -> Report:
+        runs.append(trio.current_time())
+        return await check_bot(*args, **kwargs)
+
+    monkeypatch.setattr("arena.server.service.check_bot", counted)
+    code, expected_runs = MISBEHAVIOURS[misbehaviour]
+    limits = "[limits]\nmove_s = 30.0\ntime_bank_s = 1.0\nmove_wall_s = 1.0\n"  # a spin meets the wall cap first
+    config = write_config(tmp_path, extra=limits, uploads="check_matches = 1\ncheck_wall_s = 60")
+    async with running(config, paused=True) as kit:
+        token = kit.participant("alice")
+        response = await kit.upload(token, bot_upload(MISBEHAVING.format(misbehave=code)))
+        assert response.status_code == 201, response.text
+        result = await kit.wait_submission(token, response.json()["id"], timeout=60)
+        assert result["status"] == "failed"
+        assert len(runs) == expected_runs
+
+
+async def test_a_slow_check_is_capped_and_delays_no_other_participants_check(tmp_path: Path) -> None:
+    # Alice's bot answers in 1 s: its check would take 30 s; the cap is 10 s. Bob's bot answers at once.
+    config = write_config(
+        tmp_path, extra="[limits]\nmove_wall_s = 2.0\n", uploads="check_matches = 1\ncheck_wall_s = 10\ncheck_jobs = 2"
+    )
+    async with running(config, paused=True) as kit:
+        alice, bob = kit.participant("alice"), kit.participant("bob")
+        slow = await kit.upload(alice, bot_upload(SLOW_BOT.format(seconds=1.0), "alice"))
+        started = trio.current_time()
+        fast = await kit.upload(bob, minimal_bot())
+        passed = await kit.wait_submission(bob, fast.json()["id"], timeout=30)
+        assert passed["status"] == "passed", (passed["message"], passed.get("report"))
+        waiting = await kit.client.get(f"/api/submissions/{slow.json()['id']}", headers=bearer(alice))
+        assert not waiting.json()["done"]  # Bob's check did not wait for Alice's
+        failed = await kit.wait_submission(alice, slow.json()["id"], timeout=30)
+        assert failed["status"] == "failed"
+        assert trio.current_time() - started < 10 + 5  # the cap, and the little before and after it
+        text = str(failed)
+        assert "the check ran over 10 s, the most a whole check may take here" in text
+
+
+async def test_the_check_queue_serves_participants_in_turn_one_check_each_at_a_time() -> None:
+    queue = FairQueue()
+    for participant, submission in [(1, 10), (1, 11), (1, 12), (2, 20), (3, 30), (2, 21)]:
+        queue.put(participant, submission)
+    taken = [await queue.take() for _ in range(3)]
+    assert taken == [(1, 10), (2, 20), (3, 30)]  # the first of each, in turn
+    with trio.move_on_after(0.1) as waited:
+        await queue.take()  # every participant with uploads left has a check running
+    assert waited.cancelled_caught
+    queue.done(2)
+    assert await queue.take() == (2, 21)
+    queue.done(1)
+    queue.done(3)
+    assert await queue.take() == (1, 11)
+    assert len(queue) == 1

@@ -35,7 +35,7 @@ import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
-from ..checks.bot import CHECKS, Report, check_bot, default_references
+from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
@@ -49,6 +49,7 @@ from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
+from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .state import Entry, Participant, State, Submission, check_name
@@ -71,6 +72,8 @@ time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in 
 CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
 ADMIN_NAME = "organiser"
+CHECK_TIME = "finishes within the check's time"
+"""The check an upload fails when its whole check ran over ``uploads.check_wall_s``."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -290,8 +293,8 @@ class Competition:
         self._by_key = {match.key: match for match in self.matches}
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
-        self._checks = trio.CapacityLimiter(1)
-        self._pending: trio.MemorySendChannel[int] | None = None
+        self._checks = FairQueue()
+        """Uploads waiting for their check (``config.check_jobs`` checkers take them, participants in turn)."""
         self.ladder: Ladder | None = None
         self.pool: Pool | None = None
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
@@ -661,16 +664,14 @@ class Competition:
         finally:
             upload.unlink(missing_ok=True)
         self.state.update_submission(sid, folder=str(folder), digest=hash_path(folder))
-        self._queue(sid)
+        self._checks.put(participant.id, sid)
         self.touch()
         return sid
 
-    def _queue(self, sid: int) -> None:
-        assert self._pending is not None, "the competition is not running"
-        self._pending.send_nowait(sid)
-
-    async def _checker(self, receive: trio.MemoryReceiveChannel[int]) -> None:
-        async for sid in receive:
+    async def _checker(self) -> None:
+        """Check the queued uploads, one at a time (``config.check_jobs`` of these run at once)."""
+        while True:
+            participant, sid = await self._checks.take()
             try:
                 await self.check_submission(sid)
             except Exception:  # a bug of the arena's must not stop the server: this upload says so, the next goes on
@@ -681,6 +682,8 @@ class Competition:
                 if version is not None and owner is not None and version.admission == "pending":
                     self._refuse(version, owner, CHECK_BROKE)
                 self.touch()
+            finally:
+                self._checks.done(participant)
 
     async def check_submission(self, sid: int) -> Submission:
         """Build and check submission ``sid`` as ``arena check`` does.
@@ -732,13 +735,16 @@ class Competition:
                 matches=self.config.check_matches, seed=sid,
             )  # fmt: skip
 
-        async with self._checks:
+        with trio.move_on_after(self.config.check_wall_s) as capped:
             with background():  # beside the ladder, the check takes the CPU its bots leave
                 report = await check()
-            if not report.ok:
-                # A busy ladder may have kept a background bot waiting past a wall-clock cap: the verdict that
-                # stands is the one at an ordinary bot's weight (a broken bot costs a second check).
+            if report.machine_may_explain:
+                # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable when
+                # the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash, a
+                # protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
                 report = await check()
+        if capped.cancelled_caught:
+            report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
                 relative_paths(line, folder, self.data_dir) for line in c.where
@@ -774,6 +780,12 @@ class Competition:
         self._refuse(version, owner, reason)
         self.state.update_submission(sid, status="failed", report=checks, message=message)
         return self._done(sid)
+
+    def _over_time(self) -> str:
+        return (
+            f"the check ran over {self.config.check_wall_s:g} s, the most a whole check may take here: answer"
+            " faster (arena check on your own machine shows your slowest answer)"
+        )
 
     def _refuse(self, version: Version, owner: Participant, reason: str) -> None:
         """``version`` is not admitted, for ``reason``; its owner's version that passed (if any) plays on."""
@@ -883,10 +895,8 @@ class Competition:
         cluster's workers (``jobs`` 0: as many as their threads); checks always
         run here.
         """
-        send, receive = trio.open_memory_channel[int](10_000)
-        self._pending = send
         for submission in self.state.unfinished_submissions():
-            send.send_nowait(submission.id)
+            self._checks.put(submission.participant_id, submission.id)
 
         def stderr_path(spec: BotSpec, number: int) -> Path:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
@@ -924,7 +934,8 @@ class Competition:
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs // 2) + ahead, remote=remote,
             )  # fmt: skip
-            nursery.start_soon(self._checker, receive)
+            for _ in range(self.config.check_jobs):
+                nursery.start_soon(self._checker)
             nursery.start_soon(self._standings)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
