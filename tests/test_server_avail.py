@@ -76,7 +76,7 @@ async def test_a_slow_version_holds_no_more_than_its_share_of_the_ladder_and_the
                 others = sum("slowpoke" not in (m.bot_a, m.bot_b) for m in kit.competition.matches)
                 await trio.sleep(0.01)
         assert 1 <= most <= share
-        assert others >= 20  # the fast pairs kept playing beside it
+        assert others >= 4, others  # the fast pairs kept playing beside it
 
 
 async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplayed(tmp_path: Path) -> None:
@@ -178,25 +178,26 @@ async def test_a_failed_check_is_judged_again_only_when_a_busy_machine_could_exp
         assert len(runs) == expected_runs
 
 
+@pytest.mark.slow
 async def test_a_slow_check_is_capped_and_delays_no_other_participants_check(tmp_path: Path) -> None:
-    # Alice's bot answers in 1 s: its check would take 30 s; the cap is 10 s. Bob's bot answers at once.
+    # Alice's bot answers in 4 s: its check would take two minutes; the cap is 30 s. Bob's bot answers at once.
     config = write_config(
-        tmp_path, extra="[limits]\nmove_wall_s = 2.0\n", uploads="check_matches = 1\ncheck_wall_s = 10\ncheck_jobs = 2"
+        tmp_path, extra="[limits]\nmove_wall_s = 5.0\n", uploads="check_matches = 1\ncheck_wall_s = 30\ncheck_jobs = 2"
     )
     async with running(config, paused=True) as kit:
         alice, bob = kit.participant("alice"), kit.participant("bob")
-        slow = await kit.upload(alice, bot_upload(SLOW_BOT.format(seconds=1.0), "alice"))
+        slow = await kit.upload(alice, bot_upload(SLOW_BOT.format(seconds=4.0), "alice"))
         started = trio.current_time()
         fast = await kit.upload(bob, minimal_bot())
-        passed = await kit.wait_submission(bob, fast.json()["id"], timeout=30)
+        passed = await kit.wait_submission(bob, fast.json()["id"], timeout=60)
         assert passed["status"] == "passed", (passed["message"], passed.get("report"))
         waiting = await kit.client.get(f"/api/submissions/{slow.json()['id']}", headers=bearer(alice))
         assert not waiting.json()["done"]  # Bob's check did not wait for Alice's
-        failed = await kit.wait_submission(alice, slow.json()["id"], timeout=30)
+        failed = await kit.wait_submission(alice, slow.json()["id"], timeout=60)
         assert failed["status"] == "failed"
-        assert trio.current_time() - started < 10 + 5  # the cap, and the little before and after it
+        assert trio.current_time() - started < 30 + 10  # the cap, and the little before and after it
         text = str(failed)
-        assert "the check ran over 10 s, the most a whole check may take here" in text
+        assert "the check ran over 30 s, the most a whole check may take here" in text
 
 
 async def test_the_check_queue_serves_participants_in_turn_one_check_each_at_a_time() -> None:
