@@ -35,7 +35,7 @@ from ..bots.spec import BotSpec, resolve
 from ..games import Game, IllegalAction, get_game
 from ..supervisor._process import GRACE_S, BotProcess, open_bot
 from ..supervisor.build import ensure_built
-from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
+from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from ..supervisor.play import goodbye_line, spawn_options
@@ -190,6 +190,7 @@ async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Pat
     """Start the bot, send a match start and the first request, and time the answer."""
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
+    limits = match_limits(limits, game)  # what a ladder match would say: the match clock and cap in figures
     state = game.new_match(seed)
     start = protocol.MatchStart(
         match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
