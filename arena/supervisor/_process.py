@@ -317,11 +317,12 @@ class BotProcess:
         return total
 
     def wants_cpu(self) -> bool:
-        """Whether a thread of the bot's tree is runnable now (on a CPU or waiting for one; not asleep or blocked).
+        """Whether a thread of the bot's tree is runnable now (on a CPU or waiting for one) or waiting on the disk.
 
         Read once, when a wall-clock cap strikes: a bot that was runnable may
-        have been held back by a busy machine or a small CPU weight; one that
-        slept or waited on a read took its time by itself.
+        have been held back by a busy machine or a small CPU weight, and one in
+        the disk's queue (state D: loading its interpreter, say) by a busy
+        disk; one that slept, or waited on a pipe, took its time by itself.
         """
         cgroup = self.jail.cgroup if self.jail is not None else None
         if cgroup is not None:
@@ -608,7 +609,7 @@ _ARMED = select.EPOLLIN | select.EPOLLONESHOT
 
 
 def _runnable(pid: int) -> bool:
-    """Whether a thread of process ``pid`` is in state R (``/proc/PID/task/TID/stat``); gone counts as not."""
+    """Whether a thread of process ``pid`` is in state R or D (``/proc/PID/task/TID/stat``); gone counts as not."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -619,7 +620,7 @@ def _runnable(pid: int) -> bool:
                 stat = file.read()
         except OSError:
             continue
-        if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"R":
+        if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"R", b"D"):
             return True
     return False
 
