@@ -41,8 +41,8 @@ class Fault:
     request_id: int | None = None
     request_type: str = ""
     machine_may_explain: bool = False
-    """A wall-clock timeout that struck while the bot's processes were runnable (wanting a CPU, not asleep or
-    blocked): a busy machine, or a small CPU weight, could explain it. Not logged."""
+    """A wall-clock timeout that struck while a process of the bot was runnable or waiting on the disk (not asleep,
+    not waiting on a pipe): a busy machine, or a small CPU weight, could explain it. Not logged."""
 
 
 @dataclass
@@ -104,13 +104,13 @@ class _Clock:
     ends as a ``memory_limit`` fault.
     """
 
-    def __init__(self, limits: Limits, deadline: float = math.inf) -> None:
+    def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.bank = limits.time_bank_s
         self.wall_left = limits.wall_bank_s or math.inf
         """What is left of the match clock (wall seconds)."""
-        self.deadline = deadline
-        """When the match's wall-clock cap strikes (trio time)."""
+        self.deadline = math.inf
+        """When the match's wall-clock cap strikes (trio time; set when the match starts)."""
 
     def _startup(self, first_of_process: bool) -> float:
         return self.limits.startup_s if first_of_process else 0.0
