@@ -59,6 +59,7 @@ async def until_in_play(kit: Kit, label: str) -> Ladder:
     return ladder
 
 
+@pytest.mark.slow
 async def test_a_slow_version_holds_no_more_than_its_share_of_the_ladder_and_the_others_play_on(
     tmp_path: Path,
 ) -> None:
