@@ -68,6 +68,8 @@ class Timeout(BotFault):
     """The bot did not answer in time."""
 
     kind = "timeout"
+    machine_may_explain = False
+    """Whether the bot was runnable when a wall-clock cap struck (a busy machine could explain it)."""
 
 
 class InvalidJson(BotFault):

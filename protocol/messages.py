@@ -74,6 +74,18 @@ class Limits(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Most bytes of stdout a bot may send while answering one request."""
     disk_bytes: int = 128 << 20
     """Bytes the bot's scratch folder (``$HOME``, its only writable place) may hold in all."""
+    wall_bank_s: float = 0.0
+    """Wall-clock seconds the bot's answers may take in all over one match, start-up aside (its match clock).
+
+    0 in a config: derived from the game's length, 2 x (the game's most requests x ``move_s`` + ``time_bank_s``)
+    (wall time at two bots per core, as ``move_wall_s``); a ``match_start`` carries the figure in force.
+    """
+    match_wall_s: float = 0.0
+    """Wall-clock cap of the whole match; an answer that would run past it is a timeout.
+
+    0 in a config: derived, both seats' ``wall_bank_s`` + ``startup_s`` + ``move_wall_s`` (the match's length if
+    both bots used all their clocks); a ``match_start`` carries the figure in force.
+    """
 
 
 class Result(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

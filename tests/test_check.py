@@ -204,3 +204,31 @@ def test_an_exit_slower_than_a_match_waits_is_said_in_numbers_that_agree() -> No
         exit_detail(0.01, "after quit", 139)
         == "exited 10 ms after quit, killed by SIGSEGV (signal 11, exit status 139)"
     )
+
+async def test_the_check_tells_a_bot_the_same_limits_as_a_ladder_match(tmp_path: Path) -> None:
+    # The bot writes the limits of each match_start to stderr: the start-up probe's must be a match's own.
+    bot = tmp_path / "limits_bot.py"
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    if message['type'] == 'match_start':\n"
+        "        print(json.dumps(message['limits'], sort_keys=True), file=sys.stderr, flush=True)\n"
+        "    elif 'id' in message:\n"
+        "        print(json.dumps({'id': message['id'], 'action': 0}), flush=True)\n"
+        "    elif message['type'] == 'quit':\n"
+        "        break\n"
+    )
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    report = await run_check(resolve(f"{sys.executable} {bot}"), logs, limits=Limits())
+    assert report.ok
+    told = {
+        line
+        for path in logs.glob("*.stderr.log")
+        if not path.name.startswith("check-")  # the reference bots' own
+        for line in path.read_text().splitlines()
+        if line.startswith("{")
+    }
+    assert len(told) == 1, told
+    assert '"wall_bank_s": 70.0' in told.pop()

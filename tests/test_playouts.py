@@ -78,6 +78,7 @@ def playout(game: Game, seed: int, *, stop_at: int | None = None) -> tuple[list[
     state = game.new_match(seed)
     sent = [str(seat).encode() + protocol.encode(notice) for seat, notice in state.start().notices]
     steps = 0
+    asked = [0, 0]  # a seat is never asked more than the game's max_requests, which a match's clock follows
     while not state.is_over and steps != stop_at:
         steps += 1
         assert steps <= MAX_STEPS, f"{game.game_id} did not end within {MAX_STEPS} steps"
@@ -85,6 +86,8 @@ def playout(game: Game, seed: int, *, stop_at: int | None = None) -> tuple[list[
         assert requests, "a match that is not over must ask some seat to act"
         actions = {}
         for seat, request in sorted(requests.items()):
+            asked[seat] += 1
+            assert asked[seat] <= game.max_requests(), f"seat {seat} asked more than {game.max_requests()} requests"
             sent.append(str(seat).encode() + protocol.encode(request))
             options = legal(state, seat, request)
             assert options, f"no legal action found for seat {seat} at {request!r}"

@@ -89,6 +89,39 @@ async def test_each_fault_is_recorded_with_its_reason_and_the_opponent_wins(
 def test_an_exit_by_a_signal_names_the_signal(code: int, said: str) -> None:
     assert exit_status(code, "a note") == said
 
+def slow(seconds: float) -> BotSpec:
+    return BotSpec(name="slow", command=(sys.executable, str(FAULTY), "slow", str(seconds)), cwd=FAULTY.parent)
+
+
+async def test_a_bot_slow_at_every_move_runs_out_of_its_match_clock(tmp_path: Path) -> None:
+    # Each answer (0.3 s) is well under the move's wall cap (2 s), but 15 of them are not under a clock of 1 s.
+    limits = msgspec.structs.replace(FAST, wall_bank_s=1.0)
+    started = trio.current_time()
+    record = await play_match(
+        get_game("rps-poker"), (slow(0.3), resolve(str(GOOD))), seed=1, limits=limits, log_dir=tmp_path
+    )
+    assert [(f.seat, f.kind) for f in record.faults] == [("A", "timeout")]
+    assert "match clock ran out (wall_bank_s 1s)" in record.faults[0].reason
+    assert "waiting to run" not in record.faults[0].reason  # it slept: a busy machine does not explain that
+    assert not record.faults[0].machine_may_explain
+    assert record.stats[0].requests <= 4  # the first answer's start-up aside, three or four answers fit in 1 s
+    assert trio.current_time() - started < 10
+    start = next(r for r in read_log(record.log_path) if r["type"] == "send")  # type: ignore[arg-type]
+    assert start["msg"]["limits"]["wall_bank_s"] == 1.0  # the bot is told its clock
+
+
+async def test_a_match_has_a_wall_clock_cap_and_a_clock_derived_from_the_games_length(tmp_path: Path) -> None:
+    # Derived: 2 x (15 requests x 0.5 s + 0 s of bank) = 15 s of clock each; a cap of 1.5 s strikes first.
+    limits = msgspec.structs.replace(FAST, match_wall_s=1.5)
+    record = await play_match(
+        get_game("rps-poker"), (resolve(str(GOOD)), slow(0.2)), seed=1, limits=limits, log_dir=tmp_path
+    )
+    assert [(f.seat, f.kind) for f in record.faults] == [("B", "timeout")]
+    assert "the match's wall-clock cap (1.5s)" in record.faults[0].reason
+    assert record.duration_s < 5
+    start = next(r for r in read_log(record.log_path) if r["type"] == "send")  # type: ignore[arg-type]
+    assert start["msg"]["limits"]["wall_bank_s"] == 15.0 and start["msg"]["limits"]["match_wall_s"] == 1.5
+
 
 async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:
     started = trio.current_time()

@@ -35,7 +35,7 @@ from ..bots.spec import BotSpec, game_of, resolve
 from ..games import GAMES, Game, IllegalAction, get_game
 from ..supervisor._process import GRACE_S, BotProcess, killed_by, open_bot
 from ..supervisor.build import ensure_built
-from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
+from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log
 from ..supervisor.options import limits_args, limits_from, number, params_from
 from ..supervisor.play import goodbye_line, spawn_options
@@ -77,6 +77,8 @@ class Check:
     where: list[str] = field(default_factory=list)
     took_s: float | None = None
     """What it timed, where it timed something (the first answer's wait, for the start-up check)."""
+    machine_may_explain: bool = False
+    """A failure a busy machine could explain: a wall-clock timeout while the bot was runnable (wanting a CPU)."""
 
     def lines(self) -> list[str]:
         """The PASS/FAIL/SKIP line and, for a failure, where it went wrong."""
@@ -99,6 +101,17 @@ class Report:
     def get(self, name: str) -> Check:
         """The check called ``name``."""
         return next(check for check in self.checks if check.name == name)
+
+    @property
+    def machine_may_explain(self) -> bool:
+        """Whether some check failed, and a busy machine could explain each failure (:attr:`Check.machine_may_explain`).
+
+        Never for a crash, a protocol error, an illegal move, a CPU-time
+        timeout or a bot that slept past a wall-clock cap: another run would
+        fail the same way.
+        """
+        failed = [check for check in self.checks if check.passed is False]
+        return bool(failed) and all(check.machine_may_explain for check in failed)
 
 
 @dataclass
@@ -186,6 +199,7 @@ async def _check_startup(
     """Start the bot, send a match start and the first request, and time the answer."""
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
+    limits = match_limits(limits, game)  # what a ladder match would say: the match clock and cap in figures
     state = game.new_match(seed)
     start = protocol.MatchStart(
         match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
@@ -214,6 +228,7 @@ async def _check_startup(
             False,
             f"{outcome.kind}: {printable(outcome.reason)}",
             [*where, *stderr_tail(stderr_path), *(f"hint: {hint}" for hint in hints)],
+            machine_may_explain=outcome.machine_may_explain,
         )
     try:
         state.check(0, outcome.action)
@@ -267,7 +282,9 @@ async def _first_answer(
             reason = f"answered id {answer.id}, but the request's id was {request.id}"
             return Fault("A", "protocol_error", reason, request.id, kind)
         return answer
-    return Fault("A", "timeout", f"no answer within {allowed:g} s", request.id, kind)
+    runnable = bot.wants_cpu()
+    reason = f"no answer within {allowed:g} s" + ("; it was waiting to run" if runnable else "")
+    return Fault("A", "timeout", reason, request.id, kind, machine_may_explain=runnable)
 
 
 async def _play_matches(
@@ -505,7 +522,7 @@ def _failed(name: str, game: Game, spec: BotSpec, played: _Played, fault: Fault,
         where.append(f"log: {record.log_path}")
     bytes_out = record.stats[played.seat].bytes_out
     where += [f"hint: {hint}" for hint in fault_hints(fault, game, spec.protocol, bytes_out, "--protocol")]
-    return Check(name, False, detail, where)
+    return Check(name, False, detail, where, machine_may_explain=fault.machine_may_explain)
 
 
 def _excerpt(record: MatchRecord, seat: str) -> list[str]:

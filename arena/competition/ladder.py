@@ -146,6 +146,14 @@ class Policy:
 
     placement_pairs: int = 4
     pair_budget: int = 12
+    version_slots: int = 0
+    """Most of the ladder's slots (pairs in play, or handed over to wait their turn) one version may hold at
+    once; 0: its fair share, ``ceil(slots / versions in the field)``. A slow version then holds no more than
+    its share, and the other pairs keep playing."""
+
+    def share(self, slots: int, versions: int) -> int:
+        """The most slots one version may hold, of ``slots``, in a field of ``versions``."""
+        return self.version_slots or max(1, math.ceil(slots / max(1, versions)))
 
 
 @dataclass(frozen=True)
@@ -367,6 +375,10 @@ class Ladder:
         self._pool: Pool | None = None
         self._playing: dict[Pair, Mapping[str, Player]] = {}
         """The pairs in play, with the field they were taken from."""
+        self._scopes: dict[Pair, trio.CancelScope] = {}
+        """What ends each pair in play at once (:meth:`abort`)."""
+        self._aborted: dict[Pair, str] = {}
+        """Why each pair aborted and not yet noted was aborted."""
 
     def wake(self) -> None:
         """The field, the ratings or the pause switch changed: look for a pair again.
@@ -380,6 +392,23 @@ class Ladder:
             for pair, field in self._playing.items():
                 for label in self._departed(pair):
                     self._pool.drop(field[label].spec.name)
+
+    def abort(self, labels: Iterable[str] | None, reason: str) -> int:
+        """End now the pairs in play of the versions ``labels`` (``None``: every pair); how many.
+
+        Their legs not yet finished are not recorded (nothing counts for or
+        against either version, the opponent included): the competition's
+        changes say which pair ended and ``reason``. A leg that finished
+        before is recorded as played.
+        """
+        chosen = None if labels is None else set(labels)
+        ended = 0
+        for pair, scope in self._scopes.items():
+            if chosen is None or {pair.first, pair.second} & chosen:
+                self._aborted.setdefault(pair, reason)
+                scope.cancel()
+                ended += 1
+        return ended
 
     def pause(self) -> None:
         """Take no new pairs (the pairs in play finish)."""
@@ -402,8 +431,13 @@ class Ladder:
         if self.paused:
             return None
         specs = self.field()
-        playing = {label for pair in self.state.busy for label in (pair.first, pair.second)}
-        free = [label for label, player in specs.items() if not (player.entrant.persistent and label in playing)]
+        held = Counter(label for pair in self.state.busy for label in (pair.first, pair.second))
+        share = self.policy.share(self.slots, len(specs))
+        free = [
+            label
+            for label, player in specs.items()
+            if not (player.entrant.persistent and held[label]) and held[label] < share
+        ]
         pair = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)
         if pair is None:
             return None
@@ -421,23 +455,34 @@ class Ladder:
             scheduled = pair.matches(self.seed, field)
             self._playing[pair] = field
             try:
-                if any(match.persistent for match in scheduled):  # one process: one leg after the other
-                    for match in scheduled:
-                        if self._departed(pair):
-                            break
-                        await self._play(match, specs, pool)
-                else:
-                    async with trio.open_nursery() as nursery:
-                        for match in scheduled:
-                            nursery.start_soon(self._play, match, specs, pool)
+                with trio.CancelScope() as self._scopes[pair]:
+                    await self._play_pair(pair, scheduled, specs, pool)
+                reason = self._aborted.pop(pair, None)
+                if reason is not None:
+                    self.store.log_change(self.tid, "aborted", f"pair {pair.deal} ended unplayed: {reason}")
             finally:
                 self.state.busy.discard(pair)
                 del self._playing[pair]
+                self._scopes.pop(pair, None)
+                self._aborted.pop(pair, None)
                 for match in scheduled:  # no later match plays these deals: processes that played them may forget
                     pool.forget(match.seed)
                 for label in self._departed(pair):  # its processes released since the drop would idle
                     pool.drop(field[label].spec.name)
             self.wake()  # the other slots may now take the pair's versions again
+
+    async def _play_pair(
+        self, pair: Pair, scheduled: list[Scheduled], specs: Mapping[str, BotSpec], pool: Pool
+    ) -> None:
+        if any(match.persistent for match in scheduled):  # one process: one leg after the other
+            for match in scheduled:
+                if self._departed(pair):
+                    break
+                await self._play(match, specs, pool)
+        else:
+            async with trio.open_nursery() as nursery:
+                for match in scheduled:
+                    nursery.start_soon(self._play, match, specs, pool)
 
     def _departed(self, pair: Pair) -> list[str]:
         """The versions of ``pair`` that have left the field (retired, disqualified).

@@ -180,22 +180,29 @@ async def _serve(wire_in: int, wire_out: int) -> None:
 
     dropped: dict[str, int] = {}  # bot name -> number of the last message that dropped it
     received = 0  # messages read so far
+    playing: dict[int, trio.CancelScope] = {}  # what ends each match handed over, waiting or in play (abort)
 
     async def play(
         ident: int, scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None, number: int
     ) -> None:
         try:
-            async with turns:
-                if any(dropped.get(spec.name, -1) > number for spec in specs.values()):  # it left while this waited
-                    send.send_nowait(frame(("withdrawn", ident)))
-                    return
-                match = await play_scheduled(
-                    game, specs, setup.limits, scheduled, pool, log_path=log_path, tournament_id=setup.tournament_id
-                )
+            with trio.CancelScope() as playing[ident]:
+                async with turns:
+                    if any(dropped.get(spec.name, -1) > number for spec in specs.values()):  # it left meanwhile
+                        send.send_nowait(frame(("withdrawn", ident)))
+                        return
+                    match = await play_scheduled(
+                        game, specs, setup.limits, scheduled, pool, log_path=log_path,
+                        tournament_id=setup.tournament_id,
+                    )  # fmt: skip
+            if ident not in playing or playing[ident].cancelled_caught:  # aborted: the server asks no more
+                return
         except Exception:  # a bug, not a bot's fault (those are in the match): the server says so
             send.send_nowait(frame(("error", ident, traceback.format_exc())))
         else:
             send.send_nowait(frame(("played", ident, match)))
+        finally:
+            playing.pop(ident, None)
 
     async def warm(ident: int, spec: BotSpec, limits: Limits, count: int) -> None:
         await pool.warm(spec, limits, count)
@@ -212,6 +219,9 @@ async def _serve(wire_in: int, wire_out: int) -> None:
                 nursery.start_soon(play, ident, scheduled, specs, log_path, received)
             elif kind == "warm":
                 nursery.start_soon(warm, *message[1:])
+            elif kind == "abort":  # the server gave up on it (the organiser took a bot out): end it now
+                if message[1] in playing:
+                    playing[message[1]].cancel()
             elif kind == "forget":
                 pool.forget(message[1])
             elif kind == "drop":  # its idle processes stop, and its matches waiting their turn are withdrawn
@@ -286,6 +296,10 @@ class MatchWorker:
         try:
             life.send.send_nowait(frame((message[0], ident, *message[1:])))
             await answer.done.wait()
+        except trio.Cancelled:
+            if answer.play and not answer.done.is_set() and not life.dead:  # the match stops there too
+                life.send.send_nowait(frame(("abort", ident)))
+            raise
         finally:
             life.waiting.pop(ident, None)
         if answer.lost:

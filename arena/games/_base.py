@@ -152,6 +152,10 @@ class Game(ABC):
         """The sum of both seats' points in every match played to its end, when the rules fix one."""
         return None
 
+    @abstractmethod
+    def max_requests(self) -> int:
+        """The most requests one seat can be asked in one match: the game's length, which a match's clock follows."""
+
 
 def points_result(points: Sequence[float]) -> Result:
     """A finished match's result: more points wins, equal points draw."""

@@ -618,3 +618,9 @@ class Badugi(Game):
 
     def new_match(self, seed: int) -> BadugiMatch:
         return BadugiMatch(seed, self.structure)
+
+    def max_requests(self) -> int:
+        # In a betting round a seat checks once, makes at most every other bet of the cap, and calls or folds
+        # once: at most bet_cap + 2 actions (a bound, not tight); then a draw after each of the first three.
+        structure = self.structure
+        return structure.hands * (ROUNDS * (structure.bet_cap + 2) + DRAWS)

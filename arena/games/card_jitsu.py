@@ -253,6 +253,9 @@ class CardJitsu(Game):
     def points_total(self) -> float:
         return 1.0
 
+    def max_requests(self) -> int:
+        return int(self.params["max_rounds"])  # a card per round
+
     def new_match(self, seed: int) -> CardJitsuMatch:
         max_rounds = self.params["max_rounds"]
         assert isinstance(max_rounds, int)

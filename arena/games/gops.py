@@ -202,6 +202,9 @@ class Gops(Game):
             scoring=str(self.params["scoring"]),
         )
 
+    def max_requests(self) -> int:
+        return int(self.params["cards"])  # a bid per prize card
+
     def points_total(self) -> float | None:
         scoring = self.params["scoring"]
         return 1.0 if scoring == "win-loss" else 0.0 if scoring == "point-difference" else None

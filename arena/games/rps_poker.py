@@ -213,3 +213,6 @@ class RpsPoker(Game):
 
     def new_match(self, seed: int) -> RpsPokerMatch:
         return RpsPokerMatch(seed)
+
+    def max_requests(self) -> int:
+        return DRAFT_ROUNDS + TURNS

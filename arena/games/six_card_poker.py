@@ -242,6 +242,9 @@ class SixCardPoker(Game):
         assert isinstance(deals, int)
         return float(deals)
 
+    def max_requests(self) -> int:
+        return int(self.params["deals"])  # a split per deal
+
     def new_match(self, seed: int) -> SixCardPokerMatch:
         deals = self.params["deals"]
         assert isinstance(deals, int)

@@ -16,6 +16,7 @@
     [ladder]
     placement_pairs = 4             # duplicate pairs a new version plays first, against a spread of the field
     pair_budget = 12                # at most this many duplicate pairs between two versions
+    version_slots = 0               # most ladder slots one version holds at once (0: ceil(slots / versions))
 
     [access]
     registration = "invite"         # or "open": anyone may register a name
@@ -27,6 +28,8 @@
     max_unpacked_bytes = 50_000_000
     per_hour = 12                   # uploads per participant per hour
     check_matches = 4               # matches the check of an upload plays against reference bots
+    check_wall_s = 300              # the longest a check may take in all (its re-check included), in seconds
+    check_jobs = 4                  # checks at once (one per participant at a time, taken round-robin)
 
     [server]
     host = "127.0.0.1"
@@ -53,9 +56,17 @@ from .archive import UploadLimits
 
 _TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TABLES = {
-    "ladder": {"placement_pairs", "pair_budget"},
+    "ladder": {"placement_pairs", "pair_budget", "version_slots"},
     "access": {"registration", "replays"},
-    "uploads": {"max_bytes", "max_files", "max_unpacked_bytes", "per_hour", "check_matches"},
+    "uploads": {
+        "max_bytes",
+        "max_files",
+        "max_unpacked_bytes",
+        "per_hour",
+        "check_matches",
+        "check_wall_s",
+        "check_jobs",
+    },
     "server": {"host", "port", "data_dir", "log_bytes_per_version", "log_bytes_per_participant"},
 }
 REGISTRATION = ("invite", "open")
@@ -70,6 +81,8 @@ class LadderPolicy:
     """Duplicate pairs a new version plays first, against opponents spread over the field."""
     pair_budget: int = 12
     """At most this many duplicate pairs between any two versions; settled pairs stop."""
+    version_slots: int = 0
+    """Most of the ladder's slots one version may hold at once; 0: its fair share, ceil(slots / versions)."""
 
 
 @dataclass
@@ -96,6 +109,10 @@ class ServerConfig:
     uploads: UploadLimits = field(default_factory=UploadLimits)
     uploads_per_hour: int = 12
     check_matches: int = 4
+    check_wall_s: float = 300.0
+    """The longest an upload's check may take in all, its re-check included: a slower one fails (seconds)."""
+    check_jobs: int = 4
+    """Checks run at once; a participant has one at a time, and the queue serves participants in turn."""
     host: str = "127.0.0.1"
     port: int = 8000
     data_dir: Path = Path("arena-server")
@@ -138,6 +155,12 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
             raise check.error(where, f"must be at least {least}, not {value}")
         return value
 
+    def seconds(table: str, key: str, default: float) -> float:
+        value: float = check.get(tables[table], (table, key), (int, float), default)
+        if value <= 0:
+            raise check.error((table, key), f"must be more than 0 seconds, not {value}")
+        return float(value)
+
     def choice(table: str, key: str, options: tuple[str, ...]) -> str:
         value: str = check.get(tables[table], (table, key), str, options[0])
         if value not in options:
@@ -176,6 +199,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         ladder=LadderPolicy(
             placement_pairs=number("ladder", "placement_pairs", 4, 0),
             pair_budget=number("ladder", "pair_budget", 12, 1),
+            version_slots=number("ladder", "version_slots", 0, 0),
         ),
         registration=choice("access", "registration", REGISTRATION),
         replays=choice("access", "replays", REPLAYS),
@@ -186,6 +210,8 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         ),
         uploads_per_hour=number("uploads", "per_hour", 12, 1),
         check_matches=number("uploads", "check_matches", 4, 1),
+        check_wall_s=seconds("uploads", "check_wall_s", 300.0),
+        check_jobs=number("uploads", "check_jobs", 4, 1),
         host=check.get(tables["server"], ("server", "host"), str, "127.0.0.1"),
         port=port,
         data_dir=(base / data_dir).resolve(),

@@ -36,7 +36,7 @@ import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
-from ..checks.bot import CHECKS, Report, check_bot, default_references
+from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
@@ -50,6 +50,7 @@ from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
+from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
@@ -77,6 +78,8 @@ UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the
 ADMIN_NAME = "organiser"
 DISK_EVERY_S = 10.0
 """How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
+CHECK_TIME = "finishes within the check's time"
+"""The check an upload fails when its whole check ran over ``uploads.check_wall_s``."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -304,8 +307,8 @@ class Competition:
         self._by_key = {match.key: match for match in self.matches}
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
-        self._checks = trio.CapacityLimiter(1)
-        self._pending: trio.MemorySendChannel[int] | None = None
+        self._checks = FairQueue()
+        """Uploads waiting for their check (``config.check_jobs`` checkers take them, participants in turn)."""
         self.ladder: Ladder | None = None
         self.pool: Pool | None = None
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
@@ -706,16 +709,14 @@ class Competition:
         finally:
             upload.unlink(missing_ok=True)
         self.state.update_submission(sid, folder=str(folder), digest=digest)
-        self._queue(sid)
+        self._checks.put(participant.id, sid)
         self.touch()
         return sid
 
-    def _queue(self, sid: int) -> None:
-        assert self._pending is not None, "the competition is not running"
-        self._pending.send_nowait(sid)
-
-    async def _checker(self, receive: trio.MemoryReceiveChannel[int]) -> None:
-        async for sid in receive:
+    async def _checker(self) -> None:
+        """Check the queued uploads, one at a time (``config.check_jobs`` of these run at once)."""
+        while True:
+            participant, sid = await self._checks.take()
             try:
                 await self.check_submission(sid)
             except Exception:  # a bug of the arena's must not stop the server: this upload says so, the next goes on
@@ -726,6 +727,8 @@ class Competition:
                 if version is not None and owner is not None and version.admission == "pending":
                     self._refuse(version, owner, CHECK_BROKE)
                 self.touch()
+            finally:
+                self._checks.done(participant)
 
     async def check_submission(self, sid: int) -> Submission:
         """Build and check submission ``sid`` as ``arena check`` does.
@@ -778,13 +781,16 @@ class Competition:
                 matches=self.config.check_matches, seed=sid,
             )  # fmt: skip
 
-        async with self._checks:
+        with trio.move_on_after(self.config.check_wall_s) as capped:
             with background():  # beside the ladder, the check takes the CPU its bots leave
                 report = await check()
-            if not report.ok:
-                # A busy ladder may have kept a background bot waiting past a wall-clock cap: the verdict that
-                # stands is the one at an ordinary bot's weight (a broken bot costs a second check).
+            if report.machine_may_explain:
+                # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable when
+                # the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash, a
+                # protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
                 report = await check()
+        if capped.cancelled_caught:
+            report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
                 relative_paths(line, folder, self.data_dir) for line in c.where
@@ -821,6 +827,12 @@ class Competition:
         self.state.update_submission(sid, status="failed", report=checks, message=message)
         return self._done(sid)
 
+    def _over_time(self) -> str:
+        return (
+            f"the check ran over {self.config.check_wall_s:g} s, the most a whole check may take here: answer"
+            " faster (arena check on your own machine shows your slowest answer)"
+        )
+
     def _refuse(self, version: Version, owner: Participant, reason: str) -> None:
         """``version`` is not admitted, for ``reason``; its owner's version that passed (if any) plays on."""
         others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
@@ -856,13 +868,22 @@ class Competition:
         self.touch()
 
     def set_frozen(self, frozen: bool) -> None:
-        """Freeze the competition (no uploads, no new matches) or thaw it."""
+        """Freeze the competition (no uploads, no new matches) or thaw it; freezing ends the pairs in play unplayed."""
         self.state.set_setting("frozen", "1" if frozen else "0")
+        if frozen and self.ladder is not None:
+            self.ladder.abort(None, "the organiser froze the competition")
         self.touch()
 
     def disqualify(self, participant: Participant, reason: str) -> None:
-        """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it."""
+        """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it.
+
+        Its pairs in play end at once, unplayed: nothing of them counts, for
+        its opponents or against them.
+        """
         self.state.set_disqualified(participant.id, reason)
+        if reason and self.ladder is not None:
+            labels = [v.label for v in self.versions(participant.id)]
+            self.ladder.abort(labels, f"{participant.name} was disqualified by the organiser")
         self.touch()
         self._drop_processes()
 
@@ -920,10 +941,8 @@ class Competition:
         cluster's workers (``jobs`` 0: as many as their threads); checks always
         run here.
         """
-        send, receive = trio.open_memory_channel[int](10_000)
-        self._pending = send
         for submission in self.state.unfinished_submissions():
-            send.send_nowait(submission.id)
+            self._checks.put(submission.participant_id, submission.id)
 
         def stderr_path(spec: BotSpec, number: int) -> Path:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
@@ -955,11 +974,14 @@ class Competition:
             self.pool = pool
             self.ladder = Ladder(
                 self.store, self.tid, self.game, self.config.limits, seed=self.seed,
-                policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
+                policy=Policy(
+                    self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
+                ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs // 2) + ahead, remote=remote,
             )  # fmt: skip
-            nursery.start_soon(self._checker, receive)
+            for _ in range(self.config.check_jobs):
+                nursery.start_soon(self._checker)
             nursery.start_soon(self._standings)
             nursery.start_soon(self._watch_disk)
             nursery.start_soon(self.ladder.run, pool)

@@ -410,6 +410,23 @@ class BotProcess:
         if self.jail is not None:
             self.jail.kill_all()
 
+    def wants_cpu(self) -> bool:
+        """Whether a thread of the bot's tree is runnable now (on a CPU or waiting for one) or waiting on the disk.
+
+        Read once, when a wall-clock cap strikes: a bot that was runnable may
+        have been held back by a busy machine or a small CPU weight, and one in
+        the disk's queue (state D: loading its interpreter, say) by a busy
+        disk; one that slept, or waited on a pipe, took its time by itself.
+        """
+        cgroup = self.jail.cgroup if self.jail is not None else None
+        if cgroup is not None:
+            pids = cgroup.pids()
+        else:
+            pids = [self.process.pid]
+            with contextlib.suppress(psutil.Error):
+                pids += [p.pid for p in self._ps.children(recursive=True)] if self._ps is not None else []
+        return any(_runnable(pid) for pid in pids)
+
     def memory_fault(self) -> MemoryLimit | None:
         """A :class:`MemoryLimit` when the bot's tree is over its memory limit now (or was killed for it)."""
         limit = self.options.limits.memory_bytes
@@ -684,6 +701,23 @@ class OutputWatch:
 
 
 _ARMED = select.EPOLLIN | select.EPOLLONESHOT
+
+
+def _runnable(pid: int) -> bool:
+    """Whether a thread of process ``pid`` is in state R or D (``/proc/PID/task/TID/stat``); gone counts as not."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"R", b"D"):
+            return True
+    return False
 
 
 def _drop(fd: int, null: int, allowance: int) -> tuple[int, bool]:

@@ -10,6 +10,8 @@ game (``MatchState.forfeit``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +40,9 @@ class Fault:
     reason: str
     request_id: int | None = None
     request_type: str = ""
+    machine_may_explain: bool = False
+    """A wall-clock timeout that struck while a process of the bot was runnable or waiting on the disk (not asleep,
+    not waiting on a pipe): a busy machine, or a small CPU weight, could explain it. Not logged."""
 
 
 @dataclass
@@ -69,20 +74,43 @@ class MatchRecord:
     """Where each seat's stderr was kept (``None`` when it was not)."""
 
 
+LOAD_FACTOR = 2.0
+"""Wall seconds a match clock gives per CPU second a bot may use: two bots per core (as ``move_wall_s``'s default)."""
+
+
+def match_limits(limits: Limits, game: Game) -> Limits:
+    """``limits`` with the match clock (``wall_bank_s``) and the match's cap (``match_wall_s``) derived for ``game``
+    where they are 0: from the game's length (its most requests per seat) and the per-move limits.
+
+    A bot that answers legally but slowly at every move (just under
+    ``move_wall_s``) would otherwise hold a match, and the ladder's slot, for
+    ``max_requests`` x ``move_wall_s``; with the clock, it runs out of time.
+    """
+    bank = limits.wall_bank_s or LOAD_FACTOR * (game.max_requests() * limits.move_s + limits.time_bank_s)
+    cap = limits.match_wall_s or 2 * (bank + limits.startup_s + limits.move_wall_s)
+    return msgspec.structs.replace(limits, wall_bank_s=round(bank, 3), match_wall_s=round(cap, 3))
+
+
 class _Clock:
-    """A seat's time in one match: CPU per move, the bank drawn on when a move runs over, a wall cap.
+    """A seat's time in one match: CPU per move, the bank drawn on when a move runs over, wall caps.
 
     A move is judged on the CPU time of the bot's whole process tree (children
     included), so a loaded machine (``--jobs`` above the core count) does not
-    time out an honest bot; the wall-clock cap still catches a bot that
-    sleeps or blocks. While a move is awaited the wait wakes to poll the tree's
-    CPU time and memory, so a busy loop ends at ``move_s`` + bank, not at the
-    wall cap, and a memory hog ends as a ``memory_limit`` fault.
+    time out an honest bot; the wall-clock caps still catch a bot that
+    sleeps or blocks: ``move_wall_s`` per move, its match clock (``wall_bank_s``
+    over the match's moves) and the match's own cap (``match_wall_s``). While a
+    move is awaited the wait wakes to poll the tree's CPU time and memory, so a
+    busy loop ends at ``move_s`` + bank, not at the wall cap, and a memory hog
+    ends as a ``memory_limit`` fault.
     """
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.bank = limits.time_bank_s
+        self.wall_left = limits.wall_bank_s or math.inf
+        """What is left of the match clock (wall seconds)."""
+        self.deadline = math.inf
+        """When the match's wall-clock cap strikes (trio time; set when the match starts)."""
 
     def _startup(self, first_of_process: bool) -> float:
         return self.limits.startup_s if first_of_process else 0.0
@@ -91,9 +119,10 @@ class _Clock:
         """CPU seconds the next move may use: the move's share, the bank, and start-up for a first move."""
         return self.limits.move_s + self.bank + self._startup(first_of_process)
 
-    def budget(self, first_of_process: bool) -> float:
-        """Wall-clock cap of the next move (the backstop for bots that sleep or block)."""
-        return self.limits.move_wall_s + self._startup(first_of_process)
+    def budget(self, first_of_process: bool, started: float | None = None) -> float:
+        """Wall-clock cap of the next move begun at ``started`` (now): the backstop for bots that sleep or block."""
+        cap, _ = self._wall_cap(first_of_process, trio.current_time() if started is None else started)
+        return cap
 
     def charge_idle(self, bot: BotProcess) -> Timeout | None:
         """Charge, as a move, the CPU ``bot`` used since its last answer (at a match's end: none goes free)."""
@@ -111,14 +140,26 @@ class _Clock:
         if background is not None:
             return background
         bot.charged(now)
-        self.charge(used, first)
+        self.charge(used, 0.0, first)
         return None
 
-    def charge(self, cpu_s: float, first_of_process: bool) -> None:
-        """Draw on the bank for the CPU time a move used over its share."""
-        over = cpu_s - self.limits.move_s - self._startup(first_of_process)
+    def _wall_cap(self, first_of_process: bool, started: float) -> tuple[float, str]:
+        """The wall-clock cap of a move begun at ``started``, and what sets it (for the fault's reason)."""
+        startup = self._startup(first_of_process)
+        caps = [
+            (self.limits.move_wall_s + startup, ""),
+            (self.wall_left + startup, f"its match clock ran out (wall_bank_s {self.limits.wall_bank_s:g}s)"),
+            (max(0.0, self.deadline - started), f"the match's wall-clock cap ({self.limits.match_wall_s:g}s)"),
+        ]
+        return min(caps, key=lambda cap: cap[0])
+
+    def charge(self, cpu_s: float, wall_s: float, first_of_process: bool) -> None:
+        """Draw on the bank for the CPU time a move used over its share, and on the match clock for its wall time."""
+        startup = self._startup(first_of_process)
+        over = cpu_s - self.limits.move_s - startup
         if over > 0:
             self.bank = max(0.0, self.bank - over)
+        self.wall_left = max(0.0, self.wall_left - max(0.0, wall_s - startup))
 
     def start(self, bot: BotProcess, first_of_process: bool, started: float) -> _Move:
         """Begin timing one awaited answer (call :meth:`_Move.check` each ``poll_s`` while waiting).
@@ -139,13 +180,20 @@ class _Clock:
             poll_s=bot.jail.policy.poll_s if bot.jail is not None else 0.1,
         )
 
-    def _check(self, bot: BotProcess, move: _Move, cpu_budget: float, wall_cap: float) -> BotFault | None:
+    def _check(self, bot: BotProcess, move: _Move, cpu_budget: float) -> BotFault | None:
         wall = trio.current_time() - move.started
         cpu = move.used_cpu(bot)
         if move.cpu_at_start is not None and cpu > cpu_budget:
             return move.over_budget(cpu, cpu_budget)
+        wall_cap, why = self._wall_cap(move.first, move.started)
         if wall >= wall_cap:
-            return Timeout(f"no answer within {wall_cap:.3g}s (wall clock; {cpu:.3g}s of CPU used)")
+            runnable = bot.wants_cpu()
+            fault = Timeout(
+                f"no answer within {wall_cap:.3g}s (wall clock{'; ' + why if why else ''}; {cpu:.3g}s of CPU used"
+                f"{'; it was waiting to run' if runnable else ''})"
+            )
+            fault.machine_may_explain = runnable
+            return fault
         return bot.memory_fault() or bot.output_fault()
 
 
@@ -168,7 +216,7 @@ class _Move:
     def check(self, bot: BotProcess) -> BotFault | None:
         """The fault that ends this move now (CPU over budget, wall cap, memory), or ``None``."""
         clock = self.clock
-        return clock._check(bot, self, clock.cpu_budget(self.first), clock.budget(self.first))
+        return clock._check(bot, self, clock.cpu_budget(self.first))
 
     def finish(self, bot: BotProcess) -> Timeout | None:
         """Record the move's wall and CPU time and draw on the bank; a :class:`Timeout` if its CPU was over budget.
@@ -183,7 +231,7 @@ class _Move:
         if now is not None:
             bot.charged(now)
         budget = self.clock.cpu_budget(self.first)
-        self.clock.charge(self.cpu_s, self.first)
+        self.clock.charge(self.cpu_s, self.wall_s, self.first)
         if self.cpu_at_start is not None and self.cpu_s > budget:
             return self.over_budget(self.cpu_s, budget)
         return None
@@ -285,12 +333,12 @@ class MatchRunner:
         assert len(seats) == 2
         self.game = game
         self.seed = seed
-        self.seats = list(seats)
+        self.seats = [dataclasses.replace(seat, limits=match_limits(seat.limits, game)) for seat in seats]
         self.match_id = match_id
         self.log = log or MatchLog(None)
         self.narrate = narrate or (lambda line: None)
         self.header_extra = header_extra or {}
-        self.clocks = [_Clock(s.limits) for s in seats]
+        self.clocks = [_Clock(s.limits) for s in self.seats]
         self.stats = (SeatStats(), SeatStats())
         self.faults: list[Fault] = []
         self._out_at_start = [s.bot.stats.bytes_out for s in seats]
@@ -334,6 +382,9 @@ class MatchRunner:
     async def run(self) -> MatchRecord:
         """Play the match to its end (or a forfeit) and return its record."""
         started = trio.current_time()
+        deadline = started + max(seat.limits.match_wall_s for seat in self.seats)
+        for clock in self.clocks:
+            clock.deadline = deadline
         self._write_header()
         taps = [_StderrTap(self.log) for _ in self.seats] if self.log.enabled else []
         for seat, tap in zip(self.seats, taps, strict=False):  # no taps when the match is not logged
@@ -418,7 +469,7 @@ class MatchRunner:
             reason = "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in faulted.faults)
             result = state.forfeit(offenders, reason)
             for fault in faulted.faults:
-                self.log.write({"type": "fault", **fault.__dict__})
+                self.log.write({"type": "fault", **_logged(fault)})
                 self.narrate(
                     f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}"
                 )
@@ -475,9 +526,13 @@ class MatchRunner:
         """Write the notices held for ``seats``: a seat that cannot take them faults, as if no request followed."""
         for seat in seats:
             try:
-                await self._flush(seat, timeout=self.seats[seat].limits.move_wall_s)
+                await self._flush(seat, timeout=min(self.seats[seat].limits.move_wall_s, self._left()))
             except BotFault as fault:
                 raise _Faulted([self._fault(seat, fault, None)]) from None
+
+    def _left(self) -> float:
+        """Wall seconds left before the match's cap (a little, at least, for a write that would not block)."""
+        return max(0.05, self.clocks[0].deadline - trio.current_time())
 
     def _fault(self, seat: int, fault: BotFault, request: Request | None) -> Fault:
         return Fault(
@@ -486,6 +541,7 @@ class MatchRunner:
             reason=fault.reason,
             request_id=request.id if request is not None else None,
             request_type=str(request.__struct_config__.tag) if request is not None else "",
+            machine_may_explain=isinstance(fault, Timeout) and fault.machine_may_explain,
         )
 
     async def _ask_all(self, state: MatchState) -> dict[int, Any]:
@@ -520,10 +576,10 @@ class MatchRunner:
                 background = bot.begin_request()  # what it used since its last answer, beyond its allowance
                 if background is not None:
                     raise background
-                budget = self.clocks[seat].budget(bot.stats.requests == 0)
+                budget = self.clocks[seat].budget(bot.stats.requests == 0, started[seat])
                 self._queue(seat, request)
                 bot.mark_unasked()
-                await self._flush(seat, timeout=budget)
+                await self._flush(seat, timeout=max(0.05, budget))
             except BotFault as fault:
                 faults[seat] = self._fault(seat, fault, request)
 
@@ -631,6 +687,11 @@ class MatchRunner:
         """Hold a received line's record for the log, stamped now (nothing to hold when the match is not logged)."""
         if self.log.enabled:
             records.append(self.log.stamp(record))
+
+
+def _logged(fault: Fault) -> dict[str, Any]:
+    """A fault as its log line holds it (what a busy machine may explain is for the arena's checks only)."""
+    return {key: value for key, value in fault.__dict__.items() if key != "machine_may_explain"}
 
 
 def _shown_path(text: str) -> str:

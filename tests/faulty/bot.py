@@ -28,6 +28,10 @@ for line in sys.stdin:
             break
         continue
     rid = message["id"]
+    if mode == "slow":  # legal, but every answer after a sleep of argv[2] seconds (under the move's wall cap)
+        time.sleep(float(sys.argv[2]))
+        say(json.dumps({"id": rid, "action": 0}))
+        continue
     if message["type"] != "main_play":
         say(json.dumps({"id": rid, "action": 0}))
         continue
