@@ -335,7 +335,8 @@ async def _collusion() -> Verdict:
     if leaks:
         return Verdict(False, "a bit passed between the two jails through: " + ", ".join(leaks))
     return Verdict(True, f"none of {len(seen_on)} shared objects carried a bit (locks, file notices, abstract "
-                         "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals)")  # fmt: skip
+                         "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals, the "
+                         "machine's counters, the page cache)")  # fmt: skip
 
 
 async def _build() -> Verdict:

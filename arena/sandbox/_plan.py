@@ -29,6 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -36,7 +37,7 @@ from protocol import Limits
 
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
-from . import _builds, _cgroup, _tree
+from . import _builds, _cgroup, _masks, _tree
 from ._launch import landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
@@ -470,7 +471,7 @@ class Jail:
             proc = "pidns" in self.layers or os.geteuid() == 0
             config["mounts"] = {
                 "scratch": str(self.scratch), "size": self.limits.disk_bytes, "proc": proc,
-                "writable": [str(folder) for folder in self.writable],
+                "writable": [str(folder) for folder in self.writable], **self._counter_masks(),
             }  # fmt: skip
         if "landlock" in self.layers:
             config["landlock"] = {
@@ -486,6 +487,12 @@ class Jail:
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
         self.argv = launch_argv(config)
+
+    def _counter_masks(self) -> dict[str, list[Any]]:
+        """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""
+        masks = _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
+        hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
+        return {"masks": masks, "hidden": hidden}
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
@@ -603,7 +610,7 @@ class Jail:
                 args += ["--ro-bind", top, top]
         binds = [name for name in ("/usr", "/etc", "/opt") if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", *self._bwrap_counter_masks(), "--dev", "/dev"]
         made = {"/", "/proc", "/dev", *binds}
         mounts = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
         mounts = [item for item in mounts if Path(item[0]) not in self.writable]
@@ -625,6 +632,15 @@ class Jail:
                 args += [how, name, name]
             binds.append(name)
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
+        return args
+
+    def _bwrap_counter_masks(self) -> list[str]:
+        """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
+        args = []
+        for fake, target in _masks.write_masks(self.home / "masks", self.limits.memory_bytes):
+            args += ["--ro-bind", fake, target]
+        for folder in _masks.hidden_in_proc():
+            args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
         return args
 
     # --- while the bot runs -------------------------------------------------------------------
