@@ -374,6 +374,16 @@ async def _build() -> Verdict:
     return Verdict(True, f"the build could not read a secret, write outside, connect, or leave a daemon{problem}")
 
 
+async def read_from_jail(paths: list[Path]) -> tuple[dict[str, str], str]:
+    """A jailed canary (the sandbox in force) tries to list or read each of ``paths``: what it got, path by path.
+
+    The paths go hex-encoded, so naming them does not grant them (as a path
+    on a bot's command line is). Returns the report and what ended the run.
+    """
+    report, what = await _run_one(_canary("read_data", *(str(path).encode().hex() for path in paths)))
+    return {str(k): str(v) for k, v in (report or {}).items()}, what
+
+
 def _short(report: dict[str, Any] | None, what: str) -> str:
     if report is None:
         return what

@@ -46,6 +46,10 @@ _LAUNCH = (sys.executable, "-I", "-S", str(LAUNCHER))
 """The launcher's command: isolated, and without ``site`` (it needs nothing outside the standard library)."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
+BWRAP_TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Top folders bubblewrap binds read-only (or links, where they are links) into every jail."""
+BWRAP_SYSTEM = ("/usr", "/etc", "/opt")
+"""System folders bubblewrap binds read-only into every jail, whole."""
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
@@ -603,12 +607,12 @@ class Jail:
             args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         else:
             args += ["--unshare-all", "--cap-drop", "ALL"]
-        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        for top in BWRAP_TOPS:
             if Path(top).is_symlink():
                 args += ["--symlink", os.readlink(top), top]
             elif Path(top).is_dir():
                 args += ["--ro-bind", top, top]
-        binds = [name for name in ("/usr", "/etc", "/opt") if Path(name).exists()]
+        binds = [name for name in BWRAP_SYSTEM if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
         args += ["--proc", "/proc", *self._bwrap_counter_masks(), "--dev", "/dev"]
         made = {"/", "/proc", "/dev", *binds}

@@ -134,6 +134,22 @@ def secret(hex_path: str) -> None:
         report(error=str(exc))
 
 
+def read_data(*hex_paths: str) -> None:
+    """Try to list each folder and read each file named (hex-encoded); report what worked, path by path."""
+    seen: dict[str, str] = {}
+    for hex_path in hex_paths:
+        path = bytes.fromhex(hex_path).decode()
+        try:
+            if os.path.isdir(path):
+                seen[path] = f"listed: {len(os.listdir(path))} entries"
+            else:
+                with open(path, "rb") as file:
+                    seen[path] = f"read: {len(file.read(1 << 16))} bytes"
+        except OSError as exc:
+            seen[path] = f"refused: {exc.strerror}"
+    report(**seen)
+
+
 def write_outside(hex_path: str) -> None:
     try:
         with open(bytes.fromhex(hex_path).decode(), "w") as file:

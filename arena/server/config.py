@@ -9,6 +9,8 @@
     jobs = 2                        # matches at once (default: the CPU count)
     workers = 1                     # 1: matches in a worker process (the default when jobs >= 2); 0: in the server's
     house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
+    sandbox_min = "all"             # refuse to serve below this sandbox level: all (every property held),
+                                    # or strong, isolated, basic, none (see `arena sandbox`)
 
     [params]                        # the game's parameters
     [limits]                        # per-bot limits, as for tournaments
@@ -47,9 +49,22 @@ from protocol import Limits
 
 from .._errors import ConfigError
 from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot, read_toml
+from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 
-_TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
+_TOP = {
+    "name",
+    "game",
+    "seed",
+    "max_faults",
+    "jobs",
+    "workers",
+    "cluster",
+    "house_bots",
+    "params",
+    "limits",
+    "sandbox_min",
+}
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget"},
     "access": {"registration", "replays"},
@@ -98,6 +113,8 @@ class ServerConfig:
     port: int = 8000
     data_dir: Path = Path("arena-server")
     source: str = ""
+    sandbox_min: str = EVERY_PROPERTY
+    """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
 
     @property
     def title(self) -> str:
@@ -151,6 +168,9 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     if port > 65535:
         raise check.error(("server", "port"), f"must be a TCP port (0 to 65535), not {port}")
     data_dir = check.get(tables["server"], ("server", "data_dir"), str, "arena-server")
+    sandbox_min = check.get(data, ("sandbox_min",), str, EVERY_PROPERTY)
+    if sandbox_min not in SERVING_LEVELS:
+        raise check.error(("sandbox_min",), f"must be one of {', '.join(SERVING_LEVELS)}, not {sandbox_min!r}")
     workers = check.get(data, ("workers",), int, None)
     if workers is not None and workers not in (0, 1):
         raise check.error(
@@ -184,4 +204,5 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         port=port,
         data_dir=(base / data_dir).resolve(),
         source=str(path),
+        sandbox_min=sandbox_min,
     )
