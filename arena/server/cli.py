@@ -134,7 +134,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument(
         "--data-dir",
         metavar="DIR",
-        help="the server's data folder (default: the config's data_dir); outside every folder a bot's jail reads",
+        default=os.environ.get("ARENA_DATA_DIR") or None,
+        help="the server's data folder (default: the ARENA_DATA_DIR environment variable, else the config's"
+        " data_dir); never in a folder every bot's jail reads (/usr, /etc, /opt...)",
     )
     serve.add_argument(
         "--self-check",
