@@ -1,4 +1,4 @@
-"""``arena serve`` and the sandbox: its level printed at start, ``sandbox_min``, data kept out of the jails, the self-check.
+"""``arena serve`` and the sandbox: its level at start, ``sandbox_min``, data kept out of the jails, the self-check.
 
 The level is forced lower with ``ARENA_SANDBOX_LAYERS`` (the layers a bot may
 get), as an organiser's machine without them would have it.

@@ -20,7 +20,11 @@ spent.
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import shutil
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -93,13 +97,26 @@ def hidden_in_proc(proc: str = "/proc") -> list[str]:
     return [f"/proc/{name}" for name in HIDDEN_IN_PROC if Path(proc, name).is_dir()]
 
 
-def write_masks(folder: Path, memory_bytes: int) -> list[tuple[str, str]]:
-    """Write the constant files into ``folder`` (made here); ``(file, the /proc path it covers)`` for each."""
-    folder.mkdir(mode=0o755)
-    pairs = []
-    for number, (name, data) in enumerate(contents(memory_bytes).items()):
-        fake = folder / str(number)
-        fake.write_bytes(data)
-        fake.chmod(0o444)
-        pairs.append((str(fake), f"/proc/{name}"))
+def write_masks(folder: Path, memory_bytes: int, owner: Callable[[], str]) -> list[tuple[str, str]]:
+    """The constant files, in ``folder`` (written there unless they are); ``(file, /proc path it covers)`` each.
+
+    One folder serves every jail of an arena process with that memory limit
+    (writing them took 10 ms a jail here); ``owner()``, the arena's stamp,
+    keeps other arenas' sweeps from removing it while this one lives. The
+    folder appears whole (renamed into place), so its presence says enough.
+    """
+    pairs = [(str(folder / str(number)), f"/proc/{name}") for number, name in enumerate(contents(memory_bytes))]
+    if folder.is_dir():
+        return pairs
+    made = folder.with_name(f"{folder.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    made.mkdir(mode=0o755)
+    (made / "owner").write_text(owner())
+    for (fake, _), data in zip(pairs, contents(memory_bytes).values(), strict=True):
+        path = made / Path(fake).name
+        path.write_bytes(data)
+        path.chmod(0o444)
+    try:
+        made.rename(folder)  # whole or not at all: a jail never binds a file half written
+    except OSError:  # another thread made it first (or a stale one is in the way: then write again next time)
+        shutil.rmtree(made, ignore_errors=True)
     return pairs

@@ -494,7 +494,7 @@ class Jail:
 
     def _counter_masks(self) -> dict[str, list[Any]]:
         """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""
-        masks = _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
+        masks = self._mask_files()
         hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
         return {"masks": masks, "hidden": hidden}
 
@@ -638,10 +638,16 @@ class Jail:
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
         return args
 
+    def _mask_files(self) -> list[tuple[str, str]]:
+        """The constant files over /proc's counters, shared by this arena's jails of the same memory limit."""
+        memory = self.limits.memory_bytes
+        folder = self.home.parent / f"proc-masks-{memory}-{os.getpid()}x"
+        return _masks.write_masks(folder, memory, lambda: _owner_stamp(os.getpid()))
+
     def _bwrap_counter_masks(self) -> list[str]:
         """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
         args = []
-        for fake, target in _masks.write_masks(self.home / "masks", self.limits.memory_bytes):
+        for fake, target in self._mask_files():
             args += ["--ro-bind", fake, target]
         for folder in _masks.hidden_in_proc():
             args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
