@@ -68,10 +68,10 @@ def jails_read(policy: SandboxPolicy | None = None) -> dict[Path, str] | None:
     prefixes = sorted({sys.prefix, sys.base_prefix})
     if "bwrap" in layers:
         folders = [*BWRAP_TOPS, *BWRAP_SYSTEM, *prefixes]
-        how = "bubblewrap binds it read-only into every jail"
+        how = "bubblewrap binds read-only into every jail"
     elif "landlock" in layers:
         folders = [*_READ_ONLY_SYSTEM, *prefixes]
-        how = "Landlock lets every jail read it"
+        how = "Landlock lets every jail read"
     else:
         return None
     return {Path(folder).resolve(): how for folder in folders if Path(folder).exists()}
