@@ -522,6 +522,13 @@ async def test_no_socket_slips_past_seccomp(mode: str, tmp_path: Path, layers) -
     assert_fault(record, "crash", "exited with code 4")
 
 
+async def test_every_page_cache_probe_and_sysinfo_is_refused(tmp_path: Path) -> None:
+    if "seccomp" not in summary()["layers"]:
+        pytest.skip("only seccomp refuses them")
+    record = await duel(hostile("cache_probes"), tmp_path)
+    assert_fault(record, "crash", "exited with code 4")
+
+
 async def test_no_new_user_namespace(tmp_path: Path) -> None:
     if "seccomp" not in summary()["layers"]:
         pytest.skip("only seccomp refuses new namespaces")

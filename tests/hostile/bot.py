@@ -146,6 +146,8 @@ def attack() -> None:
         with socket.socket(fileno=fd) as udp:
             udp.sendto(b"hostile", ("127.0.0.1", int(arg)))
         time.sleep(0.3)
+    if mode == "cache_probes":
+        cache_probes()
     if mode == "clone_userns":
         child = libc.syscall(56, ctypes.c_ulong(0x10000000 | 0x40000000 | signal.SIGCHLD), None, None, None, None)
         if child == 0:
@@ -210,6 +212,38 @@ def collude(channel: str) -> None:
 PATTERN = "101100111000111100001011"
 """The sender's message: one bit per page of the shared file (1: in the page cache)."""
 PAGE, SHMEM_MIB = 4096, 16
+
+
+def cache_probes() -> None:
+    """Each call that reads, fills or drops the page cache, or tells the machine's counters; all refused: exit 4."""
+    fd = os.open(sys.executable, os.O_RDONLY)
+    size = 16 * PAGE
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *[ctypes.c_int] * 3, ctypes.c_long]
+    address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    vector, info, span, stat = (ctypes.c_ubyte * 16)(), (ctypes.c_ulong * 16)(), (ctypes.c_uint64 * 2)(0, size), \
+        (ctypes.c_uint64 * 5)()  # fmt: skip
+    worked = []
+    calls = {
+        "fadvise": lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED),
+        "readahead": lambda: libc.syscall(187, fd, ctypes.c_long(0), ctypes.c_size_t(size)),
+        "mincore": lambda: libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vector),
+        "cachestat": lambda: libc.syscall(451, fd, span, stat, 0),
+        "madvise_pageout": lambda: libc.madvise(ctypes.c_void_p(address), ctypes.c_size_t(size), 21),
+        "sysinfo": lambda: libc.sysinfo(info),
+        "preadv2_nowait": lambda: os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT),
+    }
+    for name, call in calls.items():
+        try:
+            if call() in (0, None, 1):
+                worked.append(name)
+        except BlockingIOError:
+            worked.append(name)  # answered: not cached
+        except OSError:
+            pass
+    if not worked:
+        sys.exit(BLOCKED)
+    print("worked:", *worked, file=sys.stderr, flush=True)
 
 
 def send_page_cache() -> None:
