@@ -32,7 +32,16 @@ from protocol import Limits
 
 from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, load_folder
-from ..sandbox import PROPERTIES, SandboxPolicy, capabilities, current_policy, level, summary
+from ..sandbox import (
+    EVERY_PROPERTY,
+    PROPERTIES,
+    SandboxPolicy,
+    capabilities,
+    current_policy,
+    level,
+    serving_level,
+    summary,
+)
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
 CANARY_LIMITS = Limits(
@@ -395,12 +404,14 @@ def render(verdicts: dict[str, Verdict] | None) -> str:
     """The report ``arena sandbox`` prints."""
     info = summary()
     if verdicts is None:
-        lines = [f"Sandbox level here: {info['level']} (claimed by the layers in force; not verified: --no-canary)"]
+        lines = [f"Sandbox level here: {serving_level()} (claimed by the layers in force; not verified: --no-canary)"]
     else:
-        rated = level(verified={name: v.held for name, v in verdicts.items()})
+        rated = serving_level(verified={name: v.held for name, v in verdicts.items()})
         lines = [f"Sandbox level here: {rated} (euid {info['euid']}; verified by the canary)"]
-        if rated != info["level"]:
-            lines.append(f"  (the layers in force claim {info['level']!r}: the canary showed less)")
+        if rated != serving_level():
+            lines.append(f"  (the layers in force claim {serving_level()!r}: the canary showed less)")
+        if rated == EVERY_PROPERTY:
+            lines.append("  (every property held; strong also needs a UID of each bot's own and cgroups)")
     lines.append("Layers in force:")
     lines += [f"  {name:9} {how}" for name, how in info["layers"].items()]
     if info["missing"]:
