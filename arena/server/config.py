@@ -52,19 +52,8 @@ from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _lim
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 
-_TOP = {
-    "name",
-    "game",
-    "seed",
-    "max_faults",
-    "jobs",
-    "workers",
-    "cluster",
-    "house_bots",
-    "params",
-    "limits",
-    "sandbox_min",
-}
+_TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
+_TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget"},
     "access": {"registration", "replays"},
