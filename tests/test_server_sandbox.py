@@ -41,6 +41,7 @@ def weak_here() -> None:
         pytest.skip(f"{WEAK} holds every property here")
 
 
+@pytest.mark.slow
 def test_serve_prints_its_sandbox_level_at_start(tmp_path: Path) -> None:
     if unheld():
         pytest.skip(f"the sandbox here does not hold {unheld()}: arena serve refuses (the next test)")
@@ -61,6 +62,7 @@ def test_serve_refuses_strangers_below_sandbox_min_and_makes_nothing(tmp_path: P
     assert not (tmp_path / "data").exists(), "a refused server made its data folder"
 
 
+@pytest.mark.slow
 def test_serve_serves_below_all_when_the_config_accepts_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     weak_here()
     monkeypatch.setenv("ARENA_SANDBOX_LAYERS", WEAK)
