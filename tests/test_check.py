@@ -205,6 +205,7 @@ def test_an_exit_slower_than_a_match_waits_is_said_in_numbers_that_agree() -> No
         == "exited 10 ms after quit, killed by SIGSEGV (signal 11, exit status 139)"
     )
 
+
 async def test_the_check_tells_a_bot_the_same_limits_as_a_ladder_match(tmp_path: Path) -> None:
     # The bot writes the limits of each match_start to stderr: the start-up probe's must be a match's own.
     bot = tmp_path / "limits_bot.py"

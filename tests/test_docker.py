@@ -221,8 +221,43 @@ def test_compose_server_serves_the_example_config_on_the_hosts_loopback() -> Non
     config = server_config.load(ROOT / relative)  # valid, with its house bots present
     assert server["ports"] == [f"127.0.0.1:{config.port}:{config.port}"]
     assert any(word == "EXPOSE" and str(config.port) in rest.split() for word, rest in instructions())
-    (volume,) = [Path(v) for word, rest in instructions() if word == "VOLUME" for v in json.loads(rest)]
-    data_dir = Path(os.path.normpath(in_image.parent / os.path.relpath(config.data_dir, (ROOT / relative).parent)))
-    assert data_dir.is_relative_to(volume), f"the server's data_dir {data_dir} is not in the volume {volume}"
-    assert any(v.startswith("arena-runs:") for v in server["volumes"])
+    data_dir = Path(server["environment"]["ARENA_DATA_DIR"])  # arena serve's --data-dir
+    mounted = [Path(v.split(":")[1]) for v in server["volumes"] if v.split(":")[0] in compose()["volumes"]]
+    assert any(data_dir.is_relative_to(m) for m in mounted), f"the server's data_dir {data_dir} is in no volume"
     assert server["profiles"] == ["server"]
+
+
+def folders_every_jail_reads_in_the_image() -> list[Path]:
+    """What bubblewrap binds (or Landlock lets read) in the image: system folders and the image's Python."""
+    from arena.sandbox._plan import _READ_ONLY_SYSTEM, BWRAP_SYSTEM, BWRAP_TOPS
+
+    (base,) = [rest for word, rest in instructions() if word == "FROM"]
+    assert base.startswith("python:"), "the official python image keeps its Python in /usr/local"
+    return [Path(p) for p in (*BWRAP_TOPS, *BWRAP_SYSTEM, *_READ_ONLY_SYSTEM, "/usr/local")]
+
+
+def test_compose_server_keeps_its_data_out_of_every_folder_a_jail_reads() -> None:
+    # Issue 27 item 4: data_dir was /opt/arena/arena-runs/server, and /opt is bound read-only into every jail.
+    server = compose()["services"]["server"]
+    data_dir = Path(server["environment"]["ARENA_DATA_DIR"])
+    for folder in folders_every_jail_reads_in_the_image():
+        assert not data_dir.is_relative_to(folder), f"the server's data_dir {data_dir} is in {folder}"
+    assert "--data-dir" not in server["command"], "ARENA_DATA_DIR serves `exec server arena serve --add` too"
+
+
+def test_compose_server_runs_where_every_sandbox_property_holds() -> None:
+    # In a container with default privileges the sandbox is `isolated` (no namespaces: collusion not held);
+    # SYS_ADMIN with seccomp (and AppArmor) unconfined lets bubblewrap run: every property held.
+    from arena.sandbox import SERVING_LEVELS, below
+    from arena.server import config as server_config
+
+    server = compose()["services"]["server"]
+    assert "SYS_ADMIN" in server["cap_add"]
+    assert {"seccomp=unconfined", "apparmor=unconfined"} <= set(server["security_opt"])
+    assert "bubblewrap" in apt_packages()
+    config = server_config.load(ROOT / Path(server["command"][2]).relative_to("/opt/arena"))
+    assert not below(config.sandbox_min, "all"), f"sandbox_min {config.sandbox_min} lets it serve below all"
+    assert SERVING_LEVELS[-2:] == ("all", "strong")
+    text = COMPOSE.read_text(encoding="utf-8")
+    for level in ("isolated", "all", "strong"):  # the privileges each level needs, said where they are set
+        assert re.search(rf"^#.*\b{level}:", text, re.MULTILINE), f"compose.yaml should say what {level} needs"

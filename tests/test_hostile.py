@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -454,6 +455,58 @@ async def test_two_copies_of_a_bot_cannot_find_each_other(channel: str, tmp_path
     assert record.faults == [], f"a copy found the other through {channel}: {record.faults}"
 
 
+def sender_and_receiver(channel: str, *args: str) -> tuple[BotSpec, BotSpec]:
+    return (
+        BotSpec(name=f"hostile-send-{channel}", command=(sys.executable, str(HOSTILE / "bot.py"), f"send_{channel}",
+                *args), cwd=HOSTILE, profile="python"),
+        BotSpec(name=f"hostile-receive-{channel}", command=(sys.executable, str(HOSTILE / "bot.py"),
+                f"receive_{channel}", *args), cwd=HOSTILE, profile="python"),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def shared_file() -> Iterator[Path]:
+    """A file every jail may read (named on both bots' command lines), on disk: its pages can leave the cache."""
+    with tempfile.TemporaryDirectory(prefix="arena-shared-") as name:
+        folder = Path(name)
+        folder.chmod(0o755)
+        path = folder / "shared.bin"
+        with open(path, "wb") as file:
+            file.write(secrets.token_bytes(32 * 4096))
+            file.flush()
+            os.fsync(file.fileno())  # a dirty page is not dropped: the sender's first step would do nothing
+        path.chmod(0o644)
+        yield path
+
+
+@pytest.mark.slow
+async def test_a_bot_cannot_signal_another_through_the_page_cache(shared_file: Path, tmp_path: Path) -> None:
+    # Issue 27 item 14: fadvise(DONTNEED) to clear, pread to set, preadv2(RWF_NOWAIT) to read: 24 of 24 bits.
+    if not held("collusion"):
+        pytest.skip("nothing here keeps the bots of a match apart")
+    probe = os.open(shared_file, os.O_RDONLY)
+    try:
+        os.posix_fadvise(probe, 0, 0, os.POSIX_FADV_DONTNEED)
+        with contextlib.suppress(BlockingIOError):
+            os.preadv(probe, [bytearray(1)], 0, os.RWF_NOWAIT)
+            pytest.skip(f"{shared_file.parent} keeps its pages cached (a tmpfs?): no channel to close there")
+    finally:
+        os.close(probe)
+    sender, receiver = sender_and_receiver("page_cache", str(shared_file))
+    record = await play_match(get_game("rps-poker"), (sender, receiver), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert record.faults == [], f"the receiver read the sender's bits: {record.faults}"
+
+
+@pytest.mark.slow
+async def test_a_bot_cannot_signal_another_through_the_shared_memory_counter(tmp_path: Path) -> None:
+    # Issue 27 item 14: the global Shmem: line of /proc/meminfo, moved by 16 MiB written to a tmpfs scratch.
+    if not held("collusion"):
+        pytest.skip("nothing here keeps the bots of a match apart")
+    sender, receiver = sender_and_receiver("shmem")
+    record = await play_match(get_game("rps-poker"), (sender, receiver), seed=3, limits=LIMITS, log_dir=tmp_path)
+    assert record.faults == [], f"the receiver saw the sender's swings: {record.faults}"
+
+
 @pytest.mark.parametrize("mode", ["uring_udp", "socket_high_bits"])
 async def test_no_socket_slips_past_seccomp(mode: str, tmp_path: Path, layers) -> None:  # type: ignore[no-untyped-def]
     layers(*CONTAINER)
@@ -467,6 +520,13 @@ async def test_no_socket_slips_past_seccomp(mode: str, tmp_path: Path, layers) -
         record = await duel(bot, tmp_path)
         with pytest.raises(BlockingIOError):
             server.recv(64)
+    assert_fault(record, "crash", "exited with code 4")
+
+
+async def test_every_page_cache_probe_and_sysinfo_is_refused(tmp_path: Path) -> None:
+    if "seccomp" not in summary()["layers"]:
+        pytest.skip("only seccomp refuses them")
+    record = await duel(hostile("cache_probes"), tmp_path)
     assert_fault(record, "crash", "exited with code 4")
 
 

@@ -89,6 +89,7 @@ async def test_each_fault_is_recorded_with_its_reason_and_the_opponent_wins(
 def test_an_exit_by_a_signal_names_the_signal(code: int, said: str) -> None:
     assert exit_status(code, "a note") == said
 
+
 def slow(seconds: float) -> BotSpec:
     return BotSpec(name="slow", command=(sys.executable, str(FAULTY), "slow", str(seconds)), cwd=FAULTY.parent)
 

@@ -33,7 +33,16 @@ from protocol import Limits
 
 from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, load_folder
-from ..sandbox import PROPERTIES, SandboxPolicy, capabilities, current_policy, level, summary
+from ..sandbox import (
+    EVERY_PROPERTY,
+    PROPERTIES,
+    SandboxPolicy,
+    capabilities,
+    current_policy,
+    level,
+    serving_level,
+    summary,
+)
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
 CANARY_LIMITS = Limits(
@@ -377,7 +386,8 @@ async def _collusion() -> Verdict:
     if leaks:
         return Verdict(False, "a bit passed between the two jails through: " + ", ".join(leaks))
     return Verdict(True, f"none of {len(seen_on)} shared objects carried a bit (locks, file notices, abstract "
-                         "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals)")  # fmt: skip
+                         "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals, the "
+                         "machine's counters, the page cache)")  # fmt: skip
 
 
 async def _build() -> Verdict:
@@ -457,6 +467,16 @@ async def _build_quota() -> Verdict:
     return Verdict(False, f"{how}: over its quota before anything stopped it")
 
 
+async def read_from_jail(paths: list[Path]) -> tuple[dict[str, str], str]:
+    """A jailed canary (the sandbox in force) tries to list or read each of ``paths``: what it got, path by path.
+
+    The paths go hex-encoded, so naming them does not grant them (as a path
+    on a bot's command line is). Returns the report and what ended the run.
+    """
+    report, what = await _run_one(_canary("read_data", *(str(path).encode().hex() for path in paths)))
+    return {str(k): str(v) for k, v in (report or {}).items()}, what
+
+
 def _short(report: dict[str, Any] | None, what: str) -> str:
     if report is None:
         return what
@@ -468,12 +488,14 @@ def render(verdicts: dict[str, Verdict] | None) -> str:
     """The report ``arena sandbox`` prints."""
     info = summary()
     if verdicts is None:
-        lines = [f"Sandbox level here: {info['level']} (claimed by the layers in force; not verified: --no-canary)"]
+        lines = [f"Sandbox level here: {serving_level()} (claimed by the layers in force; not verified: --no-canary)"]
     else:
-        rated = level(verified={name: v.held for name, v in verdicts.items()})
+        rated = serving_level(verified={name: v.held for name, v in verdicts.items()})
         lines = [f"Sandbox level here: {rated} (euid {info['euid']}; verified by the canary)"]
-        if rated != info["level"]:
-            lines.append(f"  (the layers in force claim {info['level']!r}: the canary showed less)")
+        if rated != serving_level():
+            lines.append(f"  (the layers in force claim {serving_level()!r}: the canary showed less)")
+        if rated == EVERY_PROPERTY:
+            lines.append("  (every property held; strong also needs a UID of each bot's own and cgroups)")
     lines.append("Layers in force:")
     lines += [f"  {name:9} {how}" for name, how in info["layers"].items()]
     if info["missing"]:

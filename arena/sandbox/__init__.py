@@ -37,6 +37,7 @@ from ._plan import (
     current_policy,
     layers_for,
 )
+from ._serving import CONTAINER_ADVICE, EVERY_PROPERTY, SERVING_LEVELS, below, exposed, serving_level, unheld
 
 DEFAULT_MINIMUM = "isolated"
 
@@ -117,15 +118,19 @@ def check_minimum(minimum: str, *, allow_weak: bool) -> None:
 __all__ = [
     "ALL_LAYERS",
     "BUILD_DIR",
+    "CONTAINER_ADVICE",
     "DEFAULT_MINIMUM",
+    "EVERY_PROPERTY",
     "LEVELS",
     "PROFILES",
     "PROPERTIES",
+    "SERVING_LEVELS",
     "Capabilities",
     "Jail",
     "Profile",
     "SandboxPolicy",
     "background",
+    "below",
     "build_key",
     "build_root",
     "built_folder",
@@ -133,7 +138,10 @@ __all__ = [
     "check_minimum",
     "configure",
     "current_policy",
+    "exposed",
     "layers_in_force",
     "level",
+    "serving_level",
     "summary",
+    "unheld",
 ]

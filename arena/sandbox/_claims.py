@@ -96,9 +96,11 @@ def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: 
     signals = has("uid") or has("pidns") or has("bwrap") or scoped
     processes = has("pidns") or has("bwrap") or (has("mntns") and root and has("uid"))
     places = has("bwrap") or has("mntns") or has("landlock")
-    add("collusion", has("seccomp") and sockets and signals and processes and places,
-        "seccomp: locks, file notices, System V IPC, message queues, shared futex wake-ups have no effect; "
-        "namespaces or Landlock keep sockets, signals, processes and writable places apart")  # fmt: skip
+    counters = has("bwrap") or has("mntns")  # constant files bound over /proc's global counters (_masks.py)
+    add("collusion", has("seccomp") and sockets and signals and processes and places and counters,
+        "seccomp: locks, file notices, System V IPC, message queues, shared futex wake-ups have no effect, "
+        "page-cache probes and sysinfo refused; namespaces or Landlock keep sockets, signals, processes and "
+        "writable places apart; /proc's global counters are constants in the jail's mount namespace")  # fmt: skip
     jailed = all(found[prop] for prop in ("network", "secret", "write_outside", "escape"))
     add("build", jailed, "built in the bot's own jail, its process tree killed at the end")
     add("build_quota", build_tmpfs, "the build's folder a tmpfs of build_disk_bytes (mounted by the arena, as root); "

@@ -98,6 +98,18 @@ SECCOMP_ABSENT_CALLS = (
 seen by seccomp: a socket made through it escapes the socket rule), clone3 (its flags cannot be inspected:
 libc falls back to clone), and every kernel object two jails could share to signal each other (file
 notifications, System V IPC, POSIX message queues, the new futex calls)."""
+SECCOMP_SHARED_COUNTERS = ("fadvise64", "readahead", "mincore", "cachestat", "sysinfo")
+"""Refused with EPERM: the page cache of files every jail reads, dropped (``posix_fadvise``), filled
+(``readahead``) or looked at without changing it (``mincore``, ``cachestat``), carried bits between jails;
+``sysinfo`` tells the machine's shared memory and thread count (glibc's ``sysconf(_SC_PHYS_PAGES)`` then
+gives nonsense; runtimes read /proc/meminfo, which a jail sees constant)."""
+SECCOMP_ABSENT_AIO = ("io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents")
+"""Linux AIO, answered ENOSYS: its requests carry ``RWF_NOWAIT`` in memory a seccomp filter cannot read."""
+SYS_CACHESTAT = 451
+RWF_NOWAIT = 0x8
+"""``preadv2``/``pwritev2`` flag: fail rather than wait for the disk, which tells whether a page is cached."""
+MADV_COLD, MADV_PAGEOUT = 20, 21
+"""``madvise`` advice that pushes a file's pages out of the page cache."""
 FCNTL_SHARED_STATE = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 """fcntl commands on state other processes see: record and open-file locks, leases, directory notices."""
 FUTEX_SHARED_WAKES = (1, 3, 4, 5, 10)
@@ -207,7 +219,31 @@ def seccomp_filter() -> Any:
         filt.add_rule(sc.ERRNO(0), "fcntl", sc.Arg(1, sc.MASKED_EQ, low_word, command))
     for operation in FUTEX_SHARED_WAKES:
         filt.add_rule(sc.ERRNO(0), "futex", sc.Arg(1, sc.MASKED_EQ, 0xFF, operation))
+    deny_shared_counters(filt, sc)
     return filt
+
+
+def deny_shared_counters(filt: Any, sc: Any) -> None:
+    """Refuse what reads or clears the page cache of shared files, and the machine's counters (see above).
+
+    ``preadv2``/``pwritev2`` are refused only with ``RWF_NOWAIT`` in their
+    flags (the sixth argument, an ``int``: its low 32 bits are compared).
+    """
+    for name in SECCOMP_SHARED_COUNTERS:
+        try:
+            filt.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (RuntimeError, ValueError, OSError):
+            if name != "cachestat":
+                raise
+            # A libseccomp older than the kernel (cachestat came in Linux 6.5): by its number, the same on
+            # every architecture for calls added since Linux 5.1.
+            filt.add_rule(sc.ERRNO(errno.EPERM), SYS_CACHESTAT)
+    for name in SECCOMP_ABSENT_AIO:
+        filt.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    for name in ("preadv2", "pwritev2"):
+        filt.add_rule(sc.ERRNO(errno.EPERM), name, sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        filt.add_rule(sc.ERRNO(errno.EPERM), "madvise", sc.Arg(2, sc.MASKED_EQ, 0xFFFFFFFF, advice))
 
 
 class _SockFprog(ctypes.Structure):
@@ -267,6 +303,18 @@ def make_mounts(spec: dict[str, Any], uid: int, gid: int) -> None:
     if spec.get("proc"):
         # hidepid: without a PID namespace of its own (root only), other UIDs' processes stay out of sight.
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    mask_counters(spec)
+
+
+def mask_counters(spec: dict[str, Any]) -> None:
+    """Cover the kernel's global counters (``_masks.py``): constant files over /proc's, empty folders over the rest.
+
+    A bind keeps the flags of the mount its source is on, which is read-only by now.
+    """
+    for fake, target in spec.get("masks", []):
+        mount(fake, target, None, MS_BIND)
+    for folder in spec.get("hidden", []):
+        mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4096,mode=0555")
 
 
 def drop_privileges(uid: int, gid: int) -> None:

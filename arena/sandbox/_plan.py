@@ -29,6 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -36,7 +37,7 @@ from protocol import Limits
 
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
-from . import _builds, _cgroup, _tree
+from . import _builds, _cgroup, _masks, _tree
 from ._launch import landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
@@ -45,6 +46,10 @@ _LAUNCH = (sys.executable, "-I", "-S", str(LAUNCHER))
 """The launcher's command: isolated, and without ``site`` (it needs nothing outside the standard library)."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")
+BWRAP_TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Top folders bubblewrap binds read-only (or links, where they are links) into every jail."""
+BWRAP_SYSTEM = ("/usr", "/etc", "/opt")
+"""System folders bubblewrap binds read-only into every jail, whole."""
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
@@ -470,7 +475,7 @@ class Jail:
             proc = "pidns" in self.layers or os.geteuid() == 0
             config["mounts"] = {
                 "scratch": str(self.scratch), "size": self.limits.disk_bytes, "proc": proc,
-                "writable": [str(folder) for folder in self.writable],
+                "writable": [str(folder) for folder in self.writable], **self._counter_masks(),
             }  # fmt: skip
         if "landlock" in self.layers:
             config["landlock"] = {
@@ -486,6 +491,12 @@ class Jail:
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
         self.argv = launch_argv(config)
+
+    def _counter_masks(self) -> dict[str, list[Any]]:
+        """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""
+        masks = self._mask_files()
+        hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
+        return {"masks": masks, "hidden": hidden}
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
@@ -596,14 +607,14 @@ class Jail:
             args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         else:
             args += ["--unshare-all", "--cap-drop", "ALL"]
-        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        for top in BWRAP_TOPS:
             if Path(top).is_symlink():
                 args += ["--symlink", os.readlink(top), top]
             elif Path(top).is_dir():
                 args += ["--ro-bind", top, top]
-        binds = [name for name in ("/usr", "/etc", "/opt") if Path(name).exists()]
+        binds = [name for name in BWRAP_SYSTEM if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", *self._bwrap_counter_masks(), "--dev", "/dev"]
         made = {"/", "/proc", "/dev", *binds}
         mounts = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
         mounts = [item for item in mounts if Path(item[0]) not in self.writable]
@@ -625,6 +636,21 @@ class Jail:
                 args += [how, name, name]
             binds.append(name)
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
+        return args
+
+    def _mask_files(self) -> list[tuple[str, str]]:
+        """The constant files over /proc's counters, shared by this arena's jails of the same memory limit."""
+        memory = self.limits.memory_bytes
+        folder = self.home.parent / f"proc-masks-{memory}-{os.getpid()}x"
+        return _masks.write_masks(folder, memory, lambda: _owner_stamp(os.getpid()))
+
+    def _bwrap_counter_masks(self) -> list[str]:
+        """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
+        args = []
+        for fake, target in self._mask_files():
+            args += ["--ro-bind", fake, target]
+        for folder in _masks.hidden_in_proc():
+            args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
         return args
 
     # --- while the bot runs -------------------------------------------------------------------

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 _libc = ctypes.CDLL(None, use_errno=True)
 SYS_SOCKET, SYS_CLONE, SYS_FUTEX, SYS_IO_URING_SETUP, SYS_IO_URING_ENTER, SYS_CLONE3 = 41, 56, 202, 425, 426, 435
@@ -131,6 +132,22 @@ def secret(hex_path: str) -> None:
             report(read=file.read())
     except OSError as exc:
         report(error=str(exc))
+
+
+def read_data(*hex_paths: str) -> None:
+    """Try to list each folder and read each file named (hex-encoded); report what worked, path by path."""
+    seen: dict[str, str] = {}
+    for hex_path in hex_paths:
+        path = bytes.fromhex(hex_path).decode()
+        try:
+            if os.path.isdir(path):
+                seen[path] = f"listed: {len(os.listdir(path))} entries"
+            else:
+                with open(path, "rb") as file:
+                    seen[path] = f"read: {len(file.read(1 << 16))} bytes"
+        except OSError as exc:
+            seen[path] = f"refused: {exc.strerror}"
+    report(**seen)
 
 
 def write_outside(hex_path: str) -> None:
@@ -329,6 +346,33 @@ def build_quota(mib: str) -> None:
 # --- collusion: two canaries, one sender (it changes shared state on "set 1" / "set 0"), one observer ---------------
 
 FUTEX_WAIT, FUTEX_WAKE = 0, 1
+SYS_CACHESTAT, PAGE = 451, 4096
+CACHE_PAGES = 24
+"""Pages of the shared file the sender reads into the page cache, or drops, at once (one bit each)."""
+SHMEM_MIB, COUNTED_FILES, COUNTED_FORKS = 8, 64, 16
+"""What the sender adds to the machine's counters for a 1: MiB in its tmpfs, files held open, processes forked."""
+
+
+def _field(name: str, at: int = 0) -> Callable[[str], str]:
+    """How to read ``name``'s value from a file of ``name value`` lines (``name`` the ``at``-th word)."""
+
+    def pick(text: str) -> str:
+        return next(words[at + 1] for words in map(str.split, text.splitlines()) if words[at : at + 1] == [name])
+
+    return pick
+
+
+COUNTERS = (
+    ("meminfo:Shmem", "/proc/meminfo", _field("Shmem:")),
+    ("meminfo:MemFree", "/proc/meminfo", _field("MemFree:")),
+    ("node_meminfo:Shmem", "/sys/devices/system/node/node0/meminfo", _field("Shmem:", 2)),
+    ("loadavg", "/proc/loadavg", lambda text: text.split()[3]),
+    ("stat:processes", "/proc/stat", _field("processes")),
+    ("file-nr", "/proc/sys/fs/file-nr", lambda text: text.split()[0]),
+    ("inode-nr", "/proc/sys/fs/inode-nr", lambda text: text.split()[0]),
+    ("vmstat:nr_shmem", "/proc/vmstat", _field("nr_shmem")),
+)
+"""Counters of the whole machine the sender moves: (name, file, how to pick the value out of it)."""
 IN_OPEN, IN_ACCESS = 0x20, 0x1
 
 
@@ -340,6 +384,7 @@ class _Shared:
         self.files = [f for f in (os.path.abspath(__file__), "/etc/passwd", sys.executable) if os.path.exists(f)]
         self.key = int(token[:7], 16) + 1
         self.held: list[object] = []
+        self.counted: list[int] = []
         self.mapping = self._map(self.files[0])
 
     def _map(self, path: str) -> int:
@@ -374,6 +419,8 @@ class _Shared:
         self._sysv(on, done)
         self._mqueue(on, done)
         self._files_in_shared_places(on, done)
+        self._counters(on, done)
+        self._page_cache(on, done)
         if on and self.mapping:
             threading.Thread(target=self._futex_wait, daemon=True).start()
         return done
@@ -437,6 +484,50 @@ class _Shared:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
 
+    def _counters(self, on: bool, done: dict[str, str]) -> None:
+        """Move the machine's counters: shared memory (a file in the tmpfs scratch), open files, threads, forks."""
+        for fd in self.counted:
+            os.close(fd)
+        self.counted = []
+        path = os.path.join(os.environ.get("HOME", "."), f"canary-shmem-{self.token}")
+        if not on:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return
+        try:
+            with open(path, "wb") as file:
+                file.write(b"s" * (SHMEM_MIB << 20))
+            done["shmem"] = f"{SHMEM_MIB} MiB written"
+        except OSError as exc:
+            done["shmem"] = str(exc)
+        with contextlib.suppress(OSError):
+            self.counted = [os.open(self.files[0], os.O_RDONLY) for _ in range(COUNTED_FILES)]
+        for _ in range(COUNTED_FORKS):
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            os.waitpid(child, 0)
+
+    def _page_cache(self, on: bool, done: dict[str, str]) -> None:
+        """Read a shared file's pages into the page cache (1), or drop them from it (0)."""
+        fd = os.open(self.files[0], os.O_RDONLY)
+        try:
+            if on:
+                for page in self._pages(fd):
+                    os.pread(fd, 1, page * PAGE)
+                done["page_cache"] = "read"
+            else:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError as exc:
+            done["page_cache"] = str(exc)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _pages(fd: int) -> range:
+        """The file's pages but the first (mapped for the futexes: a mapped page stays in the cache)."""
+        return range(1, min(os.fstat(fd).st_size // PAGE, 1 + CACHE_PAGES))
+
     def _futex_wait(self) -> None:
         expected = ctypes.c_uint32.from_address(self.mapping).value
         timeout = struct.pack("qq", 3, 0)
@@ -466,6 +557,8 @@ class _Shared:
         if self.mapping:
             time.sleep(0.1)  # the sender's waiter is in the kernel by now
             seen["futex"] = _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.mapping), FUTEX_WAKE, 1, None, 0, 0)
+        seen.update(self._read_counters())
+        seen.update(self._read_page_cache())
         if watch >= 0:
             try:
                 seen["inotify"] = len(os.read(watch, 4096))
@@ -479,6 +572,58 @@ class _Shared:
                 seen["signal_other_process"] = "allowed"
             except OSError as exc:
                 seen["signal_other_process"] = exc.errno
+        return seen
+
+    @staticmethod
+    def _read_counters() -> dict[str, object]:
+        """The machine's counters as this jail sees them (an error's text where it cannot)."""
+        seen: dict[str, object] = {}
+        for key, path, pick in COUNTERS:
+            try:
+                with open(path) as file:
+                    text = file.read()
+                seen[key] = pick(text)
+            except (OSError, ValueError, IndexError) as exc:
+                seen[key] = type(exc).__name__
+        info = (ctypes.c_ulong * 16)()
+        if _libc.sysinfo(info) == 0:
+            seen["sysinfo"] = f"shared {info[6]}, procs {info[10] & 0xFFFF}"
+        else:
+            seen["sysinfo"] = _errno_text("sysinfo")
+        return seen
+
+    def _read_page_cache(self) -> dict[str, object]:
+        """Which pages of the shared file are cached, asked without reading them: three ways."""
+        seen: dict[str, object] = {}
+        fd = os.open(self.files[0], os.O_RDONLY)
+        try:
+            pages = self._pages(fd)
+            bits = ""
+            for page in pages:
+                try:
+                    os.preadv(fd, [bytearray(1)], page * PAGE, os.RWF_NOWAIT)
+                    bits += "1"
+                except BlockingIOError:
+                    bits += "0"
+                except OSError as exc:
+                    bits = f"refused: {exc.strerror}"
+                    break
+            seen["page_cache:preadv2_nowait"] = bits
+            size = pages.stop * PAGE
+            address = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            vector = (ctypes.c_ubyte * pages.stop)()
+            if _libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vector) == 0:
+                seen["page_cache:mincore"] = "".join(str(vector[page] & 1) for page in pages)
+            else:
+                seen["page_cache:mincore"] = _errno_text("mincore")
+            _libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+            span, found = struct.pack("QQ", PAGE, (pages.stop - 1) * PAGE), (ctypes.c_uint64 * 5)()
+            if _libc.syscall(SYS_CACHESTAT, fd, ctypes.c_char_p(span), found, 0) == 0:
+                seen["page_cache:cachestat"] = found[0]
+            else:
+                seen["page_cache:cachestat"] = _errno_text("cachestat")
+        finally:
+            os.close(fd)
         return seen
 
     @staticmethod

@@ -12,7 +12,7 @@ import trio
 from .._errors import ConfigError
 from ..competition.config import effective_jobs
 from .client import EXTENSIONS
-from .config import load
+from .config import ServerConfig, load
 
 # The server's modules (its web stack, the HTTP client) are imported by the commands that use them: every other
 # `arena` command starts without them (0.3 s of start-up here).
@@ -36,6 +36,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.workers = 0
     if args.name is not None:
         config.name = args.name
+    if args.data_dir is not None:
+        config.data_dir = Path(args.data_dir).resolve()
+    if args.self_check:
+        return _self_check(config, Path(args.config))
     base = args.url or base_url(config.host, config.port)
     if args.add or args.admin_token:
         competition = Competition(config)
@@ -56,6 +60,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         finally:
             competition.close()
         return 0
+    from .safety import refuse_exposed_data, sandbox_line
+
+    _say(sandbox_line(config))  # before anything is made: a refusal leaves nothing behind
+    refuse_exposed_data(config)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
         trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say, fresh=args.fresh))
@@ -64,6 +72,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _say(text: str) -> None:
     print(text, flush=True)
+
+
+def _self_check(config: ServerConfig, path: Path) -> int:
+    """Run the server's self-check on ``config`` and print a PASS/FAIL line per check; 1 when one failed."""
+    from .safety import self_check
+
+    findings = trio.run(self_check, config, path)
+    for finding in findings:
+        _say(finding.line())
+    failed = [finding.name for finding in findings if not finding.passed]
+    _say(f"{path}: {'every check passed' if not failed else 'FAILED: ' + ', '.join(failed)}")
+    return 1 if failed else 0
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -110,6 +130,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="start a new competition under the config's name (the old one stays in the database; participants"
         " keep their tokens and upload again)",
+    )
+    serve.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=os.environ.get("ARENA_DATA_DIR") or None,
+        help="the server's data folder (default: the ARENA_DATA_DIR environment variable, else the config's"
+        " data_dir); never in a folder every bot's jail reads (/usr, /etc, /opt...)",
+    )
+    serve.add_argument(
+        "--self-check",
+        action="store_true",
+        help="check this config as strangers would meet it (no seed in the config or on the pages, the data"
+        " unreadable from a jail, every `arena sandbox` canary held), print PASS/FAIL lines, and exit",
     )
     serve.set_defaults(handler=cmd_serve)
 

@@ -9,6 +9,8 @@
     jobs = 2                        # matches at once (default: the CPU count)
     workers = 1                     # 1: matches in a worker process (the default when jobs >= 2); 0: in the server's
     house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
+    sandbox_min = "all"             # refuse to serve below this sandbox level: all (every property held),
+                                    # or strong, isolated, basic, none (see `arena sandbox`)
 
     [params]                        # the game's parameters
     [limits]                        # per-bot limits, as for tournaments
@@ -52,9 +54,11 @@ from protocol import Limits
 
 from .._errors import ConfigError
 from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot, read_toml
+from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 
 _TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
+_TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget", "version_slots"},
     "access": {"registration", "replays"},
@@ -122,6 +126,9 @@ class ServerConfig:
     log_bytes_per_participant: int = 1 << 30
     """Disk all of a participant's versions' logs may take; past it, its versions play no more, nor may it upload."""
 
+    sandbox_min: str = EVERY_PROPERTY
+    """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
+
     @property
     def title(self) -> str:
         """The competition's name, as pages show it."""
@@ -180,6 +187,9 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     if port > 65535:
         raise check.error(("server", "port"), f"must be a TCP port (0 to 65535), not {port}")
     data_dir = check.get(tables["server"], ("server", "data_dir"), str, "arena-server")
+    sandbox_min = check.get(data, ("sandbox_min",), str, EVERY_PROPERTY)
+    if sandbox_min not in SERVING_LEVELS:
+        raise check.error(("sandbox_min",), f"must be one of {', '.join(SERVING_LEVELS)}, not {sandbox_min!r}")
     workers = check.get(data, ("workers",), int, None)
     if workers is not None and workers not in (0, 1):
         raise check.error(
@@ -218,4 +228,5 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         source=str(path),
         log_bytes_per_version=number("server", "log_bytes_per_version", 256 << 20, 1 << 16),
         log_bytes_per_participant=number("server", "log_bytes_per_participant", 1 << 30, 1 << 16),
+        sandbox_min=sandbox_min,
     )

@@ -7,12 +7,16 @@ bot's command line is granted to it. Mode ``write`` answers its trigger with
 the hex-encoded bytes of its argument, ``ID`` in them replaced by the request's id.
 
 The ``collude_*`` modes run in both seats of a match: each copy tries to find
-the other through one kernel object; a copy that does exits with code 5.
+the other through one kernel object; a copy that does exits with code 5. The
+``send_*`` and ``receive_*`` modes are a pair: the sender sets shared state
+from its start, the receiver reads it at its first move and exits with code 5
+when it got the sender's message.
 """
 
 import ctypes
 import fcntl
 import importlib.util
+import itertools
 import json
 import mmap
 import os
@@ -151,6 +155,8 @@ def attack() -> None:
         with socket.socket(fileno=fd) as udp:
             udp.sendto(b"hostile", ("127.0.0.1", int(arg)))
         time.sleep(0.3)
+    if mode == "cache_probes":
+        cache_probes()
     if mode == "clone_userns":
         child = libc.syscall(56, ctypes.c_ulong(0x10000000 | 0x40000000 | signal.SIGCHLD), None, None, None, None)
         if child == 0:
@@ -158,6 +164,9 @@ def attack() -> None:
         if child < 0:
             sys.exit(BLOCKED)
         os.waitpid(child, 0)
+    if mode in ("receive_page_cache", "receive_shmem") and "received" not in globals():
+        globals()["received"] = True
+        globals()[mode]()
     if mode.startswith("collude_") and "colluded" not in globals():
         globals()["colluded"] = True
         collude(mode[len("collude_") :])
@@ -209,6 +218,102 @@ def collude(channel: str) -> None:
             sys.exit(FOUND_THE_OTHER)
 
 
+PATTERN = "101100111000111100001011"
+"""The sender's message: one bit per page of the shared file (1: in the page cache)."""
+PAGE, SHMEM_MIB = 4096, 16
+
+
+def cache_probes() -> None:
+    """Each call that reads, fills or drops the page cache, or tells the machine's counters; all refused: exit 4."""
+    fd = os.open(sys.executable, os.O_RDONLY)
+    size = 16 * PAGE
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, *[ctypes.c_int] * 3, ctypes.c_long]
+    address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    vector, info, span, stat = (ctypes.c_ubyte * 16)(), (ctypes.c_ulong * 16)(), (ctypes.c_uint64 * 2)(0, size), \
+        (ctypes.c_uint64 * 5)()  # fmt: skip
+    worked = []
+    calls = {
+        "fadvise": lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED),
+        "readahead": lambda: libc.syscall(187, fd, ctypes.c_long(0), ctypes.c_size_t(size)),
+        "mincore": lambda: libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vector),
+        "cachestat": lambda: libc.syscall(451, fd, span, stat, 0),
+        "madvise_pageout": lambda: libc.madvise(ctypes.c_void_p(address), ctypes.c_size_t(size), 21),
+        "sysinfo": lambda: libc.sysinfo(info),
+        "preadv2_nowait": lambda: os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT),
+    }
+    for name, call in calls.items():
+        try:
+            if call() in (0, None, 1):
+                worked.append(name)
+        except BlockingIOError:
+            worked.append(name)  # answered: not cached
+        except OSError:
+            pass
+    if not worked:
+        sys.exit(BLOCKED)
+    print("worked:", *worked, file=sys.stderr, flush=True)
+
+
+def send_page_cache() -> None:
+    """Drop a shared read-only file from the page cache, then read back the pages of the 1-bits."""
+    fd = os.open(arg, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead: a read caches its page only
+    except OSError:
+        return
+    for page, bit in enumerate(PATTERN):
+        if bit == "1":
+            os.pread(fd, 1, page * PAGE)
+
+
+def receive_page_cache() -> None:
+    """Which of the file's pages are cached, asked with RWF_NOWAIT (which reads only a cached page)."""
+    time.sleep(1.0)
+    fd, bits = os.open(arg, os.O_RDONLY), ""
+    for page in range(len(PATTERN)):
+        try:
+            os.preadv(fd, [bytearray(1)], page * PAGE, os.RWF_NOWAIT)
+            bits += "1"
+        except BlockingIOError:
+            bits += "0"
+        except OSError:
+            return  # refused: nothing to read
+    if bits == PATTERN:
+        sys.exit(FOUND_THE_OTHER)
+
+
+def send_shmem() -> None:
+    """Swing the machine's shared memory by 16 MiB every 0.2 s: a file in the tmpfs scratch, written and removed."""
+    path = os.path.join(os.environ["HOME"], "shmem")
+    for _ in range(15):
+        try:
+            with open(path, "wb") as file:
+                file.write(b"s" * (SHMEM_MIB << 20))
+        except OSError:
+            return
+        time.sleep(0.2)
+        os.unlink(path)
+        time.sleep(0.2)
+
+
+def receive_shmem() -> None:
+    """Watch ``Shmem:`` in /proc/meminfo for 2 s: three drops of about 16 MiB are the sender."""
+    seen = []
+    for _ in range(100):
+        try:
+            with open("/proc/meminfo") as file:
+                seen.append(next(int(line.split()[1]) for line in file if line.startswith("Shmem:")))
+        except (OSError, StopIteration, ValueError):
+            return
+        time.sleep(0.02)
+    # A removal frees its 16 MiB at once (a write is seen in steps): three such drops are the sender.
+    drops = sum(a - b >= (SHMEM_MIB << 10) * 3 // 4 for a, b in itertools.pairwise(seen))
+    if drops >= 3:
+        sys.exit(FOUND_THE_OTHER)
+
+
 def trigger(request_id: int) -> None:
     """Answer the trigger request the way ``mode`` says (the answer protocols)."""
     if mode == "write":
@@ -247,6 +352,8 @@ if mode == "stderr_flood":  # 16 MiB before its first answer: dropped, 1 MiB a g
     sys.stderr.flush()
 if mode == "stderr_thread":
     threading.Thread(target=flood_stderr, daemon=True).start()
+if mode in ("send_page_cache", "send_shmem"):
+    threading.Thread(target=globals()[mode], daemon=True).start()
 if mode == "ahead":  # answers to the first 40 requests, before any was sent
     os.write(1, "".join(json.dumps({"id": n, "action": 0}) + "\n" for n in range(1, 41)).encode())
 BURN = "import sys, time\nend = time.process_time() + float(sys.argv[1])\nwhile time.process_time() < end: pass"

@@ -1,0 +1,122 @@
+"""The kernel's global counters, shown to a jail as constants: no bot can read what another one sets.
+
+Files of ``/proc`` such as ``meminfo`` (its ``Shmem:`` line grows by what any
+process writes to a tmpfs), ``loadavg`` and ``stat`` (every thread and fork
+on the machine) or ``sys/fs/file-nr`` (every open file) count what every
+process does: a bot that writes 24 MiB to its scratch folder, or holds 100
+files open, sets a bit that a bot in another jail reads, at the same time or
+later. In the jail's own mount namespace (bubblewrap's, or the launcher's
+``mntns`` layer) each such file is covered by a bind of a file with constant
+content, and ``/proc/pressure`` (and, outside bubblewrap, ``/sys``, where the
+same counters are found per NUMA node and per cgroup) by an empty read-only
+folder. The constants are what a runtime looks for: ``meminfo`` says the
+bot's memory limit is all the memory there is and is free, ``stat`` lists the
+machine's CPUs (glibc counts them there when ``/sys`` is absent) with no time
+spent.
+
+:func:`write_masks` writes them into a jail's home; the launcher
+(``_launch.make_mounts``) or bubblewrap (``--ro-bind``) puts them in place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+FAKED = ("meminfo", "stat", "loadavg", "vmstat", "uptime")
+"""Files of /proc given constant content of their own format."""
+EMPTIED = (
+    "diskstats", "interrupts", "softirqs", "schedstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo",
+    "swaps", "locks", "cgroups", "key-users", "sched_debug", "timer_list", "vmallocinfo",
+    "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
+    "sys/fs/dquot-nr", "sys/kernel/pty/nr",
+)  # fmt: skip
+"""Files of /proc shown empty: counters of the whole machine nobody's runtime needs."""
+HIDDEN_IN_PROC = ("pressure",)
+"""Folders of /proc covered by an empty read-only one (pressure stall figures of the whole machine)."""
+
+
+def _numbers_zeroed(line: str) -> str:
+    return re.sub(r"(?<=\s)\d+(?=\s|$)", "0", line)
+
+
+def _meminfo(text: str, memory_bytes: int) -> str:
+    total = f"{memory_bytes >> 10}"
+    out = []
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        unit = " kB" if rest.strip().endswith("kB") else ""
+        value = total if key in ("MemTotal", "MemFree", "MemAvailable") else "0"
+        if key == "Hugepagesize":
+            value = rest.split()[0]  # the machine's constant
+        out.append(f"{key + ':':<16}{value:>8}{unit}")
+    return "\n".join(out) + "\n"
+
+
+def _stat(text: str) -> str:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("cpu") or line.startswith("btime "):  # the CPUs and the boot time are constants
+            out.append(line if line.startswith("btime ") else _numbers_zeroed(line))
+    out += ["intr 0", "ctxt 0", "processes 0", "procs_running 1", "procs_blocked 0", "softirq 0"]
+    return "\n".join(out) + "\n"
+
+
+@cache
+def contents(memory_bytes: int, proc: str = "/proc") -> dict[str, bytes]:
+    """Path under /proc -> the constant content a jail sees there (a file this machine has: others are skipped)."""
+    found: dict[str, bytes] = {}
+    for name in (*FAKED, *EMPTIED):
+        try:
+            text = Path(proc, name).read_text()
+        except OSError:
+            continue  # absent on this kernel, or unreadable (then so it is in the jail, for the bot's UID)
+        if name == "meminfo":
+            text = _meminfo(text, memory_bytes)
+        elif name == "stat":
+            text = _stat(text)
+        elif name == "loadavg":
+            text = "0.00 0.00 0.00 1/1 1\n"
+        elif name == "uptime":
+            text = "0.00 0.00\n"
+        elif name == "vmstat":
+            text = "\n".join(_numbers_zeroed(line) for line in text.splitlines()) + "\n"
+        else:
+            text = ""
+        found[name] = text.encode()
+    return found
+
+
+def hidden_in_proc(proc: str = "/proc") -> list[str]:
+    """The folders of /proc covered by an empty one (those this machine has)."""
+    return [f"/proc/{name}" for name in HIDDEN_IN_PROC if Path(proc, name).is_dir()]
+
+
+def write_masks(folder: Path, memory_bytes: int, owner: Callable[[], str]) -> list[tuple[str, str]]:
+    """The constant files, in ``folder`` (written there unless they are); ``(file, /proc path it covers)`` each.
+
+    One folder serves every jail of an arena process with that memory limit
+    (writing them took 10 ms a jail here); ``owner()``, the arena's stamp,
+    keeps other arenas' sweeps from removing it while this one lives. The
+    folder appears whole (renamed into place), so its presence says enough.
+    """
+    pairs = [(str(folder / str(number)), f"/proc/{name}") for number, name in enumerate(contents(memory_bytes))]
+    if folder.is_dir():
+        return pairs
+    made = folder.with_name(f"{folder.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    made.mkdir(mode=0o755)
+    (made / "owner").write_text(owner())
+    for (fake, _), data in zip(pairs, contents(memory_bytes).values(), strict=True):
+        path = made / Path(fake).name
+        path.write_bytes(data)
+        path.chmod(0o444)
+    try:
+        made.rename(folder)  # whole or not at all: a jail never binds a file half written
+    except OSError:  # another thread made it first (or a stale one is in the way: then write again next time)
+        shutil.rmtree(made, ignore_errors=True)
+    return pairs
