@@ -22,8 +22,8 @@ from typing import Any
 
 from .._errors import ConfigError
 from ..bots.spec import BotSpec, hash_path
-from ._builds import BUILD_DIR, build_root, built, quota_mounts
-from ._claims import LEVELS, PROPERTIES, counts, mechanisms, rate
+from ._builds import BUILD_DIR, build_root, built
+from ._claims import LEVELS, PROPERTIES, counts, rate
 from ._plan import (
     ALL_LAYERS,
     PROFILES,
@@ -37,14 +37,18 @@ from ._plan import (
     current_policy,
     layers_for,
 )
-from ._serving import CONTAINER_ADVICE, EVERY_PROPERTY, SERVING_LEVELS, below, exposed, serving_level, unheld
+from ._serving import (
+    CONTAINER_ADVICE,
+    EVERY_PROPERTY,
+    SERVING_LEVELS,
+    below,
+    exposed,
+    held_by,
+    serving_level,
+    unheld,
+)
 
 DEFAULT_MINIMUM = "isolated"
-
-
-def _mechanisms(layers: list[str]) -> dict[str, list[str]]:
-    caps = capabilities()
-    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts())
 
 
 def layers_in_force(policy: SandboxPolicy | None = None) -> list[str]:
@@ -59,7 +63,7 @@ def level(policy: SandboxPolicy | None = None, *, verified: dict[str, bool] | No
     property counts only when the canary showed it too.
     """
     layers = layers_in_force(policy)
-    held = _mechanisms(layers)
+    held = held_by(layers)
     return rate(lambda p: counts(p, held[p]) and (verified is None or verified.get(p, False)), set(layers))
 
 
@@ -73,7 +77,7 @@ def summary(policy: SandboxPolicy | None = None) -> dict[str, Any]:
     """
     caps = capabilities()
     layers = layers_in_force(policy)
-    held = _mechanisms(layers)
+    held = held_by(layers)
     return {
         "level": level(policy),
         "euid": os.geteuid(),

@@ -44,7 +44,7 @@ ARENA_ONLY_COUNTS = ("stdout_flood", "cpu_children", "cpu_idle")
 """Properties the arena's own work holds as well as a layer would."""
 
 
-def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: bool = False) -> dict[str, list[str]]:
+def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: bool) -> dict[str, list[str]]:
     """Property -> the mechanisms holding it with ``layers`` in force (empty: nothing does).
 
     ``build_tmpfs``: the arena may mount a tmpfs of a build's quota for it (root with ``CAP_SYS_ADMIN``).

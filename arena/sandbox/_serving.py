@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ._builds import quota_mounts
 from ._claims import LEVELS, PROPERTIES, counts, mechanisms, rate
 from ._plan import _READ_ONLY_SYSTEM, BWRAP_SYSTEM, BWRAP_TOPS, SandboxPolicy, capabilities, current_policy, layers_for
 
@@ -29,19 +30,22 @@ CONTAINER_ADVICE = (
 """How to raise the level, in a container or not (the measured figures are in the docs)."""
 
 
+def held_by(layers: list[str]) -> dict[str, list[str]]:
+    """Property -> the mechanisms holding it here with ``layers`` in force (empty: nothing does)."""
+    caps = capabilities()
+    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts())
+
+
 def unheld(policy: SandboxPolicy | None = None) -> list[str]:
     """The properties no layer in force holds (the arena's polling alone counts only where it suffices)."""
-    caps = capabilities()
-    layers = layers_for(caps, policy or current_policy())
-    held = mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi)
+    held = held_by(layers_for(capabilities(), policy or current_policy()))
     return [prop for prop in PROPERTIES if not counts(prop, held[prop])]
 
 
 def serving_level(policy: SandboxPolicy | None = None, *, verified: dict[str, bool] | None = None) -> str:
     """The sandbox in force on the scale of :data:`SERVING_LEVELS` (with ``verified``: as the canary showed it)."""
-    caps = capabilities()
-    layers = layers_for(caps, policy or current_policy())
-    held = mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi)
+    layers = layers_for(capabilities(), policy or current_policy())
+    held = held_by(layers)
 
     def holds(prop: str) -> bool:
         return counts(prop, held[prop]) and (verified is None or verified.get(prop, False))
