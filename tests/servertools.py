@@ -51,7 +51,7 @@ def write_config(
     if "check_matches" not in uploads:
         uploads += "\ncheck_matches = 2"
     text = (
-        f'name = "Test ladder"\ngame = "rps-poker"\nseed = 7\nhouse_bots = [{bots}]\n{extra}\n'
+        f'name = "Test ladder"\ngame = "rps-poker"\nhouse_bots = [{bots}]\n{extra}\n'
         f"[ladder]\n{ladder}\n[access]\n{access}\n[uploads]\n{uploads}\n"
         f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
     )

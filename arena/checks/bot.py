@@ -38,7 +38,7 @@ from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog, read_log
 from ..supervisor.options import limits_args, limits_from, number, params_from
-from ..supervisor.play import goodbye_line, spawn_options
+from ..supervisor.play import goodbye_line, opaque_match_id, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from .hints import fault_hints, printable, stderr_tail
 
@@ -108,6 +108,8 @@ class _Played:
     opponent: str
     fresh_process: bool
     stderr_path: Path | None
+    label: str = ""
+    """The match's name in the report and its files (``check-1``); the bot is told an opaque id instead."""
 
     @property
     def faults(self) -> list[Fault]:
@@ -141,7 +143,7 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    startup = await _check_startup(spec, game, limits, log_dir, seed)
+    startup = await _check_startup(spec, game, limits, log_dir, seed, opponent=references[0].name)
     done(startup)
     if startup.passed is False:  # a bot that cannot start and answer plays no match
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
@@ -153,7 +155,7 @@ async def check_bot(
     done(told_to_exit)
     slow = next((p for p in played for f in p.faults if f.kind == "timeout"), None)
     if slow is not None:
-        done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.record.match_id} (see above)"))
+        done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.label} (see above)"))
     else:
         done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
     return report
@@ -173,13 +175,24 @@ async def _check_build(spec: BotSpec) -> Check:
     return Check("builds", True, f"{' '.join(spec.build)} ({how})")
 
 
-async def _check_startup(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int) -> Check:
-    """Start the bot, send a match start and the first request, and time the answer."""
+async def _check_startup(
+    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int, *, opponent: str = "opponent"
+) -> Check:
+    """Start the bot, send a match start and the first request, and time the answer.
+
+    The bot is told an opaque match id, as in a competition, and an opponent's name: nothing tells it that this
+    is a check (a bot that behaves only when checked must not know when it is).
+    """
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
     state = game.new_match(seed)
     start = protocol.MatchStart(
-        match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
+        match_id=opaque_match_id(),
+        game=game.game_id,
+        seat="A",
+        params=game.params,
+        limits=limits,
+        opponent=opponent,
     )
     sent: list[protocol.Message] = [start, *(m for s, m in state.start().notices if s == 0)]
     where: list[str] = []
@@ -271,7 +284,7 @@ async def _play_matches(
             reference = references[number % len(references)]
             seat = number % 2
             record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number)
-            played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path))
+            played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path, label=_label(number)))
             if played[-1].faults:
                 await bot.shutdown()
                 bot = None
@@ -292,21 +305,27 @@ async def _one_match(
     number: int,
     seed: int,
 ) -> MatchRecord:
-    match_id = f"check-{number + 1}"
-    stderr_path = log_dir / f"{match_id}.{reference.name}.stderr.log"
+    label = _label(number)
+    stderr_path = log_dir / f"{label}.{reference.name}.stderr.log"
     async with open_bot(reference, spawn_options(reference, limits, stderr_path)) as opponent:
         tested = Seat(bot=bot, limits=limits, name=bot.spec.name, wire=wire_for(bot.spec.protocol, game))
         other = Seat(bot=opponent, limits=limits, name=reference.name, wire=wire_for(reference.protocol, game))
         if tested.name == other.name:
             other.name += "#2"
         seats = [tested, other] if seat == 0 else [other, tested]
-        log = MatchLog(log_dir / f"{match_id}.jsonl")
+        log = MatchLog(log_dir / f"{label}.jsonl")
         try:
-            record = await MatchRunner(game, seed, seats, match_id=match_id, log=log).run()
+            # The bot is told an id like a competition's (``check-1`` would tell it that it is being checked).
+            record = await MatchRunner(game, seed, seats, match_id=opaque_match_id(), log=log).run()
         finally:
             log.close()
         await opponent.shutdown(polite=goodbye_line(reference.protocol))
     return record
+
+
+def _label(number: int) -> str:
+    """The name of the check's match ``number`` (from 0) in its report and its files."""
+    return f"check-{number + 1}"
 
 
 async def _tell_to_quit(bot: BotProcess) -> Check:
@@ -390,7 +409,7 @@ def _judge_matches(spec: BotSpec, game: Game, played: list[_Played], limits: Lim
     """The checks that the matches decide; each fault fails one check, and the checks it leaves unproven say so."""
     faults = [(_owner(i, p, f), p, f) for i, p in enumerate(played) for f in p.faults]
     requests = sum(p.record.stats[p.seat].requests for p in played)
-    stopped = f" (stopped after the timeout in {played[-1].record.match_id})" if len(played) < asked else ""
+    stopped = f" (stopped after the timeout in {played[-1].label})" if len(played) < asked else ""
     good = {
         "answers every request": f"{requests} requests in {len(played)} matches, each answered once{stopped}",
         "answers within limits": _slowest(played, limits) + stopped,
@@ -458,7 +477,7 @@ def _failed(name: str, game: Game, spec: BotSpec, played: _Played, fault: Fault,
     record = played.record
     request = f"request {fault.request_id} ({fault.request_type})" if fault.request_id is not None else "a notice"
     detail = (
-        f"{fault.kind}: {printable(fault.reason)} -- in match {record.match_id} (seed {record.seed}, "
+        f"{fault.kind}: {printable(fault.reason)} -- in match {played.label} (seed {record.seed}, "
         f"seat {fault.seat}, against {printable(played.opponent)}), at {request}"
     )
     if more:

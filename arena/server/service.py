@@ -49,6 +49,7 @@ from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
+from ..supervisor.play import new_seed
 from .archive import unpack
 from .config import ServerConfig
 from .state import Entry, Participant, State, Submission, check_name
@@ -256,12 +257,13 @@ class Competition:
         try:
             self.state = State(self.data_dir / DB_NAME)
             self.plan = self._plan()
-            opened = open_competition(self.plan, self.store, fresh=fresh, field=False)
+            opened = open_competition(self.plan, self.store, fresh=fresh, field=False, secret_seed=True)
         except BaseException:
             self.store.close()
             raise
         self.tid = opened.id
         self.seed = opened.seed
+        """The secret every deal of the ladder follows from (see :mod:`arena.server.config`): never shown."""
         self.store.update_config(self.tid, self.plan.stored_config(cycles=1, scheduled=None))
         self.opening = opened.changes
         """What opening the competition found (created, or a change of the fault policy)."""
@@ -312,7 +314,7 @@ class Competition:
             bots=[],
             name=config.title,
             format="ladder",
-            seed=config.seed,
+            seed=None,  # a new competition's is made at random, kept in the database and never shown
             max_faults=config.max_faults,
             params=dict(config.params),
             limits=config.limits,
@@ -724,12 +726,16 @@ class Competition:
         log_dir = self.checks_dir / f"s{sid}"
         references = default_references(self.game, spec)
 
+        # A secret deal, as the ladder's: one that followed from the submission's number would tell the bot
+        # that it is being checked (it could deal the cards itself and compare).
+        check_seed = new_seed() >> 1
+
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir(parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=sid,
+                matches=self.config.check_matches, seed=check_seed,
             )  # fmt: skip
 
         async with self._checks:
@@ -911,7 +917,7 @@ class Competition:
                 self.store, self.tid, self.game, self.config.limits, seed=self.seed,
                 policy=Policy(self.config.ladder.placement_pairs, self.config.ladder.pair_budget),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs // 2) + ahead, remote=remote,
+                slots=max(1, jobs) + ahead, remote=remote,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
             nursery.start_soon(self._checker, receive)
             nursery.start_soon(self._standings)

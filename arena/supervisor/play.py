@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import os
 import re
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +31,11 @@ QUIT_LINE = protocol.encode(protocol.Quit())
 def new_seed() -> int:
     """A fresh random seed (63 bits), for matches where the user gave none."""
     return int.from_bytes(os.urandom(8), "big") >> 1
+
+
+def opaque_match_id() -> str:
+    """A random match id shaped like a competition's (``m`` and 15 hex digits): it tells a bot nothing."""
+    return "m" + secrets.token_hex(8)[:15]
 
 
 def spawn_options(spec: BotSpec, limits: Limits, stderr_path: Path | None) -> SpawnOptions:
