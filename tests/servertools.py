@@ -105,6 +105,15 @@ class Kit:
                     return data
                 await trio.sleep(0.2)
 
+    async def played_out(self, bot: str = "", *, timeout: float = 120) -> str:
+        """The key of a recorded match (of ``bot``) whose deal is played out (both legs): its replay may be public."""
+        with trio.fail_after(timeout):
+            while True:
+                for match in self.competition.matches:
+                    if (not bot or bot in (match.bot_a, match.bot_b)) and self.competition.deal_over(match):
+                        return match.key
+                await trio.sleep(0.1)
+
     async def wait_matches(self, count: int, *, timeout: float = 120) -> None:
         """Until the ladder has recorded ``count`` matches."""
         with trio.fail_after(timeout):

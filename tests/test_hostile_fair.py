@@ -104,3 +104,78 @@ def test_the_shipped_server_config_and_compose_service_set_no_seed() -> None:
     example = repo / "examples" / "rps-poker-server.toml"
     load(example)  # a seed would be refused
     assert "rps-poker-server.toml" in (repo / "docker" / "compose.yaml").read_text()  # the service runs that config
+
+
+SLOW_BOT = """import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        time.sleep(0.25)  # a leg takes seconds: the test looks at a deal while its second leg is played
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+def token_printed(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The token ``arena serve ARGS`` prints."""
+    assert main(["serve", *args]) == 0
+    return capsys.readouterr().out.split("token: ")[1].split()[0]
+
+
+@pytest.mark.slow
+def test_a_match_seed_and_both_seats_are_shown_only_once_its_deal_is_played_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The attack: read leg A's seed (or its replay, both seats' cards) in the API or a page while leg B is
+    # played, and know leg B's cards. Until both legs are recorded: no seed for anyone but the organiser, and
+    # the owner of a seat sees only its bot's view (no seed in it either); after, the public sees both, the
+    # seed a string (JavaScript's numbers round 2986411905521209736).
+    config = write_config(tmp_path, house=("minimal-python",))
+    token = token_printed([str(config), "--add", "slowpoke"], capsys)
+    admin = token_printed([str(config), "--admin-token"], capsys)
+    archive = bot_archive({"bot.py": SLOW_BOT, "bot.toml": 'name = "slowpoke"\nrun = "python3 bot.py"\nreuse = true\n'})
+    database = load(config).data_dir / "server.sqlite"
+    owner, organiser = {"authorization": f"Bearer {token}"}, {"authorization": f"Bearer {admin}"}
+
+    def seed_of(key: str) -> str:
+        with sqlite3.connect(database) as db:
+            (seed,) = db.execute("SELECT seed FROM matches WHERE match_key = ?", (key,)).fetchone()
+        return str(seed)
+
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        assert upload_and_wait(client, token, archive)["status"] == "passed"
+        checked_open = False
+        deadline = time.monotonic() + 240
+        while not checked_open and time.monotonic() < deadline:
+            listed = {m["key"]: m for m in client.get("/api/matches").json()["matches"]}
+            half = [key for key in listed if f"{key[:-1]}{'ab'[key.endswith('a')]}" not in listed]
+            if not half:
+                time.sleep(0.2)
+                continue
+            key = half[0]
+            seed = seed_of(key)
+            assert listed[key]["seed"] is None
+            public = client.get(f"/api/matches/{key}").json()
+            assert (public["seed"], public["replay"]) == (None, None)
+            assert client.get(f"/matches/{key}/replay").status_code == 403
+            page = client.get(f"/matches/{key}").text
+            assert seed not in page and "both legs of this deal" in page
+            mine = client.get(f"/api/matches/{key}", headers=owner).json()
+            assert mine["seed"] is None and mine["replay_seat"] in ("A", "B")
+            seat_view = client.get(f"/matches/{key}/replay", headers=owner)
+            assert seat_view.status_code == 200 and "arena-seed" not in seat_view.text and seed not in seat_view.text
+            assert client.get(f"/api/matches/{key}", headers=organiser).json()["seed"] == seed
+            other = f"{key[:-1]}{'ab'[key.endswith('a')]}"
+            if other in {m["key"] for m in client.get("/api/matches").json()["matches"]}:
+                continue  # the other leg ended while we looked: look at another deal
+            checked_open = True
+        assert checked_open, "no deal was seen half-played"
+        while other not in {m["key"] for m in client.get("/api/matches").json()["matches"]}:
+            assert time.monotonic() < deadline, "the deal's second leg was not played"
+            time.sleep(0.2)
+        public = client.get(f"/api/matches/{key}").json()
+        assert public["seed"] == seed and isinstance(public["seed"], str)
+        replay = client.get(f"/matches/{key}/replay")
+        assert replay.status_code == 200 and f'<meta name="arena-seed" content="{seed}">' in replay.text
+        assert f"seed {seed}" in client.get(f"/matches/{key}").text

@@ -414,6 +414,18 @@ class Competition:
         """The recorded match ``key``."""
         return self._by_key.get(key)
 
+    def deal_over(self, match: PlayedMatch) -> bool:
+        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair are recorded).
+
+        Until then its deal is secret (its seed, and a replay showing both
+        seats' cards, would tell the other leg's players what they are dealt);
+        a pair left half-played keeps it secret until its other leg is played.
+        """
+        pair, _, leg = match.key.rpartition("-")
+        if leg not in ("a", "b"):
+            return True
+        return f"{pair}-a" in self._by_key and f"{pair}-b" in self._by_key
+
     def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
         """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
         label = {v.id: v.label for v in self.versions()}

@@ -392,19 +392,29 @@ class Pages:
         return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]:
-        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats)."""
+        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats).
+
+        Both seats' cards are the deal: while a match on it is still to be
+        played (the pair's other leg), no one but the organiser sees them; an
+        owner sees what its own bot saw.
+        """
         if viewer is not None and viewer.is_admin:
             return True, None
         rule = self.c.config.replays
-        if rule == "public" or (rule == "after-end" and self.c.frozen):
+        over = self.c.deal_over(match)
+        if over and (rule == "public" or (rule == "after-end" and self.c.frozen)):
             return True, None
         owners = self.owners_of(match)
         mine = [seat for seat, owner in zip(SEATS, owners, strict=True) if viewer and owner and owner.id == viewer.id]
         if not mine:
             return False, None
-        if rule == "owners":
+        if rule == "owners" and over:
             return True, None
-        return True, mine[0]  # after-end, before the end: an owner sees only what its own bot saw
+        return True, mine[0]  # before the deal (or, with after-end, the competition) is over: its own bot's view
+
+    def seed_shown(self, viewer: Participant | None, match: PlayedMatch) -> bool:
+        """Whether ``viewer`` may see ``match``'s seed: only who may see both seats' cards (the deal is over)."""
+        return self.replay_access(viewer, match) == (True, None)
 
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
@@ -704,6 +714,8 @@ class Pages:
             replay=allowed and bool(match.log_path),
             seat=seat,
             rule=self.c.config.replays,
+            seed=str(match.seed) if allowed and seat is None else "",
+            deal_over=self.c.deal_over(match),
         )
 
     async def replay(self, request: Request) -> Response:
@@ -719,7 +731,7 @@ class Pages:
         else:
             owners = self.owners_of(match)
             stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of)
+        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -845,12 +857,21 @@ class Pages:
         if bot:
             name = self.participant(bot).name
             matches = [m for m in matches if name in (m.bot_a, m.bot_b)]
-        return JSONResponse({"matches": [_match_json(m) for m in self.c.labelled(matches[::-1][:limit])]})
+        viewer = self.who(request)
+        shown = matches[::-1][:limit]
+        return JSONResponse(
+            {
+                "matches": [
+                    _match_json(labelled, self.seed_shown(viewer, match))
+                    for match, labelled in zip(shown, self.c.labelled(shown), strict=True)
+                ]
+            }
+        )
 
     async def api_match(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
-        data = _match_json(self.c.labelled([match])[0])
+        data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
         data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
         data["replay_seat"] = seat
         return JSONResponse(data)
@@ -956,16 +977,17 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str]) -> str:
+def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool) -> str:
     """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
 
-    A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page.
+    A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page. The seed
+    is in it only when ``seed_shown`` (a viewer who sees one seat must not deal the other's cards from it).
     """
     from ..replay import load_log, match_page
 
     log = load_log(path)
     log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
-    return match_page(log, seat=seat)
+    return match_page(log, seat=seat, seed_shown=seed_shown)
 
 
 def _backup(database: Path, folder: Path) -> Path:
@@ -1036,14 +1058,15 @@ def _submission_json(submission: Submission) -> dict[str, Any]:
     }
 
 
-def _match_json(match: PlayedMatch) -> dict[str, Any]:
+def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
+    """A match as the API sends it; its seed a string (JavaScript's numbers would round it), or null while secret."""
     return {
         "key": match.key,
         "deal": match.deal,
         "leg": match.leg,
         "bot_a": match.bot_a,
         "bot_b": match.bot_b,
-        "seed": match.seed,
+        "seed": str(match.seed) if seed_shown else None,
         "points": list(match.points),
         "winner": match.winner,
         "forfeit": list(match.forfeit),
