@@ -9,20 +9,40 @@ is still to be played, the two legs of a deal played at once.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import shutil
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+import trio
 
 from arena._errors import ConfigError
+from arena.bots.spec import resolve
 from arena.cli import main
+from arena.competition.config import BotEntry, TournamentConfig
+from arena.competition.plan import open_competition, prepare
+from arena.competition.runner import run_tournament
+from arena.competition.store import Store
+from arena.games import get_game
+from arena.sandbox import configure, current_policy
 from arena.server.config import load
+from arena.supervisor._process import open_bot
+from arena.supervisor.match import MatchRecord, MatchRunner, Seat
+from arena.supervisor.matchlog import MatchLog
+from arena.supervisor.play import spawn_options
+from arena.supervisor.wires import wire_for
+from protocol import Limits
 
-from .servertools import bot_archive, server_process, write_config
+from .conftest import SAMPLE_BOTS
+from .servertools import bot_archive, running, server_process, write_config
 
 HOSTILE = Path(__file__).parent / "hostile"
+LIMITS = Limits(startup_s=10.0, move_s=1.0, memory_bytes=256 << 20, processes=32)
 KNOWS_DEALS = HOSTILE / "knows-deals"
 
 
@@ -179,3 +199,99 @@ def test_a_match_seed_and_both_seats_are_shown_only_once_its_deal_is_played_out(
         replay = client.get(f"/matches/{key}/replay")
         assert replay.status_code == 200 and f'<meta name="arena-seed" content="{seed}">' in replay.text
         assert f"seed {seed}" in client.get(f"/matches/{key}").text
+
+
+SHARES_DEALS = HOSTILE / "shares-deals"
+
+
+@pytest.fixture
+def shared_channel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The shares-deals bot's folder, with a channel all its processes can write (the sandbox's layers off).
+
+    In the sandbox a bot's processes share nothing writable (each has its own scratch, the rest is read-only:
+    the ``write_outside`` canary of ``arena sandbox``), and this bot could not even write its notes. Here they
+    share a folder, standing for any channel the sandbox might leave (issue 14 found the page cache): what
+    must keep the deal then is that the two legs are never played at once.
+    """
+    bot = tmp_path / "shares-deals"
+    shutil.copytree(SHARES_DEALS, bot)
+    (tmp_path / "channel").mkdir()
+    (bot / "channel.txt").write_text(str(tmp_path / "channel"))
+    saved = current_policy()
+    configure(dataclasses.replace(saved, layers=frozenset()))
+    monkeypatch.setenv("ARENA_SANDBOX_LAYERS", "none")
+    yield bot
+    configure(saved)
+
+
+def test_the_shares_deals_bot_reads_the_other_leg_when_both_are_played_at_once(shared_channel: Path) -> None:
+    # What the arena must prevent: one process in each leg of a deal at once, with a channel, know the hand.
+    game = get_game("rps-poker")
+    spec = resolve(str(shared_channel))
+    other = resolve(str(SAMPLE_BOTS / "rps-poker" / "minimal-python"))
+
+    async def leg(seats: list[Seat]) -> MatchRecord:
+        return await MatchRunner(game, 21, seats, match_id="m", log=MatchLog(None)).run()
+
+    async def main() -> list[MatchRecord]:
+        records: list[MatchRecord] = []
+        async with contextlib.AsyncExitStack() as stack:
+            seats = []
+            for _ in range(2):
+                mine = await stack.enter_async_context(open_bot(spec, spawn_options(spec, LIMITS, None)))
+                theirs = await stack.enter_async_context(open_bot(other, spawn_options(other, LIMITS, None)))
+                seats.append(
+                    [
+                        Seat(bot=mine, limits=LIMITS, name=spec.name, wire=wire_for("json", game)),
+                        Seat(bot=theirs, limits=LIMITS, name=other.name, wire=wire_for("json", game)),
+                    ]
+                )
+            async with trio.open_nursery() as nursery:
+
+                async def play(seating: list[Seat]) -> None:
+                    records.append(await leg(seating))
+
+                nursery.start_soon(play, seats[0])
+                nursery.start_soon(play, seats[1][::-1])
+        return records
+
+    records = trio.run(main)
+    assert any(f.kind == "crash" and "code 5" in f.reason for r in records for f in r.faults), records
+
+
+@pytest.mark.slow
+def test_a_tournament_with_two_jobs_never_plays_the_two_legs_of_a_deal_at_once(shared_channel: Path) -> None:
+    config = TournamentConfig(
+        game="rps-poker",
+        bots=[
+            BotEntry(text=str(shared_channel)),
+            BotEntry(text=str(SAMPLE_BOTS / "rps-poker" / "minimal-python")),
+            BotEntry(text=str(SAMPLE_BOTS / "rps-poker" / "random-python")),
+        ],
+        cycles=4,
+        limits=LIMITS,
+        db=shared_channel.parent / "r.sqlite",
+        logs=False,
+    )
+    plan = prepare(config)
+    with Store.open(config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=2))
+        matches = store.matches(competition.id)
+    assert summary.not_admitted == {} and len(matches) == 4 * 3 * 2
+    assert [f.reason for m in matches for f in m.faults] == []
+
+
+@pytest.mark.slow
+def test_the_ladder_never_plays_the_two_legs_of_a_deal_at_once(shared_channel: Path) -> None:
+    folder = shared_channel.parent
+    config = write_config(folder, house=(str(shared_channel), "minimal-python", "random-python"))
+
+    async def main() -> list[str]:
+        async with running(config, jobs=2) as kit:
+            with trio.fail_after(240):
+                while sum("shares-deals" in (m.bot_a, m.bot_b) for m in kit.competition.matches) < 16:
+                    await trio.sleep(0.2)
+            return [f.reason for m in kit.competition.matches for f in m.faults]
+
+    assert trio.run(main) == []
