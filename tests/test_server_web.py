@@ -155,13 +155,18 @@ async def test_a_session_is_a_signed_httponly_samesite_cookie_that_survives_a_re
 async def test_a_login_link_asks_before_logging_in(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), paused=True) as kit:
         token = kit.participant("alice")
-        page = await kit.client.get(f"/login/{token}")
+        alice = kit.competition.state.by_token(token)
+        assert alice
+        code = kit.competition.state.new_login_code(alice.id)
+        assert (await kit.client.get(f"/login/{token}")).status_code == 401  # a link carries a code, not the token
+        page = await kit.client.get(f"/login/{code}")
         assert page.status_code == 200 and "Log in as alice" in page.text
         assert (await kit.client.get("/me")).status_code == 401
         csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
         assert csrf
-        assert (await kit.client.post("/login", data={"token": token, "csrf": csrf.group(1)})).status_code == 303
+        assert (await kit.client.post("/login", data={"code": code, "csrf": csrf.group(1)})).status_code == 303
         assert (await kit.client.get("/me")).status_code == 200
+        assert (await kit.client.get(f"/login/{code}")).status_code == 401  # it logs in once
         assert (await kit.client.get("/login/1.nottoken")).status_code == 401
 
 
@@ -743,7 +748,10 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
         token = kit.participant("alice")
     # Make the state a kill -9 leaves: the last match of a pair lost, and a submission caught mid-check.
     db = sqlite3.connect(tmp_path / "data" / "server.sqlite")
-    last = db.execute("SELECT id, match_key, deal FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+    last = db.execute(  # the second leg of a pair (a pair's legs are played one after the other)
+        "SELECT id, match_key, deal FROM matches WHERE deal IN (SELECT deal FROM matches GROUP BY deal"
+        " HAVING COUNT(*) = 2) ORDER BY id DESC LIMIT 1"
+    ).fetchone()
     db.execute("DELETE FROM faults WHERE match_id = ?", (last[0],))
     db.execute("DELETE FROM matches WHERE id = ?", (last[0],))
     db.commit()

@@ -23,9 +23,12 @@ The two legs of a duplicate pair share a deal, so they are never played by
 one process of a bot that could remember the first leg: the process pool
 keeps track of that for reused processes (:mod:`arena.supervisor._pool`), and
 a pairing with a *persistent* bot (one process for the whole competition)
-plays its two legs on two different deals. The id a bot is told
-(:attr:`Scheduled.match_id`) is derived from the match's secret seed, so it
-gives away neither the leg nor the pairing.
+plays its two legs on two different deals. The two legs are never played at
+once either (:mod:`arena.competition.runner`, :mod:`arena.competition.ladder`),
+so two processes of a bot are never in one deal together. The id a bot is
+told (:attr:`Scheduled.match_id`) is a hash of the match's deal seed and key,
+so it gives away neither the leg nor the pairing, nor, where the competition's
+seed is secret (a server's), anything a bot could compute.
 """
 
 from __future__ import annotations

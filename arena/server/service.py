@@ -34,6 +34,7 @@ import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
+from ..bots.samples import sample_bots
 from ..bots.spec import MANIFEST, BotSpec, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Report, check_bot, default_references
 from ..checks.hints import printable
@@ -72,6 +73,8 @@ time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in 
 CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
 ADMIN_NAME = "organiser"
+RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
+"""Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -303,6 +306,7 @@ class Competition:
         """Where a new version's first processes are started before it enters (none on a cluster)."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
+        self._reserved: frozenset[str] | None = None
         self._load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -355,6 +359,36 @@ class Competition:
             return None
         _, token = self.state.add_participant(ADMIN_NAME, admin=True)
         return token
+
+    def admin_link_code(self, *, renew: bool = False) -> str | None:
+        """A login link's code for the organiser (a new token made first), or ``None`` (see :meth:`admin_token`)."""
+        token = self.admin_token(renew=renew)
+        admin = self.state.by_token(token) if token else None
+        return self.state.new_login_code(admin.id) if admin else None
+
+    def name_refused(self, name: str) -> str:
+        """Why a new participant may not be called ``name`` (``""``: it may).
+
+        The organiser's and house bots' names are reserved, whatever their
+        case: those of the config's house bots, and of the game's sample bots,
+        which the organiser may make house bots later (a participant holding
+        such a name would stop the server from starting with it).
+        """
+        if name.casefold() in self._reserved_names():
+            return "is reserved for the organiser or a house bot"
+        return ""
+
+    def _reserved_names(self) -> frozenset[str]:
+        if self._reserved is None:
+            names = set(RESERVED_NAMES)
+            for text, base in self.config.house_bots:
+                with contextlib.suppress(ArenaError):
+                    names.add(resolve(text, base=base).name)
+            samples = sample_bots() / self.game.id
+            if samples.is_dir():
+                names.update(path.name for path in samples.iterdir() if path.is_dir())
+            self._reserved = frozenset(name.casefold() for name in names)
+        return self._reserved
 
     def add_house_bots(self) -> list[str]:
         """Enter the config's house bots (a changed one becomes a new version, admitted when the ladder starts).

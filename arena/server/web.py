@@ -69,6 +69,10 @@ from .state import NAME_RULE, Participant, Submission, check_name
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
+LINK_SPENT = (
+    "that login link is spent or expired (a link logs in once, within a week): log in with your token,"
+    " or ask the organiser for a new link"
+)
 FORM_OVERHEAD = 64 << 10
 """Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
@@ -220,7 +224,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/", pages.leaderboard),
         Route("/events", pages.events),
         Route("/login", pages.login, methods=["GET", "POST"]),
-        Route("/login/{token}", pages.login_link),
+        Route("/login/{code}", pages.login_link),
         Route("/logout", pages.logout, methods=["POST"]),
         Route("/register", pages.register, methods=["GET", "POST"]),
         Route("/me", pages.me),
@@ -489,20 +493,26 @@ class Pages:
             return self.page(request, "login.html")
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
-        token = str(form.get("token", ""))
-        participant = self.c.state.by_token(token)
-        if participant is None:
-            return self.page(request, "login.html", 401, message="that token is not valid")
+        code = str(form.get("code", ""))
+        if code:  # from a login link: it logs in once
+            participant = self.c.state.by_login_code(code, use=True)
+            if participant is None:
+                return self.page(request, "login.html", 401, message=LINK_SPENT)
+        else:
+            participant = self.c.state.by_token(str(form.get("token", "")))
+            if participant is None:
+                return self.page(request, "login.html", 401, message="that token is not valid")
         self._start_session(request, participant)
         return RedirectResponse("/admin" if participant.is_admin else "/me", status_code=303)
 
     async def login_link(self, request: Request) -> Response:
-        """The secret link: a page with one button (a link alone never logs anyone in: no login CSRF)."""
-        token = request.path_params["token"]
-        participant = self.c.state.by_token(token)
+        """A login link: a page with one button (a link alone never logs anyone in: no login CSRF, and a preview
+        of the link does not spend it); the button spends the link's code."""
+        code = request.path_params["code"]
+        participant = self.c.state.by_login_code(code, use=False)
         if participant is None:
-            return self.page(request, "login.html", 401, message="that login link is not valid")
-        return self.page(request, "login_link.html", token=token, participant=participant)
+            return self.page(request, "login.html", 401, message=LINK_SPENT)
+        return self.page(request, "login_link.html", code=code, participant=participant)
 
     def _start_session(self, request: Request, participant: Participant) -> None:
         old = request.session.get("sid")
@@ -538,13 +548,15 @@ class Pages:
             check_name(name)
         except ConfigError as exc:
             return self.page(request, "register.html", 400, rule=NAME_RULE, message=str(exc), name=name)
-        if self.c.state.participant_named(name) is not None:
+        if self.c.state.participant_named(name) is not None:  # whatever its case
             return self.page(request, "register.html", 409, rule=NAME_RULE, message="that name is taken", name=name)
-        participant, token = self.c.state.add_participant(name)
+        refused = self.c.name_refused(name)
+        if refused:
+            return self.page(request, "register.html", 409, rule=NAME_RULE, message=f"that name {refused}", name=name)
+        participant, token = self.c.state.add_participant(name, new=True)
         self._registrations[client] = [*recent, now]
         self._start_session(request, participant)
-        link = f"{request.base_url}login/{token}"
-        return self.page(request, "registered.html", token=token, link=link, me=participant)
+        return self.page(request, "registered.html", token=token, me=participant)
 
     # A participant's own pages ----------------------------------------------------
     async def me(self, request: Request) -> Response:
