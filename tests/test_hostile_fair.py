@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -29,7 +31,7 @@ from arena.competition.plan import open_competition, prepare
 from arena.competition.runner import run_tournament
 from arena.competition.store import Store
 from arena.games import get_game
-from arena.sandbox import configure, current_policy
+from arena.sandbox import capabilities, configure, current_policy
 from arena.server.config import load
 from arena.supervisor._process import open_bot
 from arena.supervisor.match import MatchRecord, MatchRunner, Seat
@@ -295,3 +297,30 @@ def test_the_ladder_never_plays_the_two_legs_of_a_deal_at_once(shared_channel: P
             return [f.reason for m in kit.competition.matches for f in m.faults]
 
     assert trio.run(main) == []
+
+
+def test_two_processes_of_a_bot_share_no_writable_place() -> None:
+    # A bot's processes in the two legs of a deal, one after the other: what one writes, the other must not
+    # read. Each has its own HOME and TMPDIR (its scratch), and in the sandbox nothing else is writable.
+    layers = set(current_policy().layers) & set(capabilities().available)
+    if not layers & {"bwrap", "mntns", "landlock"}:
+        pytest.skip("this machine's sandbox keeps no folder read-only (arena sandbox says which layers it has)")
+    spec = resolve(str(HOSTILE / "where-i-write"))
+
+    async def report() -> dict[str, Any]:
+        async with open_bot(spec, spawn_options(spec, LIMITS, None)) as bot:
+            with trio.fail_after(30):
+                line = await bot.read_line(output_budget=1 << 16)
+            await bot.shutdown()
+        found: dict[str, Any] = json.loads(line)
+        return found
+
+    async def main() -> list[dict[str, Any]]:
+        return [await report(), await report()]
+
+    first, second = trio.run(main)
+    assert first["places"]["home"] != second["places"]["home"]
+    assert first["places"]["tmpdir"] != second["places"]["tmpdir"]
+    shared = {first["places"]["home"], first["places"]["tmpdir"]}
+    assert [place for place in first["written"] if place not in shared] == []
+    assert [place for place in second["written"] if place not in {second["places"]["home"]}] == []
