@@ -33,6 +33,7 @@ from arena.competition.store import Store
 from arena.games import get_game
 from arena.sandbox import capabilities, configure, current_policy
 from arena.server.config import load
+from arena.server.service import OLD_SEED_WARNING, Competition
 from arena.supervisor._process import open_bot
 from arena.supervisor.match import MatchRecord, MatchRunner, Seat
 from arena.supervisor.matchlog import MatchLog
@@ -324,3 +325,21 @@ def test_two_processes_of_a_bot_share_no_writable_place() -> None:
     shared = {first["places"]["home"], first["places"]["tmpdir"]}
     assert [place for place in first["written"] if place not in shared] == []
     assert [place for place in second["written"] if place not in {second["places"]["home"]}] == []
+
+
+def test_a_competition_begun_before_the_seed_was_secret_is_named_at_every_start(tmp_path: Path) -> None:
+    config = load(write_config(tmp_path))
+    competition = Competition(config)
+    assert OLD_SEED_WARNING not in competition.opening and "a secret seed" in competition.opening[0]
+    assert str(competition.seed) not in " ".join(competition.opening)
+    competition.close()
+    with sqlite3.connect(config.data_dir / "server.sqlite") as db:  # as an earlier arena left it
+        (stored,) = db.execute("SELECT config FROM tournaments").fetchone()
+        db.execute("UPDATE tournaments SET config = ?", (json.dumps({**json.loads(stored), "secret_seed": None}),))
+    for _ in range(2):
+        competition = Competition(config)
+        assert OLD_SEED_WARNING in competition.opening
+        competition.close()
+    competition = Competition(config, fresh=True)
+    assert OLD_SEED_WARNING not in competition.opening
+    competition.close()

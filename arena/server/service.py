@@ -72,6 +72,13 @@ process is busy (an upload, a check, a board). With one, the worker waited for i
 time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
 CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
+SECRET_SEED = "secret_seed"
+"""Marks, in the stored config, a competition whose seed the server made (one begun earlier may have had its
+config's, which participants may know)."""
+OLD_SEED_WARNING = (
+    "warning: this competition was begun by an arena that took its seed from the config (seed = ...): if its config"
+    " had one, participants may know every deal; `arena serve CONFIG --fresh` begins one with a secret seed"
+)
 ADMIN_NAME = "organiser"
 RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
 """Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
@@ -267,9 +274,13 @@ class Competition:
         self.tid = opened.id
         self.seed = opened.seed
         """The secret every deal of the ladder follows from (see :mod:`arena.server.config`): never shown."""
-        self.store.update_config(self.tid, self.plan.stored_config(cycles=1, scheduled=None))
+        stored = self.store.tournament(self.tid)
+        secret = opened.created or bool(stored and stored.config.get(SECRET_SEED))
+        self.store.update_config(self.tid, {**self.plan.stored_config(cycles=1, scheduled=None), SECRET_SEED: secret})
         self.opening = opened.changes
         """What opening the competition found (created, or a change of the fault policy)."""
+        if not secret:
+            self.opening.append(OLD_SEED_WARNING)
         self.secret_key = self._secret_key()
         self.logs = self.data_dir / "logs"
         self.bots_dir = self.data_dir / "bots"
