@@ -408,6 +408,8 @@ class Pages:
         over = self.c.deal_over(match)
         if over and (rule == "public" or (rule == "after-end" and self.c.frozen)):
             return True, None
+        if viewer is None:  # (no look-up of the owners: /api/matches asks this of up to 1,000 matches)
+            return False, None
         owners = self.owners_of(match)
         mine = [seat for seat, owner in zip(SEATS, owners, strict=True) if viewer and owner and owner.id == viewer.id]
         if not mine:
