@@ -229,9 +229,12 @@ async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, se
 
     The bot is started in its sandbox, sent a ``match_start`` and the first
     request of a match of ``game``, and must answer it legally within
-    ``startup_s + move_s``; its stderr goes to ``log_dir``.
+    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told a
+    reference bot's name as its opponent, as a check's matches are.
     """
-    return await _check_startup(spec, game, limits, log_dir, seed)
+    references = default_references(game, spec)
+    opponent = references[0].name if references else "opponent"
+    return await _check_startup(spec, game, limits, log_dir, seed, opponent=opponent)
 
 
 async def _first_answer(
