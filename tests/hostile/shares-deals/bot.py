@@ -16,7 +16,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROUNDS = 4  # rounds that must agree: two unrelated deals agree this far about once in 50,000
+ROUNDS = 5  # rounds that must agree (the whole draft): two unrelated deals agree this far about once in 300,000
 
 
 def channel():
