@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -109,7 +110,7 @@ class _Played:
     fresh_process: bool
     stderr_path: Path | None
     label: str = ""
-    """The match's name in the report and its files (``check-1``); the bot is told an opaque id instead."""
+    """The match's name in the report and its files (``check-1``); a server's check tells the bot another id."""
 
     @property
     def faults(self) -> list[Fault]:
@@ -126,8 +127,15 @@ async def check_bot(
     matches: int = 4,
     seed: int = 1,
     say: Callable[[str], None] | None = None,
+    opaque_ids: bool = False,
 ) -> Report:
-    """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``."""
+    """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``.
+
+    The bot is told its matches' names (``check-1``...) as ids, or with
+    ``opaque_ids`` (a competition server's check, whose ``seed`` is secret)
+    ids shaped like a competition's, from which a bot cannot tell it is being
+    checked.
+    """
     if not references:
         raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
     say = say or (lambda _line: None)
@@ -143,13 +151,14 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    startup = await _check_startup(spec, game, limits, log_dir, seed, opponent=references[0].name)
+    tell_id = functools.partial(_told_id, opaque=opaque_ids)
+    startup = await _check_startup(spec, game, limits, log_dir, seed, opponent=references[0].name, tell_id=tell_id)
     done(startup)
     if startup.passed is False:  # a bot that cannot start and answer plays no match
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
             done(Check(name, None, "not run: the bot did not start and answer"))
         return report
-    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed)
+    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, tell_id)
     for check in _judge_matches(spec, game, played, limits, matches):
         done(check)
     done(told_to_exit)
@@ -157,7 +166,7 @@ async def check_bot(
     if slow is not None:
         done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.label} (see above)"))
     else:
-        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
+        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches, tell_id))
     return report
 
 
@@ -176,18 +185,26 @@ async def _check_build(spec: BotSpec) -> Check:
 
 
 async def _check_startup(
-    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int, *, opponent: str = "opponent"
+    spec: BotSpec,
+    game: Game,
+    limits: Limits,
+    log_dir: Path,
+    seed: int,
+    *,
+    opponent: str = "opponent",
+    tell_id: TellId | None = None,
 ) -> Check:
     """Start the bot, send a match start and the first request, and time the answer.
 
-    The bot is told an opaque match id, as in a competition, and an opponent's name: nothing tells it that this
-    is a check (a bot that behaves only when checked must not know when it is).
+    The bot is told a reference bot's name as its opponent, and the id ``tell_id`` gives (by default an opaque
+    one: a bot that behaves only when checked must not know when it is).
     """
+    tell_id = tell_id or functools.partial(_told_id, opaque=True)
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
     state = game.new_match(seed)
     start = protocol.MatchStart(
-        match_id=opaque_match_id(),
+        match_id=tell_id("check-startup", seed),
         game=game.game_id,
         seat="A",
         params=game.params,
@@ -270,6 +287,7 @@ async def _play_matches(
     log_dir: Path,
     matches: int,
     seed: int,
+    tell_id: TellId,
 ) -> tuple[list[_Played], Check]:
     """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit."""
     played: list[_Played] = []
@@ -286,7 +304,7 @@ async def _play_matches(
             assert bot is not None
             reference = references[number % len(references)]
             seat = number % 2
-            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number)
+            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number, tell_id)
             played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path, label=_label(number)))
             if played[-1].faults:
                 await bot.shutdown()
@@ -307,6 +325,7 @@ async def _one_match(
     log_dir: Path,
     number: int,
     seed: int,
+    tell_id: TellId,
 ) -> MatchRecord:
     label = _label(number)
     stderr_path = log_dir / f"{label}.{reference.name}.stderr.log"
@@ -318,8 +337,7 @@ async def _one_match(
         seats = [tested, other] if seat == 0 else [other, tested]
         log = MatchLog(log_dir / f"{label}.jsonl")
         try:
-            # The bot is told an id like a competition's (``check-1`` would tell it that it is being checked).
-            record = await MatchRunner(game, seed, seats, match_id=opaque_match_id(), log=log).run()
+            record = await MatchRunner(game, seed, seats, match_id=tell_id(label, seed), log=log).run()
         finally:
             log.close()
         await opponent.shutdown(polite=goodbye_line(reference.protocol))
@@ -329,6 +347,15 @@ async def _one_match(
 def _label(number: int) -> str:
     """The name of the check's match ``number`` (from 0) in its report and its files."""
     return f"check-{number + 1}"
+
+
+def _told_id(label: str, seed: int, *, opaque: bool) -> str:
+    """The id the bot is told for the check's match ``label`` dealt from ``seed``."""
+    return opaque_match_id(seed, label) if opaque else label
+
+
+TellId = Callable[[str, int], str]
+"""What the bot is told as the id of a check's match, from its name and seed (see :func:`_told_id`)."""
 
 
 async def _tell_to_quit(bot: BotProcess) -> Check:
@@ -363,12 +390,12 @@ async def _await_exit(bot: BotProcess, name: str, started: float, when: str, whe
 
 
 async def _check_input_closed(
-    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int
+    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int, tell_id: TellId
 ) -> Check:
     """Play one match in a new process, then close its input without a quit."""
     name = "exits when its input closes"
     async with open_bot(spec, spawn_options(spec, limits, log_dir / "input-closed.stderr.log")) as bot:
-        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed)
+        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed, tell_id)
         mine = [f for f in record.faults if f.seat == "A"]
         if mine:
             return Check(name, None, f"not judged: the bot faulted in the match before ({mine[0].kind})")

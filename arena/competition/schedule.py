@@ -33,12 +33,12 @@ seed is secret (a server's), anything a bot could compute.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .._errors import ConfigError
 from ..games import derive_seed
+from ..supervisor.play import opaque_match_id
 from .store import version_label
 
 SCHEMES = ("place", "names")
@@ -99,7 +99,7 @@ class Scheduled:
     @property
     def match_id(self) -> str:
         """The id the bots are told: stable, unique, and opaque (it tells neither the leg nor the bots)."""
-        return "m" + hashlib.sha256(f"{self.seed}:{self.key}".encode()).hexdigest()[:15]
+        return opaque_match_id(self.seed, self.key)
 
     @property
     def last_of_deal(self) -> bool:

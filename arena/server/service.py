@@ -792,7 +792,7 @@ class Competition:
             log_dir.mkdir(parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=check_seed,
+                matches=self.config.check_matches, seed=check_seed, opaque_ids=True,
             )  # fmt: skip
 
         async with self._checks:
