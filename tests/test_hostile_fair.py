@@ -108,12 +108,17 @@ def test_a_bot_cannot_deal_its_own_cards_from_the_config_its_name_or_the_match_i
         assert checked["status"] == "passed", checked
         wait_for_matches(client, "knows-deals", 8)
         output = "".join(server.output)
+        public = "".join(
+            client.get(path).text
+            for path in ("/", "/api/standings", "/api/bots", "/api/bots/knows-deals", "/bots/knows-deals", "/login")
+        )
     with sqlite3.connect(data_dir / "server.sqlite") as db:
         (seed,) = db.execute("SELECT seed FROM tournaments").fetchone()
     told = said_in(data_dir, "candidate deals from what I was told")
     assert len(told) >= 8 + 2, "the bot's stderr is where this test reads what it learnt"  # ladder and check
     assert said_in(data_dir, "KNEW-") == []
     assert str(seed) not in output, "the server printed its secret seed"
+    assert str(seed) not in public
 
 
 def test_a_server_config_with_a_seed_is_refused_with_what_to_do(tmp_path: Path) -> None:
