@@ -129,10 +129,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " process, so pages never wait behind match work; config: workers = 0)",
     )
     serve.add_argument(
-        "--add", action="append", default=[], metavar="NAME", help="add a participant and print its login link"
+        "--add",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="add a participant and print its token and a login link (the link logs in once, within a week)",
     )
-    serve.add_argument("--admin-token", action="store_true", help="print a new login link for the organiser")
-    serve.add_argument("--url", help="the server's public address, for the login links printed")
+    serve.add_argument(
+        "--admin-token", action="store_true", help="print a new token and a one-time login link for the organiser"
+    )
+    serve.add_argument(
+        "--url",
+        help="the server's public address, for the login links printed (default with --add: where it last served)",
+    )
     serve.add_argument(
         "--name", help="the competition's name (default: the config's): another name is another competition"
     )
