@@ -79,7 +79,7 @@ HOUSE = ["random-python", "simple-py", "obvious-strats-py", "minimal-valid-py", 
 def config_text(data_dir: Path, jobs: int) -> str:
     bots = ", ".join(f'"{RPS / name}"' for name in HOUSE)
     return (
-        f'name = "Load test"\ngame = "rps-poker"\nseed = 1\njobs = {jobs}\nhouse_bots = [{bots}]\n'
+        f'name = "Load test"\ngame = "rps-poker"\njobs = {jobs}\nhouse_bots = [{bots}]\n'
         # A large budget and a long placement keep the ladder busy for the whole run.
         "[ladder]\nplacement_pairs = 4\npair_budget = 100000\n"
         "[uploads]\nper_hour = 100\ncheck_matches = 2\n"

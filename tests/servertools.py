@@ -51,7 +51,7 @@ def write_config(
     if "check_matches" not in uploads:
         uploads += "\ncheck_matches = 2"
     text = (
-        f'name = "Test ladder"\ngame = "rps-poker"\nseed = 7\nhouse_bots = [{bots}]\n{extra}\n'
+        f'name = "Test ladder"\ngame = "rps-poker"\nhouse_bots = [{bots}]\n{extra}\n'
         f"[ladder]\n{ladder}\n[access]\n{access}\n[uploads]\n{uploads}\n"
         f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
     )
@@ -104,6 +104,15 @@ class Kit:
                 if data["done"]:
                     return data
                 await trio.sleep(0.2)
+
+    async def played_out(self, bot: str = "", *, timeout: float = 120) -> str:
+        """The key of a recorded match (of ``bot``) whose deal is played out (both legs): its replay may be public."""
+        with trio.fail_after(timeout):
+            while True:
+                for match in self.competition.matches:
+                    if (not bot or bot in (match.bot_a, match.bot_b)) and self.competition.deal_over(match):
+                        return match.key
+                await trio.sleep(0.1)
 
     async def wait_matches(self, count: int, *, timeout: float = 120) -> None:
         """Until the ladder has recorded ``count`` matches."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log
 from ..supervisor.options import limits_args, limits_from, number, params_from
-from ..supervisor.play import goodbye_line, spawn_options
+from ..supervisor.play import goodbye_line, opaque_match_id, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from .hints import fault_hints, printable, stderr_tail
 
@@ -123,6 +124,8 @@ class _Played:
     opponent: str
     fresh_process: bool
     stderr_path: Path | None
+    label: str = ""
+    """The match's name in the report and its files (``check-1``); a server's check tells the bot another id."""
 
     @property
     def faults(self) -> list[Fault]:
@@ -140,11 +143,16 @@ async def check_bot(
     seed: int = 1,
     say: Callable[[str], None] | None = None,
     game_named: bool = True,
+    opaque_ids: bool = False,
 ) -> Report:
     """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``.
 
     ``game_named``: whether the user named the game (else it is the default, and a
     bot that does not answer its first request is asked whether it plays another).
+    The bot is told its matches' names (``check-1``...) as ids, or with
+    ``opaque_ids`` (a competition server's check, whose ``seed`` is secret)
+    ids shaped like a competition's, from which a bot cannot tell it is being
+    checked.
     """
     if not references:
         raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
@@ -161,21 +169,24 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    startup = await _check_startup(spec, game, limits, log_dir, seed, game_named=game_named)
+    tell_id = functools.partial(_told_id, opaque=opaque_ids)
+    startup = await _check_startup(
+        spec, game, limits, log_dir, seed, game_named=game_named, opponent=references[0].name, tell_id=tell_id
+    )
     done(startup)
     if startup.passed is False:  # a bot that cannot start and answer plays no match
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
             done(Check(name, None, "not run: the bot did not start and answer"))
         return report
-    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed)
+    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, tell_id)
     for check in _judge_matches(spec, game, played, limits, matches):
         done(check)
     done(told_to_exit)
     slow = next((p for p in played for f in p.faults if f.kind == "timeout"), None)
     if slow is not None:
-        done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.record.match_id} (see above)"))
+        done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.label} (see above)"))
     else:
-        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches))
+        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches, tell_id))
     return report
 
 
@@ -194,15 +205,33 @@ async def _check_build(spec: BotSpec) -> Check:
 
 
 async def _check_startup(
-    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int, *, game_named: bool = True
+    spec: BotSpec,
+    game: Game,
+    limits: Limits,
+    log_dir: Path,
+    seed: int,
+    *,
+    game_named: bool = True,
+    opponent: str = "opponent",
+    tell_id: TellId | None = None,
 ) -> Check:
-    """Start the bot, send a match start and the first request, and time the answer."""
+    """Start the bot, send a match start and the first request, and time the answer.
+
+    The bot is told a reference bot's name as its opponent, and the id ``tell_id`` gives (by default an opaque
+    one: a bot that behaves only when checked must not know when it is).
+    """
+    tell_id = tell_id or functools.partial(_told_id, opaque=True)
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
     limits = match_limits(limits, game)  # what a ladder match would say: the match clock and cap in figures
     state = game.new_match(seed)
     start = protocol.MatchStart(
-        match_id="check-startup", game=game.game_id, seat="A", params=game.params, limits=limits, opponent="check"
+        match_id=tell_id("check-startup", seed),
+        game=game.game_id,
+        seat="A",
+        params=game.params,
+        limits=limits,
+        opponent=opponent,
     )
     sent: list[protocol.Message] = [start, *(m for s, m in state.start().notices if s == 0)]
     where: list[str] = []
@@ -255,9 +284,12 @@ async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, se
 
     The bot is started in its sandbox, sent a ``match_start`` and the first
     request of a match of ``game``, and must answer it legally within
-    ``startup_s + move_s``; its stderr goes to ``log_dir``.
+    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told a
+    reference bot's name as its opponent, as a check's matches are.
     """
-    return await _check_startup(spec, game, limits, log_dir, seed)
+    references = default_references(game, spec)
+    opponent = references[0].name if references else "opponent"
+    return await _check_startup(spec, game, limits, log_dir, seed, opponent=opponent)
 
 
 async def _first_answer(
@@ -295,6 +327,7 @@ async def _play_matches(
     log_dir: Path,
     matches: int,
     seed: int,
+    tell_id: TellId,
 ) -> tuple[list[_Played], Check]:
     """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit."""
     played: list[_Played] = []
@@ -311,8 +344,8 @@ async def _play_matches(
             assert bot is not None
             reference = references[number % len(references)]
             seat = number % 2
-            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number)
-            played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path))
+            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number, tell_id)
+            played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path, label=_label(number)))
             if played[-1].faults:
                 await bot.shutdown()
                 bot = None
@@ -332,22 +365,37 @@ async def _one_match(
     log_dir: Path,
     number: int,
     seed: int,
+    tell_id: TellId,
 ) -> MatchRecord:
-    match_id = f"check-{number + 1}"
-    stderr_path = log_dir / f"{match_id}.{reference.name}.stderr.log"
+    label = _label(number)
+    stderr_path = log_dir / f"{label}.{reference.name}.stderr.log"
     async with open_bot(reference, spawn_options(reference, limits, stderr_path)) as opponent:
         tested = Seat(bot=bot, limits=limits, name=bot.spec.name, wire=wire_for(bot.spec.protocol, game))
         other = Seat(bot=opponent, limits=limits, name=reference.name, wire=wire_for(reference.protocol, game))
         if tested.name == other.name:
             other.name += "#2"
         seats = [tested, other] if seat == 0 else [other, tested]
-        log = MatchLog(log_dir / f"{match_id}.jsonl")
+        log = MatchLog(log_dir / f"{label}.jsonl")
         try:
-            record = await MatchRunner(game, seed, seats, match_id=match_id, log=log).run()
+            record = await MatchRunner(game, seed, seats, match_id=tell_id(label, seed), log=log).run()
         finally:
             log.close()
         await opponent.shutdown(polite=goodbye_line(reference.protocol))
     return record
+
+
+def _label(number: int) -> str:
+    """The name of the check's match ``number`` (from 0) in its report and its files."""
+    return f"check-{number + 1}"
+
+
+def _told_id(label: str, seed: int, *, opaque: bool) -> str:
+    """The id the bot is told for the check's match ``label`` dealt from ``seed``."""
+    return opaque_match_id(seed, label) if opaque else label
+
+
+TellId = Callable[[str, int], str]
+"""What the bot is told as the id of a check's match, from its name and seed (see :func:`_told_id`)."""
 
 
 async def _tell_to_quit(bot: BotProcess) -> Check:
@@ -394,12 +442,12 @@ def exit_detail(elapsed: float, when: str, status: int) -> str:
 
 
 async def _check_input_closed(
-    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int
+    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int, tell_id: TellId
 ) -> Check:
     """Play one match in a new process, then close its input without a quit."""
     name = "exits when its input closes"
     async with open_bot(spec, spawn_options(spec, limits, log_dir / "input-closed.stderr.log")) as bot:
-        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed)
+        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed, tell_id)
         mine = [f for f in record.faults if f.seat == "A"]
         if mine:
             return Check(name, None, f"not judged: the bot faulted in the match before ({mine[0].kind})")
@@ -443,7 +491,7 @@ def _judge_matches(spec: BotSpec, game: Game, played: list[_Played], limits: Lim
     """The checks that the matches decide; each fault fails one check, and the checks it leaves unproven say so."""
     faults = [(_owner(i, p, f), p, f) for i, p in enumerate(played) for f in p.faults]
     requests = sum(p.record.stats[p.seat].requests for p in played)
-    stopped = f" (stopped after the timeout in {played[-1].record.match_id})" if len(played) < asked else ""
+    stopped = f" (stopped after the timeout in {played[-1].label})" if len(played) < asked else ""
     good = {
         "answers every request": f"{requests} requests in {len(played)} matches, each answered once{stopped}",
         "answers within limits": _slowest(played, limits) + stopped,
@@ -511,7 +559,7 @@ def _failed(name: str, game: Game, spec: BotSpec, played: _Played, fault: Fault,
     record = played.record
     request = f"request {fault.request_id} ({fault.request_type})" if fault.request_id is not None else "a notice"
     detail = (
-        f"{fault.kind}: {printable(fault.reason)} -- in match {record.match_id} (seed {record.seed}, "
+        f"{fault.kind}: {printable(fault.reason)} -- in match {played.label} (seed {record.seed}, "
         f"seat {fault.seat}, against {printable(played.opponent)}), at {request}"
     )
     if more:

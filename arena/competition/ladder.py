@@ -2,13 +2,15 @@
 
 Used by the competition server (:mod:`arena.server`), whose participants
 submit new versions at any time. The ladder always plays **duplicate pairs**
-(one deal, both seatings, the two legs at once in two processes, so no
-process ever sees a deal twice) and records each match in the same store as
-a tournament, so ``arena results`` reads a ladder's database too. A
-*persistent* bot (``reuse = "persistent"``: one process keeps its state from
-match to match) is in one match at a time, so its pairs' legs are played one
-after the other, each on a deal of its own (its process would remember the
-first leg's cards), as a tournament plays them.
+(one deal, both seatings, in two processes of each bot, so no process ever
+sees a deal twice) and records each match in the same store as a tournament,
+so ``arena results`` reads a ladder's database too. **The second leg starts
+when the first has ended**: no two processes of a bot are in one deal at
+once, so nothing they share can carry the cards from one leg to the other
+while it is played. A *persistent* bot (``reuse = "persistent"``: one
+process keeps its state from match to match) plays each leg on a deal of its
+own (its process would remember the first leg's cards), as a tournament
+plays them.
 
 Which pair next (:func:`next_pair`, pure):
 
@@ -474,15 +476,12 @@ class Ladder:
     async def _play_pair(
         self, pair: Pair, scheduled: list[Scheduled], specs: Mapping[str, BotSpec], pool: Pool
     ) -> None:
-        if any(match.persistent for match in scheduled):  # one process: one leg after the other
-            for match in scheduled:
-                if self._departed(pair):
-                    break
-                await self._play(match, specs, pool)
-        else:
-            async with trio.open_nursery() as nursery:
-                for match in scheduled:
-                    nursery.start_soon(self._play, match, specs, pool)
+        # One leg after the other, always: a persistent bot has one process, and two processes of a bot,
+        # one in each leg of a deal at once, could tell each other the cards through anything they share.
+        for match in scheduled:
+            if self._departed(pair):
+                break
+            await self._play(match, specs, pool)
 
     def _departed(self, pair: Pair) -> list[str]:
         """The versions of ``pair`` that have left the field (retired, disqualified).

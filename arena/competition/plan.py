@@ -272,19 +272,24 @@ class Competition:
         return [v for v in self.field if v.admission == "admitted"]
 
 
-def open_competition(plan: Plan, store: Store, *, fresh: bool = False, field: bool = True) -> Competition:
+def open_competition(
+    plan: Plan, store: Store, *, fresh: bool = False, field: bool = True, secret_seed: bool = False
+) -> Competition:
     """The competition named in ``plan``, brought up to date with the plan's field (a new one if none, or ``fresh``).
 
     Raises :class:`ConfigError` when the stored competition is another game,
     parameters, limits or format, or has another seed than the one asked for.
     With ``field`` false the stored field is left as it is (a competition
-    server enters versions one at a time, with :func:`enter_version`).
+    server enters versions one at a time, with :func:`enter_version`). With
+    ``secret_seed`` (a competition server's) a new competition's seed is not
+    in the line that says it was created: that line is printed, and a seed
+    printed is every deal revealed.
     """
     with store.transaction():  # an arena starting at the same time waits, then finds the field up to date
-        return _open(plan, store, fresh, field)
+        return _open(plan, store, fresh, field, secret_seed)
 
 
-def _open(plan: Plan, store: Store, fresh: bool, field: bool = True) -> Competition:
+def _open(plan: Plan, store: Store, fresh: bool, field: bool = True, secret_seed: bool = False) -> Competition:
     existing = None if fresh else store.latest(plan.name)
     if existing is None:
         seed = plan.config.seed if plan.config.seed is not None else new_seed()
@@ -295,7 +300,8 @@ def _open(plan: Plan, store: Store, fresh: bool, field: bool = True) -> Competit
             config=plan.stored_config(cycles=plan.cycles, scheduled=0),
         )
         competition = Competition(row.id, row.name, seed, plan.cycles, "place", [], created=True)
-        _say(store, competition, "created", f"new competition {row.name!r} (seed {seed})")
+        shown = "a secret seed, kept in its database" if secret_seed else f"seed {seed}"
+        _say(store, competition, "created", f"new competition {row.name!r} ({shown})")
     else:
         _refuse_other_rules(plan, store, existing)
         stored = existing.config

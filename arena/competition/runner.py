@@ -12,7 +12,9 @@
   giving one process both legs of a duplicate deal; ``reuse = "persistent"``
   keeps **one** process for all its matches, played in schedule order (its
   next match starts only when its previous one has finished), so its results
-  do not depend on ``jobs``. A process that faulted is replaced by a fresh
+  do not depend on ``jobs``. **The two legs of a deal never overlap**: a
+  deal's second leg starts when its first has ended, whatever ``jobs``, so no
+  two processes of a bot are ever in the same deal at once. A process that faulted is replaced by a fresh
   one (a persistent bot's state is then lost). Elsewhere than here (a
   cluster) through a :class:`MatchExecutor`.
 * **Results** go to SQLite (:mod:`arena.competition.store`), one transaction
@@ -52,6 +54,7 @@ from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.match import MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog
+from ..supervisor.play import new_seed
 from ..supervisor.wires import wire_for
 from .plan import Competition, Plan
 from .progress import Progress, QuietProgress
@@ -144,6 +147,8 @@ class _Runner:
         self._scope: trio.CancelScope | None = None
         self._on_deal: dict[int, int] = {}
         """Matches in flight on each deal."""
+        self._dealing: set[str] = set()
+        """The deals (by id) of the matches in flight: a deal's next match starts when its last has ended."""
         self._closed: set[int] = set()
         """Deals whose last match has ended (or will not be played here), while others on them are in flight."""
 
@@ -210,6 +215,7 @@ class _Runner:
                     self._playing.update((match.bot_a, match.bot_b))
                     self._busy.update(match.persistent)
                     self._on_deal[match.seed] = self._on_deal.get(match.seed, 0) + 1
+                    self._dealing.add(match.deal)
                     nursery.start_soon(self._one, match, pool)
                 if not window and self._running == 0:
                     break
@@ -232,6 +238,11 @@ class _Runner:
                 continue
             if waiting.intersection(match.persistent):
                 waiting.update(match.persistent)  # a persistent bot plays its matches in schedule order
+                continue
+            if match.deal in self._dealing:
+                # The other leg of its deal is in play. Two processes of one bot, one in each leg at once, could
+                # tell each other the cards (anything they share is a channel): the legs are played one after
+                # the other, as a persistent bot's matches are.
                 continue
             claim = self.store.claim_match(self.tid, match.key, self.arena)
             if claim is False:  # another arena recorded it meanwhile
@@ -286,6 +297,7 @@ class _Runner:
         finally:
             self._playing.subtract((scheduled.bot_a, scheduled.bot_b))
             self._busy.difference_update(scheduled.persistent)
+            self._dealing.discard(scheduled.deal)
             self._on_deal[scheduled.seed] -= 1
             self._forget(scheduled, pool)
             self._running -= 1
@@ -513,7 +525,8 @@ async def _admission(plan: Plan, spec: BotSpec, version: VersionRow, log_dir: Pa
     if version.admission == "admitted":
         return ""
     log_dir.mkdir(parents=True, exist_ok=True)
-    check = await handshake(spec, plan.game, plan.config.limits, log_dir, seed=version.id)
+    # A random deal: one that follows from the version's id would tell the bot that this is the handshake.
+    check = await handshake(spec, plan.game, plan.config.limits, log_dir, seed=new_seed())
     if check.passed:
         return ""
     return "\n".join([f"did not pass the handshake: {check.detail}", *check.where])

@@ -23,19 +23,22 @@ The two legs of a duplicate pair share a deal, so they are never played by
 one process of a bot that could remember the first leg: the process pool
 keeps track of that for reused processes (:mod:`arena.supervisor._pool`), and
 a pairing with a *persistent* bot (one process for the whole competition)
-plays its two legs on two different deals. The id a bot is told
-(:attr:`Scheduled.match_id`) is derived from the match's secret seed, so it
-gives away neither the leg nor the pairing.
+plays its two legs on two different deals. The two legs are never played at
+once either (:mod:`arena.competition.runner`, :mod:`arena.competition.ladder`),
+so two processes of a bot are never in one deal together. The id a bot is
+told (:attr:`Scheduled.match_id`) is a hash of the match's deal seed and key,
+so it gives away neither the leg nor the pairing, nor, where the competition's
+seed is secret (a server's), anything a bot could compute.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .._errors import ConfigError
 from ..games import derive_seed
+from ..supervisor.play import opaque_match_id
 from .store import version_label
 
 SCHEMES = ("place", "names")
@@ -96,7 +99,7 @@ class Scheduled:
     @property
     def match_id(self) -> str:
         """The id the bots are told: stable, unique, and opaque (it tells neither the leg nor the bots)."""
-        return "m" + hashlib.sha256(f"{self.seed}:{self.key}".encode()).hexdigest()[:15]
+        return opaque_match_id(self.seed, self.key)
 
     @property
     def last_of_deal(self) -> bool:

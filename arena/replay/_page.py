@@ -164,12 +164,20 @@ class Fragment:
     body: str
 
 
-def match_fragment(log: LoggedMatch, *, seat: str | None = None, timeline: Timeline | None = None) -> Fragment:
+HIDDEN_SEED = "secret"
+"""What a page shows for a seed it may not show."""
+
+
+def match_fragment(
+    log: LoggedMatch, *, seat: str | None = None, timeline: Timeline | None = None, seed_shown: bool = True
+) -> Fragment:
     """The replay of ``log`` as page parts; ``seat`` ("A" or "B") keeps only what that seat was told."""
     timeline = timeline or timeline_of(log)
     if seat is not None:
         timeline = for_seat(timeline, SEATS.index(seat))
     data = match_data(log, timeline)
+    seed = str(timeline.seed) if seed_shown else HIDDEN_SEED
+    data["seed"] = seed
     track_html = ""
     # The result's points may be on another scale (GOPS's win-loss after prize sums): the track ends before it.
     scores = [None if f.title == "result" else f.score for f in timeline.frames]
@@ -183,10 +191,10 @@ def match_fragment(log: LoggedMatch, *, seat: str | None = None, timeline: Timel
         )
     packed = base64.b64encode(zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 9)).decode()
     names = " vs ".join(timeline.names)
-    title = f"{timeline.title}: {names} (seed {timeline.seed})"
+    title = f"{timeline.title}: {names} (seed {seed})"
     seen = f", as seat {SEATS[timeline.seat]} saw it" if timeline.seat is not None else ""
     body = _BODY.format(
-        seed=html.escape(str(timeline.seed)),
+        seed=html.escape(seed),
         game=html.escape(timeline.game),
         match_id=html.escape(log.match_id),
         seen=html.escape(seen),
@@ -209,10 +217,17 @@ def page(fragment: Fragment, *, meta: dict[str, str] | None = None) -> str:
     )
 
 
-def match_page(log: LoggedMatch, *, seat: str | None = None, timeline: Timeline | None = None) -> str:
-    """The whole replay page of ``log``; ``seat`` ("A" or "B") keeps only what that seat was told."""
-    fragment = match_fragment(log, seat=seat, timeline=timeline)
-    return page(fragment, meta={"arena-seed": str(log.seed), "arena-match": log.match_id})
+def match_page(
+    log: LoggedMatch, *, seat: str | None = None, timeline: Timeline | None = None, seed_shown: bool = True
+) -> str:
+    """The whole replay page of ``log``; ``seat`` ("A" or "B") keeps only what that seat was told.
+
+    Without ``seed_shown`` the page holds no seed (a competition server's, for a viewer who may see one seat:
+    the seed deals both seats' cards).
+    """
+    fragment = match_fragment(log, seat=seat, timeline=timeline, seed_shown=seed_shown)
+    meta = {"arena-seed": str(log.seed)} if seed_shown else {}
+    return page(fragment, meta={**meta, "arena-match": log.match_id})
 
 
 _BODY = """<header class="top">

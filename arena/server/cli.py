@@ -20,7 +20,7 @@ from .config import ServerConfig, load
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve a competition, or add participants to it."""
-    from .serve import base_url, login_url, run_server
+    from .serve import BASE_SETTING, base_url, login_url, run_server
     from .service import Competition, locked
 
     config = load(Path(args.config))
@@ -40,22 +40,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.data_dir = Path(args.data_dir).resolve()
     if args.self_check:
         return _self_check(config, Path(args.config))
-    base = args.url or base_url(config.host, config.port)
     if args.add or args.admin_token:
         competition = Competition(config)
         try:
+            # The links' address: --url, else --host/--port as given, else where the server last served (it may
+            # run with another --port than the config's), else the config's.
+            given = args.host is not None or args.port is not None
+            stored = competition.state.setting(BASE_SETTING)
+            base = args.url or (base_url(config.host, config.port) if given or not stored else stored)
             for name in args.add:
                 existing = competition.state.participant_named(name)
                 if existing is not None and (existing.is_admin or existing.is_house):
                     raise ConfigError(f"{name!r} is the organiser or a house bot, not a participant: pick another name")
+                refused = competition.name_refused(name) if existing is None else ""
+                if refused:
+                    raise ConfigError(f"{name!r} {refused}: pick another name")
                 participant, token = competition.state.add_participant(name)
                 note = " (a new token: the old one no longer works)" if existing else ""
-                print(f"{participant.name}{note}: {login_url(base, token)}")
+                link = login_url(base, competition.state.new_login_code(participant.id))
+                print(f"{participant.name}{note}: {link}  (logs in once, within a week)")
                 print(f"  token: {token}")
             if args.admin_token:
                 admin = competition.admin_token(renew=True)
-                assert admin is not None
-                print(f"organiser: {login_url(base, admin)}")
+                organiser = competition.state.by_token(admin or "")
+                assert admin is not None and organiser is not None
+                link = login_url(base, competition.state.new_login_code(organiser.id))
+                print(f"organiser: {link}  (logs in once, within a week)")
                 print(f"  token: {admin}")
         finally:
             competition.close()
@@ -66,7 +76,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     refuse_exposed_data(config)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
-        trio.run(functools.partial(run_server, config, jobs=jobs, handle_signals=True, say=_say, fresh=args.fresh))
+        trio.run(
+            functools.partial(
+                run_server, config, jobs=jobs, handle_signals=True, say=_say, fresh=args.fresh, url=args.url or ""
+            )
+        )
     return 0
 
 
@@ -90,11 +104,28 @@ def cmd_submit(args: argparse.Namespace) -> int:
     """Upload a bot to a competition server and print its check."""
     from .client import submit
 
-    token = args.token or os.environ.get("ARENA_TOKEN", "")
+    token = args.token or _token_file(args.token_file) or os.environ.get("ARENA_TOKEN", "")
     if not token:
-        raise ConfigError("give your token with --token TOKEN (or in the ARENA_TOKEN environment variable)")
+        raise ConfigError(
+            "give your token in the ARENA_TOKEN environment variable or with --token-file FILE"
+            " (--token TOKEN works too, but other users of this machine can read it in the process list)"
+        )
     passed = submit(args.url, Path(args.bot), token, language=args.language or "", wait=not args.no_wait)
     return 0 if passed else 1
+
+
+def _token_file(path: str | None) -> str:
+    """The token in the file at ``path`` (its first line), or ``""`` without one."""
+    if not path:
+        return ""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
+    token = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if not token:
+        raise ConfigError(f"the token file {path} is empty: put your token in it (one line)")
+    return token
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -118,10 +149,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " process, so pages never wait behind match work; config: workers = 0)",
     )
     serve.add_argument(
-        "--add", action="append", default=[], metavar="NAME", help="add a participant and print its login link"
+        "--add",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="add a participant and print its token and a login link (the link logs in once, within a week)",
     )
-    serve.add_argument("--admin-token", action="store_true", help="print a new login link for the organiser")
-    serve.add_argument("--url", help="the server's public address, for the login links printed")
+    serve.add_argument(
+        "--admin-token", action="store_true", help="print a new token and a one-time login link for the organiser"
+    )
+    serve.add_argument(
+        "--url",
+        help="the server's public address, for the login links printed (default with --add: where it last served)",
+    )
     serve.add_argument(
         "--name", help="the competition's name (default: the config's): another name is another competition"
     )
@@ -153,7 +193,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     submit_parser.add_argument("url", metavar="URL", help="the server, such as http://127.0.0.1:8000")
     submit_parser.add_argument("bot", metavar="BOT", help="a bot folder, an archive, or a single source file")
-    submit_parser.add_argument("--token", help="your token (default: the ARENA_TOKEN environment variable)")
+    given = submit_parser.add_mutually_exclusive_group()
+    given.add_argument(
+        "--token-file", metavar="FILE", help="a file holding your token (default: the ARENA_TOKEN environment variable)"
+    )
+    given.add_argument(
+        "--token", help="your token (other users of the machine can see it in the process list: prefer ARENA_TOKEN)"
+    )
     submit_parser.add_argument(
         "--language", choices=sorted(set(EXTENSIONS.values())), help="the language of a single source file"
     )

@@ -4,7 +4,6 @@
 
     name = "RPS Poker ladder"
     game = "rps-poker"
-    seed = 2026                     # optional (default: random, kept); the ladder's deals derive from it
     max_faults = 10                 # more faults than this and a version is disqualified
     jobs = 2                        # matches at once (default: the CPU count)
     workers = 1                     # 1: matches in a worker process (the default when jobs >= 2); 0: in the server's
@@ -42,6 +41,13 @@
 
 Unknown keys and bad values are errors naming the key and its line, as in
 tournament configs (the checks are shared).
+
+There is no ``seed``: the ladder's deals follow from a secret the server makes
+when it creates the competition and keeps in its database (in ``data_dir``),
+never printed nor shown. A config is often shared (a repository, an image),
+and a bot that knows the seed knows every deal (the names of the two bots
+and the pair's number are public): a ``seed`` is refused, not ignored, so an
+organiser who set one does not believe the deals follow from it.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _lim
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 
-_TOP = {"name", "game", "seed", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
+_TOP = {"name", "game", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget", "version_slots"},
@@ -95,8 +101,6 @@ class ServerConfig:
 
     game: str
     name: str = ""
-    seed: int | None = None
-    """``None``: a random one, kept in the database."""
     max_faults: int = DEFAULT_MAX_FAULTS
     jobs: int = 0
     workers: int | None = None
@@ -145,6 +149,12 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     """Check the parsed TOML ``data`` (read from ``text`` at ``path``) and build the config."""
     check = _Checker(path, text)
     base = path.parent.resolve()
+    if "seed" in data:
+        raise check.error(
+            ("seed",),
+            "a server keeps its deals' seed secret (a bot that knew it would know every deal): remove this line;"
+            " the server makes a secret seed of its own and keeps it in its data_dir",
+        )
     check.unknown(data, _TOP | set(_TABLES))
     game = check.get(data, ("game",), str, None)
     if game is None:
@@ -180,9 +190,6 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         if not isinstance(item, str):
             raise check.error(("house_bots",), f"each entry must be a bot folder or command line, not {item!r}")
         house_bots += [(entry.text, entry.base) for entry in expand_bot(item, base)]
-    seed = check.get(data, ("seed",), int, None)
-    if seed is not None and not 0 <= seed < 1 << 63:
-        raise check.error(("seed",), "must be between 0 and 2**63 - 1")
     port = number("server", "port", 8000, 0)
     if port > 65535:
         raise check.error(("server", "port"), f"must be a TCP port (0 to 65535), not {port}")
@@ -198,7 +205,6 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     return ServerConfig(
         game=game,
         name=check.get(data, ("name",), str, ""),
-        seed=seed,
         max_faults=number("", "max_faults", DEFAULT_MAX_FAULTS, 0),
         jobs=number("", "jobs", 0, 0),
         workers=workers,

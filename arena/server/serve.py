@@ -19,9 +19,14 @@ from .service import Competition
 from .web import create_app
 
 
-def login_url(base: str, token: str) -> str:
-    """The secret link that logs a participant in."""
-    return f"{base.rstrip('/')}/login/{token}"
+def login_url(base: str, code: str) -> str:
+    """A login link: ``code`` (:meth:`~arena.server.state.State.new_login_code`) logs in once, within a week."""
+    return f"{base.rstrip('/')}/login/{code}"
+
+
+BASE_SETTING = "login_base"
+"""The setting that keeps where the server last served (its ``--url``, else its address), for the links that
+``arena serve CONFIG --add NAME`` prints while it runs."""
 
 
 SWITCH_INTERVAL_S = 0.0005
@@ -49,12 +54,14 @@ async def run_server(
     say: Callable[[str], None] = print,
     handle_signals: bool = False,
     fresh: bool = False,
+    url: str = "",
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``config``'s competition until cancelled (or, with ``handle_signals``, until SIGINT or SIGTERM).
 
     Reports the address it serves on through ``task_status`` (useful with port 0). With ``fresh`` a
-    new competition starts under the config's name (the old one stays in the database).
+    new competition starts under the config's name (the old one stays in the database). Login links
+    printed start with ``url`` (the server's public address), else the address it serves on.
     """
     competition = Competition(config, fresh=fresh)
     switch = sys.getswitchinterval()
@@ -74,10 +81,15 @@ async def run_server(
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster, say=say))
             binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
             address = binds[0].replace("0.0.0.0", "127.0.0.1")
-            token = competition.admin_token()
-            if token:
-                say("organiser's login link (shown once; `arena serve CONFIG --admin-token` makes a new one):")
-                say(f"  {login_url(address, token)}")
+            base = url or address
+            competition.state.set_setting(BASE_SETTING, base)
+            code = competition.admin_link_code()
+            if code:  # the token itself is not printed: logs (a container's) keep what is printed
+                say(
+                    "organiser's login link (it logs in once, within a week; `arena serve CONFIG --admin-token`"
+                    " prints a token and a new link):"
+                )
+                say(f"  {login_url(base, code)}")
             field = len(competition.field())
             say(f"serving {config.title} ({competition.game.game_id}) on {address}: {field} bots on the ladder")
             task_status.started(address)

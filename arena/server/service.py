@@ -35,6 +35,7 @@ import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
+from ..bots.samples import sample_bots
 from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
@@ -50,6 +51,7 @@ from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
+from ..supervisor.play import new_seed
 from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
@@ -75,11 +77,20 @@ CHECK_BROKE = "the arena could not check this upload (an error of its own: the o
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
 UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
 """What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
-ADMIN_NAME = "organiser"
 DISK_EVERY_S = 10.0
 """How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
 CHECK_TIME = "finishes within the check's time"
 """The check an upload fails when its whole check ran over ``uploads.check_wall_s``."""
+SECRET_SEED = "secret_seed"
+"""Marks, in the stored config, a competition whose seed the server made (one begun earlier may have had its
+config's, which participants may know)."""
+OLD_SEED_WARNING = (
+    "warning: this competition was begun by an arena that took its seed from the config (seed = ...): if its config"
+    " had one, participants may know every deal; `arena serve CONFIG --fresh` begins one with a secret seed"
+)
+ADMIN_NAME = "organiser"
+RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
+"""Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -266,15 +277,20 @@ class Competition:
         try:
             self.state = State(self.data_dir / DB_NAME)
             self.plan = self._plan()
-            opened = open_competition(self.plan, self.store, fresh=fresh, field=False)
+            opened = open_competition(self.plan, self.store, fresh=fresh, field=False, secret_seed=True)
         except BaseException:
             self.store.close()
             raise
         self.tid = opened.id
         self.seed = opened.seed
-        self.store.update_config(self.tid, self.plan.stored_config(cycles=1, scheduled=None))
+        """The secret every deal of the ladder follows from (see :mod:`arena.server.config`): never shown."""
+        stored = self.store.tournament(self.tid)
+        secret = opened.created or bool(stored and stored.config.get(SECRET_SEED))
+        self.store.update_config(self.tid, {**self.plan.stored_config(cycles=1, scheduled=None), SECRET_SEED: secret})
         self.opening = opened.changes
         """What opening the competition found (created, or a change of the fault policy)."""
+        if not secret:
+            self.opening.append(OLD_SEED_WARNING)
         self.secret_key = self._secret_key()
         self.logs = self.data_dir / "logs"
         self.bots_dir = self.data_dir / "bots"
@@ -318,6 +334,7 @@ class Competition:
         """Where a new version's first processes are started before it enters (none on a cluster)."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
+        self._reserved: frozenset[str] | None = None
         self._load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -329,7 +346,7 @@ class Competition:
             bots=[],
             name=config.title,
             format="ladder",
-            seed=config.seed,
+            seed=None,  # a new competition's is made at random, kept in the database and never shown
             max_faults=config.max_faults,
             params=dict(config.params),
             limits=config.limits,
@@ -370,6 +387,36 @@ class Competition:
             return None
         _, token = self.state.add_participant(ADMIN_NAME, admin=True)
         return token
+
+    def admin_link_code(self, *, renew: bool = False) -> str | None:
+        """A login link's code for the organiser (a new token made first), or ``None`` (see :meth:`admin_token`)."""
+        token = self.admin_token(renew=renew)
+        admin = self.state.by_token(token) if token else None
+        return self.state.new_login_code(admin.id) if admin else None
+
+    def name_refused(self, name: str) -> str:
+        """Why a new participant may not be called ``name`` (``""``: it may).
+
+        The organiser's and house bots' names are reserved, whatever their
+        case: those of the config's house bots, and of the game's sample bots,
+        which the organiser may make house bots later (a participant holding
+        such a name would stop the server from starting with it).
+        """
+        if name.casefold() in self._reserved_names():
+            return "is reserved for the organiser or a house bot"
+        return ""
+
+    def _reserved_names(self) -> frozenset[str]:
+        if self._reserved is None:
+            names = set(RESERVED_NAMES)
+            for text, base in self.config.house_bots:
+                with contextlib.suppress(ArenaError):
+                    names.add(resolve(text, base=base).name)
+            samples = sample_bots() / self.game.id
+            if samples.is_dir():
+                names.update(path.name for path in samples.iterdir() if path.is_dir())
+            self._reserved = frozenset(name.casefold() for name in names)
+        return self._reserved
 
     def add_house_bots(self) -> list[str]:
         """Enter the config's house bots (a changed one becomes a new version, admitted when the ladder starts).
@@ -428,6 +475,18 @@ class Competition:
     def match(self, key: str) -> PlayedMatch | None:
         """The recorded match ``key``."""
         return self._by_key.get(key)
+
+    def deal_over(self, match: PlayedMatch) -> bool:
+        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair are recorded).
+
+        Until then its deal is secret (its seed, and a replay showing both
+        seats' cards, would tell the other leg's players what they are dealt);
+        a pair left half-played keeps it secret until its other leg is played.
+        """
+        pair, _, leg = match.key.rpartition("-")
+        if leg not in ("a", "b"):
+            return True
+        return f"{pair}-a" in self._by_key and f"{pair}-b" in self._by_key
 
     def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
         """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
@@ -773,12 +832,16 @@ class Competition:
         log_dir = self.checks_dir / f"s{sid}"
         references = default_references(self.game, spec)
 
+        # A secret deal, as the ladder's: one that followed from the submission's number would tell the bot
+        # that it is being checked (it could deal the cards itself and compare).
+        check_seed = new_seed() >> 1
+
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=sid,
+                matches=self.config.check_matches, seed=check_seed, opaque_ids=True,
             )  # fmt: skip
 
         with trio.move_on_after(self.config.check_wall_s) as capped:
@@ -978,7 +1041,7 @@ class Competition:
                     self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
                 ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs // 2) + ahead, remote=remote,
+                slots=max(1, jobs) + ahead, remote=remote,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)

@@ -11,7 +11,13 @@ transaction, so a ``kill -9`` loses nothing that was acknowledged.
 
 Secrets are never stored: a token is ``<participant id>.<secret>`` and only
 the SHA-256 of the secret is kept, compared in constant time; a session is a
-random id whose hash is kept.
+random id whose hash is kept, and so is a login link's code. A login link
+(printed by ``arena serve``, where logs may keep it) carries a code, not the
+token: it logs in once, within :data:`LOGIN_LINK_DAYS`, and the session it
+starts lasts as any other.
+
+Names are unique regardless of case (``Victim2`` is ``victim2``'s name): a
+name is looked up without regard to case, inside the transaction that adds it.
 """
 
 from __future__ import annotations
@@ -79,9 +85,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (version_id, matches)
         )""",
     ),
+    (
+        """CREATE TABLE login_codes (
+            code_hash TEXT PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            expires_at TEXT NOT NULL
+        )""",
+    ),
 )
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 
+LOGIN_LINK_DAYS = 7
+"""How long a printed login link may be used (once)."""
+_BY_NAME = "WHERE name = ? COLLATE NOCASE ORDER BY name = ? DESC, id LIMIT 1"
+"""A participant by name, whatever its case (the exact spelling first, in a database from before the rule)."""
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 NAME_RULE = "1 to 32 letters, digits, '-' or '_', starting with a letter or digit"
 STATUSES = ("queued", "checking", "passed", "failed", "refused")
@@ -191,14 +208,24 @@ class State:
                 db.execute("INSERT INTO server_migrations VALUES (?, ?)", (number, now()))
 
     # Participants and tokens ----------------------------------------------------
-    def add_participant(self, name: str, *, admin: bool = False, house: bool = False) -> tuple[Participant, str]:
-        """Add ``name`` (or give an existing one a new token); returns it and its new token."""
+    def add_participant(
+        self, name: str, *, admin: bool = False, house: bool = False, new: bool = False
+    ) -> tuple[Participant, str]:
+        """Add ``name`` (or give an existing one a new token); returns it and its new token.
+
+        ``name`` is the existing participant's whatever its case. With ``new``
+        an existing one is refused (:class:`ConfigError`), in the same
+        transaction: someone registering ``Victim2`` never gets ``victim2``'s token.
+        """
         check_name(name)
         secret = secrets.token_urlsafe(24)
         with self._transaction() as db:
-            row = db.execute("SELECT id FROM participants WHERE name = ?", (name,)).fetchone()
+            row = db.execute(f"SELECT id FROM participants {_BY_NAME}", (name, name)).fetchone()
+            if row and new:
+                raise ConfigError("that name is taken")
             if row:
                 db.execute("UPDATE participants SET token_hash = ? WHERE id = ?", (hash_secret(secret), row[0]))
+                db.execute("DELETE FROM login_codes WHERE participant_id = ?", (row[0],))
                 pid = row[0]
             else:
                 pid = db.execute(
@@ -213,7 +240,7 @@ class State:
 
     def ensure_house(self, name: str) -> Participant:
         """The participant owning a house bot (no token can log in as it)."""
-        row = self._db.execute("SELECT id FROM participants WHERE name = ?", (name,)).fetchone()
+        row = self._db.execute(f"SELECT id FROM participants {_BY_NAME}", (name, name)).fetchone()
         if row:
             found = self.participant(row[0])
             assert found is not None
@@ -249,9 +276,9 @@ class State:
         return _participant(row) if row else None
 
     def participant_named(self, name: str) -> Participant | None:
-        """The participant called ``name``."""
+        """The participant called ``name`` (whatever its case)."""
         row = self._db.execute(
-            "SELECT id, name, is_admin, is_house, disqualified, created_at FROM participants WHERE name = ?", (name,)
+            f"SELECT id, name, is_admin, is_house, disqualified, created_at FROM participants {_BY_NAME}", (name, name)
         ).fetchone()
         return _participant(row) if row else None
 
@@ -266,6 +293,29 @@ class State:
         """Disqualify a participant's bot (``reason``) or readmit it (``""``)."""
         with self._transaction() as db:
             db.execute("UPDATE participants SET disqualified = ? WHERE id = ?", (reason, pid))
+
+    # Login links ---------------------------------------------------------------
+    def new_login_code(self, pid: int) -> str:
+        """A code for a login link of participant ``pid``: it logs in once, within ``LOGIN_LINK_DAYS``."""
+        code = secrets.token_urlsafe(24)
+        expires = (datetime.now(UTC) + timedelta(days=LOGIN_LINK_DAYS)).isoformat(timespec="seconds")
+        with self._transaction() as db:
+            db.execute("DELETE FROM login_codes WHERE expires_at < ?", (now(),))
+            db.execute("INSERT INTO login_codes VALUES (?, ?, ?)", (hash_secret(code), pid, expires))
+        return code
+
+    def by_login_code(self, code: str, *, use: bool) -> Participant | None:
+        """The participant whose unexpired login code this is (``use``: the code is spent); ``None`` if none."""
+        if not code or len(code) > 200:
+            return None
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT participant_id FROM login_codes WHERE code_hash = ? AND expires_at >= ?",
+                (hash_secret(code), now()),
+            ).fetchone()
+            if row and use:
+                db.execute("DELETE FROM login_codes WHERE code_hash = ?", (hash_secret(code),))
+        return self.participant(row[0]) if row else None
 
     # Sessions ------------------------------------------------------------------
     def new_session(self, pid: int) -> str:

@@ -69,6 +69,10 @@ from .state import NAME_RULE, Participant, Submission, check_name
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
+LINK_SPENT = (
+    "that login link is spent or expired (a link logs in once, within a week): log in with your token,"
+    " or ask the organiser for a new link"
+)
 FORM_OVERHEAD = 64 << 10
 """Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
@@ -227,7 +231,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/", pages.leaderboard),
         Route("/events", pages.events),
         Route("/login", pages.login, methods=["GET", "POST"]),
-        Route("/login/{token}", pages.login_link),
+        Route("/login/{code}", pages.login_link),
         Route("/logout", pages.logout, methods=["POST"]),
         Route("/register", pages.register, methods=["GET", "POST"]),
         Route("/me", pages.me),
@@ -401,19 +405,31 @@ class Pages:
         return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]:
-        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats)."""
+        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats).
+
+        Both seats' cards are the deal: while a match on it is still to be
+        played (the pair's other leg), no one but the organiser sees them; an
+        owner sees what its own bot saw.
+        """
         if viewer is not None and viewer.is_admin:
             return True, None
         rule = self.c.config.replays
-        if rule == "public" or (rule == "after-end" and self.c.frozen):
+        over = self.c.deal_over(match)
+        if over and (rule == "public" or (rule == "after-end" and self.c.frozen)):
             return True, None
+        if viewer is None:  # (no look-up of the owners: /api/matches asks this of up to 1,000 matches)
+            return False, None
         owners = self.owners_of(match)
         mine = [seat for seat, owner in zip(SEATS, owners, strict=True) if viewer and owner and owner.id == viewer.id]
         if not mine:
             return False, None
-        if rule == "owners":
+        if rule == "owners" and over:
             return True, None
-        return True, mine[0]  # after-end, before the end: an owner sees only what its own bot saw
+        return True, mine[0]  # before the deal (or, with after-end, the competition) is over: its own bot's view
+
+    def seed_shown(self, viewer: Participant | None, match: PlayedMatch) -> bool:
+        """Whether ``viewer`` may see ``match``'s seed: only who may see both seats' cards (the deal is over)."""
+        return self.replay_access(viewer, match) == (True, None)
 
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
@@ -488,20 +504,26 @@ class Pages:
             return self.page(request, "login.html")
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
-        token = str(form.get("token", ""))
-        participant = self.c.state.by_token(token)
-        if participant is None:
-            return self.page(request, "login.html", 401, message="that token is not valid")
+        code = str(form.get("code", ""))
+        if code:  # from a login link: it logs in once
+            participant = self.c.state.by_login_code(code, use=True)
+            if participant is None:
+                return self.page(request, "login.html", 401, message=LINK_SPENT)
+        else:
+            participant = self.c.state.by_token(str(form.get("token", "")))
+            if participant is None:
+                return self.page(request, "login.html", 401, message="that token is not valid")
         self._start_session(request, participant)
         return RedirectResponse("/admin" if participant.is_admin else "/me", status_code=303)
 
     async def login_link(self, request: Request) -> Response:
-        """The secret link: a page with one button (a link alone never logs anyone in: no login CSRF)."""
-        token = request.path_params["token"]
-        participant = self.c.state.by_token(token)
+        """A login link: a page with one button (a link alone never logs anyone in: no login CSRF, and a preview
+        of the link does not spend it); the button spends the link's code."""
+        code = request.path_params["code"]
+        participant = self.c.state.by_login_code(code, use=False)
         if participant is None:
-            return self.page(request, "login.html", 401, message="that login link is not valid")
-        return self.page(request, "login_link.html", token=token, participant=participant)
+            return self.page(request, "login.html", 401, message=LINK_SPENT)
+        return self.page(request, "login_link.html", code=code, participant=participant)
 
     def _start_session(self, request: Request, participant: Participant) -> None:
         old = request.session.get("sid")
@@ -537,13 +559,15 @@ class Pages:
             check_name(name)
         except ConfigError as exc:
             return self.page(request, "register.html", 400, rule=NAME_RULE, message=str(exc), name=name)
-        if self.c.state.participant_named(name) is not None:
+        if self.c.state.participant_named(name) is not None:  # whatever its case
             return self.page(request, "register.html", 409, rule=NAME_RULE, message="that name is taken", name=name)
-        participant, token = self.c.state.add_participant(name)
+        refused = self.c.name_refused(name)
+        if refused:
+            return self.page(request, "register.html", 409, rule=NAME_RULE, message=f"that name {refused}", name=name)
+        participant, token = self.c.state.add_participant(name, new=True)
         self._registrations[client] = [*recent, now]
         self._start_session(request, participant)
-        link = f"{request.base_url}login/{token}"
-        return self.page(request, "registered.html", token=token, link=link, me=participant)
+        return self.page(request, "registered.html", token=token, me=participant)
 
     # A participant's own pages ----------------------------------------------------
     async def me(self, request: Request) -> Response:
@@ -737,6 +761,8 @@ class Pages:
             replay=allowed and bool(match.log_path),
             seat=seat,
             rule=self.c.config.replays,
+            seed=str(match.seed) if allowed and seat is None else "",
+            deal_over=self.c.deal_over(match),
         )
 
     async def replay(self, request: Request) -> Response:
@@ -752,7 +778,7 @@ class Pages:
         else:
             owners = self.owners_of(match)
             stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of)
+        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -878,12 +904,21 @@ class Pages:
         if bot:
             name = self.participant(bot).name
             matches = [m for m in matches if name in (m.bot_a, m.bot_b)]
-        return JSONResponse({"matches": [_match_json(m) for m in self.c.labelled(matches[::-1][:limit])]})
+        viewer = self.who(request)
+        shown = matches[::-1][:limit]
+        return JSONResponse(
+            {
+                "matches": [
+                    _match_json(labelled, self.seed_shown(viewer, match))
+                    for match, labelled in zip(shown, self.c.labelled(shown), strict=True)
+                ]
+            }
+        )
 
     async def api_match(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
-        data = _match_json(self.c.labelled([match])[0])
+        data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
         data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
         data["replay_seat"] = seat
         return JSONResponse(data)
@@ -989,16 +1024,17 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str]) -> str:
+def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool) -> str:
     """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
 
-    A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page.
+    A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page. The seed
+    is in it only when ``seed_shown`` (a viewer who sees one seat must not deal the other's cards from it).
     """
     from ..replay import load_log, match_page
 
     log = load_log(path)
     log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
-    return match_page(log, seat=seat)
+    return match_page(log, seat=seat, seed_shown=seed_shown)
 
 
 def _backup(database: Path, folder: Path) -> Path:
@@ -1069,14 +1105,15 @@ def _submission_json(submission: Submission) -> dict[str, Any]:
     }
 
 
-def _match_json(match: PlayedMatch) -> dict[str, Any]:
+def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
+    """A match as the API sends it; its seed a string (JavaScript's numbers would round it), or null while secret."""
     return {
         "key": match.key,
         "deal": match.deal,
         "leg": match.leg,
         "bot_a": match.bot_a,
         "bot_b": match.bot_b,
-        "seed": match.seed,
+        "seed": str(match.seed) if seed_shown else None,
         "points": list(match.points),
         "winner": match.winner,
         "forfeit": list(match.forfeit),

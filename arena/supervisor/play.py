@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import os
 import re
@@ -30,6 +31,17 @@ QUIT_LINE = protocol.encode(protocol.Quit())
 def new_seed() -> int:
     """A fresh random seed (63 bits), for matches where the user gave none."""
     return int.from_bytes(os.urandom(8), "big") >> 1
+
+
+def opaque_match_id(seed: int, key: str) -> str:
+    """The id a bot is told for match ``key`` dealt from ``seed``: ``m`` and 15 hex digits of a hash of both.
+
+    It is stable (a bot that seeds its own random numbers from it plays the
+    same match again) and tells nothing a bot could use where the seed is
+    secret (a competition server's): not the deal, the leg, the opponent, or
+    whether the match is a check.
+    """
+    return "m" + hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()[:15]
 
 
 def spawn_options(spec: BotSpec, limits: Limits, stderr_path: Path | None) -> SpawnOptions:
