@@ -239,13 +239,23 @@ COMMANDS: dict[str, Run | Skip] = {
     SERVER: Skip(
         "a server that runs until stopped; tests/test_server_live.py and tests/test_server_browser.py start it"
     ),
-    "arena submit http://127.0.0.1:8000 my-bot/ --token TOKEN": Skip(
+    f"{SERVER} --self-check": Run(says=("examples/rps-poker-server.toml: every check passed",)),
+    "export ARENA_TOKEN=TOKEN": Skip("TOKEN stands for a participant's token; the next commands need a running server"),
+    "arena submit http://127.0.0.1:8000 my-bot/": Skip(
         "needs a running server and a participant's token; tests/test_server_live.py submits to one"
+    ),
+    "arena submit http://127.0.0.1:8000 my-bot/ --token-file ~/.arena-token": Skip(
+        "needs a running server and a token file; tests/test_server_accounts.py submits with one"
     ),
     "docker compose -f docker/compose.yaml up --build": Skip(
         "needs a Docker engine, which CI has not; tests/test_docker.py lints the Dockerfile and checks compose.yaml"
     ),
     "docker compose -f docker/compose.yaml up --build --scale worker=6": Skip("needs a Docker engine (as above)"),
+    "docker compose -f docker/compose.yaml exec server arena serve examples/rps-poker-server.toml --self-check": Skip(
+        "needs a Docker engine (as above); the same self-check runs on the host above"
+    ),
+    "docker compose -f docker/compose.yaml run --rm server arena serve /opt/arena/examples/rps-poker-server.toml"
+    " --self-check": Skip("needs a Docker engine (as above)"),
     "docker compose -f docker/compose.yaml run --rm coordinator arena results arena-runs/results.sqlite": Skip(
         "needs a Docker engine (as above)"
     ),
