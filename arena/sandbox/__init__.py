@@ -43,7 +43,10 @@ DEFAULT_MINIMUM = "isolated"
 
 def _mechanisms(layers: list[str]) -> dict[str, list[str]]:
     caps = capabilities()
-    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts())
+    freezer = caps.cgroup is not None and caps.cgroup.freezer
+    return mechanisms(
+        set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts(), freezer=freezer
+    )
 
 
 def layers_in_force(policy: SandboxPolicy | None = None) -> list[str]:

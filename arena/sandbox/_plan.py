@@ -459,6 +459,7 @@ class Jail:
             "env": self.env,
             "rlimits": self._rlimits(profile),
             "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            "freezer": self._freezer_config(),
             "uid": self.uid,
             "gid": self.uid,
             "netns": "netns" in self.layers,
@@ -486,6 +487,13 @@ class Jail:
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
         self.argv = launch_argv(config)
+
+    def _freezer_config(self) -> dict[str, str] | None:
+        """For the launcher's waiting half (v1): where to leave the freezer, and how to thaw the bot as the arena dies."""
+        leave = self.cgroup.freezer_leave if self.cgroup is not None else ""
+        if not leave or self.cgroup is None:
+            return None
+        return {"leave": leave, "state": str(self.cgroup.dirs["freezer"] / "freezer.state"), "thawed": "THAWED"}
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
@@ -628,6 +636,14 @@ class Jail:
         return args
 
     # --- while the bot runs -------------------------------------------------------------------
+
+    def freezable(self) -> bool:
+        """Whether :meth:`set_frozen` can stop every process of the bot (its cgroup has a freezer)."""
+        return self.cgroup is not None and self.cgroup.freezable
+
+    def set_frozen(self, frozen: bool) -> bool:
+        """Freeze or thaw every process of the bot (see :meth:`BotCgroup.set_frozen`); whether it was done."""
+        return self.cgroup is not None and self.cgroup.set_frozen(frozen)
 
     def cpu_seconds(self) -> float:
         """CPU time of the bot's whole process tree so far (never decreases)."""
