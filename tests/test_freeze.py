@@ -8,14 +8,12 @@ its next request gets no CPU at all. Without one, that CPU is charged to it
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,13 +22,13 @@ import trio
 from arena import resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
-from arena.sandbox import SandboxPolicy, capabilities, configure, current_policy
+from arena.sandbox import capabilities, current_policy
 from arena.supervisor._pool import open_pool
 from arena.supervisor._process import BotProcess, SpawnOptions, bot_environment, open_bot
 from arena.supervisor.match import MatchRecord, MatchRunner, Seat
 from arena.supervisor.wires import wire_for
 
-from .test_hostile import GOOD, LIMITS, hostile
+from .test_hostile import GOOD, LIMITS, hostile, without_cgroup
 
 
 def _need_freezer() -> None:
@@ -39,16 +37,6 @@ def _need_freezer() -> None:
         pytest.skip(f"no cgroup here: {caps.missing.get('cgroup')}")
     if not caps.cgroup.freezer:
         pytest.skip("the cgroups here have no freezer")
-
-
-@contextlib.contextmanager
-def _without_cgroup() -> Iterator[None]:
-    saved = current_policy()
-    configure(SandboxPolicy(layers=frozenset(set(saved.layers) - {"cgroup"})))
-    try:
-        yield
-    finally:
-        configure(saved)
 
 
 class _IdleMeter:
@@ -224,7 +212,7 @@ async def test_without_a_cgroup_nothing_is_frozen_and_idle_cpu_is_charged(tmp_pa
     # it uses there is charged to it (tests/test_hostile.py has the faults).
     reader = "import sys\nfor line in sys.stdin:\n    pass\n"
     spec = BotSpec(name="reader", command=(sys.executable, "-c", reader), cwd=Path.cwd(), profile="python")
-    with _without_cgroup():
+    with without_cgroup():
         async with open_bot(spec, SpawnOptions(env=bot_environment(spec), limits=LIMITS)) as bot:
             bot.freeze()
             assert not bot.frozen

@@ -290,8 +290,8 @@ async def _cpu_idle() -> Verdict:
         return Verdict(False, f"the canary could not start its busy loops: {error}")
     if frozen_cpu is not None:
         held = frozen_cpu < FROZEN_CPU_S
-        return Verdict(held, f"two busy loops, no request pending, frozen (cgroup freezer): they used {frozen_cpu:.3f}s "
-                             f"of CPU in {FROZEN_WATCH_S:g}s")  # fmt: skip
+        said = f"they used {frozen_cpu:.3f}s of CPU in {FROZEN_WATCH_S:g}s"
+        return Verdict(held, f"two busy loops, no request pending, frozen (cgroup freezer): {said}")
     if fault is None:
         return Verdict(False, f"two busy loops ran 30 s while no request was pending; the arena counted {used:.2f} s")
     return Verdict(True, f"two busy loops, no request pending: ended once over its next move's CPU ({fault.reason})")

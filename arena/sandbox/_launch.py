@@ -353,7 +353,7 @@ def become_init_parent(child: int, lifeline: int | None, proc: int, freezer: dic
             os.read(wake_r, 512)
         if lifeline in readable:  # end-of-file: the arena is gone, so is the bot
             if freezer is not None:
-                try:  # noqa: SIM105 (contextlib: an import less)
+                try:
                     with open(freezer["state"], "w") as file:
                         file.write(freezer["thawed"])
                 except OSError:

@@ -489,7 +489,7 @@ class Jail:
         self.argv = launch_argv(config)
 
     def _freezer_config(self) -> dict[str, str] | None:
-        """For the launcher's waiting half (v1): where to leave the freezer, and how to thaw the bot as the arena dies."""
+        """For the launcher's waiting half (v1): where to leave the freezer, how to thaw the bot as the arena dies."""
         leave = self.cgroup.freezer_leave if self.cgroup is not None else ""
         if not leave or self.cgroup is None:
             return None
