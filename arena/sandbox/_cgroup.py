@@ -382,10 +382,25 @@ def _with_background(base: CgroupBase, cpu: Path | None) -> CgroupBase:
     return weighted
 
 
+ANCHOR = "frozen-anchor"
+"""An empty v1 freezer group kept frozen for good, beside the bots' groups: see :func:`_with_freezer`."""
+
+
 def _with_freezer(base: CgroupBase, freezer: Path | None) -> CgroupBase:
-    """``base`` (v1) with bots' groups in the ``freezer`` hierarchy too, where it is mounted and writable here."""
+    """``base`` (v1) with bots' groups in the ``freezer`` hierarchy too, where it is mounted and writable here.
+
+    An empty group (``ANCHOR``) is left frozen for good. The kernel (6.1 and
+    later) turns a static key on as the first v1 group freezes and off as the
+    last thaws, patching its code each time: measured here, 67 us for every
+    freeze and every thaw while no other group was frozen, 1 us with one
+    (a frozen group with no process in it costs nothing else).
+    """
     if freezer is None:
         return base
+    with contextlib.suppress(OSError):
+        anchor = freezer / _PREFIX / ANCHOR
+        anchor.mkdir(parents=True, exist_ok=True)
+        _write(anchor / "freezer.state", "FROZEN")
     frozen = CgroupBase(1, {**base.parents, "freezer": freezer / _PREFIX}, background=base.background, freezer=True)
     return frozen if _probe(frozen, freeze=True) is None else base
 
