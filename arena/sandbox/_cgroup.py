@@ -176,14 +176,30 @@ class BotCgroup:
 
     @property
     def freezer_leave(self) -> str:
-        """Where a process writes its pid to leave the group's freezer (v1; ``""``: it cannot leave it alone).
+        """Where a process writes its pid to be out of the group's freezer (``""``: nowhere here).
 
-        The launcher's waiting half leaves it, so that it can still thaw and
-        kill a frozen bot when the arena dies (on v1 a frozen task does not
-        die of SIGKILL until thawed).
+        The launcher's waiting half goes there, so that it still sees the
+        arena die while the bot is frozen, and thaws and kills it then (on v1
+        a frozen task does not even die of SIGKILL until thawed). On v1 that
+        is the freezer's parent group; on v2 (one group for every controller)
+        a leaf beside the bots' groups, ``LAUNCHERS``, made here.
         """
-        folder = self.dirs.get("freezer") if self.freezable and self.version == 1 else None
-        return str(folder.parent / "cgroup.procs") if folder is not None else ""
+        if not self.freezable:
+            return ""
+        if self.version == 1:
+            folder = self.dirs.get("freezer")
+            return str(folder.parent / "cgroup.procs") if folder is not None else ""
+        leaf = self.dirs["unified"].parent / LAUNCHERS
+        try:
+            leaf.mkdir(exist_ok=True)
+        except OSError:
+            return ""
+        return str(leaf / "cgroup.procs")
+
+    def freezer_state(self) -> tuple[str, str] | None:
+        """The file that freezes the group and what thaws it, for the launcher (``None``: no freezer)."""
+        found = self._freeze_file() if self.freezable else None
+        return None if found is None else (str(found[0]), found[2].decode())
 
     def _freeze_file(self) -> tuple[Path, bytes, bytes] | None:
         """The file that freezes the group, and what freezes and thaws it (``None``: no freezer here)."""
@@ -382,6 +398,8 @@ def _with_background(base: CgroupBase, cpu: Path | None) -> CgroupBase:
     return weighted
 
 
+LAUNCHERS = "launchers"
+"""The v2 group (a leaf beside bots' groups) where launchers wait, out of their bots' freezer."""
 ANCHOR = "frozen-anchor"
 """An empty v1 freezer group kept frozen for good, beside the bots' groups: see :func:`_with_freezer`."""
 

@@ -489,11 +489,13 @@ class Jail:
         self.argv = launch_argv(config)
 
     def _freezer_config(self) -> dict[str, str] | None:
-        """For the launcher's waiting half (v1): where to leave the freezer, how to thaw the bot as the arena dies."""
-        leave = self.cgroup.freezer_leave if self.cgroup is not None else ""
-        if not leave or self.cgroup is None:
+        """For the launcher's waiting half: where to leave the bot's freezer, how to thaw the bot as the arena dies."""
+        if self.cgroup is None:
             return None
-        return {"leave": leave, "state": str(self.cgroup.dirs["freezer"] / "freezer.state"), "thawed": "THAWED"}
+        leave, state = self.cgroup.freezer_leave, self.cgroup.freezer_state()
+        if not leave or state is None:
+            return None
+        return {"leave": leave, "state": state[0], "thawed": state[1]}
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
