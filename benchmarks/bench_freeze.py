@@ -137,7 +137,7 @@ def main() -> None:
         ("3. two quick bots, a second job playing four busy loops", plain, dataclasses.replace(busy, reuse=True)),
     ]
     for label, first, beside in cases:
-        totals = {True: [0.0, 0.0, 0, 0, 0], False: [0.0, 0.0, 0, 0, 0]}
+        totals: dict[bool, list[float]] = {True: [0.0] * 5, False: [0.0] * 5}
         for _ in range(args.blocks):
             for on in (True, False):
                 with freezer(on):
@@ -154,7 +154,7 @@ def main() -> None:
             per = max(requests, 1)
             print(
                 f"   {'frozen ' if on else 'running'}: {played / wall:6.1f} matches/s, {wall / per * 1e6:7.0f} us wall "
-                f"and {cpu / per * 1e6:5.0f} us of arena CPU per request ({requests} requests, {faults} faults)"
+                f"and {cpu / per * 1e6:5.0f} us of arena CPU per request ({requests:.0f} requests, {faults:.0f} faults)"
             )
 
 
