@@ -150,11 +150,11 @@ def main() -> None:
                 total[4] += args.matches
         print(f"{label} (load {os.getloadavg()[0]:.1f}):")
         for on in (True, False):
-            wall, cpu, requests, faults, played = totals[on]
-            per = max(requests, 1)
+            took, spent, asked, faulted, played = totals[on]
+            per = max(asked, 1.0)
             print(
-                f"   {'frozen ' if on else 'running'}: {played / wall:6.1f} matches/s, {wall / per * 1e6:7.0f} us wall "
-                f"and {cpu / per * 1e6:5.0f} us of arena CPU per request ({requests:.0f} requests, {faults:.0f} faults)"
+                f"   {'frozen ' if on else 'running'}: {played / took:6.1f} matches/s, {took / per * 1e6:7.0f} us wall "
+                f"and {spent / per * 1e6:5.0f} us of arena CPU per request ({asked:.0f} requests, {faulted:.0f} faults)"
             )
 
 
