@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
@@ -23,7 +24,7 @@ from arena import resolve
 from arena.bots.spec import BotSpec
 from arena.games import get_game
 from arena.sandbox import capabilities, current_policy
-from arena.supervisor._pool import open_pool
+from arena.supervisor._pool import BotPool, open_pool
 from arena.supervisor._process import BotProcess, SpawnOptions, bot_environment, open_bot
 from arena.supervisor.match import MatchRecord, MatchRunner, Seat
 from arena.supervisor.wires import wire_for
@@ -144,6 +145,32 @@ async def test_a_bot_idle_in_the_pool_is_frozen_and_plays_its_next_match(tmp_pat
         assert used < 0.02, used
         assert idle.breach is None
         assert (await play(pool, 3)).faults == []
+
+
+async def test_time_frozen_in_the_pool_counts_against_no_limit() -> None:
+    # Frozen in the pool for longer than a move's wall-clock cap and than its background allowance refills: its
+    # next match starts its clocks at the request, after the thaw.
+    _need_freezer()
+    game = get_game("rps-poker")
+    limits = msgspec.structs.replace(LIMITS, move_wall_s=1.0, startup_s=5.0)
+    spec = dataclasses.replace(resolve(str(GOOD)), reuse=True)
+    quick = dataclasses.replace(resolve(str(GOOD)), name="other", reuse=True)
+
+    async def play(pool: BotPool, seed: int) -> MatchRecord:
+        bots = [await pool.acquire(spec, limits, deal=seed), await pool.acquire(quick, limits, deal=seed)]
+        seats = [Seat(bot=b, limits=limits, name=b.spec.name, wire=wire_for("json", game)) for b in bots]
+        record = await MatchRunner(game, seed, seats, match_id=f"m{seed}").run()
+        for bot in bots:
+            pool.release(bot, faulted=bool(record.faults))
+        return record
+
+    async with open_pool() as pool:
+        assert (await play(pool, 1)).faults == []
+        (idle,) = [held.bot for held in pool._idle[spec.name]]
+        assert idle.frozen
+        await trio.sleep(2.5)
+        assert (await play(pool, 2)).faults == []
+        assert pool.stats.reused >= 1
 
 
 async def test_notices_that_fill_a_frozen_bots_pipe_do_not_block_the_arena() -> None:
