@@ -322,9 +322,11 @@ def fork_watched(config: dict[str, Any]) -> None:
 def become_init_parent(child: int, lifeline: int | None, proc: int, freezer: dict[str, str] | None) -> None:
     """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did.
 
-    Where the bot's group has a v1 freezer, this half leaves it (the arena
-    freezes the bot between requests): it must still see the arena die, and
-    thaw the bot then, since a frozen task does not die of SIGKILL until thawed.
+    Where the bot's group has a freezer, this half leaves it (the arena
+    freezes the bot between requests; ``freezer["leave"]`` is the v1
+    freezer's parent group, or a v2 leaf of launchers): it must still see the
+    arena die, and thaw the bot then (on v1 a frozen task does not die of
+    SIGKILL until thawed).
     """
     if freezer is not None:
         try:
