@@ -629,34 +629,71 @@ def test_a_bot_that_remembers_deals_never_meets_the_other_leg_in_a_competition(
 # CPU between moves (issue 27, item 12): charged to the bot, never free ------------------------------------------
 
 
-async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charged_to_it(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def without_cgroup() -> Iterator[None]:
+    """The sandbox policy without its cgroup layer (as unprivileged): no freezer, CPU read from /proc."""
+    saved = current_policy()
+    configure(SandboxPolicy(layers=frozenset(set(saved.layers) - {"cgroup"})))
+    try:
+        yield
+    finally:
+        configure(saved)
+
+
+def frozen_or_charged(mode: str) -> contextlib.AbstractContextManager[None]:
+    """``charged``: without cgroups; ``frozen``: with the cgroup freezer (skipped where there is none)."""
+    if mode == "charged":
+        return without_cgroup()
+    cgroup = capabilities().cgroup
+    if cgroup is None or "cgroup" not in current_policy().layers or not cgroup.freezer:
+        pytest.skip(f"no cgroup freezer here: {capabilities().missing.get('cgroup', 'not in the policy')}")
+    return contextlib.nullcontext()
+
+
+@pytest.mark.parametrize("mode", ["frozen", "charged"])
+async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charged_to_it(
+    mode: str, tmp_path: Path
+) -> None:
     # 0.3 s of CPU after each answer (within the background allowance), while the arena waits 1.5 s for the slow
-    # opponent: it used to be free; it is the next move's, whose budget is 0.2 s.
+    # opponent: it used to be free. Charged: it is the next move's, whose budget is 0.2 s. Frozen: it cannot run
+    # before the next request, and runs in that move.
     slow = BotSpec(
         name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "1.5"), cwd=HOSTILE, profile="python"
     )
     game = get_game("rps-poker")
     limits = msgspec.structs.replace(LIMITS, move_s=0.1, time_bank_s=0.1)
-    record = await play_match(
-        game, (hostile("burn_after_answer", "0.3"), slow), seed=3, limits=limits, log_dir=tmp_path
-    )
-    assert_fault(record, "timeout", "before the request, between moves")
+    with frozen_or_charged(mode):
+        record = await play_match(
+            game, (hostile("burn_after_answer", "0.3"), slow), seed=3, limits=limits, log_dir=tmp_path
+        )
+    assert_fault(record, "timeout", "no answer within 0.2s of CPU")
+    assert ("before the request, between moves" in record.faults[0].reason) == (mode == "charged")
 
 
 @pytest.mark.slow
-async def test_cpu_busy_loops_running_from_the_start_exhaust_the_background_allowance(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["frozen", "charged"])
+async def test_cpu_busy_loops_running_from_the_start_exhaust_the_background_allowance(
+    mode: str, tmp_path: Path
+) -> None:
     # Issue 27's reused bot: four busy loops from its start, every answer at once; each move's CPU stayed far below
     # its budget (the gaps between moves are short), yet the loops took the machine's CPU from everyone else.
+    # Charged, they exhaust its background allowance; frozen, they run only within its moves (tests/test_freeze.py
+    # measures that they use nothing between them).
     slow = BotSpec(
         name="slow", command=(sys.executable, str(HOSTILE / "bot.py"), "slow", "0.3"), cwd=HOSTILE, profile="python"
     )
     game = get_game("rps-poker")
-    record = await play_match(game, (hostile("busy_at_start"), slow), seed=3, limits=LIMITS, log_dir=tmp_path)
+    with frozen_or_charged(mode):
+        record = await play_match(game, (hostile("busy_at_start"), slow), seed=3, limits=LIMITS, log_dir=tmp_path)
+    if mode == "frozen":
+        assert record.faults == []
+        return
     assert_fault(record, "timeout", "while no request was pending")
     assert "of a CPU on average" in record.faults[0].reason
 
 
 async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says_why(tmp_path: Path) -> None:
+    # Without a freezer (tests/test_freeze.py has the frozen case: its loops never run in the pool).
     from arena.supervisor._pool import open_pool
 
     game = get_game("rps-poker")
@@ -672,14 +709,15 @@ async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says
             pool.release(bot, faulted=seat in faulted)
         return record
 
-    async with open_pool() as pool:
-        assert (await play(1)).faults == []  # its busy loops start as the match ends
-        (idle,) = [held.bot for held in pool._idle[spec.name]]
-        with trio.fail_after(30):
-            while idle.breach is None:
-                await trio.sleep(0.1)
-        assert idle.process.poll() is not None, "the pool ended it while idle"
-        record = await play(2)
+    with without_cgroup():
+        async with open_pool() as pool:
+            assert (await play(1)).faults == []  # its busy loops start as the match ends
+            (idle,) = [held.bot for held in pool._idle[spec.name]]
+            with trio.fail_after(30):
+                while idle.breach is None:
+                    await trio.sleep(0.1)
+            assert idle.process.poll() is not None, "the pool ended it while idle"
+            record = await play(2)
     assert_fault(record, "timeout", "while no request was pending")
 
 

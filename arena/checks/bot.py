@@ -408,6 +408,7 @@ async def _tell_to_quit(bot: BotProcess) -> Check:
     try:
         if bot.process.poll() is not None:
             raise Crash("exited")
+        bot.thaw()  # frozen since its last answer (no request is pending): it could not read quit
         await bot.send(line)
     except BotFault as exc:
         with trio.move_on_after(EXIT_WAIT_S):
@@ -453,6 +454,7 @@ async def _check_input_closed(
             return Check(name, None, f"not judged: the bot faulted in the match before ({mine[0].kind})")
         started = trio.current_time()
         assert bot.process.stdin is not None
+        bot.thaw()  # frozen since its last answer: it could not see its input close
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await bot.process.stdin.aclose()
         return await _await_exit(bot, name, started, "after its input closed", [])

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
@@ -43,6 +43,9 @@ from ..sandbox import (
     serving_level,
     summary,
 )
+
+if TYPE_CHECKING:
+    from ..supervisor._process import BotProcess
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
 CANARY_LIMITS = Limits(
@@ -273,26 +276,50 @@ IDLE_LIMITS = msgspec.structs.replace(CANARY_LIMITS, startup_s=0.3, move_s=0.1, 
 
 
 async def _cpu_idle() -> Verdict:
-    """Busy loops left running while no request is pending: the arena must charge them and end the bot."""
+    """Busy loops left running while no request is pending: frozen where a cgroup freezer is, else charged and ended."""
     from ..supervisor._process import SpawnOptions, bot_environment, open_bot
 
     spec = _canary("cpu_idle", "2")
     options = SpawnOptions(env=bot_environment(spec), line_bytes=IDLE_LIMITS.line_bytes, limits=IDLE_LIMITS)
     fault = None
+    frozen_cpu: float | None = None
     async with open_bot(spec, options) as bot:
         line = b""
         with contextlib.suppress(BotFault), trio.move_on_after(30):
             line = await bot.read_line(output_budget=1 << 16)
-            while fault is None:  # what the pool does to a process idle in it (see BotPool.watch_idle)
+            bot.freeze()  # as after an answer: no request is pending now
+            if bot.frozen:
+                frozen_cpu = await _cpu_while_frozen(bot)
+            while fault is None and not bot.frozen:  # what the pool does to a process idle in it (BotPool.watch_idle)
                 await trio.sleep(0.1)
                 fault = bot.idle_cpu_fault()
         used = bot.idle_cpu_s() or 0.0
     error = _reported_error(line)
     if error:
         return Verdict(False, f"the canary could not start its busy loops: {error}")
+    if frozen_cpu is not None:
+        held = frozen_cpu < FROZEN_CPU_S
+        said = f"they used {frozen_cpu:.3f}s of CPU in {FROZEN_WATCH_S:g}s"
+        return Verdict(held, f"two busy loops, no request pending, frozen (cgroup freezer): {said}")
     if fault is None:
         return Verdict(False, f"two busy loops ran 30 s while no request was pending; the arena counted {used:.2f} s")
     return Verdict(True, f"two busy loops, no request pending: ended once over its next move's CPU ({fault.reason})")
+
+
+FROZEN_WATCH_S = 1.0
+"""How long the ``cpu_idle`` canary watches its frozen busy loops."""
+FROZEN_CPU_S = 0.05
+"""The most CPU its frozen loops may use in that time (the freeze itself takes the kernel a moment)."""
+
+
+async def _cpu_while_frozen(bot: BotProcess) -> float:
+    """CPU seconds the frozen ``bot`` uses over ``FROZEN_WATCH_S`` (once the kernel reports the freeze done)."""
+    with trio.move_on_after(1.0):
+        while bot.jail is not None and bot.jail.cgroup is not None and not bot.jail.cgroup.frozen():
+            await trio.sleep(0.005)
+    before = bot.cpu_seconds() or 0.0
+    await trio.sleep(FROZEN_WATCH_S)
+    return (bot.cpu_seconds() or 0.0) - before
 
 
 async def _memory_shared() -> Verdict:

@@ -20,7 +20,7 @@ PROPERTIES: dict[str, str] = {
     "memory_hog": "memory limit over the process tree",
     "memory_shared": "the memory limit counts shared memory (MAP_SHARED, memfds, its tmpfs)",
     "cpu_children": "CPU of children counted against the move",
-    "cpu_idle": "CPU used while no request is pending (between moves, idle in a pool) charged; excess ends it",
+    "cpu_idle": "CPU used while no request is pending (between moves, idle in a pool): frozen, or charged and ended",
     "escape": "no process outlives its match (setsid + double fork)",
     "stdout_flood": "stdout flood cut off, arena memory bounded",
     "kernel_surface": "no io_uring, no new (user) namespaces",
@@ -44,7 +44,9 @@ ARENA_ONLY_COUNTS = ("stdout_flood", "cpu_children", "cpu_idle")
 """Properties the arena's own work holds as well as a layer would."""
 
 
-def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: bool) -> dict[str, list[str]]:
+def mechanisms(
+    layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: bool, freezer: bool
+) -> dict[str, list[str]]:
     """Property -> the mechanisms holding it with ``layers`` in force (empty: nothing does).
 
     ``build_tmpfs``: the arena may mount a tmpfs of a build's quota for it (root with ``CAP_SYS_ADMIN``).
@@ -83,6 +85,8 @@ def mechanisms(layers: set[str], *, root: bool, landlock_abi: int, build_tmpfs: 
     add("memory_shared", True, "arena polls the tree's anonymous and shared pages (RssAnon + RssShmem), memfds held "
         "open and its private tmpfs (System V segments: refused by seccomp where it is in force)")  # fmt: skip
     counted = "cgroup cpuacct" if has("cgroup") else "/proc"
+    add("cpu_idle", has("cgroup") and freezer, "cgroup freezer: its processes frozen whenever no request is pending "
+        "(from its answer until its next request, and idle in a pool)")  # fmt: skip
     add("cpu_idle", True, f"arena charges the tree's CPU since its last answer ({counted}) to its next move, "
         "and ends a pooled process once over it")  # fmt: skip
     add("escape", has("pidns"), "PID namespace: all die with the bot")

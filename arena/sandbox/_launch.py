@@ -355,7 +355,7 @@ def fork_watched(config: dict[str, Any]) -> None:
     child = os.fork()
     if child:
         os.close(alive_r)
-        become_init_parent(child, config.get("lifeline"), proc)
+        become_init_parent(child, config.get("lifeline"), proc, config.get("freezer"))
     os.close(proc)
     os.close(alive_w)
     if config.get("lifeline") is not None:
@@ -367,8 +367,21 @@ def fork_watched(config: dict[str, Any]) -> None:
     os.close(alive_r)
 
 
-def become_init_parent(child: int, lifeline: int | None, proc: int) -> None:
-    """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did."""
+def become_init_parent(child: int, lifeline: int | None, proc: int, freezer: dict[str, str] | None) -> None:
+    """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did.
+
+    Where the bot's group has a freezer, this half leaves it (the arena
+    freezes the bot between requests; ``freezer["leave"]`` is the v1
+    freezer's parent group, or a v2 leaf of launchers): it must still see the
+    arena die, and thaw the bot then (on v1 a frozen task does not die of
+    SIGKILL until thawed).
+    """
+    if freezer is not None:
+        try:
+            with open(freezer["leave"], "w") as file:
+                file.write(str(os.getpid()))
+        except OSError:
+            freezer = None
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -389,6 +402,12 @@ def become_init_parent(child: int, lifeline: int | None, proc: int) -> None:
         if wake_r in readable:
             os.read(wake_r, 512)
         if lifeline in readable:  # end-of-file: the arena is gone, so is the bot
+            if freezer is not None:
+                try:
+                    with open(freezer["state"], "w") as file:
+                        file.write(freezer["thawed"])
+                except OSError:
+                    pass
             os.kill(child, signal.SIGKILL)
             watched = [wake_r]
     kill_orphans(proc)

@@ -464,6 +464,7 @@ class Jail:
             "env": self.env,
             "rlimits": self._rlimits(profile),
             "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            "freezer": self._freezer_config(),
             "uid": self.uid,
             "gid": self.uid,
             "netns": "netns" in self.layers,
@@ -497,6 +498,15 @@ class Jail:
         masks = self._mask_files()
         hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
         return {"masks": masks, "hidden": hidden}
+
+    def _freezer_config(self) -> dict[str, str] | None:
+        """For the launcher's waiting half: where to leave the bot's freezer, how to thaw the bot as the arena dies."""
+        if self.cgroup is None:
+            return None
+        leave, state = self.cgroup.freezer_leave, self.cgroup.freezer_state()
+        if not leave or state is None:
+            return None
+        return {"leave": leave, "state": state[0], "thawed": state[1]}
 
     def _program(self, argv: list[str], readable: list[Path], env: dict[str, str]) -> tuple[list[str], list[Path], str]:
         """The command with its program as the organiser's shell finds it, readable in the jail with its installation.
@@ -654,6 +664,14 @@ class Jail:
         return args
 
     # --- while the bot runs -------------------------------------------------------------------
+
+    def freezable(self) -> bool:
+        """Whether :meth:`set_frozen` can stop every process of the bot (its cgroup has a freezer)."""
+        return self.cgroup is not None and self.cgroup.freezable
+
+    def set_frozen(self, frozen: bool) -> bool:
+        """Freeze or thaw every process of the bot (see :meth:`BotCgroup.set_frozen`); whether it was done."""
+        return self.cgroup is not None and self.cgroup.set_frozen(frozen)
 
     def cpu_seconds(self) -> float:
         """CPU time of the bot's whole process tree so far (never decreases)."""

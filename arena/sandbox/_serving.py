@@ -33,7 +33,10 @@ CONTAINER_ADVICE = (
 def held_by(layers: list[str]) -> dict[str, list[str]]:
     """Property -> the mechanisms holding it here with ``layers`` in force (empty: nothing does)."""
     caps = capabilities()
-    return mechanisms(set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts())
+    freezer = caps.cgroup is not None and caps.cgroup.freezer
+    return mechanisms(
+        set(layers), root=caps.root, landlock_abi=caps.landlock_abi, build_tmpfs=quota_mounts(), freezer=freezer
+    )
 
 
 def unheld(policy: SandboxPolicy | None = None) -> list[str]:

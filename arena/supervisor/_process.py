@@ -156,6 +156,8 @@ class BotProcess:
         """Whether it has answered once: until then its CPU is its start-up's (``startup_s``), not background."""
         self.idle_at_request: float | None = None
         """CPU seconds used between the last charge and the request just sent (``None``: unmeasurable)."""
+        self.frozen = False
+        """Whether its processes are frozen now (:meth:`freeze`: no request pending, and its jail has a freezer)."""
         self._watching = trio.CancelScope()
         self._stderr_sink: BinaryIO | None = None
         self._stderr_open = False
@@ -194,21 +196,42 @@ class BotProcess:
         """
         if answer_id == self.pending and not unasked:
             self.pending = None
+            self.freeze()
             return True
         if answer_id in self._abandoned:
             self._abandoned.remove(answer_id)
             return False
         raise unexpected_answer(answer_id, self.pending, self.next_id - 1, unasked=unasked)
 
+    def freeze(self) -> None:
+        """Freeze every process of the bot, where its jail can (a cgroup freezer): call when no request is pending.
+
+        Whatever it left running (busy loops, children) then gets no CPU at
+        all until :meth:`thaw`, which :meth:`send` calls as a request goes
+        out. Lines written to a frozen bot wait in its pipe.
+        """
+        if not self.frozen and not self.closed and self.jail is not None and self.jail.freezable():
+            self.frozen = self.jail.set_frozen(True)
+
+    def thaw(self) -> None:
+        """Let the bot's processes run again (before a request is written, or before it is stopped)."""
+        if self.frozen and self.jail is not None:
+            self.jail.set_frozen(False)
+            self.frozen = False
+
     async def send(self, data: bytes, *, timeout: float | None = None) -> None:
         """Write ``data``: a bot that closed its input crashed; one that takes none of it in ``timeout`` s timed out.
 
         The pipe nearly always has room: the bytes go in one ``write`` at once,
         with no trip through trio's scheduler; only what does not fit is
-        waited for.
+        waited for. A frozen bot is thawed first when a request is pending
+        (``data`` ends with it), and also, only for as long as the write takes,
+        when notices fill its pipe: a frozen bot never blocks the arena.
         """
         stdin = self.process.stdin
         assert stdin is not None
+        if self.pending is not None:
+            self.thaw()
         try:
             written = os.write(stdin.fileno(), data)  # type: ignore[attr-defined]  # trio keeps it non-blocking
         except BlockingIOError:
@@ -217,9 +240,20 @@ class BotProcess:
             raise await self._exit_fault("closed its input") from None
         if written == len(data):
             return
+        refreeze = self.frozen
+        self.thaw()
+        try:
+            await self._send_rest(data[written:], timeout)
+        finally:
+            if refreeze and self.pending is None:
+                self.freeze()
+
+    async def _send_rest(self, data: bytes, timeout: float | None) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
         with trio.move_on_after(math.inf if timeout is None else timeout) as waited:
             try:
-                await stdin.send_all(data[written:])
+                await stdin.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 raise await self._exit_fault("closed its input") from None
         if waited.cancelled_caught:
@@ -406,6 +440,7 @@ class BotProcess:
     def end_for(self, fault: BotFault) -> None:
         """End the bot now, while no move is awaited, for ``fault``: what its next match records."""
         self.breach = fault
+        self.thaw()
         _kill_tree(self.process.pid, self._descendants())
         if self.jail is not None:
             self.jail.kill_all()
@@ -623,6 +658,7 @@ class BotProcess:
         self.closed = True
         self._watching.cancel()
         with trio.CancelScope(shield=True):
+            self.thaw()  # a frozen bot reads no goodbye, and (cgroup v1) does not even die of SIGKILL
             descendants = self._descendants()
             if polite is not None and self.process.poll() is None:
                 with trio.move_on_after(GRACE_S):
