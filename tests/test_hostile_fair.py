@@ -332,6 +332,69 @@ def test_two_processes_of_a_bot_share_no_writable_place() -> None:
     assert [place for place in second["written"] if place not in {second["places"]["home"]}] == []
 
 
+WHO_STARTED_ME = """
+import json, os, re, sys
+with open("/proc/self/mountinfo") as file:
+    masks = " ".join(sorted(set(re.findall(r"proc-masks-[^/ ]+", file.read()))))
+with open("/proc/self/cgroup") as file:
+    cgroup = file.read().strip().rsplit("x", 1)[0]
+seen = {
+    "cgroup": cgroup,
+    "supervisor": os.environ.get("ARENA_SUPERVISOR_PID", ""),
+    "sandbox": os.environ.get("ARENA_SANDBOX", "").partition("x")[0],
+    "home": os.environ.get("HOME", "").rsplit("x", 1)[0],
+    "masks": masks,
+}
+print("STARTED-BY " + json.dumps(seen, sort_keys=True), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "match_start":
+        print("TOLD-OPPONENT " + json.dumps(message.get("opponent")), file=sys.stderr, flush=True)
+    if "id" in message:
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+def _started_by(folder: Path) -> list[dict[str, str]]:
+    return [json.loads(line.split("STARTED-BY ", 1)[1]) for line in said_in(folder, "STARTED-BY ")]
+
+
+def _opponents_told(folder: Path) -> set[str]:
+    return {json.loads(line.split("TOLD-OPPONENT ", 1)[1]) for line in said_in(folder, "TOLD-OPPONENT ")}
+
+
+@pytest.mark.slow
+def test_a_bot_sees_nothing_that_tells_its_check_from_its_ladder_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The attack round after issue 27: a participant's first bot prints what its jail tells of the process that
+    # started it; the owner reads the ladder's in its own stderr logs, and a second bot plays well only where
+    # it sees something else: in its check. Something every check's jail shows and no ladder match's jail
+    # shows tells them apart (a name drawn for each jail does not: it differs between checks too).
+    config = write_config(tmp_path, extra="workers = 1")
+    token = token_printed([str(config), "--add", "started-by"], capsys)
+    archive = bot_archive({"bot.py": WHO_STARTED_ME, "bot.toml": 'name = "started-by"\nrun = "python3 bot.py"\n'})
+    data_dir = load(config).data_dir
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        assert upload_and_wait(client, token, archive)["status"] == "passed"
+        wait_for_matches(client, "started-by", 4)
+    checks, ladder = _started_by(data_dir / "checks"), _started_by(data_dir / "logs")
+    assert checks and ladder
+    first = checks[0]
+    telling = {
+        kind: value
+        for kind, value in first.items()
+        if all(seen[kind] == value for seen in checks) and all(seen[kind] != value for seen in ladder)
+    }
+    assert telling == {}, f"every check's jail shows {telling}, no ladder match's does"
+    # Nor the opponent it is told of: a reference bot that is no house bot (nor a participant) would say "check".
+    field = {"minimal-python", "random-python"}
+    assert _opponents_told(data_dir / "logs") <= field
+    assert _opponents_told(data_dir / "checks") <= field
+
+
 def test_a_competition_begun_before_the_seed_was_secret_is_named_at_every_start(tmp_path: Path) -> None:
     config = load(write_config(tmp_path))
     competition = Competition(config)
