@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -393,6 +394,55 @@ def test_a_bot_sees_nothing_that_tells_its_check_from_its_ladder_matches(
     field = {"minimal-python", "random-python"}
     assert _opponents_told(data_dir / "logs") <= field
     assert _opponents_told(data_dir / "checks") <= field
+
+
+WHAT_I_SEE = """
+import json, os
+seen = {"environ": dict(os.environ)}
+for name in ("/proc/self/cgroup", "/proc/self/mountinfo", "/proc/1/cmdline", "/proc/1/environ"):
+    try:
+        with open(name, "rb") as file:
+            seen[name] = file.read().decode(errors="replace")
+    except OSError as exc:
+        seen[name] = str(exc)
+print(json.dumps(seen), flush=True)
+"""
+
+JAIL_SHAPES = {"bubblewrap": {"bwrap"}, "the launcher's namespaces": {"pidns", "netns", "mntns"}}
+"""The two ways a jail is made (bubblewrap, else the launcher's own namespaces), by the layers each needs."""
+
+
+@pytest.mark.parametrize("shape", sorted(JAIL_SHAPES))
+def test_a_jailed_bot_sees_nothing_of_the_arena_process_that_started_it(shape: str, tmp_path: Path) -> None:
+    # What stays the same for an arena process's life tells a server's check (the server's process) from its
+    # ladder matches (a worker's): its pid in the environment, in the jail's home and cgroup, in the folder of
+    # the /proc masks (shown in mountinfo and in bubblewrap's command line, /proc/1/cmdline).
+    needs = JAIL_SHAPES[shape]
+    if not needs <= set(capabilities().available):
+        pytest.skip(f"{shape}: this machine lacks {sorted(needs - set(capabilities().available))}")
+    (tmp_path / "bot.py").write_text(WHAT_I_SEE)
+    spec = resolve(f"python3 {tmp_path / 'bot.py'}")
+    saved = current_policy()
+    keep = (set(saved.layers) - {"bwrap", "pidns", "netns", "mntns"}) | needs
+    configure(dataclasses.replace(saved, layers=frozenset(keep)))
+
+    async def main() -> str:
+        async with open_bot(spec, spawn_options(spec, LIMITS, None)) as bot:
+            with trio.fail_after(30):
+                line = await bot.read_line(output_budget=1 << 20)
+            await bot.shutdown()
+        return line.decode()
+
+    try:
+        seen = json.loads(trio.run(main))
+    finally:
+        configure(saved)
+    assert "ARENA_SUPERVISOR_PID" not in seen["environ"]
+    pid = f"{os.getpid()}x"  # how the arena's pid began the jail's names
+    shown = {name: text for name, text in seen.items() if pid in json.dumps(text)}
+    assert shown == {}, f"the jail shows the arena's pid ({pid}) in {sorted(shown)}"
+    groups = seen["/proc/self/cgroup"].split()
+    assert groups and all(line.endswith(":/") for line in groups), groups
 
 
 def test_a_competition_begun_before_the_seed_was_secret_is_named_at_every_start(tmp_path: Path) -> None:
