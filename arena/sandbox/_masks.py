@@ -20,6 +20,7 @@ spent.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -104,11 +105,15 @@ def write_masks(folder: Path, memory_bytes: int) -> list[tuple[str, str]]:
     """
     folder.mkdir(mode=0o755)
     empty = folder / "empty"
-    pairs = []
+    pairs, made = [], set()
     for number, (name, data) in enumerate(contents(memory_bytes).items()):
         path = folder / str(number) if data else empty
-        if not path.exists():
-            path.write_bytes(data)
-            path.chmod(0o444)
+        if path not in made:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+            try:
+                os.write(fd, data)  # small: one write
+            finally:
+                os.close(fd)
+            made.add(path)
         pairs.append((str(path), f"/proc/{name}"))
     return pairs
