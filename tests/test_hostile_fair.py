@@ -396,6 +396,27 @@ def test_a_bot_sees_nothing_that_tells_its_check_from_its_ladder_matches(
     assert _opponents_told(data_dir / "checks") <= field
 
 
+def test_a_tournament_handshake_names_an_opponent_of_the_field(tmp_path: Path) -> None:
+    # A new version's handshake told it a reference bot's name (random-python) that no match of this field tells.
+    bot = tmp_path / "teller"
+    bot.mkdir()
+    (bot / "bot.py").write_text(WHO_STARTED_ME)
+    (bot / "bot.toml").write_text('name = "teller"\nrun = "python3 bot.py"\n')
+    config = TournamentConfig(
+        game="rps-poker",
+        bots=[BotEntry(text=str(bot)), BotEntry(text=str(SAMPLE_BOTS / "rps-poker" / "minimal-python"))],
+        cycles=1, limits=LIMITS, db=tmp_path / "r.sqlite", log_dir=tmp_path / "logs",
+    )  # fmt: skip
+    plan = prepare(config)
+    with Store.open(config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=1))
+    assert summary.not_admitted == {}
+    (handshake,) = [path for path in tmp_path.rglob("startup.stderr.log") if "teller" in str(path)]
+    assert "TOLD-OPPONENT" in handshake.read_text()
+    assert _opponents_told(tmp_path) == {"minimal-python"}
+
+
 WHAT_I_SEE = """
 import json, os
 seen = {"environ": dict(os.environ)}

@@ -282,16 +282,22 @@ def _which_game(spec: BotSpec, game: Game, request_type: str) -> str:
     return f'{got}: if the bot plays another game ({others}), use --game GAME or say game = "GAME" in its bot.toml'
 
 
-async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1) -> Check:
+async def handshake(
+    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1, opponent_names: Sequence[str] = ()
+) -> Check:
     """The basic handshake a competition asks of a bot before admitting it (``arena check``'s start-up check).
 
     The bot is started in its sandbox, sent a ``match_start`` and the first
     request of a match of ``game``, and must answer it legally within
-    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told a
-    reference bot's name as its opponent, as a check's matches are.
+    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told one of
+    ``opponent_names`` (the field it will meet) as its opponent, as a
+    server's check is, else a reference bot's name.
     """
     references = default_references(game, spec)
-    opponent = references[0].name if references else "opponent"
+    if opponent_names:
+        opponent = secrets.choice(list(opponent_names))
+    else:
+        opponent = references[0].name if references else "opponent"
     return await _check_startup(spec, game, limits, log_dir, seed, opponent=opponent)
 
 
