@@ -32,18 +32,10 @@ CHROMIUM_FLAGS = [
 
 
 def _our_bot_processes() -> set[int]:
-    """Pids of live processes this test process started as bots (they carry our pid in their environment)."""
-    me = str(os.getpid())
-    found: set[int] = set()
-    for proc in psutil.process_iter(["pid", "status"]):
-        if proc.info["status"] == psutil.STATUS_ZOMBIE or proc.info["pid"] == os.getpid():
-            continue
-        try:
-            if proc.environ().get("ARENA_SUPERVISOR_PID") == me:
-                found.add(proc.info["pid"])
-        except psutil.Error:
-            continue
-    return found
+    """Pids of live processes this test process started for bots (launchers, what they hold, our jails' cgroups)."""
+    from arena.sandbox import started_by
+
+    return {proc.pid for proc in started_by(os.getpid())}
 
 
 @pytest.fixture(autouse=True)

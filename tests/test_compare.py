@@ -37,6 +37,7 @@ from arena.competition.runner import run_tournament
 from arena.competition.schedule import Entrant, Scheduled, make_schedule
 from arena.competition.sprt import NELO_PER_T, Sprt
 from arena.competition.store import FaultRow, PlayedMatch, Store
+from arena.sandbox import started_by
 from arena.supervisor._pool import BotPool
 
 from .conftest import REPO, SAMPLE_BOTS
@@ -281,10 +282,9 @@ def test_a_comparison_against_a_field_resumes_after_kill_9_and_ends_as_an_unbrok
         if process.poll() is None:
             process.kill()
             process.wait()
-    for proc in psutil.process_iter():
+    for proc in started_by(process.pid):
         with contextlib.suppress(psutil.Error):
-            if proc.environ().get("ARENA_SUPERVISOR_PID") == str(process.pid):
-                proc.kill()
+            proc.kill()
     resumed = compare(tmp_path, *args, db="killed.sqlite", jobs=3)
     assert resumed.returncode == clean.returncode, resumed.stdout + resumed.stderr
     assert "Resuming: " in resumed.stdout

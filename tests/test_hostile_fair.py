@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -330,6 +331,139 @@ def test_two_processes_of_a_bot_share_no_writable_place() -> None:
     shared = {first["places"]["home"], first["places"]["tmpdir"]}
     assert [place for place in first["written"] if place not in shared] == []
     assert [place for place in second["written"] if place not in {second["places"]["home"]}] == []
+
+
+WHO_STARTED_ME = """
+import json, os, re, sys
+with open("/proc/self/mountinfo") as file:
+    masks = " ".join(sorted(set(re.findall(r"proc-masks-[^/ ]+", file.read()))))
+with open("/proc/self/cgroup") as file:
+    cgroup = file.read().strip().rsplit("x", 1)[0]
+seen = {
+    "cgroup": cgroup,
+    "supervisor": os.environ.get("ARENA_SUPERVISOR_PID", ""),
+    "sandbox": os.environ.get("ARENA_SANDBOX", "").partition("x")[0],
+    "home": os.environ.get("HOME", "").rsplit("x", 1)[0],
+    "masks": masks,
+}
+print("STARTED-BY " + json.dumps(seen, sort_keys=True), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "match_start":
+        print("TOLD-OPPONENT " + json.dumps(message.get("opponent")), file=sys.stderr, flush=True)
+    if "id" in message:
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+def _started_by(folder: Path) -> list[dict[str, str]]:
+    return [json.loads(line.split("STARTED-BY ", 1)[1]) for line in said_in(folder, "STARTED-BY ")]
+
+
+def _opponents_told(folder: Path) -> set[str]:
+    return {json.loads(line.split("TOLD-OPPONENT ", 1)[1]) for line in said_in(folder, "TOLD-OPPONENT ")}
+
+
+@pytest.mark.slow
+def test_a_bot_sees_nothing_that_tells_its_check_from_its_ladder_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The attack round after issue 27: a participant's first bot prints what its jail tells of the process that
+    # started it; the owner reads the ladder's in its own stderr logs, and a second bot plays well only where
+    # it sees something else: in its check. Something every check's jail shows and no ladder match's jail
+    # shows tells them apart (a name drawn for each jail does not: it differs between checks too).
+    config = write_config(tmp_path, extra="workers = 1")
+    token = token_printed([str(config), "--add", "started-by"], capsys)
+    archive = bot_archive({"bot.py": WHO_STARTED_ME, "bot.toml": 'name = "started-by"\nrun = "python3 bot.py"\n'})
+    data_dir = load(config).data_dir
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        assert upload_and_wait(client, token, archive)["status"] == "passed"
+        wait_for_matches(client, "started-by", 4)
+    checks, ladder = _started_by(data_dir / "checks"), _started_by(data_dir / "logs")
+    assert checks and ladder
+    first = checks[0]
+    telling = {
+        kind: value
+        for kind, value in first.items()
+        if all(seen[kind] == value for seen in checks) and all(seen[kind] != value for seen in ladder)
+    }
+    assert telling == {}, f"every check's jail shows {telling}, no ladder match's does"
+    # Nor the opponent it is told of: a reference bot that is no house bot (nor a participant) would say "check".
+    field = {"minimal-python", "random-python"}
+    assert _opponents_told(data_dir / "logs") <= field
+    assert _opponents_told(data_dir / "checks") <= field
+
+
+def test_a_tournament_handshake_names_an_opponent_of_the_field(tmp_path: Path) -> None:
+    # A new version's handshake told it a reference bot's name (random-python) that no match of this field tells.
+    bot = tmp_path / "teller"
+    bot.mkdir()
+    (bot / "bot.py").write_text(WHO_STARTED_ME)
+    (bot / "bot.toml").write_text('name = "teller"\nrun = "python3 bot.py"\n')
+    config = TournamentConfig(
+        game="rps-poker",
+        bots=[BotEntry(text=str(bot)), BotEntry(text=str(SAMPLE_BOTS / "rps-poker" / "minimal-python"))],
+        cycles=1, limits=LIMITS, db=tmp_path / "r.sqlite", log_dir=tmp_path / "logs",
+    )  # fmt: skip
+    plan = prepare(config)
+    with Store.open(config.db) as store:
+        competition = open_competition(plan, store)
+        summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=1))
+    assert summary.not_admitted == {}
+    (handshake,) = [path for path in tmp_path.rglob("startup.stderr.log") if "teller" in str(path)]
+    assert "TOLD-OPPONENT" in handshake.read_text()
+    assert _opponents_told(tmp_path) == {"minimal-python"}
+
+
+WHAT_I_SEE = """
+import json, os
+seen = {"environ": dict(os.environ)}
+for name in ("/proc/self/cgroup", "/proc/self/mountinfo", "/proc/1/cmdline", "/proc/1/environ"):
+    try:
+        with open(name, "rb") as file:
+            seen[name] = file.read().decode(errors="replace")
+    except OSError as exc:
+        seen[name] = str(exc)
+print(json.dumps(seen), flush=True)
+"""
+
+JAIL_SHAPES = {"bubblewrap": {"bwrap"}, "the launcher's namespaces": {"pidns", "netns", "mntns"}}
+"""The two ways a jail is made (bubblewrap, else the launcher's own namespaces), by the layers each needs."""
+
+
+@pytest.mark.parametrize("shape", sorted(JAIL_SHAPES))
+def test_a_jailed_bot_sees_nothing_of_the_arena_process_that_started_it(shape: str, tmp_path: Path) -> None:
+    # What stays the same for an arena process's life tells a server's check (the server's process) from its
+    # ladder matches (a worker's): its pid in the environment, in the jail's home and cgroup, in the folder of
+    # the /proc masks (shown in mountinfo and in bubblewrap's command line, /proc/1/cmdline).
+    needs = JAIL_SHAPES[shape]
+    if not needs <= set(capabilities().available):
+        pytest.skip(f"{shape}: this machine lacks {sorted(needs - set(capabilities().available))}")
+    (tmp_path / "bot.py").write_text(WHAT_I_SEE)
+    spec = resolve(f"python3 {tmp_path / 'bot.py'}")
+    saved = current_policy()
+    keep = (set(saved.layers) - {"bwrap", "pidns", "netns", "mntns"}) | needs
+    configure(dataclasses.replace(saved, layers=frozenset(keep)))
+
+    async def main() -> str:
+        async with open_bot(spec, spawn_options(spec, LIMITS, None)) as bot:
+            with trio.fail_after(30):
+                line = await bot.read_line(output_budget=1 << 20)
+            await bot.shutdown()
+        return line.decode()
+
+    try:
+        seen = json.loads(trio.run(main))
+    finally:
+        configure(saved)
+    assert "ARENA_SUPERVISOR_PID" not in seen["environ"]
+    pid = f"{os.getpid()}x"  # how the arena's pid began the jail's names
+    shown = {name: text for name, text in seen.items() if pid in json.dumps(text)}
+    assert shown == {}, f"the jail shows the arena's pid ({pid}) in {sorted(shown)}"
+    groups = seen["/proc/self/cgroup"].split()
+    assert groups and all(line.endswith(":/") for line in groups), groups
 
 
 def test_a_competition_begun_before_the_seed_was_secret_is_named_at_every_start(tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def test_an_arena_killed_while_it_starts_bots_leaves_no_process(tmp_path: Path) 
         pytest.skip(f"no cgroup to look in here: {_plan.capabilities().missing.get('cgroup')}")
     root = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-sandbox-{os.geteuid()}"
     bot = str(Path(__file__).resolve().parents[1] / "sample_bots" / "rps-poker" / "minimal-python")
-    tokens: list[str] = []
+    tokens: list[tuple[int, str]] = []
     for attempt in range(4):
         arena = subprocess.Popen([sys.executable, "-c", START_A_BOT, bot])
         deadline = time.monotonic() + 30
@@ -127,10 +127,10 @@ def test_an_arena_killed_while_it_starts_bots_leaves_no_process(tmp_path: Path) 
         time.sleep(attempt * 0.004)  # from the jail's first file to its bot running
         arena.kill()
         arena.wait()
-        tokens += mine
+        tokens += [(arena.pid, token) for token in mine]
     assert tokens, "no arena got as far as making a jail"
     time.sleep(0.5)
-    groups = [parent / f"bot-{token}" for token in tokens for parent in base.parents.values()]
+    groups = [parent / _plan.group_name(pid, token) for pid, token in tokens for parent in base.parents.values()]
     for group in groups:  # old enough for the sweep to take them as left behind
         with contextlib.suppress(OSError):
             os.utime(group, (time.time() - 3600, time.time() - 3600))

@@ -21,6 +21,7 @@ import trio
 
 from arena.cli import main
 from arena.competition.store import Store
+from arena.sandbox import started_by
 from arena.server.client import submit
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -99,14 +100,7 @@ def test_arena_submit_reports_a_wrong_token_and_a_failed_check(
 
 
 def _bots_of(pid: int) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.environ().get("ARENA_SUPERVISOR_PID") == str(pid) and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
+    return started_by(pid)
 
 
 def _workers_of(pid: int) -> list[psutil.Process]:

@@ -15,6 +15,7 @@ import psutil
 
 from arena.competition.schedule import make_schedule
 from arena.competition.store import Store
+from arena.sandbox import started_by
 
 from .conftest import REPO, SAMPLE_BOTS
 
@@ -52,15 +53,8 @@ def wait_for_matches(db: Path, process: subprocess.Popen[bytes], count: int) -> 
 
 
 def orphans_of(pid: int) -> list[psutil.Process]:
-    """Bot processes the killed arena started (they carry its pid in their environment)."""
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.environ().get("ARENA_SUPERVISOR_PID") == str(pid):
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
+    """Bot processes the killed arena started, and what they started (see :func:`arena.sandbox.started_by`)."""
+    return started_by(pid)
 
 
 def expected_keys() -> set[str]:

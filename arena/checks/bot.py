@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -144,6 +144,7 @@ async def check_bot(
     say: Callable[[str], None] | None = None,
     game_named: bool = True,
     opaque_ids: bool = False,
+    opponent_names: Sequence[str] = (),
 ) -> Report:
     """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``.
 
@@ -152,7 +153,9 @@ async def check_bot(
     The bot is told its matches' names (``check-1``...) as ids, or with
     ``opaque_ids`` (a competition server's check, whose ``seed`` is secret)
     ids shaped like a competition's, from which a bot cannot tell it is being
-    checked.
+    checked. It is told each reference bot's name as its opponent's, or one of
+    ``opponent_names`` drawn at random for each match (a server's field: a name
+    no ladder match tells would say "check").
     """
     if not references:
         raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
@@ -169,16 +172,16 @@ async def check_bot(
         return report
     for reference in references:
         await ensure_built(reference)
-    tell_id = functools.partial(_told_id, opaque=opaque_ids)
+    told = Told(opaque_ids, tuple(opponent_names))
     startup = await _check_startup(
-        spec, game, limits, log_dir, seed, game_named=game_named, opponent=references[0].name, tell_id=tell_id
+        spec, game, limits, log_dir, seed, game_named=game_named, opponent=told.opponent(references[0]), told=told
     )
     done(startup)
     if startup.passed is False:  # a bot that cannot start and answer plays no match
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
             done(Check(name, None, "not run: the bot did not start and answer"))
         return report
-    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, tell_id)
+    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, told)
     for check in _judge_matches(spec, game, played, limits, matches):
         done(check)
     done(told_to_exit)
@@ -186,7 +189,7 @@ async def check_bot(
     if slow is not None:
         done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.label} (see above)"))
     else:
-        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches, tell_id))
+        done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches, told))
     return report
 
 
@@ -213,20 +216,20 @@ async def _check_startup(
     *,
     game_named: bool = True,
     opponent: str = "opponent",
-    tell_id: TellId | None = None,
+    told: Told | None = None,
 ) -> Check:
     """Start the bot, send a match start and the first request, and time the answer.
 
-    The bot is told a reference bot's name as its opponent, and the id ``tell_id`` gives (by default an opaque
-    one: a bot that behaves only when checked must not know when it is).
+    The bot is told ``opponent`` as its opponent, and the id ``told`` gives (by default an opaque one: a bot
+    that behaves only when checked must not know when it is).
     """
-    tell_id = tell_id or functools.partial(_told_id, opaque=True)
+    told = told or Told()
     name = "starts and answers its first request"
     allowed = limits.startup_s + limits.move_s
     limits = match_limits(limits, game)  # what a ladder match would say: the match clock and cap in figures
     state = game.new_match(seed)
     start = protocol.MatchStart(
-        match_id=tell_id("check-startup", seed),
+        match_id=told.match_id("check-startup", seed),
         game=game.game_id,
         seat="A",
         params=game.params,
@@ -279,16 +282,22 @@ def _which_game(spec: BotSpec, game: Game, request_type: str) -> str:
     return f'{got}: if the bot plays another game ({others}), use --game GAME or say game = "GAME" in its bot.toml'
 
 
-async def handshake(spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1) -> Check:
+async def handshake(
+    spec: BotSpec, game: Game, limits: Limits, log_dir: Path, seed: int = 1, opponent_names: Sequence[str] = ()
+) -> Check:
     """The basic handshake a competition asks of a bot before admitting it (``arena check``'s start-up check).
 
     The bot is started in its sandbox, sent a ``match_start`` and the first
     request of a match of ``game``, and must answer it legally within
-    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told a
-    reference bot's name as its opponent, as a check's matches are.
+    ``startup_s + move_s``; its stderr goes to ``log_dir``. It is told one of
+    ``opponent_names`` (the field it will meet) as its opponent, as a
+    server's check is, else a reference bot's name.
     """
     references = default_references(game, spec)
-    opponent = references[0].name if references else "opponent"
+    if opponent_names:
+        opponent = secrets.choice(list(opponent_names))
+    else:
+        opponent = references[0].name if references else "opponent"
     return await _check_startup(spec, game, limits, log_dir, seed, opponent=opponent)
 
 
@@ -327,11 +336,11 @@ async def _play_matches(
     log_dir: Path,
     matches: int,
     seed: int,
-    tell_id: TellId,
+    told: Told,
 ) -> tuple[list[_Played], Check]:
     """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit."""
     played: list[_Played] = []
-    told = Check("exits when told to", None, "no healthy process to tell")
+    quits = Check("exits when told to", None, "no healthy process to tell")
     async with contextlib.AsyncExitStack() as stack:
         bot: BotProcess | None = None
         for number in range(matches):
@@ -344,7 +353,7 @@ async def _play_matches(
             assert bot is not None
             reference = references[number % len(references)]
             seat = number % 2
-            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number, tell_id)
+            record = await _one_match(bot, reference, seat, game, limits, log_dir, number, seed + number, told)
             played.append(_Played(record, seat, reference.name, fresh, bot.options.stderr_path, label=_label(number)))
             if played[-1].faults:
                 await bot.shutdown()
@@ -352,8 +361,8 @@ async def _play_matches(
             if any(f.kind == "timeout" for f in played[-1].faults):
                 break  # a slow bot would be slow again: one timeout says it, more only cost time
         if bot is not None:
-            told = await _tell_to_quit(bot)
-    return played, told
+            quits = await _tell_to_quit(bot)
+    return played, quits
 
 
 async def _one_match(
@@ -365,19 +374,23 @@ async def _one_match(
     log_dir: Path,
     number: int,
     seed: int,
-    tell_id: TellId,
+    told: Told,
 ) -> MatchRecord:
     label = _label(number)
     stderr_path = log_dir / f"{label}.{reference.name}.stderr.log"
     async with open_bot(reference, spawn_options(reference, limits, stderr_path)) as opponent:
         tested = Seat(bot=bot, limits=limits, name=bot.spec.name, wire=wire_for(bot.spec.protocol, game))
-        other = Seat(bot=opponent, limits=limits, name=reference.name, wire=wire_for(reference.protocol, game))
+        other = Seat(
+            bot=opponent, limits=limits, name=told.opponent(reference), wire=wire_for(reference.protocol, game)
+        )
         if tested.name == other.name:
             other.name += "#2"
         seats = [tested, other] if seat == 0 else [other, tested]
         log = MatchLog(log_dir / f"{label}.jsonl")
         try:
-            record = await MatchRunner(game, seed, seats, match_id=tell_id(label, seed), log=log).run()
+            truth = {"reference_bot": reference.name} if other.name != reference.name else {}  # told another name
+            runner = MatchRunner(game, seed, seats, match_id=told.match_id(label, seed), log=log, header_extra=truth)
+            record = await runner.run()
         finally:
             log.close()
         await opponent.shutdown(polite=goodbye_line(reference.protocol))
@@ -389,13 +402,22 @@ def _label(number: int) -> str:
     return f"check-{number + 1}"
 
 
-def _told_id(label: str, seed: int, *, opaque: bool) -> str:
-    """The id the bot is told for the check's match ``label`` dealt from ``seed``."""
-    return opaque_match_id(seed, label) if opaque else label
+@dataclass(frozen=True)
+class Told:
+    """What the checked bot is told of each match: its id and its opponent's name."""
 
+    opaque: bool = True
+    """Ids shaped like a competition's (else the match's name, ``check-1``)."""
+    names: tuple[str, ...] = ()
+    """Opponents' names to tell, one drawn for each match; none: the reference bot's own."""
 
-TellId = Callable[[str, int], str]
-"""What the bot is told as the id of a check's match, from its name and seed (see :func:`_told_id`)."""
+    def match_id(self, label: str, seed: int) -> str:
+        """The id the bot is told for the check's match ``label`` dealt from ``seed``."""
+        return opaque_match_id(seed, label) if self.opaque else label
+
+    def opponent(self, reference: BotSpec) -> str:
+        """The name the bot is told of its opponent ``reference``."""
+        return secrets.choice(self.names) if self.names else reference.name
 
 
 async def _tell_to_quit(bot: BotProcess) -> Check:
@@ -443,12 +465,12 @@ def exit_detail(elapsed: float, when: str, status: int) -> str:
 
 
 async def _check_input_closed(
-    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int, tell_id: TellId
+    spec: BotSpec, game: Game, reference: BotSpec, limits: Limits, log_dir: Path, seed: int, told: Told
 ) -> Check:
     """Play one match in a new process, then close its input without a quit."""
     name = "exits when its input closes"
     async with open_bot(spec, spawn_options(spec, limits, log_dir / "input-closed.stderr.log")) as bot:
-        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed, tell_id)
+        record = await _one_match(bot, reference, 0, game, limits, log_dir, 99, seed, told)
         mine = [f for f in record.faults if f.seat == "A"]
         if mine:
             return Check(name, None, f"not judged: the bot faulted in the match before ({mine[0].kind})")

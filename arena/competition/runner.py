@@ -495,7 +495,8 @@ async def admit(
             say(f"{version.name} is not admitted (unchanged since: {version.reason.splitlines()[0]})")
             return
         async with limiter:
-            reason = await _admission(plan, spec, version, log_dir / spec.name, say)
+            others = [name for name in plan.specs if name != version.name]
+            reason = await _admission(plan, spec, version, log_dir / spec.name, say, others)
         if reason:
             refused[version.name] = reason
             if version.admission != "not_admitted" or version.reason != reason:
@@ -516,8 +517,13 @@ async def admit(
     return refused
 
 
-async def _admission(plan: Plan, spec: BotSpec, version: VersionRow, log_dir: Path, say: Callable[[str], None]) -> str:
-    """Why ``version`` cannot play (its build failed, it did not start or answer), or ``""``."""
+async def _admission(
+    plan: Plan, spec: BotSpec, version: VersionRow, log_dir: Path, say: Callable[[str], None], others: list[str]
+) -> str:
+    """Why ``version`` cannot play (its build failed, it did not start or answer), or ``""``.
+
+    Its handshake names one of ``others`` (the field's other bots) as its opponent.
+    """
     try:
         await ensure_built(spec, log=say)
     except BuildError as exc:
@@ -526,7 +532,7 @@ async def _admission(plan: Plan, spec: BotSpec, version: VersionRow, log_dir: Pa
         return ""
     log_dir.mkdir(parents=True, exist_ok=True)
     # A random deal: one that follows from the version's id would tell the bot that this is the handshake.
-    check = await handshake(spec, plan.game, plan.config.limits, log_dir, seed=new_seed())
+    check = await handshake(spec, plan.game, plan.config.limits, log_dir, seed=new_seed(), opponent_names=others)
     if check.passed:
         return ""
     return "\n".join([f"did not pass the handshake: {check.detail}", *check.where])

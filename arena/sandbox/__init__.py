@@ -36,6 +36,8 @@ from ._plan import (
     configure,
     current_policy,
     layers_for,
+    started_by,
+    supervisor_tag,
 )
 from ._serving import (
     CONTAINER_ADVICE,
@@ -146,6 +148,8 @@ __all__ = [
     "layers_in_force",
     "level",
     "serving_level",
+    "started_by",
     "summary",
+    "supervisor_tag",
     "unheld",
 ]

@@ -497,7 +497,9 @@ def main(config: dict[str, Any]) -> None:
         exec_bot([*bwrap, "--", *argv], config)
     mounts: dict[str, Any] | None = config.get("mounts")
     flags = (CLONE_NEWNET if config.get("netns") else 0) | (CLONE_NEWPID if config.get("pidns") else 0)
-    flags |= (CLONE_NEWNS | CLONE_NEWIPC) if mounts is not None else 0
+    # A cgroup namespace of its own (entered after joining the group): /proc/self/cgroup says "/", not the
+    # group's name, which holds the arena's pid.
+    flags |= (CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP) if mounts is not None else 0
     if flags:
         enter_namespaces(flags, as_user=uid is None and os.getuid() != 0)
     fork_watched(config)

@@ -14,7 +14,7 @@ bot's memory limit is all the memory there is and is free, ``stat`` lists the
 machine's CPUs (glibc counts them there when ``/sys`` is absent) with no time
 spent.
 
-:func:`write_masks` writes them into a jail's home; the launcher
+:func:`write_masks` writes them into each jail's home; the launcher
 (``_launch.make_mounts``) or bubblewrap (``--ro-bind``) puts them in place.
 """
 
@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
-import shutil
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -97,26 +94,26 @@ def hidden_in_proc(proc: str = "/proc") -> list[str]:
     return [f"/proc/{name}" for name in HIDDEN_IN_PROC if Path(proc, name).is_dir()]
 
 
-def write_masks(folder: Path, memory_bytes: int, owner: Callable[[], str]) -> list[tuple[str, str]]:
-    """The constant files, in ``folder`` (written there unless they are); ``(file, /proc path it covers)`` each.
+def write_masks(folder: Path, memory_bytes: int) -> list[tuple[str, str]]:
+    """The constant files, written into ``folder`` (made here, in one jail's home); ``(file, /proc path it covers)``.
 
-    One folder serves every jail of an arena process with that memory limit
-    (writing them took 10 ms a jail here); ``owner()``, the arena's stamp,
-    keeps other arenas' sweeps from removing it while this one lives. The
-    folder appears whole (renamed into place), so its presence says enough.
+    Each jail gets files of its own. Files shared by the jails of one arena
+    process told a bot which process started it (their folder's name in
+    ``/proc/self/mountinfo``, their inode numbers and times), and so a
+    server's check, run in the server's process, from its ladder matches,
+    run in a worker's. The empty ones are one file, bound over each.
     """
-    pairs = [(str(folder / str(number)), f"/proc/{name}") for number, name in enumerate(contents(memory_bytes))]
-    if folder.is_dir():
-        return pairs
-    made = folder.with_name(f"{folder.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    made.mkdir(mode=0o755)
-    (made / "owner").write_text(owner())
-    for (fake, _), data in zip(pairs, contents(memory_bytes).values(), strict=True):
-        path = made / Path(fake).name
-        path.write_bytes(data)
-        path.chmod(0o444)
-    try:
-        made.rename(folder)  # whole or not at all: a jail never binds a file half written
-    except OSError:  # another thread made it first (or a stale one is in the way: then write again next time)
-        shutil.rmtree(made, ignore_errors=True)
+    folder.mkdir(mode=0o755)
+    empty = folder / "empty"
+    pairs, made = [], set()
+    for number, (name, data) in enumerate(contents(memory_bytes).items()):
+        path = folder / str(number) if data else empty
+        if path not in made:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+            try:
+                os.write(fd, data)  # small: one write
+            finally:
+                os.close(fd)
+            made.add(path)
+        pairs.append((str(path), f"/proc/{name}"))
     return pairs

@@ -388,8 +388,13 @@ class Jail:
         self.writable = writable
         """Folders lent to this jail besides scratch (a build's folder); sealed again on :meth:`close`."""
         self.layers = layers_for(caps, policy)
-        self.token = f"{os.getpid()}x{secrets.token_hex(6)}"
-        """Names the jail's home and cgroup; starts with the arena's pid, so any arena can tell whether it lives."""
+        self.token = secrets.token_hex(8)
+        """Names the jail's home (the bot sees it): drawn for each jail, so it tells nothing of the arena process.
+
+        A name that stayed the same for an arena process's life (its pid)
+        would tell a server's check, run in the server's process, from its
+        ladder matches, run in a worker's.
+        """
         self.cgroup: _cgroup.BotCgroup | None = None
         self.background = _background.get()
         """Whether it was made inside :func:`background`."""
@@ -420,7 +425,9 @@ class Jail:
 
     def _prepare(self, env: dict[str, str]) -> None:
         self.home.mkdir(mode=0o711)
-        (self.home / OWNER_FILE).write_text(_owner_stamp(os.getpid()))
+        owner = os.open(self.home / OWNER_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with open(owner, "w") as file:  # the arena's own: a bot's UID, which could name it, may not read it
+            file.write(_owner_stamp(os.getpid()))
         self.scratch.mkdir(mode=0o700)
         if "uid" in self.layers and "bwrap" not in self.layers and not self._command_reachable():
             # Without bubblewrap's fd binds a dedicated UID could not even start this command.
@@ -455,9 +462,12 @@ class Jail:
         elif profile.name == "node" and heap_mib:
             self.env["NODE_OPTIONS"] = f"--max-old-space-size={heap_mib}"
         if "cgroup" in self.layers and self.caps.cgroup is not None:
+            # The group's name holds the arena's pid, so that any arena's sweep can tell whether its owner lives;
+            # the bot never sees it (its cgroup namespace begins at the group: /proc/self/cgroup says "/").
             self.cgroup = self.caps.cgroup.create(
-                f"bot-{self.token}", memory_bytes=memory, tasks=self.limits.processes, background=self.background
-            )
+                group_name(os.getpid(), self.token),
+                memory_bytes=memory, tasks=self.limits.processes, background=self.background,
+            )  # fmt: skip
         config: dict[str, object] = {
             "argv": argv,
             "cwd": str(cwd),
@@ -649,10 +659,8 @@ class Jail:
         return args
 
     def _mask_files(self) -> list[tuple[str, str]]:
-        """The constant files over /proc's counters, shared by this arena's jails of the same memory limit."""
-        memory = self.limits.memory_bytes
-        folder = self.home.parent / f"proc-masks-{memory}-{os.getpid()}x"
-        return _masks.write_masks(folder, memory, lambda: _owner_stamp(os.getpid()))
+        """The constant files over /proc's counters, this jail's own (in its home, gone with it)."""
+        return _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
 
     def _bwrap_counter_masks(self) -> list[str]:
         """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
@@ -792,11 +800,55 @@ class Jail:
                 self._lease = None
 
 
+SUPERVISOR_ENV = "ARENA_SUPERVISOR_PID"
+"""In the environment of the process the arena starts for a bot (the launcher; the bot itself when it runs bare):
+the arena's pid. A jailed bot never sees it (the launcher gives it an environment of its own), nor anything else
+that stays the same for an arena process's life: see :func:`started_by`."""
+
+
+def supervisor_tag() -> dict[str, str]:
+    """What the arena adds to the environment of each process it starts for a bot (see :data:`SUPERVISOR_ENV`)."""
+    return {SUPERVISOR_ENV: str(os.getpid())}
+
+
+def started_by(pid: int) -> list[psutil.Process]:
+    """The live processes the arena ``pid`` started for its bots, escapees included (for tests and sweeps).
+
+    Those carrying its tag (launchers, bare bots), their descendants (a
+    launcher is their subreaper: orphans come back to it), and whatever is
+    in a cgroup it made for a jail (a process that left the launcher's tree).
+    """
+    tagged, group = str(pid), f"/{group_name(pid, '')}"
+    found: dict[int, psutil.Process] = {}
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, OSError):
+            if proc.pid == os.getpid():
+                continue
+            if proc.environ().get(SUPERVISOR_ENV) == tagged:
+                found[proc.pid] = proc
+                found.update((child.pid, child) for child in proc.children(recursive=True))
+            elif group in Path(f"/proc/{proc.pid}/cgroup").read_text():
+                found[proc.pid] = proc
+    return [proc for proc in found.values() if _alive(proc)]
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
 OWNER_FILE = "owner"
 """In a jail's home: the pid and start time of the arena that made it."""
 ORPHAN_GROUP_AGE_S = 60.0
 """An empty bot cgroup that no jail home claims is removed once it is this old."""
 _swept: set[Path] = set()
+
+
+def group_name(pid: int, token: str) -> str:
+    """The cgroup of a jail named ``token`` that the arena ``pid`` made (see :func:`sweep_stale`)."""
+    return f"bot-{pid}x{token}"
 
 
 def _owner_stamp(pid: int) -> str:

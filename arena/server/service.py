@@ -835,13 +835,16 @@ class Competition:
         # A secret deal, as the ladder's: one that followed from the submission's number would tell the bot
         # that it is being checked (it could deal the cards itself and compare).
         check_seed = new_seed() >> 1
+        # Nor may its opponents' names: the bot is told names of the field it will meet on the ladder (a reference
+        # bot that is no house bot would say "check"). An empty field (the first upload, a paused ladder) names none.
+        field = sorted(label for label, player in self.field().items() if player.entrant.name != owner.name)
 
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=check_seed, opaque_ids=True,
+                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field,
             )  # fmt: skip
 
         with trio.move_on_after(self.config.check_wall_s) as capped:

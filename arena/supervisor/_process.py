@@ -33,7 +33,7 @@ from protocol import Limits
 from .._errors import BotFault, Crash, DiskLimit, MemoryLimit, OutputLimit, Timeout
 from ..bots.js import with_host
 from ..bots.spec import BotSpec
-from ..sandbox import Jail, SandboxPolicy, built_folder, capabilities, current_policy
+from ..sandbox import Jail, SandboxPolicy, built_folder, capabilities, current_policy, supervisor_tag
 from .wires import unexpected_answer
 
 GRACE_S = 0.5
@@ -110,8 +110,6 @@ def bot_environment(spec: BotSpec, scratch: Path | None = None) -> dict[str, str
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "ARENA_BOT_NAME": spec.name,
-        # Lets a supervisor (and the tests) find every process it started, even escapees.
-        "ARENA_SUPERVISOR_PID": str(os.getpid()),
     }
     return env
 
@@ -821,6 +819,9 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
         except OSError as exc:
             raise Crash(f"could not build the sandbox for {spec.name!r}: {exc}") from None
         argv, env, cwd = jail.argv, {"PATH": env.get("PATH", "/usr/bin:/bin")}, jail.cwd
+    # The launcher's environment, not the jailed bot's: the arena's pid would tell a server's check from its
+    # ladder matches, played by another process. A bare bot sees the arena anyway.
+    env = {**env, **supervisor_tag()}
     try:
         process = await trio.lowlevel.open_process(
             argv,
