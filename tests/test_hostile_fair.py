@@ -429,6 +429,61 @@ def test_two_processes_of_a_bot_one_after_the_other_pass_no_bits_through_the_pag
     assert right < CACHE_BITS - 4, f"{right} of {CACHE_BITS} bits passed through {path} (times {times})"
 
 
+WHO_STARTED_ME = """
+import json, os, re, sys
+with open("/proc/self/mountinfo") as file:
+    masks = " ".join(sorted(set(re.findall(r"proc-masks-[^/ ]+", file.read()))))
+seen = {
+    "supervisor": os.environ.get("ARENA_SUPERVISOR_PID", ""),
+    "sandbox": os.environ.get("ARENA_SANDBOX", "").partition("x")[0],
+    "home": os.environ.get("HOME", "").rsplit("x", 1)[0],
+    "masks": masks,
+}
+print("STARTED-BY " + json.dumps(seen, sort_keys=True), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+def _started_by(folder: Path) -> list[dict[str, str]]:
+    return [json.loads(line.split("STARTED-BY ", 1)[1]) for line in said_in(folder, "STARTED-BY ")]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: checks run in the server's process and ladder matches in its worker, and a bot sees that"
+    " process's id (ARENA_SUPERVISOR_PID, its sandbox token and HOME, the /proc masks' folder in mountinfo)",
+)
+def test_a_bot_sees_nothing_that_tells_its_check_from_its_ladder_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The attack round after issue 27: a participant's first bot prints what its jail tells of the process that
+    # started it; the owner reads the ladder's in its own stderr logs, and a second bot plays well only where
+    # it sees something else: in its check. Something every check's jail shows and no ladder match's jail
+    # shows tells them apart (a name drawn for each jail does not: it differs between checks too).
+    config = write_config(tmp_path, extra="workers = 1")
+    token = token_printed([str(config), "--add", "started-by"], capsys)
+    archive = bot_archive({"bot.py": WHO_STARTED_ME, "bot.toml": 'name = "started-by"\nrun = "python3 bot.py"\n'})
+    data_dir = load(config).data_dir
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        assert upload_and_wait(client, token, archive)["status"] == "passed"
+        wait_for_matches(client, "started-by", 4)
+    checks, ladder = _started_by(data_dir / "checks"), _started_by(data_dir / "logs")
+    assert checks and ladder
+    first = checks[0]
+    telling = {
+        kind: value
+        for kind, value in first.items()
+        if all(seen[kind] == value for seen in checks) and all(seen[kind] != value for seen in ladder)
+    }
+    assert telling == {}, f"every check's jail shows {telling}, no ladder match's does"
+
+
 def test_a_competition_begun_before_the_seed_was_secret_is_named_at_every_start(tmp_path: Path) -> None:
     config = load(write_config(tmp_path))
     competition = Competition(config)
