@@ -339,7 +339,22 @@ def enter_namespaces(flags: int, as_user: bool) -> None:
                 file.write(text)
 
 
-def fork_watched(config: dict[str, Any]) -> None:
+def open_freezer_leave(freezer: dict[str, str] | None) -> int | None:
+    """The file by which the launcher's waiting half leaves the bot's freezer, opened before any namespace.
+
+    Opened later, in the jail's mount namespace, it would be a writer on one
+    of the jail's mounts while the bot's half makes every mount read-only,
+    and that remount fails (EBUSY) whenever the two meet.
+    """
+    if freezer is None:
+        return None
+    try:
+        return os.open(freezer["leave"], os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def fork_watched(config: dict[str, Any], leave: int | None) -> None:
     """Fork; return in the child, which dies with the parent; the parent waits for it and dies like it.
 
     The arena's ``PR_SET_PDEATHSIG`` would fire when the arena *thread* that
@@ -355,8 +370,10 @@ def fork_watched(config: dict[str, Any]) -> None:
     child = os.fork()
     if child:
         os.close(alive_r)
-        become_init_parent(child, config.get("lifeline"), proc, config.get("freezer"))
+        become_init_parent(child, config.get("lifeline"), proc, config.get("freezer"), leave)
     os.close(proc)
+    if leave is not None:
+        os.close(leave)
     os.close(alive_w)
     if config.get("lifeline") is not None:
         os.close(config["lifeline"])
@@ -367,21 +384,25 @@ def fork_watched(config: dict[str, Any]) -> None:
     os.close(alive_r)
 
 
-def become_init_parent(child: int, lifeline: int | None, proc: int, freezer: dict[str, str] | None) -> None:
+def become_init_parent(
+    child: int, lifeline: int | None, proc: int, freezer: dict[str, str] | None, leave: int | None
+) -> None:
     """The launcher's half after the fork: hold no pipe open, wait, kill what the bot left, die like the bot did.
 
     Where the bot's group has a freezer, this half leaves it (the arena
     freezes the bot between requests; ``freezer["leave"]`` is the v1
-    freezer's parent group, or a v2 leaf of launchers): it must still see the
-    arena die, and thaw the bot then (on v1 a frozen task does not die of
-    SIGKILL until thawed).
+    freezer's parent group, or a v2 leaf of launchers, opened as ``leave``):
+    it must still see the arena die, and thaw the bot then (on v1 a frozen
+    task does not die of SIGKILL until thawed).
     """
-    if freezer is not None:
-        try:
-            with open(freezer["leave"], "w") as file:
-                file.write(str(os.getpid()))
-        except OSError:
-            freezer = None
+    try:
+        if leave is None:
+            raise OSError
+        os.write(leave, str(os.getpid()).encode())
+    except OSError:
+        freezer = None
+    if leave is not None:
+        os.close(leave)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -472,6 +493,7 @@ def main(config: dict[str, Any]) -> None:
                 file.write(str(os.getpid()))
         except OSError as exc:
             fail(f"cannot join cgroup {path}", exc.errno)
+    leave = open_freezer_leave(config.get("freezer"))
     for name, (soft, hard) in config.get("rlimits", {}).items():
         try:
             resource.setrlimit(getattr(resource, name), (soft, hard))
@@ -493,7 +515,7 @@ def main(config: dict[str, Any]) -> None:
             # As root bubblewrap mounts the bot's view first; setpriv then drops to the bot's UID inside.
             argv = [config["setpriv"], f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                     "--inh-caps=-all", "--bounding-set=-all", "--", *argv]  # fmt: skip
-        fork_watched(config)
+        fork_watched(config, leave)
         exec_bot([*bwrap, "--", *argv], config)
     mounts: dict[str, Any] | None = config.get("mounts")
     flags = (CLONE_NEWNET if config.get("netns") else 0) | (CLONE_NEWPID if config.get("pidns") else 0)
@@ -502,7 +524,7 @@ def main(config: dict[str, Any]) -> None:
     flags |= (CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP) if mounts is not None else 0
     if flags:
         enter_namespaces(flags, as_user=uid is None and os.getuid() != 0)
-    fork_watched(config)
+    fork_watched(config, leave)
     if mounts is not None:
         make_mounts(mounts, os.getuid() if uid is None else uid, os.getgid() if uid is None else gid)
     if uid is not None:
