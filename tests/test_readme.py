@@ -240,7 +240,9 @@ COMMANDS: dict[str, Run | Skip] = {
         "a server that runs until stopped; tests/test_server_live.py and tests/test_server_browser.py start it"
     ),
     f"{SERVER} --self-check": Run(says=("examples/rps-poker-server.toml: every check passed",)),
-    "export ARENA_TOKEN=TOKEN": Skip("TOKEN stands for a participant's token; the next commands need a running server"),
+    "read -s ARENA_TOKEN && export ARENA_TOKEN": Skip(
+        "waits for a participant's token typed on the terminal; the next commands need a running server"
+    ),
     "arena submit http://127.0.0.1:8000 my-bot/": Skip(
         "needs a running server and a participant's token; tests/test_server_live.py submits to one"
     ),
