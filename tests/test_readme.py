@@ -206,9 +206,7 @@ COMMANDS: dict[str, Run | Skip] = {
         fill={**LOG, "./my-bot": "sample_bots/card-jitsu/random-python"}, after=JITSU_3, needs=("node",)
     ),
     "arena replay LOG --html match.html": Run(fill=LOG, after=JITSU_3, needs=("node",)),
-    "arena replay --db DB KEY": Run(
-        fill={"DB": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN
-    ),
+    "arena replay --db DB KEY": Run(fill={"DB": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN),
     # Match 1 is the first to finish, which depends on timing: any of the config's bots may play it.
     "arena replay --db arena-runs/results.sqlite 1": Run(says=("RPS Poker (rps-poker/1), seed",), after=ROUND_ROBIN),
     "arena results arena-runs/results.sqlite --list": Run(says=("RPS Poker: Python sample bots",), after=ROUND_ROBIN),
