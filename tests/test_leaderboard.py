@@ -339,3 +339,12 @@ def test_a_bot_added_to_a_running_tally_gives_the_board_of_a_tally_that_always_h
         leaderboard(names, first + later, max_faults=1), "json"
     )
     assert render(before.board(max_faults=1), "json") == render(leaderboard(names[:3], first, max_faults=1), "json")
+
+
+def test_no_line_of_the_table_ends_in_spaces() -> None:
+    """A board piped to a file or pasted in an issue carries no padding after its last column."""
+    strengths = {"first": 100.0, "second": 0.0, "third-with-a-name": -100.0}
+    board = leaderboard(list(strengths), field(strengths, deals=3), max_faults=0)
+    text = render(board, "table", width=80)
+    assert "Pairwise" in text and "Ranked by rating" in text
+    assert [line for line in text.splitlines() if line != line.rstrip()] == []

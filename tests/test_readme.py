@@ -206,9 +206,7 @@ COMMANDS: dict[str, Run | Skip] = {
         fill={**LOG, "./my-bot": "sample_bots/card-jitsu/random-python"}, after=JITSU_3, needs=("node",)
     ),
     "arena replay LOG --html match.html": Run(fill=LOG, after=JITSU_3, needs=("node",)),
-    "arena replay --db results.db KEY": Run(
-        fill={"results.db": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN
-    ),
+    "arena replay --db DB KEY": Run(fill={"DB": "arena-runs/results.sqlite", "KEY": "1"}, after=ROUND_ROBIN),
     # Match 1 is the first to finish, which depends on timing: any of the config's bots may play it.
     "arena replay --db arena-runs/results.sqlite 1": Run(says=("RPS Poker (rps-poker/1), seed",), after=ROUND_ROBIN),
     "arena results arena-runs/results.sqlite --list": Run(says=("RPS Poker: Python sample bots",), after=ROUND_ROBIN),
@@ -240,7 +238,9 @@ COMMANDS: dict[str, Run | Skip] = {
         "a server that runs until stopped; tests/test_server_live.py and tests/test_server_browser.py start it"
     ),
     f"{SERVER} --self-check": Run(says=("examples/rps-poker-server.toml: every check passed",)),
-    "export ARENA_TOKEN=TOKEN": Skip("TOKEN stands for a participant's token; the next commands need a running server"),
+    "read -s ARENA_TOKEN && export ARENA_TOKEN": Skip(
+        "waits for a participant's token typed on the terminal; the next commands need a running server"
+    ),
     "arena submit http://127.0.0.1:8000 my-bot/": Skip(
         "needs a running server and a participant's token; tests/test_server_live.py submits to one"
     ),

@@ -355,3 +355,13 @@ def test_a_negative_score_reads_as_a_score_not_a_subtraction() -> None:
     assert score_text(434.0, -434.0) == "434 : -434" and score_text(2.5, 7) == "2.5 : 7"
     said = plain(renderer_for("badugi/1").result({"points": [434.0, -434.0], "winner": "A"}, ("x", "y")))
     assert said == "x 434 : -434 y: A (x) wins"
+
+
+def test_a_bid_of_a_card_value_is_not_read_as_an_index_into_the_hand() -> None:
+    """GOPS bids a card's value: ``1`` is the card 1, not the hand's second card ``2``."""
+    from arena.replay._render import plain, renderer_for
+
+    bid = {"type": "gops_bid", "id": 1, "prize": 6, "hand": [1, 2, 3], "opponent_hand": [1, 2, 3]}
+    assert plain(renderer_for("gops/1").action(bid, 1)) == "1"
+    draft = {"type": "draft_pick", "id": 1, "round": 1, "cards": ["P4", "S6"]}
+    assert plain(renderer_for("rps-poker/1").action(draft, 1)) == "1 = S6"

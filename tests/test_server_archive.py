@@ -14,8 +14,13 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from arena._errors import UploadRefused
+from arena.bots import starters
+from arena.cli import main
 from arena.server import archive as archive_module
 from arena.server.archive import LANGUAGES, UploadLimits, kind_of, unpack
+from arena.server.client import EXTENSIONS
+
+from .test_starters import COMPILED, STARTERS, usable
 
 LIMITS = UploadLimits(max_bytes=1 << 20, max_files=50, max_unpacked_bytes=1 << 20)
 MANIFEST = b'run = "python3 bot.py"\n'
@@ -223,3 +228,21 @@ def test_nothing_is_written_through_a_link_even_if_one_were_there(tmp_path: Path
     with pytest.raises(FileExistsError):
         writer.add(entry)
     assert not (tmp_path / "target").exists()
+
+
+@pytest.mark.parametrize(
+    "language",
+    [pytest.param(lang, marks=[pytest.mark.slow] if lang in COMPILED else []) for lang in starters.LANGUAGES],
+)
+def test_a_starter_uploaded_as_its_one_source_file_passes_arena_check(
+    language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every language `arena new` makes a bot in may be uploaded as its one file: `arena submit bot.go` too."""
+    lang = starters.LANGUAGES[language]
+    source = tmp_path / lang.source
+    source.write_text(starters.for_game((STARTERS / language / lang.source).read_text(), "gops"))
+    assert EXTENSIONS[source.suffix] == language, "arena submit names the language from the file's extension"
+    folder = unpack(source, tmp_path / "out", LIMITS, language=language)
+    usable(lang, monkeypatch)
+    status = main(["check", str(folder), "--game", "gops", "--matches", "2", "--log-dir", str(tmp_path / "logs")])
+    assert status == 0, capsys.readouterr().out

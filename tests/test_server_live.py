@@ -10,6 +10,7 @@ import os
 import random
 import re
 import signal
+import socket
 import sqlite3
 import time
 from pathlib import Path
@@ -225,3 +226,15 @@ def test_a_change_of_rules_is_refused_and_another_name_is_another_competition(
         assert [t.name for t in store.tournaments()] == ["Test ladder", "Faster ladder"]
     finally:
         store.close()
+
+
+def test_a_port_in_use_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another server on the port (`mkdocs serve` also takes 8000) gets a line saying what to do, no traceback."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", str(write_config(tmp_path)), "--port", str(port), "--in-process"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"arena: error: cannot serve on 127.0.0.1:{port}: Address already in use; ")
+    assert "--port" in said and "Traceback" not in said and len(said.splitlines()) == 1

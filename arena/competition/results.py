@@ -679,7 +679,8 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
         console.print(Text(printable(note)))
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert isinstance(output, str)
-    return output
+    # rich pads a table's rows to its width and leaves a space where it wraps a line: none of it is text
+    return "".join(line.rstrip() + "\n" for line in output.splitlines())
 
 
 def _pairwise_table(board: Leaderboard, names: list[str]) -> Any:

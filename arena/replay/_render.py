@@ -90,7 +90,10 @@ class Renderer:
                 lists = {name: lists[name]}
         if len(lists) == 1 and 0 <= action < len(chosen_from := next(iter(lists.values()))):
             chosen = chosen_from[action]
-            out += [text(" = "), *self.value(chosen)]
+            # A list of numbers is a list of values (GOPS's hand): an action
+            # there is a value, and "1 = 2" would misread a bid of 1.
+            if not isinstance(chosen, int | float):
+                out += [text(" = "), *self.value(chosen)]
         return out
 
     def result(self, result: dict[str, Any], names: tuple[str, str]) -> list[Seg]:

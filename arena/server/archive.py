@@ -89,6 +89,11 @@ LANGUAGES: dict[str, Language] = {
             "java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp .arena-build Bot",
             "javac -d .arena-build Bot.java",
         ),
+        # No module (go.mod) and no cargo: a build in the sandbox cannot download one, as in the starters.
+        Language("go", "Go", "bot.go", ".arena-build/bot", "go build -o .arena-build/bot bot.go"),
+        Language(
+            "rust", "Rust (rustc)", "bot.rs", ".arena-build/bot", "rustc --edition 2021 -O -o .arena-build/bot bot.rs"
+        ),
     )
 }
 """The languages a single-file upload may be in; an archive with its own ``bot.toml`` may use anything."""

@@ -34,6 +34,8 @@ EXTENSIONS = {
     ".cpp": "cpp",
     ".cc": "cpp",
     ".java": "java",
+    ".go": "go",
+    ".rs": "rust",
 }
 WAIT_S = 600.0
 POLL_S = 1.0

@@ -14,6 +14,7 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
+from .._errors import ConfigError
 from .config import ServerConfig
 from .service import Competition
 from .web import create_app
@@ -79,7 +80,10 @@ async def run_server(
             if handle_signals:
                 nursery.start_soon(_stop_on_signal, nursery.cancel_scope, say)
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster, say=say))
-            binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
+            try:
+                binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
+            except* OSError as group:  # a port in use (`mkdocs serve` takes 8000 too) is the organiser's to change
+                raise _cannot_listen(hypercorn.bind[0], group) from None
             address = binds[0].replace("0.0.0.0", "127.0.0.1")
             base = url or address
             competition.state.set_setting(BASE_SETTING, base)
@@ -96,6 +100,16 @@ async def run_server(
     finally:
         sys.setswitchinterval(switch)
         competition.close()
+
+
+def _cannot_listen(bind: str, group: BaseExceptionGroup[OSError]) -> ConfigError:
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return ConfigError(
+        f"cannot serve on {bind}: {reason}; choose another port with --port (or port in the config's [server])"
+    )
 
 
 async def _stop_on_signal(scope: trio.CancelScope, say: Callable[[str], None]) -> None:
