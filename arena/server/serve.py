@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import signal
+import socket
 import sys
 from collections.abc import Callable
 
@@ -64,6 +65,7 @@ async def run_server(
     new competition starts under the config's name (the old one stays in the database). Login links
     printed start with ``url`` (the server's public address), else the address it serves on.
     """
+    _check_port(config.host, config.port)
     competition = Competition(config, fresh=fresh)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
@@ -100,6 +102,22 @@ async def run_server(
     finally:
         sys.setswitchinterval(switch)
         competition.close()
+
+
+def _check_port(host: str, port: int) -> None:
+    """A :class:`ConfigError` now, before anything starts, if ``host:port`` cannot be listened on.
+
+    Hypercorn would say so too, but with a traceback and a socket it leaves
+    open; the bind it makes next can still fail (a port taken meanwhile).
+    """
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as hypercorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise _cannot_listen(f"{host}:{port}", BaseExceptionGroup("bind", [exc])) from None
 
 
 def _cannot_listen(bind: str, group: BaseExceptionGroup[OSError]) -> ConfigError:
