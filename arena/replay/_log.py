@@ -40,11 +40,13 @@ class Received:
     raw: str | None = None
     unasked: bool = False
     """Whether the bot wrote the line before the request was sent (a protocol error)."""
+    cut: bool = False
+    """Whether the log kept only the line's start (it says so; older logs are judged by the kept length)."""
 
     @property
     def complete(self) -> bool:
-        """Whether the log holds the whole line (a long non-JSON line is cut)."""
-        return self.raw is None or len(self.raw) < RAW_KEPT
+        """Whether the log holds the whole line (a long line that is no answer is cut)."""
+        return self.raw is None or (not self.cut and len(self.raw) < RAW_KEPT)
 
     def as_bytes(self) -> bytes:
         """The line as the bot wrote it (JSON re-encoded compactly)."""
@@ -148,7 +150,11 @@ def index_records(path: Path, records: list[dict[str, Any]]) -> LoggedMatch:
             k = pending[seat]
             if k is not None:
                 log.answers[seat][k] = Received(
-                    number, record.get("msg"), record.get("raw"), unasked=bool(record.get("unasked"))
+                    number,
+                    record.get("msg"),
+                    record.get("raw"),
+                    unasked=bool(record.get("unasked")),
+                    cut=bool(record.get("cut")),
                 )
                 pending[seat] = None
         elif kind == "fault":

@@ -124,16 +124,24 @@ def logged_line(line: bytes) -> dict[str, Any]:
     try:
         value = protocol.read_json(line)
     except protocol.AnswerError:
-        return {"raw": _start(line)}
+        return _start(line)
     if isinstance(value, dict):
         value = {key: item for key, item in value.items() if key in ANSWER_FIELDS}
     if len(_encoder.encode(value)) > KEPT_MSG_BYTES:
-        return {"raw": _start(line)}
+        return _start(line)
     return {"msg": value}
 
 
-def _start(line: bytes) -> str:
-    return line[:RAW_CHARS].decode("utf-8", "replace")
+def _start(line: bytes) -> dict[str, Any]:
+    """``{"raw": ...}`` with the line's first ``RAW_CHARS`` bytes, and ``"cut": true`` when there were more.
+
+    Said outright: the kept text's length cannot tell (a multi-byte character
+    is one character of it), and a replay must know whether it holds the line.
+    """
+    kept: dict[str, Any] = {"raw": line[:RAW_CHARS].decode("utf-8", "replace")}
+    if len(line) > RAW_CHARS:
+        kept["cut"] = True
+    return kept
 
 
 def _in_trio() -> bool:
