@@ -102,7 +102,7 @@ def mechanisms(
     places = has("bwrap") or has("mntns") or has("landlock")
     counters = has("bwrap") or has("mntns")  # constant files bound over /proc's global counters (_masks.py)
     add("collusion", has("seccomp") and sockets and signals and processes and places and counters,
-        "seccomp: locks, file notices, System V IPC, message queues, shared futex wake-ups have no effect, "
+        "seccomp: locks, file notices, System V IPC, message queues, shared futex waits return at once, "
         "page-cache probes and sysinfo refused; namespaces or Landlock keep sockets, signals, processes and "
         "writable places apart; /proc's global counters are constants in the jail's mount namespace")  # fmt: skip
     jailed = all(found[prop] for prop in ("network", "secret", "write_outside", "escape"))

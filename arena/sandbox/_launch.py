@@ -112,9 +112,13 @@ MADV_COLD, MADV_PAGEOUT = 20, 21
 """``madvise`` advice that pushes a file's pages out of the page cache."""
 FCNTL_SHARED_STATE = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 """fcntl commands on state other processes see: record and open-file locks, leases, directory notices."""
-FUTEX_SHARED_WAKES = (1, 3, 4, 5, 10)
-"""futex WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAKE_BITSET without FUTEX_PRIVATE_FLAG: on a page of a
-file every jail maps (libc), they wake a waiter in another jail."""
+FUTEX_SHARED_WAITS = (0, 9, 11)
+"""futex WAIT, WAIT_BITSET, WAIT_REQUEUE_PI without FUTEX_PRIVATE_FLAG: answered EAGAIN at once (as if
+the word had changed). A waiter on a page of a file every jail maps (libc) could be woken from another
+jail; returning at once, it never is. Callers loop on EAGAIN (every futex wait may wake spuriously), so
+a shared wait within one bot spins instead of sleeping. Making the *wakes* no-ops instead deadlocked
+programs that wake their own shared futexes: libstdc++'s guard of static locals (``__cxa_guard_release``
+wakes without the private flag) hung node about one start in twenty."""
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -217,8 +221,8 @@ def seccomp_filter() -> Any:
     filt.add_rule(sc.ERRNO(0), "flock")
     for command in FCNTL_SHARED_STATE:
         filt.add_rule(sc.ERRNO(0), "fcntl", sc.Arg(1, sc.MASKED_EQ, low_word, command))
-    for operation in FUTEX_SHARED_WAKES:
-        filt.add_rule(sc.ERRNO(0), "futex", sc.Arg(1, sc.MASKED_EQ, 0xFF, operation))
+    for operation in FUTEX_SHARED_WAITS:
+        filt.add_rule(sc.ERRNO(errno.EAGAIN), "futex", sc.Arg(1, sc.MASKED_EQ, 0xFF, operation))
     deny_shared_counters(filt, sc)
     return filt
 
