@@ -20,7 +20,14 @@ page, the competition server)::
 
 A mark says what a card did in this step: ``played``, ``won``, ``new``,
 ``out`` (discarded), ``best`` (part of the hand that counts). :meth:`card`
-says how a face looks: a symbol (or a word), a rank and a colour.
+says how a face looks: a symbol (or a word), a rank, a colour and a name in
+words (a tooltip, and what a screen reader says).
+
+A view also tells what happened, in words (:meth:`TableView.say`: lines of
+text and cards, such as ``A plays``, ``R3``, ``; rock beats scissors``),
+which turn, round or hand the table is in (:meth:`TableView.period`), and
+the running score (:meth:`TableView.running`). A viewer takes the lines
+said since it last drew the table (:meth:`TableView.said_since`).
 """
 
 from __future__ import annotations
@@ -34,6 +41,13 @@ UNKNOWN = "?"
 Zone = dict[str, Any]
 Table = dict[str, Any]
 CardLook = dict[str, str]
+Line = list[Any]
+"""A line of narration: text, and cards as ``{"card": face}``."""
+
+
+def card_of(face: str) -> dict[str, str]:
+    """A card within a line of narration (:meth:`TableView.say`)."""
+    return {"card": face}
 
 
 def zone(label: str, cards: Sequence[str] = (), *, marks: Mapping[int, str] | None = None, note: str = "") -> Zone:
@@ -74,6 +88,8 @@ class TableView:
     game: ClassVar[str] = ""
     """The game's id without version, such as ``rps-poker``."""
     points_name: ClassVar[str] = "points"
+    result_is_score: ClassVar[bool] = True
+    """Whether the match's result is on the running score's scale (GOPS's win-loss after prize sums is not)."""
 
     def __init__(self, params: Mapping[str, Any], names: Sequence[str], seen: frozenset[int]) -> None:
         self.params = dict(params)
@@ -83,6 +99,26 @@ class TableView:
         self.score: list[float | None] = [None, None]
         self.status: list[str] = ["", ""]
         self.outcome = ""
+        self.lines: list[Line] = []
+
+    # Narration ------------------------------------------------------------
+    def say(self, *parts: str | dict[str, str]) -> None:
+        """Tell what happened, in words: text and cards (``card_of(face)``), joined as given."""
+        self.lines.append(list(parts))
+
+    def said_since(self) -> list[Line]:
+        """The lines said since the last call."""
+        out, self.lines = self.lines, []
+        return out
+
+    def period(self) -> tuple[str, int] | None:
+        """The turn, round or hand in play, such as ``("Hand", 3)``; ``None`` before the first."""
+        return None
+
+    def running(self) -> list[float] | None:
+        """The running score of A and B, when the game keeps one."""
+        a, b = self.score
+        return None if a is None or b is None else [float(a), float(b)]
 
     # What the seats saw ---------------------------------------------------
     def asked(self, seat: int, msg: Mapping[str, Any]) -> None:
@@ -142,5 +178,9 @@ class TableView:
 
     @classmethod
     def card(cls, face: str) -> CardLook:
-        """How ``face`` looks: ``{"sym": ..., "rank": ..., "c": colour}``; a plain card by default."""
-        return {"sym": "", "rank": face, "c": "black"}
+        """How ``face`` looks: ``{"sym": ..., "rank": ..., "c": colour, "name": words}``; a plain card by default.
+
+        ``"fill": "1"`` draws the card filled with its colour (where the colour is part of the card, as in
+        Card-Jitsu, and a coloured rank alone could not be told apart).
+        """
+        return {"sym": "", "rank": face, "c": "black", "name": face}

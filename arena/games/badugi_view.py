@@ -6,11 +6,13 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ._view import CardLook, TableView, Zone, unknown, zone
+from ._view import CardLook, TableView, Zone, card_of, num, unknown, zone
 from .badugi import HAND_SIZE, ROUNDS, describe
 
 FOUR_COLOURS = {"c": ("♣", "green"), "d": ("♦", "blue"), "h": ("♥", "red"), "s": ("♠", "black")}
-"""A four-colour deck: in Badugi the suits matter as much as the ranks."""
+"""A four-colour deck: in Badugi the suits matter as much as the ranks (the page's text draws cards so too)."""
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+RANK_NAMES = {"A": "ace", "T": "ten", "J": "jack", "Q": "queen", "K": "king"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -84,6 +86,7 @@ class BadugiView(TableView):
             self.status[seat] = self.drawn[seat]
 
     def _acted(self, seat: int, action: str) -> None:
+        self.say(f"{'AB'[seat]} {VERBS.get(action, action)}; the pot is {self.pot}")
         self.actions[seat].append(VERBS.get(action, action))
         self.status[seat] = ", ".join(self.actions[seat])
         if action == "fold":
@@ -107,12 +110,19 @@ class BadugiView(TableView):
             self.discarded[seat] = list(msg["discarded"])
             self.drawn[seat] = f"draws {count}" if count else "stands pat"
             self.status[seat] = self.drawn[seat]
+            if count:
+                thrown = [card_of(c) for c in msg["discarded"]]
+                new = [card_of(c) for c in msg["cards"] if c not in old]
+                self.say(f"{'AB'[seat]} throws ", *thrown, " and draws ", *new, f" ({named(msg['cards'])})")
+            else:
+                self.say(f"{'AB'[seat]} stands pat ({named(msg['cards'])})")
         elif kind == "badugi_opponent_draw":
             other = 1 - seat
             count = int(msg["count"])
             self.drawn[other] = f"draws {count}" if count else "stands pat"
             self.status[other] = self.drawn[other]
             if other not in self.seen:
+                self.say(f"{'AB'[other]} {self.drawn[other]}")
                 self.marks[other] = {i: "new" for i in range(count)}
                 self.discarded[other] = unknown(count)
         elif kind == "badugi_showdown":
@@ -121,6 +131,10 @@ class BadugiView(TableView):
             for s, played in ((seat, msg["played"]), (1 - seat, msg["opponent_played"])):
                 cards = self.cards[s] or []
                 self.marks[s] = {i: "best" for i, card in enumerate(cards) if card in played}
+            if seat == min(self.seen):  # (both seats are shown the same cards)
+                for s in (0, 1):
+                    shown = [card_of(c) for c in self.cards[s] or []]
+                    self.say(f"{'AB'[s]} shows ", *shown, f" ({self.best[s]})")
         elif kind == "badugi_hand_end":
             self.set_score(seat, msg["score"])
             winner = msg.get("winner")
@@ -132,6 +146,9 @@ class BadugiView(TableView):
                 self.outcome = f"Showdown: {winner}'s {self.best[w]} beats {self.best[1 - w]}; {winner} wins {pot}"
             else:
                 self.outcome = f"Showdown: equal hands ({self.best[0]}), the pot of {pot} is split"
+            if seat == min(self.seen):
+                a, b = (num(x or 0) for x in self.score)
+                self.say(f"{self.outcome}. Chips won: A {a}, B {b}")
 
     def _deal(self, seat: int, msg: Mapping[str, Any]) -> None:
         if int(msg["hand"]) != self.hand:
@@ -139,12 +156,17 @@ class BadugiView(TableView):
             self.cards, self.marks, self.best, self.discarded = [None, None], [{}, {}], ["", ""], [[], []]
             self.actions, self.drawn, self.status = [[], []], ["", ""], ["", ""]
             self.round, self.draw, self.outcome = 1, 0, ""
+            self.say(f"Hand {self.hand} of {msg['hands']}: {msg['button']} has the button")
         self.hands_total = int(msg["hands"])
         self.button = "AB".index(msg["button"])
         self.cards[seat] = list(msg["cards"])
+        self.say(f"{'AB'[seat]} is dealt ", *(card_of(c) for c in msg["cards"]), f" ({named(msg['cards'])})")
         self.stakes[seat], self.stakes[1 - seat] = msg["blinds"]
         self.pot = sum(self.stakes)
         self.set_score(seat, msg["score"])
+
+    def period(self) -> tuple[str, int] | None:
+        return ("Hand", self.hand) if self.hand else None
 
     def info(self) -> list[tuple[str, str]]:
         if not self.hand:
@@ -176,5 +198,6 @@ class BadugiView(TableView):
     def card(cls, face: str) -> CardLook:
         if len(face) == 2 and face[1] in FOUR_COLOURS:
             sym, colour = FOUR_COLOURS[face[1]]
-            return {"sym": sym, "rank": face[0], "c": colour}
+            name = f"{RANK_NAMES.get(face[0], face[0])} of {SUIT_NAMES[face[1]]}"
+            return {"sym": sym, "rank": face[0], "c": colour, "name": name}
         return super().card(face)

@@ -9,17 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ._view import CardLook, TableView, Zone, num, zone
+from ._view import CardLook, TableView, Zone, card_of, num, zone
 
 SUITS = ("s", "h")
 """The suit of each seat's cards (spades for A, hearts for B); prizes are diamonds."""
 LOOKS = {"d": ("♦", "orange"), "s": ("♠", "blue"), "h": ("♥", "purple")}
+SUIT_NAMES = {"d": "diamonds", "s": "spades", "h": "hearts"}
 
 
 class GopsView(TableView):
     """The prize on the table, the bids, the hands left and the won piles (every card here is public)."""
 
     game: ClassVar[str] = "gops"
+    points_name: ClassVar[str] = "prize sum"
+    result_is_score: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -36,6 +39,8 @@ class GopsView(TableView):
     def asked(self, seat: int, msg: Mapping[str, Any]) -> None:
         if msg.get("type") != "gops_bid":
             return
+        if int(msg["round"]) != self.round:
+            self.say(f"Round {msg['round']}: the prize is ", card_of(f"d{msg['prize']}"))
         self.round, self.prize = int(msg["round"]), int(msg["prize"])
         self.prizes_left = list(msg["prizes_left"])
         self.hands[seat], self.hands[1 - seat] = list(msg["hand"]), list(msg["opponent_hand"])
@@ -47,6 +52,7 @@ class GopsView(TableView):
     def answered(self, seat: int, request: Mapping[str, Any], action: Any) -> None:
         self.bids[seat] = int(action)
         self.status[seat] = f"bids {action}"
+        self.say(f"{'AB'[seat]} bids ", card_of(f"{SUITS[seat]}{action}"))
 
     def told(self, seat: int, msg: Mapping[str, Any]) -> None:
         if msg.get("type") != "gops_result":
@@ -57,6 +63,8 @@ class GopsView(TableView):
         if self.bids == bids and self.outcome:
             return  # the other seat's copy of the same result
         self.bids = [bids[0], bids[1]]
+        if 1 - seat not in self.seen:
+            self.say(f"{'AB'[1 - seat]} bids ", card_of(f"{SUITS[1 - seat]}{bids[1 - seat]}"))
         self.status = [f"bids {bids[0]}", f"bids {bids[1]}"]
         self.sums[seat], self.sums[1 - seat] = msg["score"]
         prize = int(msg["prize"])
@@ -67,6 +75,13 @@ class GopsView(TableView):
         else:
             self.discarded.append(prize)
             self.outcome = f"Equal bids of {bids[0]}: the {prize} is discarded"
+        self.say(f"{self.outcome}; prize sums {num(self.sums[0])} and {num(self.sums[1])}")
+
+    def period(self) -> tuple[str, int] | None:
+        return ("Round", self.round) if self.round else None
+
+    def running(self) -> list[float] | None:
+        return [float(self.sums[0]), float(self.sums[1])] if self.round else None
 
     def info(self) -> list[tuple[str, str]]:
         if not self.round:
@@ -100,5 +115,5 @@ class GopsView(TableView):
     def card(cls, face: str) -> CardLook:
         if face[:1] in LOOKS and face[1:].isdigit():
             sym, colour = LOOKS[face[0]]
-            return {"sym": sym, "rank": face[1:], "c": colour}
+            return {"sym": sym, "rank": face[1:], "c": colour, "name": f"{face[1:]} of {SUIT_NAMES[face[0]]}"}
         return super().card(face)

@@ -1,14 +1,20 @@
-"""How a Six-card poker table looks: each hand of six, the High/Middle/Low lines once set, and who took each."""
+"""How a Six-card poker table looks: each hand of six, the High/Middle/Low lines once set, and who took each.
+
+Its words: a *deal* is one round (six cards to each seat); a seat's six cards are its *hand*; the hand is set
+into three *lines* (High of three cards, Middle of two, Low of one), and the seat that takes more lines wins the
+deal. (The wire's ``hands_won`` counts lines.)
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ._view import CardLook, TableView, Zone, num, unknown, zone
+from ._view import CardLook, TableView, Zone, card_of, num, unknown, zone
 from .six_card_poker import COMPARE, HAND_SIZE, HANDS
 
 COLOURS = {"1": "blue", "2": "green", "3": "orange", "4": "red"}
+LINE_NAMES = {"high": "High line", "middle": "Middle line", "low": "Low line"}
 
 
 class SixCardPokerView(TableView):
@@ -32,6 +38,7 @@ class SixCardPokerView(TableView):
             self.deal = int(msg["deal"])
             self.hands, self.splits, self.line_results = [None, None], [None, None], {}
             self.status, self.outcome = ["", ""], ""
+            self.say(f"Deal {self.deal} of {int(self.params.get('deals', 100))}")
         self.hands[seat] = list(msg["hand"])
         self.set_score(seat, msg["score"])
 
@@ -40,13 +47,18 @@ class SixCardPokerView(TableView):
         split = {name: sorted((hand[i] for i in action[name]), reverse=True) for name, _ in HANDS}
         self.splits[seat] = split
         self.status[seat] = "sets " + self._show(split)
+        self._said_split(seat, split)
 
     def told(self, seat: int, msg: Mapping[str, Any]) -> None:
         if msg.get("type") != "poker_showdown":
             return
         mine = {name: list(msg["your_split"][name]) for name, _ in HANDS}
         theirs = {name: list(msg["opponent_split"][name]) for name, _ in HANDS}
+        if self.line_results:
+            return  # (the other seat's copy of the same showdown)
         self.splits[seat], self.splits[1 - seat] = mine, theirs
+        if 1 - seat not in self.seen:
+            self._said_split(1 - seat, theirs)
         a, b = (mine, theirs) if seat == 0 else (theirs, mine)
         self.line_results = {name: COMPARE[name](a[name], b[name]) for name, _ in HANDS}
         self.status = ["sets " + self._show(a), "sets " + self._show(b)]
@@ -54,11 +66,21 @@ class SixCardPokerView(TableView):
         won = msg["hands_won"] if seat == 0 else list(reversed(msg["hands_won"]))
         winner = msg.get("winner")
         verdict = f"{winner} wins the deal" if winner in ("A", "B") else "the deal is drawn"
-        self.outcome = f"Lines {num(won[0])}-{num(won[1])}: {verdict}"
+        self.outcome = f"Lines taken {num(won[0])} to {num(won[1])}: {verdict}"
+        self.say(f"{self.outcome}; deals won {num(self.score[0])} and {num(self.score[1])}")
+
+    def _said_split(self, seat: int, split: Mapping[str, list[int]]) -> None:
+        parts: list[str | dict[str, str]] = [f"{'AB'[seat]} sets"]
+        for k, (name, _) in enumerate(HANDS):
+            parts += [f"{'; ' if k else ' '}{name} ", *(card_of(str(c)) for c in split[name])]
+        self.say(*parts)
 
     @staticmethod
     def _show(split: Mapping[str, list[int]]) -> str:
         return " / ".join("".join(map(str, split[name])) for name, _ in HANDS)
+
+    def period(self) -> tuple[str, int] | None:
+        return ("Deal", self.deal) if self.deal else None
 
     def info(self) -> list[tuple[str, str]]:
         if not self.deal:
@@ -79,11 +101,11 @@ class SixCardPokerView(TableView):
                 mine = result if seat == 0 else -result
                 note = "wins" if mine > 0 else "loses" if mine < 0 else "ties"
             marks = {i: "won" for i in range(len(cards))} if note == "wins" else None
-            out.append(zone(name.capitalize(), cards, marks=marks, note=note))
+            out.append(zone(LINE_NAMES.get(name, name.capitalize()), cards, marks=marks, note=note))
         return out
 
     @classmethod
     def card(cls, face: str) -> CardLook:
         if face in COLOURS:
-            return {"sym": "", "rank": face, "c": COLOURS[face]}
+            return {"sym": "", "rank": face, "c": COLOURS[face], "name": f"card {face}"}
         return super().card(face)

@@ -9,6 +9,7 @@ authors) are never read as mathtext. The same data gives the same bytes
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import re
@@ -89,23 +90,42 @@ class Track:
     steps: int
 
 
-def score_track(scores: Sequence[Sequence[float] | None], names: Sequence[str], faults: Sequence[int] = ()) -> Track:
-    """Both seats' score after each step, a line per seat; faults marked where they happened."""
+def score_track(
+    scores: Sequence[Sequence[float] | None],
+    names: Sequence[str],
+    faults: Sequence[float] = (),
+    *,
+    axis: str = "step",
+    forfeit: Sequence[float] | None = None,
+) -> Track:
+    """Both seats' score, a line per seat, at each x (``axis``: ``step``, 0-based; or ``turn``, ``hand``...:
+    x = k is the score after the k-th, 0 the start); faults marked where they happened, and ``forfeit``, the
+    points the match ended on after a fault, drawn from the first fault to the end."""
 
     def build() -> Track:
-        fig = _figure(11, 1.35)
-        ax = fig.add_axes((0.045, 0.2, 0.94, 0.72))
+        fig = _figure(11, 1.5)
+        ax = fig.add_axes((0.045, 0.3, 0.94, 0.62))
         xs = [i for i, s in enumerate(scores) if s is not None]
+        last = max(1, len(scores) - 1)
         for seat in (0, 1):
             ys = [float(s[seat]) for s in scores if s is not None]
             if xs:
                 ax.step(xs, ys, where="post", color=SEAT_COLOURS[seat], linewidth=1.6, label=label(names[seat]))
+            if forfeit is not None and faults and xs:
+                ax.plot([faults[0], last], [forfeit[seat], forfeit[seat]], color=SEAT_COLOURS[seat],
+                        linewidth=1.6, linestyle=(0, (1, 1.5)))  # fmt: skip
         for step in faults:
             ax.axvline(step, color="#b91c1c", linewidth=1.4, linestyle=(0, (2, 2)))
+        if forfeit is not None and faults:
+            ax.annotate("forfeit", (faults[0], 1), xycoords=("data", "axes fraction"), xytext=(3, -2),
+                        textcoords="offset points", va="top", fontsize=8, color="#b91c1c")  # fmt: skip
         from matplotlib.ticker import MaxNLocator
 
-        ax.set_xlim(0, max(1, len(scores) - 1))
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(0, last)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        if axis != "step":
+            ax.set_xticks([t for t in ax.get_xticks() if 1 <= t <= last] or [last])
+        ax.set_xlabel(axis, fontsize=8, labelpad=1)
         ax.tick_params(labelsize=8, length=0)
         ax.grid(axis="x", visible=False)
         ax.legend(loc="upper left", fontsize=8, ncols=2, handlelength=1.2, borderaxespad=0.1)
@@ -113,7 +133,20 @@ def score_track(scores: Sequence[Sequence[float] | None], names: Sequence[str], 
         return Track(_svg(fig, tight=False), box.x0, box.x1, len(scores))
 
     track: Track = _styled(build)
+    per = "step" if axis == "step" else axis
+    title = f"The score after each {per}: {label(names[0])} and {label(names[1])}"
+    if faults:
+        title += "; the dashed red line is a fault"
+    if forfeit is not None and faults:
+        title += " (the dotted lines: the forfeit's score)"
+    track.svg = titled(track.svg, title + ". Click to go to that " + per + ".")
     return track
+
+
+def titled(svg: str, title: str) -> str:
+    """``svg`` with a title (shown as a tooltip, read by screen readers as the chart's name)."""
+    head, _, rest = svg.partition(">")
+    return f'{head} role="img" aria-label="{html.escape(title)}"><title>{html.escape(title)}</title>{rest}'
 
 
 def ratings_chart(rows: Sequence[Mapping[str, Any]]) -> str:

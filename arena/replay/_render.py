@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..games import score_text
@@ -52,20 +53,20 @@ class Renderer:
         return {"face": value, "sym": sym, "rank": rank.upper(), "c": colour}
 
     def value(self, value: Any, key: str = "") -> list[Seg]:
-        """One field's value: cards drawn, lists spaced, scores as ``1-0``."""
+        """One field's value: cards drawn, lists spaced, scores as ``1 : 0``."""
         if isinstance(value, str):
             card = self.card(value)
             return [card] if card is not None else [text(value)]
         if isinstance(value, list):
             if key == "score" and len(value) == 2 and all(isinstance(v, int | float) for v in value):
-                return [text("-".join(_num(v) for v in value))]
+                return [text(score_text(value[0], value[1]))]
             if value and all(isinstance(v, str) and self.card(v) for v in value):
                 out: list[Seg] = []
                 for item in value:
                     out += self.value(item)
                 return out
         if isinstance(value, float):
-            return [text(_num(value))]
+            return [text(number(value))]
         return [text(json.dumps(value, separators=(",", ":"), ensure_ascii=False))]
 
     def message(self, msg: dict[str, Any]) -> list[Seg]:
@@ -96,13 +97,15 @@ class Renderer:
                 out += [text(" = "), *self.value(chosen)]
         return out
 
-    def result(self, result: dict[str, Any], names: tuple[str, str]) -> list[Seg]:
-        """The match's result in words."""
+    def result(
+        self, result: dict[str, Any], names: tuple[str, str], *, score: Callable[[Any, Any], str] = score_text
+    ) -> list[Seg]:
+        """The match's result in words (``score`` writes the two seats' points: ``434 : -434`` by default)."""
         winner = result.get("winner")
         verdict = f"{winner} ({names['AB'.index(winner)]}) wins" if winner in ("A", "B") else "draw"
         if winner is None and result.get("forfeit"):
             verdict = "no winner"
-        out = [text(f"{names[0]} {score_text(*result.get('points', [0, 0]))} {names[1]}: {verdict}")]
+        out = [text(f"{names[0]} {score(*result.get('points', [0, 0]))} {names[1]}: {verdict}")]
         if result.get("reason"):
             out.append(text(f" ({result['reason']})"))
         return out
@@ -162,7 +165,8 @@ def renderer_for(game: str) -> Renderer:
     return _RENDERERS.get(game.partition("/")[0], Renderer())
 
 
-def _num(value: Any) -> str:
+def number(value: Any) -> str:
+    """A number as people write it: ``3``, ``2.5``, ``-4``."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return f"{value:g}" if isinstance(value, float) else str(value)

@@ -166,7 +166,10 @@ class _Runner:
                 action = state.check(seat, decoded.action)
             except IllegalAction as exc:
                 raise IllegalMove(str(exc)) from None
-            self.frames[-1].events.append(Event("answer", seat, msgspec.to_builtins(request), decoded.action))
+            took = self._took(seat, k, answer.line)
+            self.frames[-1].events.append(
+                Event("answer", seat, msgspec.to_builtins(request), decoded.action, took=took)
+            )
             return action, None
         except BotFault as fault:
             return None, {
@@ -176,6 +179,17 @@ class _Runner:
                 "request_id": request.id,
                 "request_type": kind,
             }
+
+    def _took(self, seat: int, k: int, answer_line: int) -> float | None:
+        """Seconds between the ``k``-th request to ``seat`` and its answer, as the log timed them."""
+        requests = self.log.requests(seat)
+        if k >= len(requests):
+            return None
+        sent = self.log.records[requests[k].line - 1].get("t")
+        read = self.log.records[answer_line - 1].get("t")
+        if isinstance(sent, int | float) and isinstance(read, int | float):
+            return max(0.0, float(read) - float(sent))
+        return None
 
     def run(self) -> Rerun:
         state = self.game.new_match(self.log.seed)

@@ -4,7 +4,11 @@ The game's own :class:`~arena.games.TableView` is fed the frames' events in
 order: fed both seats' messages it draws everything; fed one seat's, it
 draws what that seat was told. A step's table is drawn at the end of its
 frame, or just before a notice that deals a new hand (Badugi sends the next
-hand's cards in the step that ends the last one).
+hand's cards in the step that ends the last one): what the view says after
+that belongs to the next step, whose table shows the new hand.
+
+Each drawn table also carries what the view said during its step (``say``),
+the turn or hand it is in (``period``) and the running score (``running``).
 """
 
 from __future__ import annotations
@@ -48,10 +52,20 @@ def tables(
                         view.answered(event.seat, msg, event.action)
                     else:
                         if name not in drawn and view.opens(event.seat, msg):
-                            drawn[name] = view.table()
+                            drawn[name] = _drawn(view)
                         view.told(event.seat, msg)
             for name, view in followers.items():
-                out[name].append(drawn.get(name) or view.table())
+                out[name].append(drawn.get(name) or _drawn(view))
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise NoTable(f"the {cls.game} table cannot follow this log ({type(exc).__name__}: {exc})") from None
     return cls, out
+
+
+def _drawn(view: TableView) -> dict[str, Any]:
+    period = view.period()
+    return {
+        **view.table(),
+        "say": view.said_since(),
+        "period": list(period) if period else None,
+        "running": view.running(),
+    }

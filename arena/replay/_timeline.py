@@ -26,6 +26,8 @@ class Event:
     """The message sent (request, notice), or the request answered (answer)."""
     action: Any = None
     text: str = ""
+    took: float | None = None
+    """For an answer: seconds from the request's sending to the answer's reading, as the log timed them."""
 
 
 @dataclass
@@ -92,6 +94,7 @@ def from_log(log: LoggedMatch, note: str = "") -> Timeline:
     """A timeline of the log's records as they are (no rules involved)."""
     frames = [Frame("match start")]
     score: list[float] | None = None
+    asked_at: dict[int, float] = {}
     for record in log.records[1:]:
         kind = record.get("type")
         seat = SEATS.index(record["seat"]) if record.get("seat") in SEATS else None
@@ -104,6 +107,8 @@ def from_log(log: LoggedMatch, note: str = "") -> Timeline:
                     frame = Frame("")
                     frames.append(frame)
                 frame.events.append(Event("request", seat, msg))
+                if isinstance(record.get("t"), int | float):
+                    asked_at[seat] = float(record["t"])
                 if frame.t is None and isinstance(record.get("t"), int | float):
                     frame.t = float(record["t"])
                 frame.title = frame_title({e.seat or 0: e.msg or {} for e in frame.events if e.kind == "request"})
@@ -115,7 +120,10 @@ def from_log(log: LoggedMatch, note: str = "") -> Timeline:
             request = next((e.msg for e in reversed(frame.events) if e.kind == "request" and e.seat == seat), None)
             got = record.get("msg")
             action = got.get("action") if isinstance(got, dict) else record.get("raw", got)
-            frame.events.append(Event("answer", seat, request, action))
+            took = None
+            if isinstance(record.get("t"), int | float) and frame.t is not None:
+                took = max(0.0, float(record["t"]) - asked_at.get(seat, frame.t))
+            frame.events.append(Event("answer", seat, request, action, took=took))
         elif kind == "fault" and seat is not None:
             frame.events.append(Event("fault", seat, text=f"{record.get('kind')}: {record.get('reason')}"))
     result = log.result

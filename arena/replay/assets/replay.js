@@ -2,6 +2,11 @@
 // The replay page: reads the match (deflate + base64 in #match-data), draws the table of the chosen view
 // at the chosen step. Only the chosen view's table is ever put in the document: in a seat's view the
 // other seat's hidden cards are not hidden, they are absent.
+//
+// A live view feeds the same page a match as it grows: window.arenaReplay.update(data) takes the match's
+// data again (the same shape as #match-data's, unpacked: match_data() of the log so far, with more frames
+// and periods than before) and redraws; a viewer at the last step follows the new steps, one elsewhere
+// stays where they are. Nothing else in the page keeps a copy of the frames, so appending is that one call.
 (async function () {
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
@@ -17,26 +22,33 @@
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return JSON.parse(await new Response(stream).text());
   }
-  const M = await load();
+  let M = await load();
   const SPEEDS = [0.5, 1, 2, 4, 8, 20];
   const LABELS = {all: "Everything", A: "As A saw it", B: "As B saw it"};
   const TAGS = {request: "asked", answer: "answers", notice: "told"};
   let at = 0, view = M.views[0], timer = null, speed = 2;
 
+  // Cards ---------------------------------------------------------------------------------------------
+  // A look: [symbol or word, rank, colour, name in words, second word (Card-Jitsu's colour), filled].
   function card(face, mark) {
     if (face === "?") {
       const back = el("span", "card back");
       back.dataset.card = "?";
-      back.title = "a card this view was not told";
+      back.title = "a face-down card (this view was not told it)";
+      back.setAttribute("role", "img");
+      back.setAttribute("aria-label", "face-down card");
       if (mark) back.classList.add("m-" + mark);
       return back;
     }
-    const look = M.looks[face] || ["", face, "black"];
-    const c = el("span", "card c-" + look[2]);
+    const look = M.looks[face] || ["", face, "black", face, "", ""];
+    const c = el("span", "card c-" + look[2] + (look[5] ? " fill" : ""));
     c.dataset.card = face;
-    c.title = face;
+    c.title = look[3] + (mark ? " (" + mark + ")" : "");
+    c.setAttribute("role", "img");
+    c.setAttribute("aria-label", c.title);
     c.append(el("span", "rank", look[1]));
     if (look[0]) c.append(el("span", look[0].length > 1 ? "sym word" : "sym", look[0]));
+    if (look[4]) c.append(el("span", "sym word sub", look[4]));
     if (mark) c.classList.add("m-" + mark);
     return c;
   }
@@ -53,20 +65,90 @@
     }
     return box;
   }
+  // A line of narration: strings, and cards as [face].
+  function line(parts, cls) {
+    const out = el("div", cls);
+    for (const p of parts) out.append(Array.isArray(p) ? card(p[0]) : document.createTextNode(p));
+    return out;
+  }
+  const lineText = (parts) => parts.map((p) => (Array.isArray(p) ? (M.looks[p[0]] || [0, 0, 0, p[0]])[3] : p)).join("");
   function segs(list, into) {
     for (const s of list) {
-      if (s.face !== undefined) {
-        const c = el("span", "card c-" + (s.c || "black"));
-        c.dataset.card = s.face;
-        c.append(el("span", "rank", s.rank || s.face));
-        if (s.sym) c.append(el("span", s.sym.length > 1 ? "sym word" : "sym", s.sym));
-        into.append(c);
-      } else into.append(el("span", s.k ? "k" : "", s.t));
+      if (s.face !== undefined) into.append(card(s.face));
+      else into.append(el("span", s.k ? "k" : "", s.t));
     }
     return into;
   }
+
+  // Turns, rounds and hands ----------------------------------------------------------------------------
+  const periodOf = (i) => (M.frames[i] ? M.frames[i].p : undefined);
+  const kindWord = () => (M.periods.length ? M.periods[M.periods.length - 1].k.toLowerCase() : "turn");
+  const scoreText = (sc) => (sc ? sc.map((x) => String(x).replace("-", "\u2212")).join(" \u2013 ") : "");
+  function where(i) {
+    const p = M.periods[periodOf(i)];
+    return p ? p.k.toLowerCase() + " " + p.n : "";
+  }
+  function drawPeriods() {
+    const box = $("periods-box");
+    box.hidden = !M.periods.length;
+    if (!M.periods.length) return;
+    $("periods-title").textContent = M.periods[M.periods.length - 1].k + "s";
+    const list = $("periods");
+    list.replaceChildren();
+    M.periods.forEach((p, i) => {
+      const item = el("li");
+      const b = el("button", "period");
+      b.dataset.period = String(i);
+      b.append(el("span", "pn", p.k + " " + p.n));
+      b.append(el("span", "po", p.o || ""));
+      if (p.sc) b.append(el("span", "ps", scoreText(p.sc)));
+      b.onclick = () => show(p.a);
+      item.append(b);
+      list.append(item);
+    });
+    for (const id of ["prev-period", "next-period"]) {
+      const label = (id === "prev-period" ? "previous " : "next ") + kindWord();
+      $(id).setAttribute("aria-label", label);
+      $(id).title = label + (id === "prev-period" ? " (Shift+\u2190 or [)" : " (Shift+\u2192 or ])");
+    }
+  }
+  function markPeriod() {
+    const current = periodOf(at);
+    for (const b of document.querySelectorAll("#periods button")) {
+      const on = b.dataset.period === String(current);
+      b.classList.toggle("on", on);
+      if (on) {
+        b.setAttribute("aria-current", "step");
+        const list = $("periods"), top = b.offsetTop - list.offsetTop;
+        if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - b.offsetHeight)
+          list.scrollTop = top - list.clientHeight / 2;
+      } else b.removeAttribute("aria-current");
+    }
+  }
+  function stepPeriod(delta) {
+    const current = periodOf(at);
+    if (current === undefined) return show(delta > 0 && M.periods.length ? M.periods[0].a : 0);
+    const p = M.periods[current];
+    // Back from inside a turn goes to its start first, as a music player's "previous" does.
+    if (delta < 0 && at > p.a) return show(p.a);
+    const target = M.periods[Math.max(0, Math.min(M.periods.length - 1, current + delta))];
+    show(delta > 0 && target === p ? M.frames.length - 1 : target.a);
+  }
+
+  // The table ------------------------------------------------------------------------------------------
   const seatIndex = (s) => (s === "A" ? 0 : 1);
-  function seatPanel(seat, part, frame) {
+  function faultsSoFar() {
+    // A fault stays marked from its step to the end (the match ended on it).
+    const out = [];
+    for (let i = 0; i <= at; i++) for (const f of M.frames[i].f || []) out.push(f);
+    return out;
+  }
+  function took(frame, seat) {
+    const row = (frame.rows || []).find((r) => r.k === "answer" && r.s === seat && r.ms !== undefined);
+    return row ? ms(row.ms) : "";
+  }
+  const ms = (t) => (t >= 1000 ? (t / 1000).toFixed(2) + " s" : t + " ms");
+  function seatPanel(seat, part, frame, faults) {
     const panel = el("div", "seat");
     panel.id = "seat-" + seat;
     const who = el("div", "who");
@@ -76,10 +158,16 @@
       stat.append(el("b", "", v));
       who.append(stat);
     }
+    const time = took(frame, seat);
+    if (time) {
+      const stat = el("span", "stat took", "took ");
+      stat.append(el("b", "", time));
+      who.append(stat);
+    }
     if (part && part.status) who.append(el("span", "status", part.status));
     panel.append(who);
     if (part) panel.append(zones(part.zones));
-    for (const [s, text] of frame.f || []) {
+    for (const [s, text] of faults) {
       if (s !== seat) continue;
       panel.classList.add("faulted");
       panel.append(el("div", "fault", "fault: " + text));
@@ -108,28 +196,40 @@
     } else {
       felt.append(el("div", "outcome", frame.n));
     }
+    if (frame.r) felt.append(el("div", "outcome final", frame.r));
     // The seat whose view this is sits at the bottom, as at a real table.
     const bottom = view === "B" ? "B" : "A", top = bottom === "A" ? "B" : "A";
     const part = (s) => (ids ? M.parts[ids[1 + seatIndex(s)]] : null);
-    table.append(seatPanel(top, part(top), frame), felt, seatPanel(bottom, part(bottom), frame));
+    const faults = faultsSoFar();
+    table.append(seatPanel(top, part(top), frame, faults), felt, seatPanel(bottom, part(bottom), frame, faults));
+  }
+  function story(frame) {
+    const seatOnly = view !== "all";
+    const out = [];
+    for (const parts of (frame.say && frame.say[view]) || []) out.push(["narration", parts]);
+    for (const [s, , words] of frame.f || []) if (!seatOnly || s === view) out.push(["fault-line", [words]]);
+    if (frame.r) out.push(["result", [frame.r]]);
+    return out;
   }
   function drawSide(frame) {
-    $("step-title").textContent = "Step " + (at + 1) + ": " + frame.n;
-    const story = $("story");
-    story.replaceChildren();
+    const w = where(at);
+    // A step in a turn or hand is named by it; the others (the start, the result) by the rules' title.
+    $("step-title").textContent = "Step " + (at + 1) + ": " + (w && frame.n !== "result" ? w : frame.n);
+    const box = $("story");
+    box.replaceChildren();
+    const told = story(frame);
+    for (const [cls, parts] of told) box.append(line(parts, cls));
+    if (!told.length) box.append(el("div", "empty", "Nothing to tell at this step."));
     const seatOnly = view !== "all";
-    if (!seatOnly) for (const line of frame.say || []) story.append(el("div", "narration", line));
-    if (frame.r && !seatOnly) story.append(el("div", "result", frame.r));
-    const mine = (r) => !seatOnly || r.s === view;
-    const rows = (frame.rows || []).filter(mine);
-    if (seatOnly) for (const r of rows.filter((r) => r.k === "notice")) story.append(segs(r.g, el("div", "row")));
-    if (!story.childNodes.length) story.append(el("div", "empty", "Nothing to tell at this step."));
+    const rows = (frame.rows || []).filter((r) => !seatOnly || r.s === view);
     const messages = $("messages-body");
     messages.replaceChildren();
     for (const r of rows) {
       const row = el("div", "row " + r.k);
       row.append(el("span", "seatmark seat-" + r.s, r.s), el("span", "tag", TAGS[r.k] || r.k));
-      messages.append(segs(r.g, row));
+      segs(r.g, row);
+      if (r.ms !== undefined) row.append(el("span", "ms", "(" + ms(r.ms) + ")"));
+      messages.append(row);
     }
     const err = $("stderr");
     err.replaceChildren();
@@ -140,37 +240,79 @@
       err.append(line);
     }
     $("stderr-box").hidden = !lines.length;
+    return told;
   }
   function show(i) {
     at = Math.max(0, Math.min(M.frames.length - 1, i));
     const frame = M.frames[at];
     drawTable(frame);
-    drawSide(frame);
-    $("counter").textContent = "step " + (at + 1) + " / " + M.frames.length;
-    $("slider").value = at;
-    const cursor = $("cursor");
-    if (cursor && M.track) {
-      const x = M.track.x0 + (M.track.x1 - M.track.x0) * (at / Math.max(1, M.frames.length - 1));
-      cursor.style.left = "calc(6px + (100% - 12px) * " + x + ")";
-    }
+    const told = drawSide(frame);
+    const n = M.frames.length, w = where(at);
+    const spoken = "step " + (at + 1) + " of " + n + (w ? ", " + w : "");
+    $("counter").textContent = "step " + (at + 1) + " / " + n;
+    const slider = $("slider");
+    slider.max = n - 1;
+    slider.value = at;
+    slider.setAttribute("aria-valuetext", spoken);
+    // Each step announced: where it is and what happened (polite: a screen reader finishes its sentence).
+    const first = told.length ? ": " + lineText(told[0][1]) : "";
+    $("live").textContent = spoken.charAt(0).toUpperCase() + spoken.slice(1) + first;
+    placeCursor();
+    markPeriod();
     const hash = "#step=" + (at + 1) + (view !== M.views[0] ? "&view=" + view : "");
     if (location.hash !== hash) history.replaceState(null, "", hash);
   }
+
+  // The score chart ------------------------------------------------------------------------------------
+  // By turn or hand: turn k spans (k - 1, k] of the axis, the score after it at k; by step: step i at i.
+  function chartX(i) {
+    const T = M.track;
+    if (T.by !== "period") return i;
+    const index = periodOf(i);
+    if (index === undefined) return i < M.periods[T.first].a ? 0 : T.n;  // (the start; the result)
+    if (index < T.first) return 0;
+    const p = M.periods[index];
+    return index - T.first + (i - p.a + 1) / (p.b - p.a + 1);
+  }
+  function placeCursor() {
+    const cursor = $("cursor");
+    if (!cursor || !M.track) return;
+    const x = M.track.x0 + (M.track.x1 - M.track.x0) * (chartX(at) / Math.max(1, M.track.n));
+    cursor.style.left = "calc(6px + (100% - 12px) * " + Math.max(0, Math.min(1, x)) + ")";
+  }
+  function chartClick(e) {
+    const T = M.track, track = $("track");
+    const box = track.getBoundingClientRect();
+    const x = (e.clientX - box.left - 6) / (box.width - 12);
+    const f = Math.max(0, Math.min(1, (x - T.x0) / (T.x1 - T.x0)));
+    if (T.by !== "period") return show(Math.round(f * (M.frames.length - 1)));
+    // The point at k is the score after turn k: a click there opens the step that decided it.
+    const k = Math.max(1, Math.min(T.n, Math.round(f * T.n)));
+    const p = M.periods[T.first + k - 1];
+    if (p) show(p.b);
+  }
+
+  // Controls -------------------------------------------------------------------------------------------
   function setView(v, redraw = true) {
     if (!M.views.includes(v)) return;
     view = v;
-    for (const b of document.querySelectorAll("#views button")) b.classList.toggle("on", b.dataset.view === v);
+    for (const b of document.querySelectorAll("#views button")) {
+      b.classList.toggle("on", b.dataset.view === v);
+      b.setAttribute("aria-pressed", String(b.dataset.view === v));
+    }
     if (redraw) show(at);
   }
   function stop() {
     if (timer) clearInterval(timer);
     timer = null;
     $("play").textContent = "▶ Play";
+    $("play").setAttribute("aria-label", "play");
   }
   function play() {
     if (timer) return stop();
     if (at >= M.frames.length - 1) show(0);
     $("play").textContent = "❚❚ Pause";
+    $("play").setAttribute("aria-label", "pause");
     timer = setInterval(() => (at >= M.frames.length - 1 ? stop() : show(at + 1)), 1000 / speed);
   }
   function setSpeed(s) {
@@ -185,11 +327,8 @@
     show(Number.isFinite(n) ? n - 1 : 0);
   }
 
-  $("title").textContent = M.title + ": ";
-  $("title").append(el("span", "seat-A", M.names[0]), document.createTextNode(" vs "), el("span", "seat-B", M.names[1]));
-  $("seed").textContent = M.seed;
-  $("result").textContent = M.result || "";
   if (M.note) { $("note").hidden = false; $("note").textContent = M.note; }
+  for (const id of ["bar", "stage", "keys"]) $(id).hidden = false;
   for (const v of M.views) {
     const b = el("button", "", LABELS[v]);
     b.dataset.view = v;
@@ -204,27 +343,25 @@
   }
   $("speed").value = String(speed);
   $("speed").onchange = (e) => setSpeed(+e.target.value);
-  $("slider").max = M.frames.length - 1;
   $("slider").addEventListener("input", (e) => show(+e.target.value));
   $("first").onclick = () => show(0);
   $("prev").onclick = () => show(at - 1);
   $("next").onclick = () => show(at + 1);
   $("last").onclick = () => show(M.frames.length - 1);
+  $("prev-period").onclick = () => stepPeriod(-1);
+  $("next-period").onclick = () => stepPeriod(1);
   $("play").onclick = play;
-  const track = $("track");
-  if (track && M.track) {
-    track.addEventListener("click", (e) => {
-      const box = track.getBoundingClientRect();
-      const x = (e.clientX - box.left - 6) / (box.width - 12);
-      const f = (x - M.track.x0) / (M.track.x1 - M.track.x0);
-      show(Math.round(Math.max(0, Math.min(1, f)) * (M.frames.length - 1)));
-    });
-  }
+  if ($("track")) $("track").addEventListener("click", (e) => M.track && chartClick(e));
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.target.tagName === "SELECT") return;
+    // The slider has its own arrows (a step each); a button's space and Enter press the button.
+    if (e.target.tagName === "INPUT" && !e.shiftKey && e.key.startsWith("Arrow")) return;
+    if (e.target.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return;
     const keys = {
-      ArrowRight: () => show(at + 1), ArrowLeft: () => show(at - 1), Home: () => show(0),
+      ArrowRight: () => (e.shiftKey ? stepPeriod(1) : show(at + 1)),
+      ArrowLeft: () => (e.shiftKey ? stepPeriod(-1) : show(at - 1)),
+      "]": () => stepPeriod(1), "[": () => stepPeriod(-1), Home: () => show(0),
       End: () => show(M.frames.length - 1), PageDown: () => show(at + 10), PageUp: () => show(at - 10),
       " ": play, "+": () => setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(speed) + 1)]),
       "-": () => setSpeed(SPEEDS[Math.max(0, SPEEDS.indexOf(speed) - 1)]),
@@ -234,6 +371,16 @@
     if (act) { e.preventDefault(); act(); }
   });
   window.addEventListener("hashchange", fromHash);
+  window.arenaReplay = {
+    update(data) {
+      const following = at >= M.frames.length - 1;
+      M = data;
+      drawPeriods();
+      show(following ? M.frames.length - 1 : at);
+    },
+    show: (i) => show(i),
+  };
+  drawPeriods();
   fromHash();
   document.body.dataset.ready = "1";
 })();
