@@ -109,8 +109,12 @@ def score_track(
         last = max(1, len(scores) - 1)
         for seat in (0, 1):
             ys = [float(s[seat]) for s in scores if s is not None]
-            if xs:
+            if xs and axis == "step":
                 ax.step(xs, ys, where="post", color=SEAT_COLOURS[seat], linewidth=1.6, label=label(names[seat]))
+            elif xs:  # the score after each turn at its number, joined: turn k's change drawn across it
+                marker = "o" if len(xs) <= 40 else None
+                ax.plot(xs, ys, color=SEAT_COLOURS[seat], linewidth=1.6, marker=marker, markersize=3,
+                        label=label(names[seat]))  # fmt: skip
             if forfeit is not None and faults and xs:
                 ax.plot([faults[0], last], [forfeit[seat], forfeit[seat]], color=SEAT_COLOURS[seat],
                         linewidth=1.6, linestyle=(0, (1, 1.5)))  # fmt: skip

@@ -179,7 +179,11 @@ def periods_of(drawn: list[dict[str, Any]], titles: list[str]) -> tuple[list[dic
 
 
 def _result_text(renderer: Renderer, result: dict[str, Any], names: tuple[str, str]) -> str:
-    return typeset(plain(renderer.result(result, names, score=page_score)))
+    text = plain(renderer.result(result, names, score=page_score))
+    forfeits = [str(s) for s in result.get("forfeit") or ()]
+    if forfeits:
+        text += "; " + " and ".join(forfeits) + (" forfeits" if len(forfeits) == 1 else " forfeit")
+    return typeset(text)
 
 
 def match_data(log: LoggedMatch, timeline: Timeline) -> dict[str, Any]:

@@ -61,6 +61,8 @@ def write_replays(
     """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name."""
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[int, str] = {}
+    # A duplicate pair's legs share their deal: each page links the other's, where that one has a log (a page).
+    legs = {(p.cycle, p.deal, p.leg): n for n, p in matches if (path := log_of(db, p)) and path.is_file()}
     for number, played in matches:
         log_path = log_of(db, played)
         if log_path is None or not log_path.is_file():
@@ -69,7 +71,9 @@ def write_replays(
         out = folder / name
         if not out.exists() or out.stat().st_mtime < log_path.stat().st_mtime:
             try:
-                out.write_text(match_page(load_log(log_path)), encoding="utf-8")
+                other = legs.get((played.cycle, played.deal, 1 - played.leg))
+                leg = f"{other}.html" if other is not None else None
+                out.write_text(match_page(load_log(log_path), other_leg=leg), encoding="utf-8")
             except StoreError as exc:
                 say(f"no replay of match {number}: {exc}")
                 continue
@@ -146,7 +150,7 @@ def _faults(matches: Sequence[Numbered], links: dict[int, str], href: str) -> st
             found = [(n, reason) for n, k, reason in by_bot[bot] if k == kind]
             examples = []
             for n, reason in found[:3]:
-                where = f'<a href="{href}/{links[n]}">match {n}</a>' if n in links else f"match {n}"
+                where = f'<a href="{href}/{links[n]}#fault">match {n}</a>' if n in links else f"match {n}"
                 examples.append(f"{where}: {_esc(reason[:300])}")
             rows.append(
                 f'<tr><td>{_esc(bot)}</td><td>{_esc(kind)}</td><td class="num">{len(found)}</td>'

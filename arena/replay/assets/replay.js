@@ -323,6 +323,12 @@
   function fromHash() {
     const params = new URLSearchParams(location.hash.slice(1));
     setView(params.get("view") || view, false);
+    if (params.has("fault")) {
+      // #fault (or #fault=B): the step where the first fault (of that seat) happened; a report links so.
+      const seat = params.get("fault");
+      const i = M.frames.findIndex((f) => (f.f || []).some(([s]) => !seat || s === seat));
+      if (i >= 0) return show(i);
+    }
     const n = parseInt(params.get("step") || "1", 10);
     show(Number.isFinite(n) ? n - 1 : 0);
   }
