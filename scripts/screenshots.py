@@ -55,10 +55,12 @@ def main() -> int:
             log = next(logs.glob("*.jsonl"))
             html = work / f"{game}.html"
             arena("replay", str(log), "--html", str(html), cwd=work)
-            page.goto(f"{html.as_uri()}#step={step}")
-            page.wait_for_selector("body[data-ready='1']")
-            page.screenshot(path=str(OUT / f"replay-{game}.png"))
-            print(f"wrote {OUT / f'replay-{game}.png'}")
+            for size, name in (((1360, 860), f"replay-{game}.png"), ((390, 844), f"replay-{game}-phone.png")):
+                page.set_viewport_size({"width": size[0], "height": size[1]})
+                page.goto(f"{html.as_uri()}#step={step}")
+                page.wait_for_selector("body[data-ready='1']")
+                page.screenshot(path=str(OUT / name))
+                print(f"wrote {OUT / name}")
         rps = BOTS / "rps-poker"
         bots = [
             str(rps / n) for n in ("save-pairs-ruby", "pair-or-high-c", "simple-py", "random-python", "minimal-bash")

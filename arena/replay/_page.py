@@ -324,10 +324,20 @@ def _noscript(data: dict[str, Any]) -> str:
     """The narration as text, for a browser without JavaScript."""
     view = data["views"][0]
     looks = data["looks"]
+
+    def face(card: str) -> str:  # short: a suit symbol after its rank (T♣), or the card's name (rock 3)
+        look = looks.get(card)
+        if look is None:
+            return card
+        return f"{look[1]}{look[0]}" if len(look[0]) == 1 else str(look[3])
+
     items = []
     for index, frame in enumerate(data["frames"]):
         lines = [
-            "".join(looks.get(p[0], [0, 0, 0, p[0]])[3] if isinstance(p, list) else p for p in line)
+            re.sub(r" +", " ", "".join(f" {face(p[0])} " if isinstance(p, list) else p for p in line))
+            .replace(" )", ")")
+            .replace(" ,", ",")
+            .strip()
             for line in frame.get("say", {}).get(view, [])
         ]
         lines += [f[2] for f in frame.get("f", [])]
