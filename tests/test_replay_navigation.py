@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the browser fixture is imported, and named by each test)
 """The replay page (issue 29, items 3-8 and 14): turns and hands, narration in words, Card-Jitsu's colours,
 faults, time per move, the other leg, seat pages, no JavaScript, and accessibility (axe-core), in Chromium at
 a desktop size (1280x800) and a phone's (390x844)."""
