@@ -26,7 +26,7 @@ import zlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 from starlette.exceptions import HTTPException
@@ -34,10 +34,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from ..competition.ladder import InPlay
+from ..competition.schedule import Scheduled
 from ..replay._log import index_records
-
-if TYPE_CHECKING:
-    from .web import Pages
+from .service import Competition
+from .state import Participant
 
 LIVE_POLL_S = 1.0
 """How often a match in play's log is read again, and the most often a live page hears of a change."""
@@ -120,11 +120,22 @@ def shown_count(records: list[dict[str, Any]], seat: str | None) -> int:
     return sum(1 for r in records if r.get("seat") == seat and r.get("type") in ("send", "recv", "fault"))
 
 
+class Pages(Protocol):
+    """What the live pages use of the web app's pages (:class:`arena.server.web.Pages`)."""
+
+    c: Competition
+
+    def who(self, request: Request) -> Participant | None: ...
+    def page(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse: ...
+    def replay_access(self, viewer: Participant | None, match: Scheduled) -> tuple[bool, str | None]: ...
+
+
 class LivePages:
     """The "now playing" list, a match in play's page, its view so far, and its events."""
 
-    def __init__(self, pages: Pages) -> None:
+    def __init__(self, pages: Pages, replay_csp: str) -> None:
         self.pages = pages
+        self.replay_csp = replay_csp
         self.c = pages.c
         self.logs: dict[str, GrowingLog] = {}
         """The logs of the matches in play being watched, by key (dropped when their match ends)."""
@@ -166,8 +177,6 @@ class LivePages:
         )
 
     async def replay(self, request: Request) -> Response:
-        from .web import REPLAY_CSP
-
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
@@ -180,7 +189,7 @@ class LivePages:
         if log is None or not log.refresh():
             raise HTTPException(404, "this match's log has not begun yet: try again in a moment")
         html = await trio.to_thread.run_sync(log.page, seat, seat is None)
-        return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
+        return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
 
     async def events(self, request: Request) -> Response:
         """Server-sent events of a match in play: ``step`` when what the viewer sees grew, ``end`` when it ended.

@@ -229,7 +229,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
     """The Starlette app serving ``competition``."""
     pages = Pages(competition)
-    live = LivePages(pages)
+    live = LivePages(pages, REPLAY_CSP)
     routes = [
         Route("/live", live.now_playing),
         Route("/matches/{key}/live", live.match),
