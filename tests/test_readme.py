@@ -170,6 +170,9 @@ COMMANDS: dict[str, Run | Skip] = {
     PLAY_7: Run(output=True),
     NEW_BOT: Run(creates="my-bot/bot.toml", says=("arena check my-bot",)),
     "arena check my-bot": Run(after=NEW_BOT, says=("my-bot: all checks passed",)),
+    "arena play rps-poker human sample_bots/rps-poker/random-python": Skip(
+        "it waits for a person's moves; tests/test_human_seat.py plays it with its input piped"
+    ),
     "arena check path/to/my-bot": Skip(
         "path/to/my-bot stands for the reader's bot; the next command checks a real one"
     ),
