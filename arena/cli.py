@@ -27,7 +27,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one match and narrate it; a fault is shown with the end of the bot's stderr and a hint."""
-    human = 0 if args.bot_a == "human" else 1 if args.bot_b == "human" else None  # arena._human.HUMAN (imported
+    human = 0 if args.bot_a == "human" else 1 if args.bot_b == "human" else None  # arena.replay.human.HUMAN (imported
     if human is not None:  # only when a person plays: it imports the replay's renderers)
         return _play_human(args, human)
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
@@ -69,9 +69,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_human(args: argparse.Namespace, seat: int) -> int:
     """``arena play GAME human BOT``: a person plays ``seat`` against the bot, at the terminal."""
-    import socket
-
-    from ._human import HUMAN_LIMITS, human_spec, prompt, read_stdin
+    from .replay.human import HUMAN, play_human, read_stdin
 
     text, protocol = (args.bot_b, args.protocol_b) if seat == 0 else (args.bot_a, args.protocol_a)
     other = _speaking(resolve(text), protocol)
@@ -82,37 +80,13 @@ def _play_human(args: argparse.Namespace, seat: int) -> int:
     seed = args.seed if args.seed is not None else new_seed()
     limits = limits_from(args)
     print(f"{game.title} ({game.game_id}): you play seat {'AB'[seat]} against {printable(other.name)}")
-    with tempfile.TemporaryDirectory(prefix="arena-human-") as folder:
-        path = Path(folder) / "seat.sock"
-        specs = (human_spec(path), other) if seat == 0 else (other, human_spec(path))
-
-        async def run() -> MatchRecord:
-            listener = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            await listener.bind(str(path))
-            listener.listen(1)
-            done = trio.Event()
-
-            async def person() -> None:
-                try:
-                    await prompt(listener, game.game_id, read_stdin)
-                finally:
-                    done.set()
-
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(person)
-                record = await play_match(
-                    game, specs, seed=seed, limits=limits, log_dir=None if args.no_log else Path(args.log_dir),
-                    stderr_dir=Path(folder), own_seats={seat: HUMAN_LIMITS},
-                )  # fmt: skip
-                with trio.move_on_after(2):  # the prompt shows the end it was told
-                    await done.wait()
-                nursery.cancel_scope.cancel()
-            listener.close()
-            return record
-
-        record = trio.run(run)
-        print(f"Seed {seed} (it dealt both seats' cards)")
-        _print_result(record, game, specs)
+    log_dir = None if args.no_log else Path(args.log_dir)
+    record = trio.run(
+        lambda: play_human(game, other, seat, seed=seed, limits=limits, log_dir=log_dir, read_line=read_stdin)
+    )
+    print(f"Seed {seed} (it dealt both seats' cards)")
+    person = BotSpec(name=HUMAN, command=(HUMAN,), cwd=Path.cwd())  # (its fault's hints: the JSON protocol's)
+    _print_result(record, game, (person, other) if seat == 0 else (other, person))
     return 0
 
 

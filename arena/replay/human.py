@@ -14,7 +14,9 @@ person sees only what the seat is sent: the referee's narration and the seed
 from __future__ import annotations
 
 import json
+import socket
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,10 +26,13 @@ import trio
 
 from protocol import Limits
 
-from .bots.spec import BotSpec
-from .checks.hints import printable
-from .games._choices import Choice, choices
-from .replay._render import Seg, renderer_for
+from ..bots.spec import BotSpec
+from ..checks.hints import printable
+from ..games import Game
+from ..games._choices import Choice, choices
+from ..supervisor.match import MatchRecord
+from ..supervisor.play import play_match
+from ._render import Seg, renderer_for
 
 HUMAN = "human"
 """What ``arena play`` takes, in a bot's place, for a person's seat."""
@@ -42,6 +47,8 @@ LINE_BYTES = 1 << 20
 
 ReadLine = Callable[[], Awaitable[str]]
 """Reads one line the person typed: ``""`` at the end of input."""
+Asked = Callable[[list[Choice] | None], None]
+"""Hears the moves a request allows (``None``: not listed, JSON expected) before the person's answer is read."""
 
 
 def human_spec(socket_path: Path) -> BotSpec:
@@ -55,8 +62,57 @@ async def read_stdin() -> str:
     return await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
 
 
+async def play_human(
+    game: Game,
+    bot: BotSpec,
+    seat: int,
+    *,
+    seed: int,
+    limits: Limits,
+    human_limits: Limits = HUMAN_LIMITS,
+    log_dir: Path | None,
+    read_line: ReadLine,
+    say: Callable[[str], None] = print,
+    asked: Asked = lambda _choices: None,
+) -> MatchRecord:
+    """Play one match of ``bot`` against a person in ``seat`` (0 or 1), who is shown lines by ``say`` and answers
+    through ``read_line`` (``asked`` hears the moves listed before each read); the match's log goes in ``log_dir``.
+    """
+    with tempfile.TemporaryDirectory(prefix="arena-human-") as folder:
+        path = Path(folder) / "seat.sock"
+        specs = (human_spec(path), bot) if seat == 0 else (bot, human_spec(path))
+        listener = trio.socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            await listener.bind(str(path))
+            listener.listen(1)
+            done = trio.Event()
+
+            async def person() -> None:
+                try:
+                    await prompt(listener, game.game_id, read_line, say, asked)
+                finally:
+                    done.set()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(person)
+                record = await play_match(
+                    game, specs, seed=seed, limits=limits, log_dir=log_dir, stderr_dir=Path(folder),
+                    own_seats={seat: human_limits},
+                )  # fmt: skip
+                with trio.move_on_after(2):  # the prompt shows the end it was told
+                    await done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            listener.close()
+    return record
+
+
 async def prompt(
-    listener: trio.socket.SocketType, game_id: str, read_line: ReadLine, say: Callable[[str], None] = print
+    listener: trio.socket.SocketType,
+    game_id: str,
+    read_line: ReadLine,
+    say: Callable[[str], None] = print,
+    asked: Asked = lambda _choices: None,
 ) -> None:
     """Play the seat whose relay connects to ``listener``: show each message, ask for each answer."""
     connection, _ = await listener.accept()
@@ -86,7 +142,7 @@ async def prompt(
                 continue
             say(("asked: " if "id" in message else "told: ") + _words(renderer.message(message)))
             if "id" in message:
-                action = await _pick(message, read_line, say)
+                action = await _pick(message, read_line, say, asked)
                 if action is _LEFT:
                     say("You left the match: it ends as your seat's fault.")
                     return
@@ -102,9 +158,10 @@ _LEFT = object()
 """The person's input ended (end of file): no answer."""
 
 
-async def _pick(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None]) -> Any:
+async def _pick(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None], asked: Asked) -> Any:
     """The answer the person picks for ``request`` (a number from the list, or JSON when there is no list)."""
     listed = choices(request)
+    asked(listed)
     if listed:
         for number, (label, _) in enumerate(listed, start=1):
             say(f"  {number:>3}) {label}")
@@ -135,4 +192,4 @@ def _parse(text: str, listed: list[Choice] | None) -> Any:
         return _NOTHING
 
 
-__all__ = ["HUMAN", "HUMAN_LIMITS", "human_spec", "prompt", "read_stdin"]
+__all__ = ["HUMAN", "HUMAN_LIMITS", "human_spec", "play_human", "prompt", "read_stdin"]
