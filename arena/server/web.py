@@ -65,6 +65,7 @@ from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
+from .human import HumanPages
 from .live import LivePages
 from .service import Busy, Competition, Version, relative_paths
 from .state import NAME_RULE, Participant, Submission, check_name
@@ -230,7 +231,11 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     """The Starlette app serving ``competition``."""
     pages = Pages(competition)
     live = LivePages(pages, REPLAY_CSP)
+    human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     routes = [
+        Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
+        Route("/play/{gid}", human.play, methods=["GET", "POST"]),
+        Route("/play/{gid}/replay", human.replay),
         Route("/live", live.now_playing),
         Route("/matches/{key}/live", live.match),
         Route("/matches/{key}/live/replay", live.replay),
