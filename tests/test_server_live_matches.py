@@ -13,6 +13,7 @@ import base64
 import contextlib
 import io
 import json
+import os
 import time
 import zlib
 from pathlib import Path
@@ -42,7 +43,7 @@ def _config(folder: Path) -> Path:
     return path
 
 
-def _in_play(url: str, bot: str, other: str, *, timeout: float = 240) -> str:
+def _in_play(url: str, bot: str, other: str, *, timeout: float = 420) -> str:
     """The key of a match between ``bot`` and ``other`` that has just come into play (a second ago at most)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,6 +98,8 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
     token = printed.getvalue().split("token: ")[1].split()[0]
     alice = {"authorization": f"Bearer {token}"}
     errors: list[str] = []
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
     with server_process(config) as server, sync_api.sync_playwright() as driver:
         url = server.url
         sent = httpx.post(
@@ -113,6 +116,12 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
         watched = key
         organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
 
+        with contextlib.ExitStack() as streams:  # watchers are bounded: four streams from one address at most
+            for _ in range(4):
+                opened = streams.enter_context(httpx.stream("GET", f"{url}/matches/{key}/live/events", timeout=30))
+                assert opened.status_code == 200
+            fifth = httpx.get(f"{url}/matches/{key}/live/events", timeout=30)
+            assert fifth.status_code == 429, fifth.text
         # Over HTTP, as each viewer gets them: the stranger has no table and no steps.
         assert httpx.get(f"{url}/matches/{key}/live/replay", timeout=30).status_code == 403
         stranger_events = _events(url, key, {}, 1.5)
@@ -152,7 +161,9 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
                 f"() => Number(document.getElementById('live-match').dataset.shown) > {first}", timeout=30_000
             )
             whole = organiser.frame_locator("#live-frames iframe:not([hidden])")
+            organiser.screenshot(path=str(shots / "live.png"), full_page=True)
             assert "Everything" in whole.locator("#views").inner_text()
+            assert "does not match the rules" not in whole.locator("body").inner_text()  # the rules' own frames
             owner.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
             seen = owner.frame_locator("#live-frames iframe:not([hidden])")
             assert "saw it" in seen.locator("header").inner_text()

@@ -35,10 +35,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response, Stream
 
 from ..competition.ladder import InPlay
 from ..competition.schedule import Scheduled
+from ..replay import LoggedMatch, RulesUnavailable, Timeline, verify
 from ..replay._log import index_records
 from .service import Competition
 from .state import Participant
 
+STOPPED = "re-running the rules"
+"""Where :func:`arena.replay.verify` says a log ended before the rules (a match in play: its answer is awaited)."""
 LIVE_POLL_S = 1.0
 """How often a match in play's log is read again, and the most often a live page hears of a change."""
 LIVE_READ_BYTES = 4 << 20
@@ -46,7 +49,7 @@ LIVE_READ_BYTES = 4 << 20
 LIVE_STREAMS = 64
 """Live matches' event streams open at once, from everyone: one more is refused (503)."""
 LIVE_STREAMS_EACH = 4
-"""Live event streams open at once from one address (a tab per match it watches)."""
+"""Live event streams open at once for one participant, or from one address for anyone not logged in."""
 SSE_KEEPALIVE_S = 15.0
 LIVE_RENDER_S = 2.0
 """A view of a match in play (everything, A's, B's) is drawn again at most this often, for every watcher of it."""
@@ -105,9 +108,26 @@ class GrowingLog:
             return cached[2]
         log = index_records(self.path, records)
         log.stderr = []  # written only at the end; a live page shows none
-        html = match_page(log, seat=seat, seed_shown=seed_shown)
+        html = match_page(log, seat=seat, timeline=_so_far(log), seed_shown=seed_shown)
         self._pages[seat] = (len(records), time.monotonic(), html)
         return html
+
+
+def _so_far(log: LoggedMatch) -> Timeline | None:
+    """The rules' frames of a match in play: its log re-run from its seed and answers up to the request awaited.
+
+    A log in play ends at a request without its answer, where the re-run stops;
+    everything before it must match the rules (else ``None``: the page draws
+    the log as logged, saying why).
+    """
+    try:
+        verdict = verify(log)
+    except RulesUnavailable:
+        return None
+    difference = verdict.difference
+    if difference is None or (verdict.rerun.stopped and difference.where == STOPPED):
+        return verdict.rerun.timeline
+    return None
 
 
 def shown_count(records: list[dict[str, Any]], seat: str | None) -> int:
@@ -140,7 +160,7 @@ class LivePages:
         self.logs: dict[str, GrowingLog] = {}
         """The logs of the matches in play being watched, by key (dropped when their match ends)."""
         self.streams: dict[str, int] = {}
-        """Live event streams open, by client address."""
+        """Live event streams open, by participant (or client address, for anyone not logged in)."""
 
     def playing(self, key: str) -> InPlay | None:
         """The match ``key`` if it is being played now (its log forgotten once it is not)."""
@@ -201,8 +221,10 @@ class LivePages:
         playing = self.playing(key)
         if playing is None:
             raise HTTPException(404, "no such match in play")
-        allowed, seat = self.pages.replay_access(self.pages.who(request), playing.scheduled)
-        client = request.client.host if request.client else ""
+        viewer = self.pages.who(request)
+        allowed, seat = self.pages.replay_access(viewer, playing.scheduled)
+        # Counted by participant when logged in (many people may share an address behind a proxy), else by address.
+        client = f"participant {viewer.id}" if viewer is not None else request.client.host if request.client else ""
         if sum(self.streams.values()) >= LIVE_STREAMS:
             raise HTTPException(503, "too many live matches are being watched now; try again in a minute")
         if self.streams.get(client, 0) >= LIVE_STREAMS_EACH:
