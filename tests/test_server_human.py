@@ -66,6 +66,8 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
                 alice.locator("#moves button").first.click()
                 alice.wait_for_load_state()
                 moves += 1
+            alice.set_viewport_size({"width": 390, "height": 844})
+            assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
             transcript = alice.locator("#transcript").inner_text()
             assert moves == 15  # RPS Poker: 5 draft picks and 10 turns
             assert "You play seat A against random-python" in transcript

@@ -191,7 +191,10 @@ class HumanPages:
                 self._forget_old()
                 game.touch()
 
-        self.c.spawn(play)
+        if not self.c.spawn(play):  # not running yet (or any more): the slots go back
+            self.playing.pop(viewer.id, None)
+            del self.games[game.id]
+            raise HTTPException(503, "the server is starting or stopping: try again in a minute")
         return game.id
 
     def _forget_old(self) -> None:

@@ -1112,10 +1112,12 @@ class Competition:
 
         return play, executor.slots
 
-    def spawn(self, task: Callable[[], Awaitable[None]]) -> None:
-        """Run ``task`` in the competition's nursery (the web app's background work), if it is running."""
+    def spawn(self, task: Callable[[], Awaitable[None]]) -> bool:
+        """Run ``task`` in the competition's nursery (the web app's background work), if it is running; whether."""
         if self._nursery is not None:
             self._nursery.start_soon(task)
+            return True
+        return False
 
     def build_log(self, version: Version) -> Path | None:
         """Where the last build of ``version`` wrote its whole output, if it has a build."""

@@ -151,7 +151,7 @@ class DrainRefusedBodies:
     full. Requests without a body (GET, server-sent events) are left alone.
     """
 
-    def __init__(self, app: ASGIApp, spawn: Callable[[Callable[[], Awaitable[None]]], None] | None) -> None:
+    def __init__(self, app: ASGIApp, spawn: Callable[[Callable[[], Awaitable[None]]], object] | None) -> None:
         self.app = app
         self.spawn = spawn
 
