@@ -32,7 +32,8 @@ from ..games import Game
 from ..games._choices import Choice, choices
 from ..supervisor.match import MatchRecord
 from ..supervisor.play import play_match
-from ._render import Seg, renderer_for
+from ._render import renderer_for
+from .watch import words
 
 HUMAN = "human"
 """What ``arena play`` takes, in a bot's place, for a person's seat."""
@@ -138,20 +139,15 @@ async def prompt(
                 continue
             if kind == "match_end":
                 result = message.get("result") or {}
-                say(f"The match is over: {_words(renderer.result(result, ('you', 'the bot')))}")
+                say(f"The match is over: {words(renderer.result(result, ('you', 'the bot')))}")
                 continue
-            say(("asked: " if "id" in message else "told: ") + _words(renderer.message(message)))
+            say(("asked: " if "id" in message else "told: ") + words(renderer.message(message)))
             if "id" in message:
                 action = await _pick(message, read_line, say, asked)
                 if action is _LEFT:
                     say("You left the match: it ends as your seat's fault.")
                     return
                 await stream.send_all(json.dumps({"id": message["id"], "action": action}).encode() + b"\n")
-
-
-def _words(segments: list[Seg]) -> str:
-    """Segments as one line, each card by its face with a space around it."""
-    return "".join(f" {s['face']} " if "face" in s else str(s.get("t", "")) for s in segments).strip()
 
 
 _LEFT = object()

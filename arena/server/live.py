@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import time
-import zlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from ..competition.ladder import InPlay
 from ..competition.schedule import Scheduled
 from ..replay import LoggedMatch, RulesUnavailable, Timeline, verify
 from ..replay._log import index_records
+from ..replay.watch import LogTail
 from .service import Competition
 from .state import Participant
 
@@ -44,8 +44,6 @@ STOPPED = "re-running the rules"
 """Where :func:`arena.replay.verify` says a log ended before the rules (a match in play: its answer is awaited)."""
 LIVE_POLL_S = 1.0
 """How often a match in play's log is read again, and the most often a live page hears of a change."""
-LIVE_READ_BYTES = 4 << 20
-"""The most of a log read at once (a later poll reads on)."""
 LIVE_STREAMS = 64
 """Live matches' event streams open at once, from everyone: one more is refused (503)."""
 LIVE_STREAMS_EACH = 4
@@ -61,10 +59,8 @@ class GrowingLog:
 
     path: Path
     records: list[dict[str, Any]] = field(default_factory=list)
-    offset: int = 0
     read_at: float = -math.inf
-    _partial: bytes = b""
-    _inflate: Any = None
+    _tail: LogTail | None = None
     _pages: dict[str | None, tuple[int, float, str]] = field(default_factory=dict)
     """The last page drawn of each view (seat, or ``None``: everything): records it shows, when, its HTML."""
 
@@ -74,27 +70,9 @@ class GrowingLog:
         if now - self.read_at < LIVE_POLL_S:
             return self.records
         self.read_at = now
-        try:
-            with self.path.open("rb") as file:
-                file.seek(self.offset)
-                data = file.read(LIVE_READ_BYTES)
-        except OSError:
-            return self.records
-        self.offset += len(data)
-        if self.path.suffix == ".gz":
-            if self._inflate is None:
-                self._inflate = zlib.decompressobj(wbits=31)
-            try:
-                data = self._inflate.decompress(data)
-            except zlib.error:
-                return self.records  # not a log being written as expected: show what was read
-        *lines, self._partial = (self._partial + data).split(b"\n")
-        for line in lines:
-            if line.strip():
-                try:
-                    self.records.append(json.loads(line))
-                except ValueError:
-                    continue
+        if self._tail is None:
+            self._tail = LogTail(self.path)
+        self.records.extend(self._tail.read())
         return self.records
 
     def page(self, seat: str | None, seed_shown: bool) -> str:
