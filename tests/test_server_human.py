@@ -96,6 +96,8 @@ async def test_one_game_a_person_and_an_abandoned_game_ends_and_frees_its_slot(
         csrf = await kit.csrf()
         refused = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "seat": "A"})
         assert refused.status_code == 403  # its owner has not allowed it
+        switched = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "allow": "1"})
+        assert switched.status_code == 403  # only its owner (here the organiser) may allow it
         kit.competition.state.set_setting(human.ALLOWED.format(house.id), "1")
         first = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "seat": "A"})
         assert first.status_code == 303
