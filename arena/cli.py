@@ -27,6 +27,9 @@ Handler = Callable[[argparse.Namespace], int]
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play one match and narrate it; a fault is shown with the end of the bot's stderr and a hint."""
+    human = 0 if args.bot_a == "human" else 1 if args.bot_b == "human" else None  # arena.replay.human.HUMAN (imported
+    if human is not None:  # only when a person plays: it imports the replay's renderers)
+        return _play_human(args, human)
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     named = game_of(args.game, specs)
     if named is None:
@@ -61,6 +64,29 @@ def cmd_play(args: argparse.Namespace) -> int:
             )
         )
         _print_result(record, game, specs)
+    return 0
+
+
+def _play_human(args: argparse.Namespace, seat: int) -> int:
+    """``arena play GAME human BOT``: a person plays ``seat`` against the bot, at the terminal."""
+    from .replay.human import HUMAN, play_human, read_stdin
+
+    text, protocol = (args.bot_b, args.protocol_b) if seat == 0 else (args.bot_a, args.protocol_a)
+    other = _speaking(resolve(text), protocol)
+    named = game_of(args.game, [other])
+    if named is None:
+        raise ConfigError(f"name the game (arena play GAME human BOT); the games: {', '.join(GAMES)}")
+    game = get_game(named, params_from(args.param))
+    seed = args.seed if args.seed is not None else new_seed()
+    limits = limits_from(args)
+    print(f"{game.title} ({game.game_id}): you play seat {'AB'[seat]} against {printable(other.name)}")
+    log_dir = None if args.no_log else Path(args.log_dir)
+    record = trio.run(
+        lambda: play_human(game, other, seat, seed=seed, limits=limits, log_dir=log_dir, read_line=read_stdin)
+    )
+    print(f"Seed {seed} (it dealt both seats' cards)")
+    person = BotSpec(name=HUMAN, command=(HUMAN,), cwd=Path.cwd())  # (its fault's hints: the JSON protocol's)
+    _print_result(record, game, (person, other) if seat == 0 else (other, person))
     return 0
 
 
@@ -124,7 +150,11 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     play.add_argument(
         "game", nargs="?", metavar="GAME", help="game id, such as rps-poker (default: what the bots' bot.toml says)"
     )
-    play.add_argument("bot_a", metavar="BOT_A", help="a bot folder, an executable, or a command line in quotes")
+    play.add_argument(
+        "bot_a",
+        metavar="BOT_A",
+        help="a bot folder, an executable, a command line in quotes, or human (you play this seat)",
+    )
     play.add_argument("bot_b", metavar="BOT_B")
     play.add_argument("--seed", type=int, help="the deal's seed (default: random, and printed)")
     play.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")

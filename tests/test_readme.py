@@ -170,6 +170,12 @@ COMMANDS: dict[str, Run | Skip] = {
     PLAY_7: Run(output=True),
     NEW_BOT: Run(creates="my-bot/bot.toml", says=("arena check my-bot",)),
     "arena check my-bot": Run(after=NEW_BOT, says=("my-bot: all checks passed",)),
+    "arena tournament rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/simple-py --watch": Run(
+        extra="--cycles 1 --no-duplicate", says=("-- m", "  A asked draft_pick round 1", "  Result: ", "Leaderboard")
+    ),
+    "arena play rps-poker human sample_bots/rps-poker/random-python": Skip(
+        "it waits for a person's moves; tests/test_human_seat.py plays it with its input piped"
+    ),
     "arena check path/to/my-bot": Skip(
         "path/to/my-bot stands for the reader's bot; the next command checks a real one"
     ),

@@ -37,6 +37,7 @@ field of a ladder as it does a tournament's.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,6 +129,15 @@ class Pair:
                 )
             )  # fmt: skip
         return out
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """A match being played: what was scheduled, where its log is being written, when it began (Unix time)."""
+
+    scheduled: Scheduled
+    log_path: Path | None
+    started: float
 
 
 @dataclass(frozen=True)
@@ -381,6 +391,8 @@ class Ladder:
         """What ends each pair in play at once (:meth:`abort`)."""
         self._aborted: dict[Pair, str] = {}
         """Why each pair aborted and not yet noted was aborted."""
+        self.in_play: dict[str, InPlay] = {}
+        """The matches being played now, by key (the server's "now playing" and live pages)."""
 
     def wake(self) -> None:
         """The field, the ratings or the pause switch changed: look for a pair again.
@@ -493,6 +505,15 @@ class Ladder:
 
     async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None
+        self.in_play[scheduled.key] = InPlay(scheduled, log_path, time.time())
+        try:
+            await self._play_logged(scheduled, specs, pool, log_path)
+        finally:
+            self.in_play.pop(scheduled.key, None)
+
+    async def _play_logged(
+        self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool, log_path: Path | None
+    ) -> None:
         if self.remote is not None:
             try:
                 match = await self.remote(scheduled, specs, log_path)

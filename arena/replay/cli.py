@@ -27,11 +27,13 @@ from ._terminal import show
 from ._timeline import for_seat
 from ._verify import verify
 from .report import extend_results, log_of
+from .watch import extend_tournament
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``arena replay`` to the command line, and ``--html`` (the report) to ``arena results``."""
     extend_results(sub)
+    extend_tournament(sub)
     parser = sub.add_parser(
         "replay",
         help="watch, verify or re-run a logged match",

@@ -40,7 +40,7 @@ from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, reso
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import InPlay, Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.results import FrozenTally, Leaderboard, Standing, Tally, disqualification, labelled_by_version
@@ -51,6 +51,7 @@ from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
+from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
 from ._queue import FairQueue
 from .archive import unpack
@@ -476,17 +477,25 @@ class Competition:
         """The recorded match ``key``."""
         return self._by_key.get(key)
 
-    def deal_over(self, match: PlayedMatch) -> bool:
+    def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
         """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair are recorded).
 
         Until then its deal is secret (its seed, and a replay showing both
         seats' cards, would tell the other leg's players what they are dealt);
         a pair left half-played keeps it secret until its other leg is played.
         """
+        if match.key not in self._by_key:
+            return False  # in play (a live page asks): not over, whatever its deal
         pair, _, leg = match.key.rpartition("-")
         if leg not in ("a", "b"):
             return True
         return f"{pair}-a" in self._by_key and f"{pair}-b" in self._by_key
+
+    def in_play(self) -> list[InPlay]:
+        """The ladder's matches being played now, oldest first (none on a cluster: its logs are written there)."""
+        if self.ladder is None or self._warmer is None:  # (no warmer: a cluster)
+            return []
+        return sorted(self.ladder.in_play.values(), key=lambda playing: playing.started)
 
     def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
         """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
@@ -1014,6 +1023,7 @@ class Competition:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
 
         await self.admit_field(say)
+        os.environ[LIVE_ENV] = "1"  # the ladder's logs are written step by step (the worker inherits it): live pages
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
@@ -1102,10 +1112,12 @@ class Competition:
 
         return play, executor.slots
 
-    def spawn(self, task: Callable[[], Awaitable[None]]) -> None:
-        """Run ``task`` in the competition's nursery (the web app's background work), if it is running."""
+    def spawn(self, task: Callable[[], Awaitable[None]]) -> bool:
+        """Run ``task`` in the competition's nursery (the web app's background work), if it is running; whether."""
         if self._nursery is not None:
             self._nursery.start_soon(task)
+            return True
+        return False
 
     def build_log(self, version: Version) -> Path | None:
         """Where the last build of ``version`` wrote its whole output, if it has a build."""

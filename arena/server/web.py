@@ -61,9 +61,12 @@ from protocol import SEATS
 
 from .._errors import ConfigError, UploadRefused
 from ..competition.results import render_csv
+from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
+from .human import HumanPages
+from .live import LivePages
 from .service import Busy, Competition, Version, relative_paths
 from .state import NAME_RULE, Participant, Submission, check_name
 
@@ -148,7 +151,7 @@ class DrainRefusedBodies:
     full. Requests without a body (GET, server-sent events) are left alone.
     """
 
-    def __init__(self, app: ASGIApp, spawn: Callable[[Callable[[], Awaitable[None]]], None] | None) -> None:
+    def __init__(self, app: ASGIApp, spawn: Callable[[Callable[[], Awaitable[None]]], object] | None) -> None:
         self.app = app
         self.spawn = spawn
 
@@ -227,7 +230,16 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
     """The Starlette app serving ``competition``."""
     pages = Pages(competition)
+    live = LivePages(pages, REPLAY_CSP)
+    human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     routes = [
+        Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
+        Route("/play/{gid}", human.play, methods=["GET", "POST"]),
+        Route("/play/{gid}/replay", human.replay),
+        Route("/live", live.now_playing),
+        Route("/matches/{key}/live", live.match),
+        Route("/matches/{key}/live/replay", live.replay),
+        Route("/matches/{key}/live/events", live.events),
         Route("/", pages.leaderboard),
         Route("/events", pages.events),
         Route("/login", pages.login, methods=["GET", "POST"]),
@@ -400,11 +412,11 @@ class Pages:
             raise HTTPException(404, "no such match")
         return match
 
-    def owners_of(self, match: PlayedMatch) -> list[Participant | None]:
+    def owners_of(self, match: PlayedMatch | Scheduled) -> list[Participant | None]:
         """The owners of the bots in seats A and B (a bot's name is its owner's)."""
         return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
 
-    def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]:
+    def replay_access(self, viewer: Participant | None, match: PlayedMatch | Scheduled) -> tuple[bool, str | None]:
         """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats).
 
         Both seats' cards are the deal: while a match on it is still to be

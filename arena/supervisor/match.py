@@ -582,6 +582,7 @@ class MatchRunner:
                 await self._flush(seat, timeout=max(0.05, budget))
             except BotFault as fault:
                 faults[seat] = self._fault(seat, fault, request)
+        self.log.step()  # a live log shows the step's requests while they are awaited
 
         waiting = {
             seat: self._await(seat, request, started[seat], received[seat])

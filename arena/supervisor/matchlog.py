@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -41,6 +42,9 @@ RAW_CHARS = 1000
 KEPT_MSG_BYTES = 4096
 """The most an answer's own fields may take in a log; past it (a huge action: a fault), only the line's start."""
 ANSWER_FIELDS = frozenset(protocol.Answer.__struct_fields__)
+LIVE_ENV = "ARENA_LIVE_LOGS"
+"""Set (to ``1``) in a process's environment, its logs are written out at every step, for live pages
+(:meth:`MatchLog.step`). The competition server sets it for itself and its match worker, which inherits it."""
 
 
 class MatchLog:
@@ -61,6 +65,7 @@ class MatchLog:
         self._held = bytearray()
         self._in_trio = _in_trio()
         self._t0 = trio.current_time() if self._in_trio else 0.0
+        self._live = os.environ.get(LIVE_ENV) == "1"
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz writes the log compressed (read_log reads both).
@@ -98,6 +103,22 @@ class MatchLog:
         if len(held) >= self.FLUSH_BYTES:
             self._file.write(held)
             held.clear()
+
+    def step(self) -> None:
+        """A step's requests are sent: in a live log, write out what is held, whole records only.
+
+        A compressed log is flushed with ``Z_SYNC_FLUSH``, which keeps the
+        compressor's window (a few bytes a step) and lets a reader decompress
+        everything written so far while the match goes on.
+        """
+        if not self._live or self._file is None or not self._held:
+            return
+        self._file.write(self._held)
+        self._held.clear()
+        if isinstance(self._file, gzip.GzipFile):
+            self._file.flush(zlib.Z_SYNC_FLUSH)
+        else:
+            self._file.flush()
 
     def close(self) -> None:
         """Write what is held, and close the file."""

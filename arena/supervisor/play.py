@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -65,6 +66,7 @@ async def play_match(
     match_id: str | None = None,
     narrate: Callable[[str], None] | None = None,
     stderr_dir: Path | None = None,
+    own_seats: Mapping[int, Limits] | None = None,
 ) -> MatchRecord:
     """Start both bots, play one match, stop the bots; the match log goes in ``log_dir``.
 
@@ -72,7 +74,12 @@ async def play_match(
     The log and stderr files are named by the time, the game, the bots and
     the seed, with a counter when that name is taken (several matches in one
     second), so they never overwrite each other.
+
+    ``own_seats`` (seat index to its limits): seats whose program is the
+    arena's own (the human seat's relay), started without a sandbox, under
+    those limits instead of ``limits``.
     """
+    own_seats = own_seats or {}
     match_id = match_id or f"{game.id}-{seed}"
     stderr_dir = stderr_dir or log_dir
     names = _seat_names(specs)
@@ -89,8 +96,12 @@ async def play_match(
         seats = []
         for index, spec in enumerate(specs):
             stderr_path = stderr_dir / f"{base}.{'AB'[index]}.stderr.log" if stderr_dir else None
-            bot = await stack.enter_async_context(open_bot(spec, spawn_options(spec, limits, stderr_path)))
-            seats.append(Seat(bot=bot, limits=limits, name=names[index], wire=wires[index]))
+            seat_limits = own_seats.get(index, limits)
+            options = spawn_options(spec, seat_limits, stderr_path)
+            if index in own_seats:
+                options = dataclasses.replace(options, sandbox=None)
+            bot = await stack.enter_async_context(open_bot(spec, options))
+            seats.append(Seat(bot=bot, limits=seat_limits, name=names[index], wire=wires[index]))
         log = MatchLog(log_path)
         try:
             runner = MatchRunner(

@@ -1,0 +1,45 @@
+// A match in play: its table so far (a replay page drawn by the server for this viewer) is loaded again each
+// time the server says the viewer's view grew, into a second frame swapped in once loaded (no blank flash);
+// when the match ends, the page goes to the match's own page.
+(function () {
+  var box = document.getElementById("live-match");
+  if (!box || !window.EventSource) return;
+  var frames = document.getElementById("live-frames");
+  var count = document.getElementById("live-count");
+  var replay = box.dataset.replay;
+  var shown = null;
+  var loading = false;
+  var wanted = 0;
+
+  function load(n) {
+    wanted = n;
+    if (!replay || !frames || loading) return;
+    loading = true;
+    var frame = document.createElement("iframe");
+    frame.className = "replay";
+    frame.title = "the match so far";
+    frame.setAttribute("sandbox", "allow-scripts");
+    frame.src = replay + "?n=" + n + "#step=1000000";
+    frame.hidden = shown !== null;
+    frame.addEventListener("load", function () {
+      if (shown) shown.remove();
+      frame.hidden = false;
+      shown = frame;
+      frame.dataset.shown = String(n);
+      box.dataset.shown = String(n);
+      loading = false;
+      if (wanted !== n) load(wanted);
+    });
+    frames.append(frame);
+  }
+  var source = new EventSource(box.dataset.events);
+  source.addEventListener("step", function (event) {
+    var data = JSON.parse(event.data);
+    if (count) count.textContent = data.shown + " messages so far.";
+    if (data.shown > 0) load(data.shown);
+  });
+  source.addEventListener("end", function (event) {
+    source.close();
+    window.location.assign(JSON.parse(event.data).url);
+  });
+})();

@@ -1,0 +1,117 @@
+"""Playing against a bot on the competition server: the owner's switch, a whole game in Chromium, the bounds."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.cli import main
+from arena.server import human
+
+from .conftest import CHROMIUM, CHROMIUM_FLAGS
+from .servertools import running, server_process, write_config
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    config = write_config(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--add", "alice"]) == 0
+    alice_link = printed.getvalue().split("/login/")[1].split()[0]
+    errors: list[str] = []
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        url = server.url
+        organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            alice = browser.new_context().new_page()
+            alice.on("pageerror", lambda e: errors.append(str(e)))
+            alice.goto(f"{url}/login/{alice_link}")
+            alice.click("#login")
+            alice.wait_for_url(f"{url}/me")
+            alice.goto(f"{url}/bots/random-python/play")
+            assert alice.locator("#not-allowed").is_visible()  # not until its owner (the organiser) allows it
+            assert alice.locator("#allow").count() == 0  # and alice may not switch it
+
+            organiser = browser.new_context().new_page()
+            organiser.goto(f"{url}/login/{organiser_link}")
+            organiser.click("#login")
+            organiser.wait_for_url(f"{url}/admin")
+            organiser.goto(f"{url}/bots/random-python/play")
+            organiser.click("#allow")
+            organiser.wait_for_selector("text=Stop allowing games against it")
+
+            alice.goto(f"{url}/bots/random-python")
+            alice.click("#play-link")
+            alice.click("#play-a")
+            alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+            moves = 0
+            while True:
+                alice.wait_for_selector("#moves button, #game-over", timeout=30_000)
+                if alice.locator("#game-over").count():
+                    break
+                if moves == 3:
+                    alice.screenshot(path=str(shots / "play.png"), full_page=True)
+                alice.locator("#moves button").first.click()
+                alice.wait_for_load_state()
+                moves += 1
+            alice.set_viewport_size({"width": 390, "height": 844})
+            assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
+            transcript = alice.locator("#transcript").inner_text()
+            assert moves == 15  # RPS Poker: 5 draft picks and 10 turns
+            assert "You play seat A against random-python" in transcript
+            assert "The match is over" in transcript
+            assert "Fault" not in transcript
+            alice.click("text=Its replay")
+            assert "random-python" in alice.locator("body").inner_text()
+        finally:
+            browser.close()
+    assert errors == [], errors
+    logs = list((tmp_path / "data" / "logs" / "human").glob("*.jsonl"))
+    assert len(logs) == 1  # recorded, in a folder of its own
+
+
+@pytest.mark.slow
+async def test_one_game_a_person_and_an_abandoned_game_ends_and_frees_its_slot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(human, "HUMAN_WEB_MOVE_S", 1.0)
+    config = write_config(tmp_path)
+    async with running(config, jobs=1, paused=True) as kit:
+        token = kit.participant("bob")
+        await kit.login(token)
+        house = kit.competition.state.participant_named("random-python")
+        assert house is not None
+        csrf = await kit.csrf()
+        refused = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "seat": "A"})
+        assert refused.status_code == 403  # its owner has not allowed it
+        switched = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "allow": "1"})
+        assert switched.status_code == 403  # only its owner (here the organiser) may allow it
+        kit.competition.state.set_setting(human.ALLOWED.format(house.id), "1")
+        first = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "seat": "A"})
+        assert first.status_code == 303
+        again = await kit.client.post("/bots/random-python/play", data={"csrf": csrf, "seat": "B"})
+        assert again.headers["location"] == first.headers["location"]  # one game at a time: the same one
+        game = first.headers["location"]
+        with trio.fail_after(60):
+            while "game-over" not in (page := (await kit.client.get(game)).text):
+                await trio.sleep(0.2)  # nobody answers: the person's clock runs out
+        assert "timeout" in page
+        with trio.fail_after(10):
+            while True:
+                page = (await kit.client.get("/bots/random-python/play")).text
+                if 'id="play-a"' in page:
+                    break  # the slot is free again
+                await trio.sleep(0.1)
+        assert kit.competition.matches == []  # never a result of the competition
