@@ -316,7 +316,8 @@ def _bot_sections(board: Leaderboard) -> str:
             f"matches ({r.deals} deals); {_num(r.points)} {_esc(board.points_name)}; faults: {_esc(faults)}.</p>"
             '<div class="scroll" tabindex="0" role="region" '
             f'aria-label="{_esc(r.bot)} against each opponent"><table class="grid"><thead><tr><th>opponent</th>'
-            f'<th class="num">W-D-L</th><th class="num">{_esc(board.points_name)} for – against</th><th>their matches</th>'
+            f'<th class="num">W-D-L</th><th class="num">{_esc(board.points_name)} for – against</th>'
+            "<th>their matches</th>"
             f"</tr></thead><tbody>{''.join(opponents)}</tbody></table></div></section>"
         )
     return f'<div class="bots">{"".join(parts)}</div>'
@@ -340,8 +341,7 @@ def report_fragment(
 <div class="sub">tournament {tournament.id} &middot; seed <code id="seed">{tournament.seed}</code> &middot;
 {progress} &middot; {len(board.standings)} bots &middot; started {_esc(tournament.created_at)}</div></header>
 <main class="report">""",
-        f'<section class="panel wide"><h2 id="h-standings">Standings</h2>'
-        f"{_standings(board)}</section>",
+        f'<section class="panel wide"><h2 id="h-standings">Standings</h2>{_standings(board)}</section>',
         f'<section class="panel"><h2 id="h-ratings">Ratings</h2>'
         f'<div id="ratings-chart" role="img" aria-label="Ratings with their 95% intervals, one bot a row">'
         f'{ratings_chart(_rating_rows(board))}</div><p class="muted" id="rating-note">{rating_note}</p></section>',
@@ -363,13 +363,9 @@ def report_fragment(
             f'<h2 id="h-cycles">{_esc(board.points_name.capitalize())} per match, cycle by cycle</h2>{body}</section>'
         )
     sections.append(
-        '<section class="panel wide"><h2 id="h-faults">Faults</h2>'
-        f"{_faults(matches, links, href)}</section>"
+        f'<section class="panel wide"><h2 id="h-faults">Faults</h2>{_faults(matches, links, href)}</section>'
     )
-    sections.append(
-        '<section class="panel wide"><h2 id="h-bots">Bots</h2>'
-        f"{_bot_sections(board)}</section>"
-    )
+    sections.append(f'<section class="panel wide"><h2 id="h-bots">Bots</h2>{_bot_sections(board)}</section>')
     sections.append(
         '<section class="panel wide"><h2 id="h-matches">Matches</h2>'
         f"{_matches(board, matches, links, href)}</section></main>"
