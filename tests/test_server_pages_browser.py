@@ -223,7 +223,8 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
             content = inner.evaluate("Math.max(document.body.scrollHeight, document.body.offsetHeight)")
             box = page.locator("#replay-frame").bounding_box()
             assert box is not None and abs(box["height"] - content) <= 8, (box, content)
-            # One name per bot: the labels the replay shows are the page's.
+            # One id for the match, one name per bot: the replay shows the page's.
+            assert f"match {key}" in frame.locator("header.top").inner_text()
             names = page.locator(".stats a").all_inner_texts()
             assert all(name in frame.locator("body").inner_text() for name in names), names
             with page.expect_download() as download:

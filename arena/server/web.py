@@ -834,7 +834,9 @@ class Pages:
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
         stderr_of = self.stderr_seats(self.who(request), match)
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
+        html = await trio.to_thread.run_sync(
+            _replay_page, Path(match.log_path), seat, stderr_of, seat is None, match.key
+        )
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -1081,16 +1083,20 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool) -> str:
+def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool, key: str = "") -> str:
     """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
 
     A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page. The seed
     is in it only when ``seed_shown`` (a viewer who sees one seat must not deal the other's cards from it).
+    The replay names the match by its ``key``, as the server's pages do (the log's own id is what the bots
+    were told).
     """
     from ..replay import load_log, match_page
 
     log = load_log(path)
     log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
+    if key:
+        log.header = {**log.header, "match_id": key}
     html = match_page(log, seat=seat, seed_shown=seed_shown)
     at = html.rfind("</body>")
     return html[:at] + FRAME_SCRIPT + html[at:] if at >= 0 else html
