@@ -166,7 +166,7 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         page.goto(s.server.url + "/")
         assert page.locator("#live").count() == 0, "the permanent 'live' badge is back"
         state = page.locator("#ladder-state")
-        page.wait_for_function("Number(document.body.dataset.liveEvents || 0) >= 1", timeout=60_000)
+        page.wait_for_function("() => Number(document.body.dataset.liveEvents || 0) >= 1", timeout=60_000)
         assert re.fullmatch(r"\d+ match(es)? in play|idle: every pair is settled", state.inner_text()), (
             state.inner_text()
         )
@@ -177,7 +177,7 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         page.evaluate("window.before = {board: document.getElementById('board'), focused: document.activeElement}")
         played = page.evaluate("document.querySelector('#board-meta').innerText")
         page.wait_for_function(
-            "document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
+            "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
         )
         page.wait_for_timeout(200)
         assert page.evaluate("document.getElementById('board') === window.before.board"), "the table was replaced"
@@ -203,7 +203,8 @@ def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path) -> None
         wait_matches(s.server.url, 6)  # 3 bots, 3 pairs of 2 legs: then the ladder has nothing left to play
         page = s.page()
         page.goto(s.server.url + "/")
-        page.wait_for_function("document.getElementById('ladder-state').innerText.startsWith('idle')", timeout=60_000)
+        idle = "() => document.getElementById('ladder-state').innerText.startsWith('idle')"
+        page.wait_for_function(idle, timeout=60_000)
         assert page.locator("#ladder-state").inner_text() == "idle: every pair is settled"
 
 
@@ -218,7 +219,7 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
             inner = page.frames[1]
             assert inner.url.endswith("/replay#step=3"), inner.url
             page.wait_for_function(
-                "Math.abs(document.getElementById('replay-frame').getBoundingClientRect().height - 640) > 8"
+                "() => Math.abs(document.getElementById('replay-frame').getBoundingClientRect().height - 640) > 8"
             )
             content = inner.evaluate("Math.max(document.body.scrollHeight, document.body.offsetHeight)")
             box = page.locator("#replay-frame").bounding_box()
@@ -249,8 +250,8 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> No
         page = s.page("phone")
         page.goto(f"{s.server.url}/bots/{bot}")
         chart = page.locator("#rating-chart")
-        assert "Rating of version" in chart.locator("title").inner_text()
-        ticks = chart.locator("text").all_inner_texts()
+        assert "Rating of version" in (chart.locator("title").text_content() or "")
+        ticks = chart.locator("text").all_text_contents()
         assert any(re.fullmatch(r"[+\u2212]?\d+", t) for t in ticks), ticks  # the rating axis
         assert any(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", t) for t in ticks), ticks  # dates under the matches
         assert page.locator("table.matches time").count() > 0, "the match list is not dated"
