@@ -28,7 +28,7 @@ import pytest
 from arena.cli import main
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import ServerProcess, minimal_bot, server_process, write_config
+from .servertools import ServerProcess, minimal_bot, running, server_process, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -59,11 +59,13 @@ class Site:
 
 
 @contextlib.contextmanager
-def site(tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50") -> Iterator[Site]:
+def site(
+    tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50", house: tuple[str, ...] = HOUSE
+) -> Iterator[Site]:
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    config = write_config(tmp_path, house=HOUSE, ladder=ladder)
+    config = write_config(tmp_path, house=house, ladder=ladder)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice = printed.getvalue().split("/login/")[1].split()[0]
@@ -244,9 +246,10 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
 
 
 def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> None:
-    with site(tmp_path) as s:
-        wait_matches(s.server.url, 60)
-        bot = HOUSE[0]
+    # Two bots that always draw never settle their pair: the ladder plays on, and the third one wins and loses.
+    with site(tmp_path, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+        wait_matches(s.server.url, 80)
+        bot = "minimal-python"
         page = s.page("phone")
         page.goto(f"{s.server.url}/bots/{bot}")
         chart = page.locator("#rating-chart")
@@ -257,15 +260,19 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> No
         assert page.locator("table.matches time").count() > 0, "the match list is not dated"
         versions = page.locator("#versions tbody tr td.num").all_inner_texts()
         assert re.fullmatch(r"\d+-\d+-\d+", versions[0]), versions
-        # Coloured by result, and filterable.
-        page.select_option("select[name=result]", "lost")
+        # Coloured by result (and said in words), and filterable.
+        classes = page.eval_on_selector_all("table.matches tbody tr", "rs => rs.map(r => r.className)")
+        assert set(classes) <= {"won", "drew", "lost"} and "drew" in classes, classes
+        page.select_option("select[name=result]", "drew")
         page.click("#match-filter button")
         page.wait_for_load_state()
+        assert "result=drew" in page.url
         rows = page.locator("table.matches tbody tr")
         assert rows.count() > 0
-        assert set(page.eval_on_selector_all("table.matches tbody tr", "rs => rs.map(r => r.className)")) == {"lost"}
+        assert set(page.eval_on_selector_all("table.matches tbody tr", "rs => rs.map(r => r.className)")) == {"drew"}
+        assert all(t.endswith("drew") for t in page.locator("table.matches td.result").all_inner_texts())
         colour = page.eval_on_selector("table.matches tbody tr", "r => getComputedStyle(r).boxShadow")
-        assert "rgb(180, 35, 24)" in colour, colour
+        assert "rgb(93, 103, 120)" in colour, colour
         # Paged: 25 a page, "Older" to go on.
         page.goto(f"{s.server.url}/bots/{bot}")
         assert page.locator("table.matches tbody tr").count() == 25
@@ -304,3 +311,25 @@ def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_p
         icon = admin.eval_on_selector("link[rel=icon]", "l => l.href")
         got = httpx.get(icon, timeout=30)
         assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize("rule", ["public", "owners", "after-end"])
+async def test_the_match_log_is_downloaded_by_who_sees_the_whole_replay(tmp_path: Path, rule: str) -> None:
+    async with running(write_config(tmp_path, access=f'replays = "{rule}"')) as kit:
+        owner = kit.participant("minimal-python")  # the house bot's owner, given a token for this test
+        key = await kit.played_out("minimal-python")
+        anonymous = await kit.client.get(f"/matches/{key}/log")
+        assert anonymous.status_code == (200 if rule == "public" else 403)
+        await kit.login(owner)
+        mine = await kit.client.get(f"/matches/{key}/log")
+        page = (await kit.client.get(f"/matches/{key}")).text
+        # With after-end, until the end an owner sees its own seat only: not the log, which holds both.
+        assert mine.status_code == (403 if rule == "after-end" else 200)
+        assert ('id="log-link"' in page) == (mine.status_code == 200)
+        if mine.status_code == 200:
+            records = [json.loads(line) for line in mine.content.splitlines()]
+            match = kit.competition.match(key)
+            assert match is not None
+            own = "A" if match.bot_a == "minimal-python" else "B"
+            assert all(r["seat"] == own for r in records if r.get("type") == "stderr")
+            assert any(r.get("type") == "result" for r in records)
