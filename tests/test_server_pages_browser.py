@@ -332,3 +332,9 @@ async def test_the_match_log_is_downloaded_by_who_sees_the_whole_replay(tmp_path
             own = "A" if match.bot_a == "minimal-python" else "B"
             assert all(r["seat"] == own for r in records if r.get("type") == "stderr")
             assert any(r.get("type") == "result" for r in records)
+
+
+async def test_a_ladder_of_one_bot_says_it_waits_for_a_second_not_that_every_pair_is_settled(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, house=("minimal-python",))) as kit:
+        page = (await kit.client.get("/")).text
+        assert "idle: waiting for a second bot" in page and "every pair is settled" not in page

@@ -491,7 +491,8 @@ class Pages:
 
     def live_state(self) -> dict[str, Any]:
         """What the leaderboard's status line shows: matches in play, and when the standings were taken."""
-        return {"in_play": self.in_play(), "as_of": self.c.board().as_of}
+        board = self.c.board()
+        return {"in_play": self.in_play(), "as_of": board.as_of, "bots": len(board.rows)}
 
     def in_play(self) -> int:
         """Matches the ladder is playing now (the legs of its pairs in play)."""

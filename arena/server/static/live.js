@@ -101,6 +101,7 @@
     if (data.frozen) { text = "final standings"; kind = ""; }
     else if (data.paused) { text = "paused"; kind = ""; }
     else if (data.in_play > 0) { text = data.in_play + (data.in_play === 1 ? " match" : " matches") + " in play"; kind = "playing"; }
+    else if (target.querySelectorAll("#board tbody tr[data-bot]").length < 2) { text = "idle: waiting for a second bot"; kind = ""; }
     else { text = "idle: every pair is settled"; kind = ""; }
     state.textContent = text;
     state.className = "state " + kind;
