@@ -67,10 +67,11 @@ def main() -> int:
         ]
         arena("tournament", "rps-poker", *bots, "--seed", "3", "--cycles", "2", "--quiet", cwd=work)
         arena("results", "arena-runs/results.sqlite", "--html", "report.html", cwd=work)
-        page.set_viewport_size({"width": 1360, "height": 1180})
-        page.goto((work / "report.html").as_uri())
-        page.screenshot(path=str(OUT / "report.png"))
-        print(f"wrote {OUT / 'report.png'}")
+        for size, name in (((1360, 1180), "report.png"), ((390, 844), "report-phone.png")):
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            page.goto((work / "report.html").as_uri())
+            page.screenshot(path=str(OUT / name))
+            print(f"wrote {OUT / name}")
         browser.close()
     return 0
 

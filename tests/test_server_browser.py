@@ -58,7 +58,7 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
 
             page.goto(server.url + "/")
             page.evaluate("window.notReloaded = true")
-            page.wait_for_selector("#live:not([hidden])", timeout=30_000)
+            page.wait_for_function("() => Number(document.body.dataset.liveEvents || 0) >= 1", timeout=30_000)
             page.wait_for_function(
                 """() => [...document.querySelectorAll('#board tbody tr')].some(
                        row => row.innerText.includes('alice') && Number(row.cells[7].innerText) >= 4)""",

@@ -87,7 +87,7 @@ async def test_the_pages_assets_are_linked_by_content_hash_and_kept_by_browsers(
     async with running(write_config(tmp_path), paused=True) as kit:
         page = (await kit.client.get("/")).text
         links = re.findall(r'(?:href|src)="(/static/[^"]+)"', page)
-        assert {link.split("?")[0] for link in links} == {"/static/style.css", "/static/live.js"}
+        assert {link.split("?")[0] for link in links} == {"/static/style.css", "/static/live.js", "/static/favicon.svg"}
         for link in links:
             name = link.split("?")[0].rsplit("/", 1)[1]
             response = await kit.client.get(link)

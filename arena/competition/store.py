@@ -687,6 +687,19 @@ class Store:
             )
         return out
 
+    def finished_times(self, tid: int, keys: Sequence[str]) -> dict[str, str]:
+        """When each of the matches ``keys`` of ``tid`` finished (ISO 8601, UTC), by key (for the pages' dates)."""
+        out: dict[str, str] = {}
+        for start in range(0, len(keys), 500):  # (SQLite's limit on a statement's parameters)
+            chunk = list(keys[start : start + 500])
+            marks = ", ".join("?" * len(chunk))
+            for key, when in self._db.execute(
+                f"SELECT match_key, finished_at FROM matches WHERE tournament_id = ? AND match_key IN ({marks})",
+                (tid, *chunk),
+            ):
+                out[key] = when
+        return out
+
     # Arenas and claims --------------------------------------------------
     def register_arena(self) -> int:
         """Enter this process as an arena working on the database; forget arenas that died."""

@@ -32,8 +32,10 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -256,6 +258,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/bots/{name}/stderr/{file}", pages.stderr),
         Route("/matches/{key}", pages.match),
         Route("/matches/{key}/replay", pages.replay),
+        Route("/matches/{key}/log", pages.match_log),
         Route("/admin", pages.admin),
         Route("/admin/{action}", pages.admin_action, methods=["POST"]),
         Route("/admin/download/{what}", pages.download),
@@ -299,7 +302,22 @@ def _environment(assets: StaticAssets) -> Environment:
     env.filters["num"] = _num
     env.globals["static"] = assets.url
     env.filters["signed"] = lambda v: "-" if v is None or _nan(v) else f"{v:+.0f}"
+    env.filters["when"] = _when
+    env.filters["outcome"] = _outcome
     return env
+
+
+def _when(stamp: str | float | None) -> Markup:
+    """A stored time (ISO 8601, or Unix time; UTC) as people read it, in a ``<time>`` that keeps the exact one."""
+    if not stamp:
+        return Markup("-")
+    try:
+        if isinstance(stamp, float):
+            stamp = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
+        moment = datetime.fromisoformat(stamp).astimezone(UTC)
+    except ValueError:
+        return Markup("{}").format(stamp)
+    return Markup('<time datetime="{}">{}</time>').format(stamp, moment.strftime("%Y-%m-%d %H:%M UTC"))
 
 
 def _nan(value: Any) -> bool:
@@ -455,12 +473,14 @@ class Pages:
     async def leaderboard(self, request: Request) -> Response:
         stamp, html, _ = self.board_html()
         if request.headers.get("authorization") or request.session:  # someone: their name in the page
-            return self.page(request, "leaderboard.html", board_html=Markup(html))
+            return self.page(request, "leaderboard.html", board_html=Markup(html), **self.live_state())
         # Anyone else gets the same page, made once per change of the standings (it sets no cookie).
         if self._anonymous is None or self._anonymous[0] != stamp:
             self._anonymous = (
                 stamp,
-                bytes(self.page(request, "leaderboard.html", me=None, board_html=Markup(html)).body),
+                bytes(
+                    self.page(request, "leaderboard.html", me=None, board_html=Markup(html), **self.live_state()).body
+                ),
             )
         return HTMLResponse(self._anonymous[1])
 
@@ -481,6 +501,16 @@ class Pages:
             self._fragment = (board.stamp, html, event)
         return self._fragment
 
+    def live_state(self) -> dict[str, Any]:
+        """What the leaderboard's status line shows: matches in play, and when the standings were taken."""
+        board = self.c.board()
+        return {"in_play": self.in_play(), "as_of": board.as_of, "bots": len(board.rows)}
+
+    def in_play(self) -> int:
+        """Matches the ladder is playing now (the legs of its pairs in play)."""
+        ladder = self.c.ladder
+        return sum(len(pair.legs) for pair in ladder.state.busy) if ladder is not None else 0
+
     async def events(self, request: Request) -> Response:
         """Server-sent events: the leaderboard each time it changes (at most once a second).
 
@@ -494,7 +524,7 @@ class Pages:
                 stamp, _, event = self.board_html()
                 if stamp != last:
                     last = stamp
-                    yield f"event: board\ndata: {event}\n\n"
+                    yield f'event: board\ndata: {event[:-1]}, "in_play": {self.in_play()}}}\n\n'
                     await trio.sleep(SSE_MIN_INTERVAL_S)
                     continue
                 if stamp != self.c.stamp:  # the standings lag the results by at most a second: look again
@@ -503,8 +533,8 @@ class Pages:
                 changed = self.c.changed
                 with trio.move_on_after(SSE_KEEPALIVE_S) as waited:
                     await changed.wait()
-                if waited.cancelled_caught:
-                    yield ": still here\n\n"
+                if waited.cancelled_caught:  # (with what the ladder is doing: the page's "idle / in play")
+                    yield f'event: state\ndata: {{"in_play": {self.in_play()}}}\n\n'
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
@@ -682,6 +712,11 @@ class Pages:
         labels = {v.label for v in versions}
         faults = [(m, f) for m in matches for f in m.faults if f.bot in labels][::-1][:50]
         history = self.c.state.rating_history(current.id) if current else []
+        shown = _chosen_matches(matches[::-1], owner.name, request.query_params)
+        ladder = self.c.matches
+        wanted = [ladder[n - 1].key for n, _, _ in history if 0 < n <= len(ladder)] + [m.key for m in shown["matches"]]
+        finished = self.c.store.finished_times(self.c.tid, wanted)
+        dates = {n: finished.get(ladder[n - 1].key, "") for n, _, _ in history if 0 < n <= len(ladder)}
         stderr = []
         if private:
             folder = self.c.logs / "stderr"
@@ -698,8 +733,10 @@ class Pages:
             "standing": standing,
             "opponents": opponents,
             "faults": faults,
-            "matches": matches[::-1][:40],
-            "chart": _chart(history),
+            **shown,
+            "dated": finished,
+            "records": _records(versions, matches),
+            "chart": _chart(history, dates),
             "stderr": stderr,
             "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
         }
@@ -775,7 +812,32 @@ class Pages:
             rule=self.c.config.replays,
             seed=str(match.seed) if allowed and seat is None else "",
             deal_over=self.c.deal_over(match),
+            log=allowed and seat is None and bool(match.log_path),
         )
+
+    async def match_log(self, request: Request) -> Response:
+        """The match's log (JSON lines) for who sees its whole replay; a bot's stderr only for its owner."""
+        match = self.match_by_key(request.path_params["key"])
+        viewer = self.who(request)
+        allowed, seat = self.replay_access(viewer, match)
+        if not allowed or seat is not None:
+            raise HTTPException(403, "this match's log is not public")
+        if not match.log_path:
+            raise HTTPException(404, "this match was played without a log")
+        keep = self.stderr_seats(viewer, match)
+        try:
+            data = await trio.to_thread.run_sync(_log_lines, Path(match.log_path), keep)
+        except FileNotFoundError:
+            raise HTTPException(404, "this match's log is no longer kept") from None
+        disposition = f'attachment; filename="{match.key}.jsonl"'  # (a key holds names: letters, digits, _ - . ~)
+        return Response(data, media_type="application/x-ndjson", headers={"content-disposition": disposition})
+
+    def stderr_seats(self, viewer: Participant | None, match: PlayedMatch) -> frozenset[str]:
+        """The seats whose stderr ``viewer`` may read: its own bot's (the organiser: both)."""
+        if viewer is not None and viewer.is_admin:
+            return frozenset(SEATS)
+        owners = self.owners_of(match)
+        return frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
 
     async def replay(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
@@ -784,13 +846,10 @@ class Pages:
             raise HTTPException(403, "this match's replay is not public")
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
-        viewer = self.who(request)
-        if viewer is not None and viewer.is_admin:
-            stderr_of = frozenset(SEATS)
-        else:
-            owners = self.owners_of(match)
-            stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
+        stderr_of = self.stderr_seats(self.who(request), match)
+        html = await trio.to_thread.run_sync(
+            _replay_page, Path(match.log_path), seat, stderr_of, seat is None, match.key
+        )
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -803,6 +862,7 @@ class Pages:
             participants=[p for p in self.c.state.participants() if not p.is_admin],
             versions=_by_participant(self.c.versions()),
             submissions=self.c.state.submissions(limit=30),
+            names={p.id: p.name for p in self.c.state.participants()},
         )
 
     async def admin_action(self, request: Request) -> Response:
@@ -1036,17 +1096,61 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool) -> str:
+def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool, key: str = "") -> str:
     """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
 
     A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page. The seed
     is in it only when ``seed_shown`` (a viewer who sees one seat must not deal the other's cards from it).
+    The replay names the match by its ``key``, as the server's pages do (the log's own id is what the bots
+    were told).
     """
     from ..replay import load_log, match_page
 
     log = load_log(path)
     log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
-    return match_page(log, seat=seat, seed_shown=seed_shown)
+    if key:
+        log.header = {**log.header, "match_id": key}
+    html = match_page(log, seat=seat, seed_shown=seed_shown)
+    at = html.rfind("</body>")
+    return html[:at] + FRAME_SCRIPT + html[at:] if at >= 0 else html
+
+
+FRAME_SCRIPT = """<script>/* arena serve: tell the match page that frames this replay its height and step */
+(function () {
+  var parent = window.parent, last = "";
+  if (parent === window) return;
+  function send() {
+    var height = Math.max(document.body.scrollHeight, document.body.offsetHeight);
+    var now = height + location.hash;
+    if (now === last) return;
+    last = now;
+    parent.postMessage({ arenaReplay: { height: height, hash: location.hash } }, "*");
+  }
+  addEventListener("load", send);
+  addEventListener("hashchange", send);
+  if (window.ResizeObserver) new ResizeObserver(send).observe(document.body);
+  setInterval(send, 500);
+})();
+</script>
+"""
+"""Added to a replay served to be framed: the match page sizes the frame to the replay, and keeps its step in the
+page's address. It sends only the height and the ``#step=`` part (the frame is sandboxed: the page sees no more)."""
+
+
+def _log_lines(path: Path, stderr_of: frozenset[str]) -> bytes:
+    """The log at ``path`` as JSON lines, byte for byte, less the stderr lines of seats not in ``stderr_of``."""
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    kept = []
+    with opener(path, "rb") as lines:
+        for line in lines:
+            if b'"stderr"' in line:
+                record = json.loads(line)
+                if record.get("type") == "stderr" and record.get("seat") not in stderr_of:
+                    continue
+            kept.append(line)
+    return b"".join(kept)
 
 
 def _backup(database: Path, folder: Path) -> Path:
@@ -1157,34 +1261,118 @@ def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
     }
 
 
-def _chart(history: list[tuple[int, float, float | None]]) -> dict[str, Any] | None:
-    """An SVG line (and 95% band) of a version's rating over matches, as coordinates in a 600x160 box."""
+CHART_W, CHART_H = 640.0, 220.0
+CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 52.0, 16.0, 12.0, 44.0
+"""The bot page's rating chart: its box and the margins that hold the axes' labels."""
+
+
+def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]) -> dict[str, Any] | None:
+    """A version's rating over the ladder's matches (with its 95% band), as SVG coordinates, with labelled axes.
+
+    ``dates``: when the ladder's n-th match finished (for the x axis's labels), where known.
+    """
     if len(history) < 2:
         return None
-    width, height, pad = 600.0, 160.0, 8.0
     xs = [h[0] for h in history]
     lows = [h[1] - (h[2] or 0.0) for h in history]
     highs = [h[1] + (h[2] or 0.0) for h in history]
-    y_low, y_high = min(lows), max(highs)
-    y_span = max(y_high - y_low, 1.0)
+    step = _tick_step(max(highs) - min(lows))
+    y_low = math.floor(min(lows) / step) * step
+    y_high = max(math.ceil(max(highs) / step) * step, y_low + step)
     x_span = max(xs[-1] - xs[0], 1)
+    inner_w = CHART_W - CHART_LEFT - CHART_RIGHT
+    inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
 
-    def point(x: float, y: float) -> str:
-        px = pad + (x - xs[0]) / x_span * (width - 2 * pad)
-        py = height - pad - (y - y_low) / y_span * (height - 2 * pad)
-        return f"{px:.1f},{py:.1f}"
+    def px(x: float) -> float:
+        return round(CHART_LEFT + (x - xs[0]) / x_span * inner_w, 1)
 
-    line = " ".join(point(x, h[1]) for x, h in zip(xs, history, strict=True))
+    def py(y: float) -> float:
+        return round(CHART_TOP + inner_h - (y - y_low) / (y_high - y_low) * inner_h, 1)
+
+    line = " ".join(f"{px(x)},{py(h[1])}" for x, h in zip(xs, history, strict=True))
     band = " ".join(
-        [point(x, hi) for x, hi in zip(xs, highs, strict=True)]
-        + [point(x, lo) for x, lo in reversed(list(zip(xs, lows, strict=True)))]
+        [f"{px(x)},{py(hi)}" for x, hi in zip(xs, highs, strict=True)]
+        + [f"{px(x)},{py(lo)}" for x, lo in reversed(list(zip(xs, lows, strict=True)))]
     )
+    y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
+    picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
+    x_ticks = [{"x": px(n), "label": f"match {n}", "date": (dates.get(n) or "")[:16].replace("T", " ")} for n in picks]
     return {
         "line": line,
         "band": band,
         "first": xs[0],
         "last": xs[-1],
-        "low": round(y_low),
-        "high": round(y_high),
+        "low": round(min(lows)),
+        "high": round(max(highs)),
         "now": round(history[-1][1]),
-    }
+        "y_ticks": y_ticks,
+        "x_ticks": x_ticks,
+        "box": {"w": CHART_W, "h": CHART_H, "left": CHART_LEFT, "right": CHART_W - CHART_RIGHT,
+                "top": CHART_TOP, "bottom": CHART_H - CHART_BOTTOM},
+    }  # fmt: skip
+
+
+def _tick_step(span: float) -> float:
+    """A round step that cuts ``span`` into 3 to 6 ticks (10, 20, 25, 50, 100...)."""
+    span = max(span, 1.0)
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000):
+        if span / step <= 5:
+            return float(step)
+    return 10.0 ** math.ceil(math.log10(span / 5))
+
+
+def _frange(low: float, high: float, step: float) -> list[float]:
+    count = round((high - low) / step)
+    return [low + i * step for i in range(count + 1)]
+
+
+MATCHES_PER_PAGE = 25
+"""Matches in one page of a bot's match list."""
+
+
+def _chosen_matches(matches: list[PlayedMatch], bot: str, query: Any) -> dict[str, Any]:
+    """The page of ``bot``'s ``matches`` (newest first) that ``?result=``, ``?opponent=`` and ``?page=`` choose."""
+    result = query.get("result", "")
+    opponent = query.get("opponent", "")
+    chosen = [
+        m for m in matches
+        if (not result or _outcome(m, bot) == result)
+        and (not opponent or opponent in (m.bot_a.split(".")[0], m.bot_b.split(".")[0]))
+    ]  # fmt: skip
+    pages = max(1, -(-len(chosen) // MATCHES_PER_PAGE))
+    try:
+        number = min(max(1, int(query.get("page", "1"))), pages)
+    except ValueError:
+        number = 1
+    start = (number - 1) * MATCHES_PER_PAGE
+    keep = {k: v for k, v in (("result", result), ("opponent", opponent)) if v}
+    return {
+        "matches": chosen[start : start + MATCHES_PER_PAGE],
+        "filtered": bool(keep),
+        "filter": keep,
+        "pager": {"page": number, "pages": pages, "total": len(chosen), "first": start + 1 if chosen else 0,
+                  "last": min(start + MATCHES_PER_PAGE, len(chosen)),
+                  "newer": urlencode({**keep, "page": number - 1}) if number > 1 else "",
+                  "older": urlencode({**keep, "page": number + 1}) if number < pages else ""},
+    }  # fmt: skip
+
+
+def _records(versions: list[Version], matches: list[PlayedMatch]) -> dict[str, dict[str, int]]:
+    """Each version's wins, draws, losses and matches over ``matches`` (named by version label), by label."""
+    out = {v.label: {"won": 0, "drew": 0, "lost": 0, "matches": 0} for v in versions}
+    for m in matches:
+        for seat, label in (("A", m.bot_a), ("B", m.bot_b)):
+            if label in out:
+                record = out[label]
+                record["matches"] += 1
+                won = m.winner == seat
+                record["won" if won else "lost" if m.winner or seat in m.forfeit else "drew"] += 1
+    return out
+
+
+def _outcome(match: PlayedMatch, bot: str) -> str:
+    """``won``, ``lost`` or ``drew``: how ``bot`` (a bot's name; its versions are ``bot.vN``) did in ``match``."""
+    seat = "A" if match.bot_a.split(".")[0] == bot else "B"
+    if match.winner is None:
+        return "lost" if seat in match.forfeit else "drew"
+    return "won" if match.winner == seat else "lost"

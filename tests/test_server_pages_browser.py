@@ -1,0 +1,340 @@
+"""Every page of the competition server at desktop (1280x800) and phone (390x844) sizes, in a real browser.
+
+Against a real ``arena serve``: no page scrolls sideways on a phone, axe-core
+finds no accessibility violation, the leaderboard updates in place (focus
+kept, rank changes shown, the ladder's state in words), the match page fits
+its replay and keeps the step in its address, the bot page's chart has axes
+and its match list filters and pages, the organiser confirms freezing. With
+``ARENA_SCREENSHOTS=DIR`` every page is saved there at both sizes (the docs'
+pictures are made so: ``NAME.png`` and ``NAME-phone.png``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena.cli import main
+
+from .conftest import CHROMIUM, CHROMIUM_FLAGS
+from .servertools import ServerProcess, minimal_bot, running, server_process, write_config
+
+pytestmark = pytest.mark.slow
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+HOUSE = ("random-python", "simple-py", "obvious-strats-py")
+
+
+@dataclass
+class Site:
+    """A served competition, a browser, and the login links of a participant (alice) and the organiser."""
+
+    server: ServerProcess
+    browser: Any
+    alice: str
+    organiser: str
+
+    def page(self, size: str = "desktop", login: str = "") -> Any:
+        """A new page (in its own context: its own cookies) at ``size``, logged in with link ``login`` if given."""
+        context = self.browser.new_context(viewport=SIZES[size])
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        if login:
+            page.goto(f"{self.server.url}/login/{login}")
+            page.click("#login")
+            page.wait_for_load_state()
+        return page
+
+
+@contextlib.contextmanager
+def site(
+    tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50", house: tuple[str, ...] = HOUSE
+) -> Iterator[Site]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    config = write_config(tmp_path, house=house, ladder=ladder)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--add", "alice"]) == 0
+    alice = printed.getvalue().split("/login/")[1].split()[0]
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield Site(server, browser, alice, organiser)
+        finally:
+            browser.close()
+
+
+def axe_violations(page: Any) -> list[str]:
+    """axe-core's violations on ``page``, one line each (rule, impact, the first nodes)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}: {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results.response["violations"]
+    ]
+
+
+def sideways(page: Any) -> int:
+    """How many pixels the page scrolls sideways (0: it fits its viewport)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
+        if len(matches) >= count or time.monotonic() > deadline:
+            return matches
+        time.sleep(0.5)
+
+
+def played_out(matches: list[dict[str, Any]]) -> str:
+    """A match whose two legs are both played (its replay is public)."""
+    keys = {m["key"] for m in matches}
+    return next(key for key in sorted(keys) if f"{key[:-1]}{'ab'[key.endswith('a')]}" in keys)
+
+
+def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    bot = tmp_path / "alice-bot.tar.gz"
+    bot.write_bytes(minimal_bot())
+    with site(tmp_path) as s:
+        url = s.server.url
+        alice = s.page(login=s.alice)
+        alice.set_input_files("input[name=file]", str(bot))
+        alice.click("#upload")
+        alice.wait_for_url(f"{url}/submissions/*")
+        submission = alice.url.removeprefix(url)
+        alice.wait_for_selector("#status.passed, #status.failed, #status.refused", timeout=480_000)
+        match = played_out(wait_matches(url, 30))
+        house = HOUSE[0]
+        pages = {  # name: (address, who)
+            "leaderboard": ("/", ""),
+            "bot": (f"/bots/{house}", ""),
+            "bot-own": ("/bots/alice", s.alice),
+            "me": ("/me", s.alice),
+            "submission": (submission, s.alice),
+            "files": ("/bots/alice/v1/files", s.alice),
+            "match": (f"/matches/{match}", ""),
+            "login": ("/login", ""),
+            "error": ("/bots/nobody", ""),
+            "admin": ("/admin", s.organiser),
+        }
+        problems: list[str] = []
+        logged: dict[str, Any] = {}  # (a login link logs in once: one page per login, resized)
+        for size in SIZES:
+            for name, (address, who) in pages.items():
+                if who not in logged:
+                    logged[who] = alice if who == s.alice else s.page(size, login=who)
+                page = logged[who]
+                page.set_viewport_size(SIZES[size])
+                page.goto(url + address)
+                page.wait_for_load_state("networkidle" if name != "leaderboard" else "load")
+                if name == "match":
+                    page.frame_locator("iframe.replay").locator("body[data-ready='1']").wait_for()
+                    page.wait_for_timeout(600)  # (the frame takes its replay's height)
+                if over := sideways(page):
+                    problems.append(f"{name} at {size}: scrolls {over} px sideways")
+                problems += [f"{name} at {size}: {v}" for v in axe_violations(page)]
+                suffix = "" if size == "desktop" else "-phone"
+                page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
+        for page in logged.values():
+            assert page.errors == [], page.errors
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder_does(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        page = s.page()
+        page.goto(s.server.url + "/")
+        assert page.locator("#live").count() == 0, "the permanent 'live' badge is back"
+        state = page.locator("#ladder-state")
+        page.wait_for_function("() => Number(document.body.dataset.liveEvents || 0) >= 1", timeout=60_000)
+        assert re.fullmatch(r"\d+ match(es)? in play|idle: every pair is settled", state.inner_text()), (
+            state.inner_text()
+        )
+        assert page.locator("#last-update").inner_text() not in ("", "-")
+        # Focus a link in the table (as a keyboard user tabbing through it would), then let the standings change.
+        link = page.locator("#board tbody tr a").first
+        link.focus()
+        page.evaluate("window.before = {board: document.getElementById('board'), focused: document.activeElement}")
+        played = page.evaluate("document.querySelector('#board-meta').innerText")
+        page.wait_for_function(
+            "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
+        )
+        page.wait_for_timeout(200)
+        assert page.evaluate("document.getElementById('board') === window.before.board"), "the table was replaced"
+        assert page.evaluate("document.activeElement === window.before.focused"), "keyboard focus was lost"
+        assert page.evaluate("document.activeElement.closest('#board') !== null")
+        assert page.errors == []
+        # Rank changes are shown, in words too: replay a board whose two first rows swapped.
+        page.evaluate(
+            """() => {
+                const rows = [...document.querySelectorAll('#board tbody tr[data-bot]')];
+                window.swapped = [rows[0].dataset.bot, rows[1].dataset.bot];
+                rows[0].dataset.rank = '2'; rows[1].dataset.rank = '1';
+                rows[1].parentNode.insertBefore(rows[1], rows[0]);
+            }"""
+        )
+        page.wait_for_selector("#board .move", timeout=120_000)
+        moved = page.locator("#board .move").all_inner_texts()
+        assert any("up 1" in text for text in moved) and any("down 1" in text for text in moved), moved
+
+
+def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path) -> None:
+    with site(tmp_path, ladder="placement_pairs = 1\npair_budget = 1") as s:
+        wait_matches(s.server.url, 6)  # 3 bots, 3 pairs of 2 legs: then the ladder has nothing left to play
+        page = s.page()
+        page.goto(s.server.url + "/")
+        idle = "() => document.getElementById('ladder-state').innerText.startsWith('idle')"
+        page.wait_for_function(idle, timeout=60_000)
+        assert page.locator("#ladder-state").inner_text() == "idle: every pair is settled"
+
+
+def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        key = played_out(wait_matches(s.server.url, 6))
+        for size in SIZES:
+            page = s.page(size)
+            page.goto(f"{s.server.url}/matches/{key}#step=3")
+            frame = page.frame_locator("#replay-frame")
+            frame.locator("body[data-ready='1']").wait_for()
+            inner = page.frames[1]
+            assert inner.url.endswith("/replay#step=3"), inner.url
+            page.wait_for_function(
+                "() => Math.abs(document.getElementById('replay-frame').getBoundingClientRect().height - 640) > 8"
+            )
+            content = inner.evaluate("Math.max(document.body.scrollHeight, document.body.offsetHeight)")
+            box = page.locator("#replay-frame").bounding_box()
+            assert box is not None and abs(box["height"] - content) <= 8, (box, content)
+            # One id for the match, one name per bot: the replay shows the page's.
+            assert f"match {key}" in frame.locator("header.top").inner_text()
+            names = page.locator(".stats a").all_inner_texts()
+            assert all(name in frame.locator("body").inner_text() for name in names), names
+            with page.expect_download() as download:
+                page.eval_on_selector("#log-link", "a => a.click()")  # (not by position: the frame may still grow)
+            path = download.value.path()
+            lines = Path(path).read_bytes().splitlines()
+            assert json.loads(lines[0]).get("format") is not None
+            page.context.close()
+        # The log served is the recorded one, byte for byte (no bot's stderr: the public sees none).
+        data_dir = tmp_path / "data"
+        logged = next(data_dir.rglob(f"{key}.jsonl.gz"))
+        raw = [line for line in gzip.decompress(logged.read_bytes()).splitlines(keepends=True)]
+        public = [line for line in raw if json.loads(line).get("type") != "stderr"]
+        served = httpx.get(f"{s.server.url}/matches/{key}/log", timeout=30)
+        assert served.status_code == 200 and served.content == b"".join(public)
+
+
+def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> None:
+    # Two bots that always draw never settle their pair: the ladder plays on, and the third one wins and loses.
+    with site(tmp_path, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+        wait_matches(s.server.url, 80)
+        bot = "minimal-python"
+        page = s.page("phone")
+        page.goto(f"{s.server.url}/bots/{bot}")
+        chart = page.locator("#rating-chart")
+        assert "Rating of version" in (chart.locator("title").text_content() or "")
+        ticks = chart.locator("text").all_text_contents()
+        assert any(re.fullmatch(r"[+\u2212]?\d+", t) for t in ticks), ticks  # the rating axis
+        assert any(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", t) for t in ticks), ticks  # dates under the matches
+        assert page.locator("table.matches time").count() > 0, "the match list is not dated"
+        versions = page.locator("#versions tbody tr td.num").all_inner_texts()
+        assert re.fullmatch(r"\d+-\d+-\d+", versions[0]), versions
+        # Coloured by result (and said in words), and filterable.
+        classes = page.eval_on_selector_all("table.matches tbody tr", "rs => rs.map(r => r.className)")
+        assert set(classes) <= {"won", "drew", "lost"} and "drew" in classes, classes
+        page.select_option("select[name=result]", "drew")
+        page.click("#match-filter button")
+        page.wait_for_load_state()
+        assert "result=drew" in page.url
+        rows = page.locator("table.matches tbody tr")
+        assert rows.count() > 0
+        assert set(page.eval_on_selector_all("table.matches tbody tr", "rs => rs.map(r => r.className)")) == {"drew"}
+        assert all(t.endswith("drew") for t in page.locator("table.matches td.result").all_inner_texts())
+        colour = page.eval_on_selector("table.matches tbody tr", "r => getComputedStyle(r).boxShadow")
+        assert "rgb(93, 103, 120)" in colour, colour
+        # Paged: 25 a page, "Older" to go on.
+        page.goto(f"{s.server.url}/bots/{bot}")
+        assert page.locator("table.matches tbody tr").count() == 25
+        first = page.locator("table.matches tbody tr a").first.inner_text()
+        page.click("a[rel=next]")
+        page.wait_for_load_state()
+        assert "page=2" in page.url
+        assert page.locator("table.matches tbody tr a").first.inner_text() != first
+        assert "page 2 of" in page.locator(".pager").inner_text()
+        assert sideways(page) == 0
+
+
+def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_path: Path) -> None:
+    bot = tmp_path / "alice-bot.tar.gz"
+    bot.write_bytes(minimal_bot())
+    with site(tmp_path) as s:
+        alice = s.page(login=s.alice)
+        alice.set_input_files("input[name=file]", str(bot))
+        alice.click("#upload")
+        alice.wait_for_url(f"{s.server.url}/submissions/*")
+        admin = s.page(login=s.organiser)
+        admin.goto(s.server.url + "/admin")
+        assert "alice" in admin.locator("table.subs tbody tr").first.inner_text()
+        assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", admin.locator("#participants").inner_text())
+        asked: list[str] = []
+        admin.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+        admin.click("#freeze")
+        admin.wait_for_timeout(300)
+        assert asked and "Freeze" in asked[0]
+        assert not httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
+        admin.once("dialog", lambda d: d.accept())
+        admin.click("#freeze")
+        admin.wait_for_selector("text=The competition is frozen")
+        assert httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
+        # The favicon is served.
+        icon = admin.eval_on_selector("link[rel=icon]", "l => l.href")
+        got = httpx.get(icon, timeout=30)
+        assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize("rule", ["public", "owners", "after-end"])
+async def test_the_match_log_is_downloaded_by_who_sees_the_whole_replay(tmp_path: Path, rule: str) -> None:
+    async with running(write_config(tmp_path, access=f'replays = "{rule}"')) as kit:
+        owner = kit.participant("minimal-python")  # the house bot's owner, given a token for this test
+        key = await kit.played_out("minimal-python")
+        anonymous = await kit.client.get(f"/matches/{key}/log")
+        assert anonymous.status_code == (200 if rule == "public" else 403)
+        await kit.login(owner)
+        mine = await kit.client.get(f"/matches/{key}/log")
+        page = (await kit.client.get(f"/matches/{key}")).text
+        # With after-end, until the end an owner sees its own seat only: not the log, which holds both.
+        assert mine.status_code == (403 if rule == "after-end" else 200)
+        assert ('id="log-link"' in page) == (mine.status_code == 200)
+        if mine.status_code == 200:
+            records = [json.loads(line) for line in mine.content.splitlines()]
+            match = kit.competition.match(key)
+            assert match is not None
+            own = "A" if match.bot_a == "minimal-python" else "B"
+            assert all(r["seat"] == own for r in records if r.get("type") == "stderr")
+            assert any(r.get("type") == "result" for r in records)
+
+
+async def test_a_ladder_of_one_bot_says_it_waits_for_a_second_not_that_every_pair_is_settled(tmp_path: Path) -> None:
+    async with running(write_config(tmp_path, house=("minimal-python",))) as kit:
+        page = (await kit.client.get("/")).text
+        assert "idle: waiting for a second bot" in page and "every pair is settled" not in page
