@@ -313,7 +313,7 @@ def test_a_seat_page_ends_with_the_result_in_words(browser: Any, pages: dict[str
         page = open_page(browser, pages[f"{game_id}-A"], "#step=999")
         assert page.text_content("#counter").split()[1] == page.text_content("#counter").split()[3]
         said = story(page)
-        assert said.startswith("Result: ") and " wins" in said or "draw" in said, said
+        assert said.startswith("Result: ") and (" wins" in said or "draw" in said), said
         assert "{" not in said and "match_end" not in said, said
         page.close()
 
