@@ -45,6 +45,7 @@ import cProfile
 import importlib.util
 import itertools
 import json
+import marshal
 import math
 import os
 import platform
@@ -369,14 +370,9 @@ def jail_bwrap_args(folder: Path) -> list[str] | None:
         return None
     try:
         jail.prepare({"PATH": "/usr/bin:/bin"})
-        for arg in jail.argv:
-            with contextlib.suppress(ValueError):
-                config = json.loads(arg)
-                if isinstance(config, dict) and config.get("bwrap"):
-                    return [str(a) for a in config["bwrap"]]
-        for index, arg in enumerate(jail.argv):  # a launcher that runs bubblewrap straight from argv
-            if Path(arg).name == "bwrap":
-                return jail.argv[index : jail.argv.index("--", index)]
+        config = marshal.loads(bytes.fromhex(jail.argv[-1]))  # the launcher's config (arena.sandbox._plan)
+        if isinstance(config, dict) and config.get("bwrap"):
+            return [str(a) for a in config["bwrap"]]
     finally:
         jail.kill_all()
         jail.close()
