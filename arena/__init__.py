@@ -23,9 +23,33 @@ from ._errors import (
     StoreError,
     Timeout,
 )
-from .bots.spec import BotSpec, resolve
-from .supervisor.match import Fault, MatchRecord
-from .supervisor.play import play_match
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .bots.spec import BotSpec, resolve
+    from .supervisor.match import Fault, MatchRecord
+    from .supervisor.play import play_match
+
+_LAZY = {
+    "BotSpec": "arena.bots.spec",
+    "resolve": "arena.bots.spec",
+    "Fault": "arena.supervisor.match",
+    "MatchRecord": "arena.supervisor.match",
+    "play_match": "arena.supervisor.play",
+}
+"""Names of the public surface imported on first use: importing ``arena`` (every ``arena.x`` module does)
+must not import trio, psutil and the whole supervisor, or ``arena --help`` would pay for them."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'arena' has no attribute {name!r}")
+
 
 __all__ = [
     "ArenaError",

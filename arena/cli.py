@@ -1,26 +1,28 @@
-"""The ``arena`` command line. Each subcommand lives in its own small function."""
+"""The ``arena`` command line. Each subcommand lives in its own small function.
+
+Every command imports only what it uses: the parser of ``arena COMMAND`` is
+built from the modules that command needs (:data:`COMMANDS`), and the top of
+the command line (``arena --help``, ``arena --version``) from the table alone,
+without importing trio, msgspec or any command's module.
+"""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-
-import trio
 
 from . import __version__
 from ._errors import ArenaError, ConfigError
-from .bots.samples import rules_file
-from .bots.spec import BotSpec, game_of, resolve
-from .checks.hints import fault_hints, printable, stderr_tail
-from .games import GAMES, Game, ParamError, get_game, score_text
-from .supervisor.match import MatchRecord
-from .supervisor.options import limits_args, limits_from, params_from
-from .supervisor.play import new_seed, play_match
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .bots.spec import BotSpec
+    from .games import Game
+    from .supervisor.match import MatchRecord
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -30,6 +32,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     human = 0 if args.bot_a == "human" else 1 if args.bot_b == "human" else None  # arena.replay.human.HUMAN (imported
     if human is not None:  # only when a person plays: it imports the replay's renderers)
         return _play_human(args, human)
+
+    import contextlib
+    import tempfile
+
+    import trio
+
+    from .bots.spec import game_of, resolve
+    from .checks.hints import printable
+    from .games import GAMES, get_game
+    from .supervisor.options import limits_from, params_from
+    from .supervisor.play import new_seed, play_match
+
     specs = (_speaking(resolve(args.bot_a), args.protocol_a), _speaking(resolve(args.bot_b), args.protocol_b))
     named = game_of(args.game, specs)
     if named is None:
@@ -69,7 +83,14 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_human(args: argparse.Namespace, seat: int) -> int:
     """``arena play GAME human BOT``: a person plays ``seat`` against the bot, at the terminal."""
+    import trio
+
+    from .bots.spec import BotSpec, game_of, resolve
+    from .checks.hints import printable
+    from .games import GAMES, get_game
     from .replay.human import HUMAN, play_human, read_stdin
+    from .supervisor.options import limits_from, params_from
+    from .supervisor.play import new_seed
 
     text, protocol = (args.bot_b, args.protocol_b) if seat == 0 else (args.bot_a, args.protocol_a)
     other = _speaking(resolve(text), protocol)
@@ -91,6 +112,9 @@ def _play_human(args: argparse.Namespace, seat: int) -> int:
 
 
 def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec]) -> None:
+    from .checks.hints import fault_hints, printable, stderr_tail
+    from .games import score_text
+
     result = record.result
     names = [printable(name) for name in record.names]
     if result.winner is None:
@@ -117,6 +141,9 @@ def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """List the games, their parameters and where their rules are; with a game's id, print its rules."""
+    from .bots.samples import rules_file
+    from .games import GAMES, get_game
+
     if args.game:
         cls = get_game(args.game).__class__
         rules = rules_file(cls.id)
@@ -135,18 +162,79 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def _shown_path(path: Path) -> str:
     """``path`` relative to the working folder when it is inside it (as in a clone), else absolute."""
+    import contextlib
+
     with contextlib.suppress(ValueError):
         return str(path.relative_to(Path.cwd()))
     return str(path)
 
 
-def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
-    """The argument parser with every subcommand (``core_only``: only those of this module, ``play`` and ``games``)."""
+@dataclass(frozen=True)
+class Command:
+    """A subcommand as the top of the command line knows it, without importing it."""
+
+    help: str
+    """Its line in ``arena --help`` (the same as its parser's: a test compares them)."""
+    modules: tuple[str, ...] = ()
+    """Modules under ``arena`` whose ``register(sub)`` its parser needs, lowest layer first: the one that adds it,
+    and any that add options to it (replay adds ``arena results --html``). None: it is defined here."""
+
+
+COMMANDS: dict[str, Command] = {
+    "play": Command("play one match between two bots and narrate it"),
+    "games": Command("list the games and their parameters; `arena games GAME` prints its rules"),
+    "new": Command("start a bot: copy a starter for GAME in LANGUAGE into a new folder", ("bots.starters",)),
+    "tournament": Command(
+        "run or resume a tournament (round-robin or gauntlet) and print its leaderboard",
+        ("competition.cli", "replay.cli"),  # replay.cli gives it --watch
+    ),
+    "results": Command("show a tournament's leaderboard from its results database", ("competition.cli", "replay.cli")),
+    "compare": Command(
+        "is NEW better than BASE? play both on the same deals until a sequential test (SPRT) decides",
+        ("competition.cli",),
+    ),
+    "replay": Command("watch, verify or re-run a logged match", ("replay.cli",)),
+    "check": Command("check that a bot follows the protocol, before submitting it", ("checks.bot",)),
+    "sandbox": Command("run a canary bot and report which isolation holds here", ("checks.sandbox",)),
+    "serve": Command(
+        "run a competition server: uploads, a rolling ladder, live standings and replays", ("server.cli",)
+    ),
+    "submit": Command("upload a bot to a competition server and print its check", ("server.cli",)),
+}
+"""Every subcommand, in the order ``arena --help`` lists them. A command added in a module of its own gets a row
+here (and its module a place in :data:`EXTRA_COMMAND_MODULES`); ``tests/test_cli_imports.py`` fails until it has."""
+
+
+def build_parser(*, command: str | None = None, core_only: bool = False) -> argparse.ArgumentParser:
+    """The argument parser: with every subcommand by default (the docs and tests read them all).
+
+    ``command``: only what ``arena COMMAND`` needs (the table's modules for it); an unknown or no command gives
+    the top of the command line, each subcommand named with its help and nothing imported.
+    ``core_only``: only the subcommands defined in this module (``play`` and ``games``).
+    """
     parser = argparse.ArgumentParser(prog="arena", description="A sandboxed referee for two-player card-game bots.")
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    if command is not None and command not in COMMANDS:
+        for name, known in COMMANDS.items():
+            sub.add_parser(name, help=known.help)
+        return parser
+    if command in (None, "play"):
+        _add_play(sub)
+    if command in (None, "games"):
+        _add_games(sub)
+    if core_only:
+        return parser
+    wanted = EXTRA_COMMAND_MODULES if command is None else COMMANDS[command].modules
+    for register in _extra_commands([name for name in EXTRA_COMMAND_MODULES if name in wanted]):
+        register(sub)
+    return parser
 
-    play = sub.add_parser("play", help="play one match between two bots and narrate it")
+
+def _add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .supervisor.options import limits_args
+
+    play = sub.add_parser("play", help=COMMANDS["play"].help)
     play.add_argument(
         "game", nargs="?", metavar="GAME", help="game id, such as rps-poker (default: what the bots' bot.toml says)"
     )
@@ -168,29 +256,25 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
     limits_args(play)
     play.set_defaults(handler=cmd_play)
 
-    games = sub.add_parser("games", help="list the games and their parameters; `arena games GAME` prints its rules")
+
+def _add_games(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    games = sub.add_parser("games", help=COMMANDS["games"].help)
     games.add_argument("game", nargs="?", metavar="GAME", help="print the rules of this game (such as rps-poker)")
     games.set_defaults(handler=cmd_games)
 
-    for register in [] if core_only else _extra_commands():
-        register(sub)
-    return parser
 
-
-CORE_COMMANDS = ("play", "games")
+CORE_COMMANDS = tuple(name for name, known in COMMANDS.items() if not known.modules)
 """Commands that need none of the other modules: ``arena play`` then starts without importing the tournament
 machinery, Dask or the server's web stack (a second or more of start-up on a slow machine)."""
 
 
-def _extra_commands() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
-    """Subcommands that live in their own modules; each module has ``register(sub)``."""
+def _extra_commands(
+    modules: Sequence[str],
+) -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
+    """The ``register(sub)`` of each of ``modules`` (under ``arena``)."""
     import importlib
 
-    found = []
-    for name in EXTRA_COMMAND_MODULES:
-        module = importlib.import_module(f"arena.{name}")
-        found.append(module.register)
-    return found
+    return [importlib.import_module(f"arena.{name}").register for name in modules]
 
 
 EXTRA_COMMAND_MODULES: list[str] = [
@@ -212,7 +296,7 @@ ERROR_LINE_CHARS = 2000
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
     words = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS).parse_args(words)
+    args = build_parser(command=words[0] if words else "").parse_args(words)
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -224,8 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(leaf, KeyboardInterrupt):
             print("arena: interrupted; every bot process was stopped", file=sys.stderr)
             return 130
+        from .games import ParamError  # only now: importing the games is not free
+
         if isinstance(leaf, ArenaError | ParamError):
             # A message may name a bot's folder or quote its output: its control characters are shown, not obeyed.
+            from .checks.hints import printable
+
             message = "\n".join(printable(line, limit=ERROR_LINE_CHARS) for line in str(leaf).splitlines())
             print(f"arena: error: {message}", file=sys.stderr)
             return 2
@@ -234,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _user_facing(exc: BaseException) -> BaseException:
     """The Ctrl-C or user error inside ``exc``, seeing through trio's exception groups."""
+    from .games import ParamError
+
     if isinstance(exc, BaseExceptionGroup):
         for kind in (KeyboardInterrupt, ArenaError, ParamError, BrokenPipeError):
             found = exc.subgroup(kind)

@@ -161,6 +161,8 @@ class BotCgroup:
     """Whether :meth:`set_frozen` can freeze the group's processes."""
     _fds: dict[str, int] = field(default_factory=dict, repr=False)
     """The accounting files read during play, kept open: each read is one ``pread`` (no path lookup, no open)."""
+    _freezer: tuple[int, bytes, bytes] = field(default=(-1, b"", b""), repr=False)
+    """The freeze file's descriptor once open (in ``_fds`` too), and what freezes and thaws the group."""
 
     @property
     def procs_files(self) -> list[str]:
@@ -217,14 +219,21 @@ class BotCgroup:
         kernel microseconds to milliseconds; a frozen bot is not read until
         it is thawed again anyway).
         """
-        found = self._freeze_file() if self.freezable and not self.removed else None
-        if found is None:
+        if self.removed:
             return False
-        path, on, off = found
+        fd, on, off = self._freezer
+        if fd < 0:
+            found = self._freeze_file() if self.freezable else None
+            if found is None:
+                return False
+            path, on, off = found
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return False
+            self._fds["freeze"] = fd
+            self._freezer = (fd, on, off)
         try:
-            fd = self._fds.get("freeze", -1)
-            if fd < 0:
-                fd = self._fds["freeze"] = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
             os.pwrite(fd, on if frozen else off, 0)
         except OSError:
             return False
@@ -327,6 +336,7 @@ class BotCgroup:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._freezer = (-1, b"", b"")
         for path in self.dirs.values():
             for _ in range(50):
                 try:

@@ -86,7 +86,8 @@ def mechanisms(
         "open and its private tmpfs (System V segments: refused by seccomp where it is in force)")  # fmt: skip
     counted = "cgroup cpuacct" if has("cgroup") else "/proc"
     add("cpu_idle", has("cgroup") and freezer, "cgroup freezer: its processes frozen whenever no request is pending "
-        "(from its answer until its next request, and idle in a pool)")  # fmt: skip
+        "(from 2 ms after its answer, or at once for a bot seen busy between moves, until its next request; "
+        "idle in a pool)")  # fmt: skip
     add("cpu_idle", True, f"arena charges the tree's CPU since its last answer ({counted}) to its next move, "
         "and ends a pooled process once over it")  # fmt: skip
     add("escape", has("pidns"), "PID namespace: all die with the bot")

@@ -1,6 +1,7 @@
 """The stage between the arena and a bot: apply the sandbox's layers, then exec the bot.
 
-Run as ``python -I -S _launch.py CONFIG_JSON``; the arena builds the config in
+Run as ``python -I -S -c LAUNCH_CODE CONFIG`` (:data:`LAUNCH_CODE`: this module imported from
+its cached bytecode, then :func:`run`); the arena builds the config in
 :mod:`arena.sandbox._plan`. This file imports only the standard library,
 because it runs in the forked child before the bot, where every import costs
 start-up time. The seccomp filter comes compiled (the arena builds it once with
@@ -26,18 +27,20 @@ message on stderr): a layer that the report says holds must hold.
 
 from __future__ import annotations
 
+import _signal as signal  # type: ignore[import-not-found]  # signal.py's enums cost 2-3 ms of CPU per start
 import ctypes
 import errno
 import marshal
 import os
 import resource
 import select
-import signal
 import sys
 import warnings  # noqa: F401 (os.execvpe imports it, by then maybe out of Landlock's reach: import it first)
 
-# Each bot's start runs this script: it imports only what it must (json, contextlib and typing took 5 ms of
-# CPU per start, of about 50), and its config comes in marshal's format, which is built in.
+# Each bot's start runs this module: it imports only what it must (json, contextlib and typing took 5 ms of
+# CPU per start, of about 50; signal's enum wrappers a third as much: the builtin _signal has the same calls
+# on plain numbers), and its config comes in marshal's format, which is built in. It runs from its cached
+# bytecode (LAUNCH_CODE): compiling this file took more CPU than any import.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -554,5 +557,15 @@ def exec_bot(argv: list[str], config: dict[str, Any]) -> None:
         os._exit(127)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The launcher's entry point: the config is ``sys.argv[1]``, marshal's bytes in hex."""
     main(marshal.loads(bytes.fromhex(sys.argv[1])))
+
+
+LAUNCH_CODE = "import sys; sys.path.append({folder!r}); import _launch; _launch.run()"
+"""What ``python -I -S -c`` runs, ``folder`` this file's: an import finds the bytecode cached in __pycache__
+(a script is compiled at every start). Appended to the path, not first: nothing here shadows the standard library."""
+
+
+if __name__ == "__main__":
+    run()

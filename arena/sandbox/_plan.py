@@ -38,11 +38,11 @@ from protocol import Limits
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
 from . import _builds, _cgroup, _masks, _tree
-from ._launch import landlock_abi, seccomp_filter
+from ._launch import LAUNCH_CODE, landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
-_LAUNCH = (sys.executable, "-I", "-S", str(LAUNCHER))
+_LAUNCH = (sys.executable, "-I", "-S", "-c", LAUNCH_CODE.format(folder=str(LAUNCHER.parent)))
 """The launcher's command: isolated, and without ``site`` (it needs nothing outside the standard library)."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys")

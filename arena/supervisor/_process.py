@@ -63,6 +63,18 @@ loops left running between moves, each gap a millisecond, never came near it.
 """
 BACKGROUND_CPU_BURST_S = 0.5
 """The most CPU seconds a bot's processes may use at once while no request is pending (a garbage collector, a JIT)."""
+REST_S = 0.002
+"""How long a bot never seen using CPU between moves may rest unfrozen after its answer, while the arena goes on.
+
+Its next request usually follows sooner (the other seat's answer, the
+rules' step): it is then neither frozen nor thawed, a freeze and a thaw
+(a write to the cgroup each, and two wake-ups of every process of the bot)
+saved per move. Once the arena would wait longer, it is frozen. What it used
+in the meantime is charged to its next move, as ever; a bot seen using more
+than ``BUSY_BETWEEN_MOVES_S`` so is frozen at every answer from then on.
+"""
+BUSY_BETWEEN_MOVES_S = 0.001
+"""CPU seconds used between an answer and the next request past which a bot is frozen at once after every answer."""
 
 
 @dataclass
@@ -156,6 +168,10 @@ class BotProcess:
         """CPU seconds used between the last charge and the request just sent (``None``: unmeasurable)."""
         self.frozen = False
         """Whether its processes are frozen now (:meth:`freeze`: no request pending, and its jail has a freezer)."""
+        self.resting_since: float | None = None
+        """When it answered, if it rests unfrozen since (:data:`REST_S`): its match freezes it once it would wait."""
+        self.busy_between_moves = False
+        """Whether it was seen using CPU while no request was pending: then frozen at once after every answer."""
         self._watching = trio.CancelScope()
         self._stderr_sink: BinaryIO | None = None
         self._stderr_open = False
@@ -194,12 +210,19 @@ class BotProcess:
         """
         if answer_id == self.pending and not unasked:
             self.pending = None
-            self.freeze()
+            self.rest()
             return True
         if answer_id in self._abandoned:
             self._abandoned.remove(answer_id)
             return False
         raise unexpected_answer(answer_id, self.pending, self.next_id - 1, unasked=unasked)
+
+    def rest(self) -> None:
+        """Call as it answers: frozen now if it was ever seen busy between moves, else resting (:data:`REST_S`)."""
+        if self.busy_between_moves or self.jail is None or not self.jail.freezable():
+            self.freeze()
+        else:
+            self.resting_since = trio.current_time()
 
     def freeze(self) -> None:
         """Freeze every process of the bot, where its jail can (a cgroup freezer): call when no request is pending.
@@ -208,6 +231,7 @@ class BotProcess:
         all until :meth:`thaw`, which :meth:`send` calls as a request goes
         out. Lines written to a frozen bot wait in its pipe.
         """
+        self.resting_since = None
         if not self.frozen and not self.closed and self.jail is not None and self.jail.freezable():
             self.frozen = self.jail.set_frozen(True)
 
@@ -217,7 +241,9 @@ class BotProcess:
             self.jail.set_frozen(False)
             self.frozen = False
 
-    async def send(self, data: bytes, *, timeout: float | None = None) -> None:
+    async def send(
+        self, data: bytes, *, timeout: float | None = None, before_wait: Callable[[], None] | None = None
+    ) -> None:
         """Write ``data``: a bot that closed its input crashed; one that takes none of it in ``timeout`` s timed out.
 
         The pipe nearly always has room: the bytes go in one ``write`` at once,
@@ -225,10 +251,13 @@ class BotProcess:
         waited for. A frozen bot is thawed first when a request is pending
         (``data`` ends with it), and also, only for as long as the write takes,
         when notices fill its pipe: a frozen bot never blocks the arena.
+        ``before_wait`` is called before the arena waits for room (its match
+        freezes its resting bots then).
         """
         stdin = self.process.stdin
         assert stdin is not None
         if self.pending is not None:
+            self.resting_since = None
             self.thaw()
         try:
             written = os.write(stdin.fileno(), data)  # type: ignore[attr-defined]  # trio keeps it non-blocking
@@ -238,6 +267,8 @@ class BotProcess:
             raise await self._exit_fault("closed its input") from None
         if written == len(data):
             return
+        if before_wait is not None:
+            before_wait()
         refreeze = self.frozen
         self.thaw()
         try:
@@ -401,6 +432,8 @@ class BotProcess:
         """
         used, allowance = self.idle_cpu_s(), self._allowance()
         self.idle_at_request = used
+        if used is not None and used > BUSY_BETWEEN_MOVES_S and self._started_up:
+            self.busy_between_moves = True
         fault = self._over_allowance(used, allowance)
         if fault is None:
             self._background = allowance - (used or 0.0)

@@ -26,7 +26,7 @@ from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
 from .._errors import BotFault, IllegalMove, Timeout
 from ..games import Game, IllegalAction, MatchState
-from ._process import BotProcess, OutputWatch
+from ._process import REST_S, BotProcess, OutputWatch
 from .matchlog import LOG_FORMAT, MatchLog, logged_line
 from .wires import Wire
 
@@ -397,6 +397,8 @@ class MatchRunner:
         finally:
             for seat in self.seats:
                 seat.bot.stderr_listener = None
+                if seat.bot.pending is None:
+                    seat.bot.freeze()  # a resting bot: the match is over, whatever comes next may take long
         for index, seat in enumerate(self.seats):
             seat.bot.note_peak_memory()  # once a match, not every move: the kernel keeps the peak in a cgroup
             self.stats[index].peak_rss = max(self.stats[index].peak_rss, seat.bot.stats.peak_rss)
@@ -520,7 +522,25 @@ class MatchRunner:
             return
         data = held[0] if len(held) == 1 else b"".join(held)
         held.clear()
-        await self.seats[seat].bot.send(data, timeout=timeout)
+        await self.seats[seat].bot.send(data, timeout=timeout, before_wait=self._freeze_resting)
+
+    def _freeze_resting(self) -> None:
+        """Freeze the seats' bots resting since their answers (:data:`REST_S`): the arena is about to wait."""
+        for seat in self.seats:
+            if seat.bot.resting_since is not None:
+                seat.bot.freeze()
+
+    def _rest_over(self, now: float) -> float:
+        """Freeze the bots resting for ``REST_S`` or more by ``now``; when the next of the others' rest ends."""
+        soonest = math.inf
+        for seat in self.seats:
+            since = seat.bot.resting_since
+            if since is not None:
+                if now - since >= REST_S:
+                    seat.bot.freeze()
+                else:
+                    soonest = min(soonest, since + REST_S)
+        return soonest
 
     async def _flush_notices(self, seats: Sequence[int]) -> None:
         """Write the notices held for ``seats``: a seat that cannot take them faults, as if no request followed."""
@@ -616,6 +636,7 @@ class MatchRunner:
             if waiting:
                 bots = {self.seats[seat].bot.stdout_fd: seat for seat in waiting}
                 deadline = min(awaited.next_check for awaited in waiting.values())
+                deadline = min(deadline, self._rest_over(trio.current_time()))
                 woken = await self._watch.wait([self.seats[s].bot for s in waiting], deadline)
                 # A seat judged (and so no longer awaited) while its descriptor was armed may be among them.
                 ready = {bots[fd] for fd in woken if fd in bots}
