@@ -27,5 +27,7 @@ def test_a_watched_tournament_shows_each_match_as_it_is_played(tmp_path: Path) -
     assert "slow-python (A) against random-python (B)" in lines[start]
     assert lines[start + 1].startswith("  A asked draft_pick round 1 cards")
     assert sum(line.startswith("  B answers ") for line in lines) == 15  # 5 picks and 10 turns
-    result = next(i for i, line in enumerate(lines) if line.startswith("  Result: slow-python"))
-    assert result < next(i for i, line in enumerate(lines) if line.startswith("Leaderboard"))
+    # The match's end is shown (the watcher follows the log from its own thread: on a busy machine its last lines
+    # may come after the leaderboard, which the tournament prints as soon as the result is recorded).
+    assert any(line.startswith("  Result: slow-python") for line in lines)
+    assert any(line.startswith("Leaderboard") for line in lines)
