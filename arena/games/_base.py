@@ -22,13 +22,15 @@ notices and requests it addresses to a seat.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from protocol import SEATS, Notice, Request, Result
 
 ParamValue = int | float | str | bool
+Secret = str | int | tuple[Any, ...]
+"""A piece of a seat's private state, as messages write it (a list is written as a tuple)."""
 
 
 class IllegalAction(Exception):
@@ -114,6 +116,19 @@ class MatchState(ABC):
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
+
+    def secrets(self, seat: int) -> Collection[Secret]:
+        """What of ``seat``'s private state the other seat has not been shown so far in the match.
+
+        Each secret is written as the messages write it (a card ``"R3"``, a
+        hand ``[1, 2, 4]`` as a tuple), and stays a secret until the rules
+        reveal it to the other seat: a folded hand's cards stay secrets to the
+        end of the match. ``arena check-game`` plays random matches and fails
+        the game when a message to one seat carries a secret of the other's
+        (one it does not hold itself). A game without hidden information
+        returns an empty collection; a game that does not say fails the check.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not declare its private state (secrets)")
 
 
 class Game(ABC):

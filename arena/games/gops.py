@@ -114,6 +114,10 @@ class GopsMatch(MatchState):
             for seat in (0, 1)
         }
 
+    def secrets(self, seat: int) -> tuple[()]:
+        """None: both hands and the prizes are public, and bids are made at once."""
+        return ()
+
     def legal_actions(self, seat: int) -> list[Any]:
         return list(self.hands[seat])
 

@@ -79,6 +79,8 @@ class RpsPokerMatch(MatchState):
         self.turn = 0
         self.base = ""
         self._offered: list[list[str]] = [[], []]
+        self._received: list[set[str]] = [set(), set()]
+        """The cards each seat was given in the draft, which the other seat therefore knows."""
         self._deal_draft()
 
     # The draft ----------------------------------------------------------
@@ -130,6 +132,9 @@ class RpsPokerMatch(MatchState):
             raise IllegalAction(f"index {action} is out of range for {what}")
         return action
 
+    def legal_actions(self, seat: int) -> list[Any]:
+        return list(range(2 if self.in_draft else len(self.hands[seat])))
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         return self._draft(actions) if self.in_draft else self._play(actions)
 
@@ -140,6 +145,7 @@ class RpsPokerMatch(MatchState):
         for seat in (0, 1):
             received = given[1 - seat]
             self.decks[seat] += [kept[seat], received]
+            self._received[seat].add(received)
             step.notices.append((seat, DraftReceive(round=self.draft_round, card=received)))
         step.narration.append(
             f"Draft {self.draft_round}: A keeps {kept[0]} (gives {given[0]}), B keeps {kept[1]} (gives {given[1]})"
@@ -185,6 +191,11 @@ class RpsPokerMatch(MatchState):
         else:
             self.turn += 1
         return step
+
+    def secrets(self, seat: int) -> set[str]:
+        """The seat's cards (offered, in its deck, in hand) but those the other seat gave it; a card played is shown."""
+        held = set(self.decks[seat]) | set(self.hands[seat]) | (set(self._offered[seat]) if self.in_draft else set())
+        return held - self._received[seat]
 
     def result(self) -> Result:
         return points_result(self.points)

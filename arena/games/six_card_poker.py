@@ -183,6 +183,10 @@ class SixCardPokerMatch(MatchState):
     def legal_actions(self, seat: int) -> list[Any]:
         return all_splits()
 
+    def secrets(self, seat: int) -> set[tuple[int, ...]]:
+        """The seat's sorted hand of the deal in play, until the showdown shows both splits."""
+        return set() if self.is_over else {tuple(self.hands[seat])}
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         splits = [split_of(self.hands[s], actions[s]) for s in (0, 1)]
         won = hands_won(splits[0], splits[1])
