@@ -115,9 +115,8 @@ class Playout:
         ]
         while not state.is_over and self.steps != stop_at:
             self.steps += 1
-            if self.audit.secrets:  # what a seat has held is its own to be told of, even when the other holds it now
-                for seat in (0, 1):
-                    self._held[seat].update(state.secrets(seat))
+            if self.audit.secrets:  # what a seat held before a step is its own to be told of, though the other holds it now
+                self._held = [set(state.secrets(0)), set(state.secrets(1))]
             requests = state.requests()
             if not requests:
                 raise self.failure("the match is not over, yet no seat is asked to act")

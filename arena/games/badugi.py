@@ -576,11 +576,11 @@ class BadugiMatch(MatchState):
     def secrets(self, seat: int) -> set[str]:
         """Every card the seat held in this hand or the one before, discards and folded cards too, but those shown.
 
-        A card shown at the last showdown is left out for the hand after it
-        too: its end and the next deal are told in one step, and the new hand
-        may hold a card of that name again.
+        A card shown at a showdown is left out for the hand after it too: its
+        end and the next deal are told in one step, and the new hand may hold
+        a card of that name again (as the hand before may have, unshown).
         """
-        return (self._secret[seat] | self._secret_before[seat]) - self._shown[0]
+        return (self._secret[seat] | self._secret_before[seat]) - self._shown[0] - self._shown[1]
 
     def result(self) -> Result:
         return points_result([float(chips) for chips in self.score])
