@@ -17,9 +17,9 @@ from ._errors import ArenaError, ConfigError
 from .bots.samples import rules_file
 from .bots.spec import BotSpec, game_of, resolve
 from .checks.hints import fault_hints, printable, stderr_tail
-from .games import GAMES, Game, ParamError, get_game, score_text
+from .games import BUILTIN, GAMES, Game, ParamError, get_game, origin_of, score_text
 from .supervisor.match import MatchRecord
-from .supervisor.options import limits_args, limits_from, params_from
+from .supervisor.options import game_module_args, limits_args, limits_from, load_game_modules, params_from
 from .supervisor.play import new_seed, play_match
 
 Handler = Callable[[argparse.Namespace], int]
@@ -90,21 +90,33 @@ def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the games, their parameters and where their rules are; with a game's id, print its rules."""
+    """List the games (built-in and plugins), their parameters and where their rules are; with a game, its rules."""
     if args.game:
         cls = get_game(args.game).__class__
-        rules = rules_file(cls.id)
+        rules = _rules_of(cls)
+        if rules is None:
+            raise ConfigError(f"{cls.id} has no rules page ({cls.__module__} is not a file)")
         try:
             print(rules.read_text(encoding="utf-8"), end="")
         except OSError as exc:
             raise ConfigError(f"the rules of {cls.id} are missing from this installation ({exc})") from None
         return 0
     for cls in GAMES.values():
-        print(f"{cls.id}/{cls.version}  {cls.title}: {cls.summary}")
-        print(f"    rules: {_shown_path(rules_file(cls.id))}  (or: arena games {cls.id})")
+        origin = origin_of(cls.id)
+        print(f"{cls.id}/{cls.version}  {cls.title}: {cls.summary}  [{origin}]")
+        rules = _rules_of(cls)
+        if rules is not None:
+            print(f"    rules: {_shown_path(rules)}  (or: arena games {cls.id})")
         for param in cls.params_table:
             print(f"    {param.name} = {param.default!r}  {param.doc}")
+    for problem in GAMES.problems():
+        print(f"arena: warning: {printable(problem, limit=ERROR_LINE_CHARS)}", file=sys.stderr)
     return 0
+
+
+def _rules_of(cls: type[Game]) -> Path | None:
+    """A built-in game's rules are in docs/games/ (shipped as arena/rules); a plugin's beside its module."""
+    return rules_file(cls.id) if origin_of(cls.id) == BUILTIN else cls.rules_path()
 
 
 def _shown_path(path: Path) -> str:
@@ -136,10 +148,12 @@ def build_parser(*, core_only: bool = False) -> argparse.ArgumentParser:
             f"--protocol-{seat}", metavar="NAME", help=f"bot {seat.upper()} speaks NAME (json, gops-text)"
         )
     limits_args(play)
+    game_module_args(play)
     play.set_defaults(handler=cmd_play)
 
     games = sub.add_parser("games", help="list the games and their parameters; `arena games GAME` prints its rules")
     games.add_argument("game", nargs="?", metavar="GAME", help="print the rules of this game (such as rps-poker)")
+    game_module_args(games)
     games.set_defaults(handler=cmd_games)
 
     for register in [] if core_only else _extra_commands():
@@ -185,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(core_only=bool(words) and words[0] in CORE_COMMANDS).parse_args(words)
     handler: Handler = args.handler
     try:
+        load_game_modules(args)
         return handler(args)
     except BaseException as exc:
         leaf = _user_facing(exc)

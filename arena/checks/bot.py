@@ -38,7 +38,7 @@ from ..supervisor._process import GRACE_S, BotProcess, killed_by, open_bot
 from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log
-from ..supervisor.options import limits_args, limits_from, number, params_from
+from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from ..supervisor.play import goodbye_line, opaque_match_id, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from .hints import fault_hints, printable, stderr_tail
@@ -684,6 +684,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
     parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")
     limits_args(parser)
+    game_module_args(parser)
     parser.set_defaults(handler=cmd_check)
 
 

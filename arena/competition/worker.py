@@ -53,7 +53,7 @@ from protocol import Limits
 
 from .._errors import ArenaError
 from ..bots.spec import BotSpec
-from ..games import get_game
+from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
 from ..supervisor._pool import open_pool
 from .ladder import MatchLost
@@ -90,6 +90,8 @@ class Setup:
     stderr_dir: Path | None
     stamp: str
     """Each bot process's stderr goes to ``stderr_dir/NAME.STAMP-N.log`` (N counts the bot's processes)."""
+    origin: Origin | None = None
+    """Where the game comes from (a plugin's package, a ``--game-module`` file): the worker loads it from there."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,7 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     if setup is None:
         return
     configure(setup.policy)
+    provide(setup.game, setup.origin)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
     turns = trio.CapacityLimiter(max(1, setup.jobs))
@@ -457,7 +460,7 @@ async def open_match_worker(
     say: Callable[[str], None] = lambda _text: None,
 ) -> AsyncIterator[MatchWorker]:
     """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
-    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp)
+    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, origin_of(game))
     worker = MatchWorker(setup, say)
     async with trio.open_nursery() as nursery:
         await nursery.start(worker.run)

@@ -21,12 +21,18 @@ notices and requests it addresses to a seat.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from protocol import SEATS, Notice, Request, Result
+from protocol import SEATS, Message, Notice, Request, Result
+
+if TYPE_CHECKING:
+    from ._view import TableView
 
 ParamValue = int | float | str | bool
 Secret = str | int | tuple[Any, ...]
@@ -81,6 +87,28 @@ class Step:
     """Readable lines for a person watching (``arena play``)."""
 
 
+ShownValue = int | float | str | bool | None | list[int] | list[str]
+"""A value a match shows: a number or a word, or a list of them (cards, a pile: drawn as cards)."""
+
+
+@dataclass
+class Shown:
+    """What a match shows of itself at a moment, as plain data: the generic table and the hidden-information audit.
+
+    ``public`` is on the table for both seats (the prize, the pot, the turn);
+    ``seats[s]`` is seat ``s``'s state that both seats see (its score, its
+    cards won, how many cards it holds); ``private[s]`` is what only seat ``s``
+    knows (its hand). Keys are labels in the game's words (``"hand"``,
+    ``"cards won"``); a list is drawn as cards, anything else as a number or a
+    word. A replay seen as seat A shows ``public``, both ``seats`` and A's
+    ``private``, never B's: a game keeps a secret by putting it in ``private``.
+    """
+
+    public: dict[str, ShownValue] = field(default_factory=dict)
+    seats: tuple[dict[str, ShownValue], dict[str, ShownValue]] = field(default_factory=lambda: ({}, {}))
+    private: tuple[dict[str, ShownValue], dict[str, ShownValue]] = field(default_factory=lambda: ({}, {}))
+
+
 class MatchState(ABC):
     """One match in progress."""
 
@@ -113,6 +141,11 @@ class MatchState(ABC):
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         """The result when ``offenders`` fault now (see each game for how points go)."""
 
+    def shown(self) -> Shown | None:
+        """What the match shows now, public and per seat (optional: a game without a view draws its replays'
+        table from it; ``None``, the default, draws none)."""
+        return None
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
@@ -142,6 +175,32 @@ class Game(ABC):
     duplicate_deals: ClassVar[bool] = True
     """Whether tournaments replay each deal with seats swapped, by default."""
     points_name: ClassVar[str] = "points"
+    messages: ClassVar[tuple[type[Message], ...]] = ()
+    """The message Structs this game sends (requests and notices): its part of the wire protocol."""
+
+    view: ClassVar[str] = ""
+    """The game's own table view for replays, as ``module:Class`` (``.module`` beside the game's module,
+    ``:Class`` in it); "" for the generic table. A name, not the class: a view imports its rules, and is
+    imported only when a replay is drawn."""
+
+    @classmethod
+    def table_view(cls) -> type[TableView] | None:
+        """The class :attr:`view` names, imported now, or ``None``."""
+        if not cls.view:
+            return None
+        module_name, _, name = cls.view.partition(":")
+        if not module_name:
+            module = sys.modules[cls.__module__]
+        else:
+            module = importlib.import_module(module_name, cls.__module__.rpartition(".")[0] or None)
+        found: type[TableView] = getattr(module, name)
+        return found
+
+    @classmethod
+    def rules_path(cls) -> Path | None:
+        """The game's rules page in Markdown (``arena games GAME``): ``<id>.md`` beside the game's module."""
+        source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        return None if source is None else Path(source).with_name(f"{cls.id}.md")
 
     def __init__(self, params: Mapping[str, object] | None = None) -> None:
         given = dict(params or {})

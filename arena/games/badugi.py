@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.badugi import (
     BadugiAct,
     BadugiDraw,
@@ -631,6 +631,17 @@ class Badugi(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "chips won"
+    messages: ClassVar[tuple[type[Message], ...]] = (
+        BadugiHandStart,
+        BadugiAct,
+        BadugiOpponentAction,
+        BadugiDraw,
+        BadugiDrawn,
+        BadugiOpponentDraw,
+        BadugiShowdown,
+        BadugiHandEnd,
+    )
+    view: ClassVar[str] = ".badugi_view:BadugiView"
 
     def __init__(self, params: Mapping[str, object] | None = None) -> None:
         super().__init__(params)

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.card_jitsu import JitsuPlay, JitsuResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result
@@ -261,6 +261,8 @@ class CardJitsu(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "games won"
+    messages: ClassVar[tuple[type[Message], ...]] = (JitsuPlay, JitsuResult)
+    view: ClassVar[str] = ".card_jitsu_view:CardJitsuView"
 
     def points_total(self) -> float:
         return 1.0

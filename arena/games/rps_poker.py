@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
@@ -221,6 +221,8 @@ class RpsPoker(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "turns won"
+    messages: ClassVar[tuple[type[Message], ...]] = (DraftPick, DraftReceive, MainPlay, MainResult)
+    view: ClassVar[str] = ".rps_poker_view:RpsPokerView"
 
     def new_match(self, seed: int) -> RpsPokerMatch:
         return RpsPokerMatch(seed)

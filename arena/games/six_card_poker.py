@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.six_card_poker import PokerSet, PokerShowdown, PokerSplit
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
@@ -240,6 +240,8 @@ class SixCardPoker(Game):
     params_table = PARAMS
     duplicate_deals: ClassVar[bool] = True
     points_name: ClassVar[str] = "deals won"
+    messages: ClassVar[tuple[type[Message], ...]] = (PokerSet, PokerShowdown)
+    view: ClassVar[str] = ".six_card_poker_view:SixCardPokerView"
 
     def points_total(self) -> float:
         deals = self.params["deals"]
