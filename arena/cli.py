@@ -183,6 +183,7 @@ EXTRA_COMMAND_MODULES: list[str] = [
     "replay.cli",
     "checks.bot",
     "checks.sandbox",
+    "checks.game",
     "server.cli",
 ]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:

@@ -26,6 +26,7 @@ import msgspec
 
 import protocol
 from protocol import Message, Notice, Request
+from protocol.codec import message_types
 
 from ..games import Game, IllegalAction, MatchState
 
@@ -52,6 +53,10 @@ JUNK: tuple[Any, ...] = (
 
 class KitFailure(Exception):
     """A game broke one of the kit's rules; the message says which, at what seed and step."""
+
+
+class Endless(KitFailure):
+    """A match did not end within the game's declared length (the termination check's failure, met by any)."""
 
 
 @dataclass
@@ -81,13 +86,13 @@ class Playout:
     state: MatchState | None = None
     opening: list[Any] = field(default_factory=list)
     """What the deal gave before anyone chose anything: the first notices and requests, and each seat's secrets."""
-    first_secrets: dict[int, list[Any]] = field(default_factory=dict)
-    """Each seat's secrets when it was first asked to act."""
     seen_types: set[str] = field(default_factory=set)
+    kept_secrets: bool = False
+    """Whether a seat had a secret at some message (a game with no hidden information never has)."""
     _held: list[set[Any]] = field(default_factory=lambda: [set(), set()])
 
     def play(self, *, stop_at: int | None = None) -> Playout:
-        """Play to the end (or ``stop_at`` steps); raise :class:`KitFailure` at the first broken rule."""
+        """Play to the end (or ``stop_at`` steps, 0 for the deal alone); raise :class:`KitFailure` at a broken rule."""
         try:
             self._play(stop_at)
         except KitFailure:
@@ -96,9 +101,9 @@ class Playout:
             raise self.failure(f"the game raised {_exception_text(exc)}") from exc
         return self
 
-    def failure(self, text: str) -> KitFailure:
+    def failure(self, text: str, kind: type[KitFailure] = KitFailure) -> KitFailure:
         """A :class:`KitFailure` saying ``text`` at this seed and step."""
-        return KitFailure(f"seed {self.seed}, step {self.steps}: {text}")
+        return kind(f"seed {self.seed}, step {self.steps}: {text}")
 
     def _play(self, stop_at: int | None) -> None:
         game = self.game
@@ -115,21 +120,22 @@ class Playout:
         ]
         while not state.is_over and self.steps != stop_at:
             self.steps += 1
-            if self.audit.secrets:  # what a seat held before a step is its own to be told of, though the other holds it now
+            if (
+                self.audit.secrets
+            ):  # what a seat held before a step is its own to be told of, though the other holds it now
                 self._held = [set(state.secrets(0)), set(state.secrets(1))]
             requests = state.requests()
             if not requests:
-                raise self.failure("the match is not over, yet no seat is asked to act")
+                raise self.failure("the match is not over, yet no seat is asked to act", Endless)
             actions = {}
             for seat, request in sorted(requests.items()):
                 self.requests[seat] += 1
                 if self.requests[seat] > limit:
                     raise self.failure(
                         f"seat {'AB'[seat]} was asked more than max_requests() = {limit} requests: "
-                        "the match does not end within the game's declared length"
+                        "the match does not end within the game's declared length",
+                        Endless,
                     )
-                if self.audit.secrets and seat not in self.first_secrets:
-                    self.first_secrets[seat] = sorted(map(repr, state.secrets(seat)))
                 self._send([(seat, request)])
                 options = legal_options(state, seat, request)
                 if not options:
@@ -167,7 +173,9 @@ class Playout:
             raise self.failure(f"{tag} does not come back unchanged through the codec: {_clip(line)}")
 
     def _check_secrets(self, state: MatchState, seat: int, message: Message) -> None:
-        other = set(state.secrets(1 - seat)) - set(state.secrets(seat)) - self._held[seat]
+        theirs = set(state.secrets(1 - seat))
+        self.kept_secrets = self.kept_secrets or bool(theirs)
+        other = theirs - set(state.secrets(seat)) - self._held[seat]
         shown = other.intersection(values_in(msgspec.to_builtins(message)))
         if shown:
             raise self.failure(
@@ -203,14 +211,16 @@ def _line(seat: int, message: Message) -> bytes:
     return str(seat).encode() + protocol.encode(message)
 
 
-_decoders: list[protocol.MessageDecoder] = []
+_decoders: dict[tuple[type[Message], ...], protocol.MessageDecoder] = {}
 
 
 def _decoder() -> protocol.MessageDecoder:
-    """One decoder of every message type, built when first needed (after the game's messages are imported)."""
-    if not _decoders:
-        _decoders.append(protocol.MessageDecoder())
-    return _decoders[0]
+    """A decoder of every message type imported so far (a game loaded later brings new ones)."""
+    types = tuple(message_types())
+    if types not in _decoders:
+        _decoders.clear()
+        _decoders[types] = protocol.MessageDecoder()
+    return _decoders[types]
 
 
 def values_in(value: Any) -> Iterator[Any]:
