@@ -56,24 +56,28 @@ CHECKS = ("determinism", "termination", "illegal answers", "hidden information",
 
 @dataclass(frozen=True)
 class Sizes:
-    """How much random play each check does (a check stops at whichever budget runs out first)."""
+    """How much random play the checks do; each check stops at whichever of its budgets runs out first."""
 
     matches: int = 2000
-    """Matches of random legal play for the termination check."""
+    """Matches of random legal play for the termination check (a tenth of them for each audited check)."""
     requests: int = 20_000
-    """Requests answered in all by the termination check."""
-    audited: int = 200
-    """Matches for each of the slower audited checks (junk answers, secrets, messages, duplicate deals)."""
-    audited_requests: int = 4_000
-    """Requests answered in all by each audited check."""
+    """Requests answered in all by the termination check (a fifth of them by each audited check)."""
     determinism: int = 20
-    """Seeds replayed in each process by the determinism check."""
-    determinism_requests: int = 4_000
-    """Requests answered in all by each process of the determinism check."""
+    """Seeds replayed in each process by the determinism check, at most."""
     deals: int = 200
     """Deals dealt twice, to other players, by the duplicate fairness check."""
     seed: int = 0
     """The first seed; the checks play seeds ``seed``, ``seed + 1``, ..."""
+
+    @property
+    def audited(self) -> int:
+        """Matches for each of the slower audited checks (junk answers, secrets, messages, determinism)."""
+        return max(1, self.matches // 10)
+
+    @property
+    def audited_requests(self) -> int:
+        """Requests answered by each audited check."""
+        return max(1, self.requests // 5)
 
 
 def check_game(
@@ -118,7 +122,7 @@ def _budgeted(game: Game, sizes: Sizes, matches: int, requests: int, audit: Audi
 
 
 def _determinism(game: Game, sizes: Sizes, modules: tuple[str, ...]) -> Check:
-    count = sum(1 for _ in _budgeted(game, sizes, sizes.determinism, sizes.determinism_requests, Audit()))
+    count = sum(1 for _ in _budgeted(game, sizes, sizes.determinism, sizes.audited_requests, Audit()))
     seeds = range(sizes.seed, sizes.seed + count)
     here = digests(game, seeds)
     again = digests(game, seeds)
