@@ -21,7 +21,7 @@ from arena.games._registry import BUILTIN_ENTRY_POINTS, Origin, Registry, provid
 
 REPO = Path(__file__).resolve().parents[1]
 HIGHCARD = REPO / "tests" / "plugins" / "highcard"
-BOTS = HIGHCARD / "bots"
+BOTS = HIGHCARD / "highcard_game" / "bots"
 
 
 def install(site: Path, dist: str, entry_points: dict[str, str], *, packages: tuple[str, ...] = ()) -> Path:
