@@ -7,11 +7,16 @@ The package is installed for real in the way that matters to Arena: a
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,9 +24,12 @@ from arena._errors import GamePluginError
 from arena.games import BUILTIN, BUILTIN_GAMES, GAMES, ParamError, get_game
 from arena.games._registry import BUILTIN_ENTRY_POINTS, Origin, Registry, provide
 
+from .test_cluster import cluster  # noqa: F401  (a fixture)
+from .test_replay_browser import browser, faces, open_page  # noqa: F401  (browser is a fixture)
+
 REPO = Path(__file__).resolve().parents[1]
 HIGHCARD = REPO / "tests" / "plugins" / "highcard"
-BOTS = HIGHCARD / "bots"
+BOTS = HIGHCARD / "highcard_game" / "bots"
 
 
 def install(site: Path, dist: str, entry_points: dict[str, str], *, packages: tuple[str, ...] = ()) -> Path:
@@ -43,6 +51,13 @@ def highcard_site(tmp_path: Path) -> Path:
     return install(
         tmp_path / "site", "highcard-game", {"high-card": "highcard_game:HighCard"}, packages=("highcard_game",)
     )
+
+
+def page_data(text: str) -> str:
+    """The match data a replay page carries (compressed in the page), as text."""
+    found = re.search(r'<script id="match-data" type="application/octet-stream">([^<]+)</script>', text)
+    assert found, "no match data in the replay page"
+    return zlib.decompress(base64.b64decode(found.group(1))).decode()
 
 
 def arena(
@@ -199,3 +214,134 @@ def test_play_with_a_game_module_file() -> None:
     assert "High card (high-card/1), seed 3" in done.stdout
     assert "Result: high 1 : 2 low: B (low) wins" in done.stdout
     assert get_game("gops").id == "gops"
+
+
+# Every command, with the game installed as a package ------------------------------------------------------
+@pytest.mark.slow
+def test_tournament_compare_replay_report_and_check_play_an_installed_plugin_game(
+    highcard_site: Path, tmp_path: Path
+) -> None:
+    installed = highcard_site / "highcard_game" / "bots"  # the bots the package ships, where it is installed
+    high, low = str(installed / "high"), str(installed / "low")
+    db, logs = tmp_path / "r.sqlite", tmp_path / "logs"
+    common = ["--db", str(db), "--log-dir", str(logs), "--seed", "7"]
+    done = arena(
+        "tournament", "high-card", high, low, "--cycles", "2", "--progress", "none", *common, site=highcard_site
+    )
+    assert "Played 4 matches" in done.stdout
+    played = sorted((logs / "tournament-1").glob("c1-*.jsonl.gz"))
+    assert len(played) == 2
+    verified = arena("replay", "--verify", str(played[0]), site=highcard_site)
+    assert verified.stdout.startswith(f"verified: {played[0]} (high-card/1, seed ")
+    rerun = arena("replay", str(played[0]), "--bot", f"A={low}", site=highcard_site, check=False)
+    assert "answers differ" in rerun.stdout, rerun.stdout + rerun.stderr
+    report = tmp_path / "report.html"
+    arena("results", str(db), "--html", str(report), site=highcard_site)
+    pages = sorted((tmp_path / "report-replays").glob("*.html"))
+    assert len(pages) == 4 and all('"pile"' in page_data(page.read_text()) for page in pages), "generic tables"
+    checked = arena("check", high, "--matches", "2", "--log-dir", str(tmp_path / "check"), site=highcard_site)
+    assert "against low" in checked.stdout and "high: all checks passed" in checked.stdout
+    compare = ["compare", "high-card", high, low, "--max-matches", "8", "--db", str(tmp_path / "c.sqlite")]
+    compared = arena(*compare, "--log-dir", str(logs), site=highcard_site, check=False)
+    assert compared.returncode in (0, 1, 2) and "Compare high (new) with low (base) on high-card/1" in compared.stdout
+    assert "Traceback" not in compared.stderr, compared.stderr
+    # Without the package, the same log cannot be re-run, and says why and what to do.
+    missing = arena("replay", "--verify", str(played[0]), check=False)
+    assert "the game 'high-card/1' is not in this arena" in missing.stdout + missing.stderr
+    assert "install its package, or name its file with --game-module" in missing.stdout + missing.stderr
+
+
+@pytest.mark.slow
+def test_a_server_plays_a_plugin_game_named_in_its_config_in_its_worker_process(tmp_path: Path) -> None:
+    import httpx
+
+    from .servertools import server_process
+
+    (tmp_path / "game").mkdir()
+    shutil.copy(HIGHCARD / "highcard_game" / "__init__.py", tmp_path / "game" / "high_card.py")
+    house = ", ".join(f'"{BOTS / name}"' for name in ("high", "low"))
+    config = tmp_path / "server.toml"
+    config.write_text(
+        f'name = "High card ladder"\ngame = "high-card"\ngame_module = "game/high_card.py"\nhouse_bots = [{house}]\n'
+        f"jobs = 2\nworkers = 1\n[ladder]\nplacement_pairs = 1\npair_budget = 4\n"
+        f'[server]\ndata_dir = "{tmp_path / "data"}"\nport = 0\n'
+    )
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        deadline = time.monotonic() + 120
+        while not (matches := client.get("/api/matches").json()["matches"]) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert matches, "".join(server.output)
+        assert "High card" in client.get("/").text
+        key = matches[0]["key"]
+        replay = None
+        while replay is None and time.monotonic() < deadline:  # a replay is public once both legs are played
+            replay = client.get(f"/api/matches/{key}").json()["replay"]
+            time.sleep(0.3)
+        assert replay is not None
+        page = client.get(replay)
+        assert page.status_code == 200
+        assert '"pile"' in page_data(page.text), "the replay draws the generic table"
+    assert "Traceback" not in "".join(server.output)
+
+
+def test_a_bad_game_module_in_a_config_is_a_one_line_error_naming_the_key(tmp_path: Path) -> None:
+    (tmp_path / "game.py").write_text("raise ValueError('half written')\n")
+    config = tmp_path / "t.toml"
+    config.write_text(f'game = "high-card"\ngame_module = "game.py"\nbots = ["{BOTS / "high"}", "{BOTS / "low"}"]\n')
+    done = arena("tournament", str(config), check=False)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"arena: error: {config}:2: game_module: game module "), lines
+    assert lines[0].endswith("game.py failed to import (ValueError: half written)")
+
+
+# Replay page in a browser ---------------------------------------------------------------------------------
+def test_the_replay_page_draws_the_generic_table_and_a_seat_view_hides_the_other_hand(
+    tmp_path: Path,
+    browser: Any,  # noqa: F811
+) -> None:
+    module = str(HIGHCARD / "highcard_game" / "__init__.py")
+    arena(
+        "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
+    )
+    (log,) = tmp_path.glob("*.jsonl")
+    out = tmp_path / "match.html"
+    arena("replay", "--game-module", module, "--html", str(out), str(log))
+    page = open_page(browser, out, "#step=3")
+    hands = {seat: faces(page, f"#seat-{seat} .zone .card") for seat in "AB"}
+    assert hands == {"A": ["4"], "B": ["8"]}, hands  # seed 5 deals A 4 5 7 and B 2 6 8; two turns are played
+    assert faces(page, "#felt .zone .card") == ["7", "2", "5", "6"]  # the pile: A 7, B 2, then A 5, B 6
+    assert "turns played 2" in page.text_content("#felt .info")
+    page.screenshot(path=str(tmp_path / "all.png"))
+    page.click("#views button[data-view='A']")
+    assert faces(page, "#seat-A .zone .card") == ["4"]
+    assert faces(page, "#seat-B .zone .card") == [], "B's hand is not drawn for A, not even face down"
+    assert "hidden" in page.text_content("#seat-B")
+    assert "8" not in page.text_content("#seat-B")
+    page.screenshot(path=str(tmp_path / "as-a.png"))
+    assert page.errors == []
+
+
+# A Dask worker without the plugin -------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_dask_worker_without_the_plugin_says_which_package_it_lacks(
+    highcard_site: Path,
+    tmp_path: Path,
+    cluster: Any,  # noqa: F811  (its workers' path has no highcard-game: only the coordinator's has)
+) -> None:
+    installed = highcard_site / "highcard_game" / "bots"
+    done = arena(
+        "tournament", "high-card", str(installed / "high"), str(installed / "low"),
+        "--cluster", cluster.scheduler_address, "--progress", "none",
+        "--db", str(tmp_path / "r.sqlite"), "--log-dir", str(tmp_path / "logs"),
+        site=highcard_site, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert re.fullmatch(
+        r"arena: error: Dask worker tcp://127\.0\.0\.1:\d+: the game 'high-card' comes from the package highcard-game"
+        r" 0\.1\.0, which is not installed where this process runs: install it there \(pip install highcard-game\)",
+        lines[-1],
+    ), done.stderr
+    assert "Traceback" not in done.stderr

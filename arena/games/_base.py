@@ -202,6 +202,12 @@ class Game(ABC):
         source = getattr(sys.modules.get(cls.__module__), "__file__", None)
         return None if source is None else Path(source).with_name(f"{cls.id}.md")
 
+    @classmethod
+    def bots_path(cls) -> Path | None:
+        """The game's sample bots, a folder per bot (``arena check``'s opponents): ``bots/`` beside its module."""
+        source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        return None if source is None else Path(source).with_name("bots")
+
     def __init__(self, params: Mapping[str, object] | None = None) -> None:
         given = dict(params or {})
         known = {p.name: p for p in self.params_table}

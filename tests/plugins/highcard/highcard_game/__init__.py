@@ -85,7 +85,7 @@ class HighCardMatch(MatchState):
 
     def shown(self) -> Shown:
         return Shown(
-            public={"turn": min(self.turn, self.cards), "pile": list(self.pile)},
+            public={"turns played": self.turn - 1, "pile": list(self.pile)},
             seats=({"points": self.points[0], "cards held": len(self.hands[0])},
                    {"points": self.points[1], "cards held": len(self.hands[1])}),
             private=({"hand": list(self.hands[0])}, {"hand": list(self.hands[1])}),
