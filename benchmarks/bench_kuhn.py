@@ -38,7 +38,7 @@ from arena.supervisor.play import play_match
 from protocol import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1] / "examples" / "kuhn-poker"
-BOTS = PACKAGE / "bots"
+BOTS = PACKAGE / "kuhn_poker" / "bots"
 KUHN_VALUE = -1 / 18
 """Player 1's value per hand when both play an equilibrium (Kuhn, 1950)."""
 

@@ -25,7 +25,7 @@ SERVER_CONFIGS = ["rps-poker-server.toml"]
 CONFIGS = sorted(
     p.relative_to(EXAMPLES).as_posix()
     for p in EXAMPLES.rglob("*.toml")
-    if p.name != "bot.toml" and p.name not in SERVER_CONFIGS
+    if p.name not in ("bot.toml", "pyproject.toml") and p.name not in SERVER_CONFIGS
 )
 SMALL = {r"^hands = \d+": "hands = 4", r"^deals = \d+": "deals = 5"}
 """Game sizes made small for a test (the config's own numbers are for a real run)."""

@@ -116,14 +116,14 @@ class Playout:
         self.opening = [
             *self.lines,
             *[_line(seat, request) for seat, request in sorted(first.items())],
-            *[sorted(map(repr, state.secrets(seat))) if self.audit.secrets else None for seat in (0, 1)],
+            *[sorted(map(repr, secrets_of(state, seat))) if self.audit.secrets else None for seat in (0, 1)],
         ]
         while not state.is_over and self.steps != stop_at:
             self.steps += 1
             if (
                 self.audit.secrets
             ):  # what a seat held before a step is its own to be told of, though the other holds it now
-                self._held = [set(state.secrets(0)), set(state.secrets(1))]
+                self._held = [set(secrets_of(state, 0)), set(secrets_of(state, 1))]
             requests = state.requests()
             if not requests:
                 raise self.failure("the match is not over, yet no seat is asked to act", Endless)
@@ -173,9 +173,9 @@ class Playout:
             raise self.failure(f"{tag} does not come back unchanged through the codec: {_clip(line)}")
 
     def _check_secrets(self, state: MatchState, seat: int, message: Message) -> None:
-        theirs = set(state.secrets(1 - seat))
+        theirs = set(secrets_of(state, 1 - seat))
         self.kept_secrets = self.kept_secrets or bool(theirs)
-        other = theirs - set(state.secrets(seat)) - self._held[seat]
+        other = theirs - set(secrets_of(state, seat)) - self._held[seat]
         shown = other.intersection(values_in(msgspec.to_builtins(message)))
         if shown:
             raise self.failure(
@@ -205,6 +205,20 @@ class Playout:
         if self.state.is_over:
             hasher.update(protocol.encode(self.state.result()))
         return hasher.hexdigest()
+
+
+def secrets_of(state: MatchState, seat: int) -> set[Any]:
+    """``seat``'s secrets: what :meth:`MatchState.secrets` declares, else every value of its ``shown().private``.
+
+    Raises ``NotImplementedError`` for a game that declares neither.
+    """
+    try:
+        return set(state.secrets(seat))
+    except NotImplementedError:
+        shown = state.shown()
+        if shown is None:
+            raise
+    return {value for item in shown.private[seat].values() for value in values_in(item)}
 
 
 def _line(seat: int, message: Message) -> bytes:

@@ -46,7 +46,7 @@ import protocol
 from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
-from ._kit import Audit, Endless, KitFailure, Playout, check_forfeit, check_result, digests
+from ._kit import Audit, Endless, KitFailure, Playout, check_forfeit, check_result, digests, secrets_of
 from .bot import Check
 from .hints import printable
 
@@ -201,15 +201,12 @@ def _illegal_answers(game: Game, sizes: Sizes) -> Check:
 
 
 def _hidden_information(game: Game, sizes: Sizes) -> Check:
-    state = game.new_match(sizes.seed)
-    try:
-        state.secrets(0)
-    except NotImplementedError:
+    if not _declares_secrets(game):
         return Check(
             "hidden information",
             False,
             "the game does not declare its seats' private state: define MatchState.secrets(seat) "
-            "(an empty set for a game with no hidden information)",
+            "(an empty set for a game with no hidden information) or MatchState.shown()",
         )
     played = kept = 0
     for playout in _budgeted(game, sizes, sizes.audited, sizes.audited_requests, Audit(secrets=True)):
@@ -246,7 +243,7 @@ def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
 
 def _declares_secrets(game: Game) -> bool:
     try:
-        game.new_match(0).secrets(0)
+        secrets_of(game.new_match(0), 0)
     except NotImplementedError:
         return False
     return True

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from arena.games import Game, IllegalAction, MatchState, Param, Rng, Step, derive_seed
+from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step, derive_seed
 from arena.games._base import forfeit_result, points_result
 from protocol import Result
 
@@ -161,6 +161,19 @@ class KuhnMatch(MatchState):
         if self.is_over:
             return set()
         return ({self.cards[seat]} | self._folded_before[seat]) - self._shown_before
+
+    def shown(self) -> Shown:
+        """The table a replay draws without a view of its own: the hand, its moves and pot; chips; each card."""
+        if self.is_over:
+            return Shown(
+                public={"hands played": self.hands}, seats=({"chips": self.score[0]}, {"chips": self.score[1]})
+            )
+        pot = put_in(self.history, 0) + put_in(self.history, 1)
+        return Shown(
+            public={"hand": self.hand, "moves": self.history or "-", "pot": pot},
+            seats=({"chips": self.score[0]}, {"chips": self.score[1]}),
+            private=({"card": [self.cards[0]]}, {"card": [self.cards[1]]}),
+        )
 
     def result(self) -> Result:
         return points_result([float(chips) for chips in self.score])
