@@ -184,6 +184,7 @@ EXTRA_COMMAND_MODULES: list[str] = [
     "checks.bot",
     "checks.sandbox",
     "checks.game",
+    "checks.new_game",
     "server.cli",
 ]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:

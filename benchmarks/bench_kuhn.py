@@ -13,7 +13,8 @@ equilibrium bot's own table of probabilities):
 
 The interval treats each match as one sample of its chips per hand (the hands
 of a match share the bots' processes), so it holds whatever the hands' own
-correlation. Usage: ``python benchmarks/bench_kuhn.py [--matches N] [--hands N]``
+correlation. Usage, with the game installed (``pip install examples/kuhn-poker``):
+``python benchmarks/bench_kuhn.py [--matches N] [--hands N]``
 (the defaults, 40 matches of 500 hands, play 20,000 hands a pairing).
 """
 
@@ -32,8 +33,9 @@ from types import ModuleType
 
 import trio
 
+from arena._errors import ArenaError
 from arena.bots.spec import resolve
-from arena.games import Game
+from arena.games import Game, ParamError, get_game
 from arena.supervisor.play import play_match
 from protocol import Limits
 
@@ -55,12 +57,11 @@ def load(name: str, path: Path) -> ModuleType:
 
 
 def kuhn_game(hands: int) -> Game:
-    """The package's game: the installed one, else the one in its folder."""
-    if importlib.util.find_spec("kuhn_poker") is None:
-        sys.path.insert(0, str(PACKAGE))
-    from kuhn_poker.game import KuhnPoker
-
-    return KuhnPoker({"hands": hands})
+    """The package's game, as installed (``pip install examples/kuhn-poker``)."""
+    try:
+        return get_game("kuhn-poker", {"hands": hands})
+    except (ArenaError, ParamError) as exc:
+        sys.exit(f"bench_kuhn: {exc}\ninstall the game first: pip install examples/kuhn-poker")
 
 
 def exact_value(first: Strategy, second: Strategy) -> float:

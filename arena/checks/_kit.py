@@ -137,6 +137,8 @@ class Playout:
                         Endless,
                     )
                 self._send([(seat, request)])
+                if self.audit.secrets:  # what a seat is asked about is its own (its card), whatever the other holds next
+                    self._held[seat].update(values_in(msgspec.to_builtins(request)))
                 options = legal_options(state, seat, request)
                 if not options:
                     raise self.failure(f"no legal answer found for seat {'AB'[seat]} to {_short(request)}")
