@@ -1,4 +1,4 @@
-"""``arena new-game NAME``: the package it writes installs with ``pip install -e`` and passes the kit and ``arena check``.
+"""``arena new-game NAME``: its package installs with ``pip install -e`` and passes the kit and ``arena check``.
 
 The package is written and used in child processes: its message Structs must
 not join this process's protocol (a test compares the schema with the

@@ -137,7 +137,7 @@ class Playout:
                         Endless,
                     )
                 self._send([(seat, request)])
-                if self.audit.secrets:  # what a seat is asked about is its own (its card), whatever the other holds next
+                if self.audit.secrets:  # what a seat is asked about is its own (its card), whatever the other gets next
                     self._held[seat].update(values_in(msgspec.to_builtins(request)))
                 options = legal_options(state, seat, request)
                 if not options:
