@@ -345,3 +345,31 @@ def test_a_dask_worker_without_the_plugin_says_which_package_it_lacks(
         lines[-1],
     ), done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_game_package_installed_by_pip_is_listed_and_played(tmp_path: Path) -> None:
+    # The real thing once: pip builds the package (with setuptools from the index) and writes its dist-info.
+    source = tmp_path / "src"
+    shutil.copytree(HIGHCARD / "highcard_game", source / "highcard_game")
+    (source / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "highcard-game"\nversion = "0.2.0"\n\n'
+        '[project.entry-points."arena.games"]\nhigh-card = "highcard_game:HighCard"\n\n'
+        "[tool.setuptools]\npackages = ['highcard_game']\n"
+        "[tool.setuptools.package-data]\nhighcard_game = ['*.md', 'bots/*/*']\n"
+    )
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(source)]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and "No matching distribution found for setuptools" in done.stderr:
+        pytest.skip("pip finds no setuptools to build the package with (no package index here)")
+    assert done.returncode == 0, done.stderr
+    listed = arena("games", site=site).stdout
+    assert (
+        "high-card/1  High card: Both play a card at once; the higher takes a point.  [package highcard-game 0.2.0]"
+        in listed
+    )
+    bots = site / "highcard_game" / "bots"
+    played = arena("play", "high-card", str(bots / "high"), str(bots / "low"), "--no-log", "--seed", "5", site=site)
+    assert "Result: high 1 : 2 low" in played.stdout
