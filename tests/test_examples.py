@@ -65,7 +65,7 @@ def latest(store: Store) -> int:
 
 def test_there_is_a_config_per_game_one_for_a_class_and_one_for_limits() -> None:
     games = {config_mod.load(EXAMPLES / name).game for name in CONFIGS}
-    assert games == {"rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi"}
+    assert games == {"rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi", "high-card"}
     assert "class/class.toml" in CONFIGS and "limits-and-faults.toml" in CONFIGS
     listed = (EXAMPLES / "README.md").read_text(encoding="utf-8")
     for name in [*CONFIGS, *SERVER_CONFIGS]:

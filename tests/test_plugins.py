@@ -28,15 +28,27 @@ from .test_cluster import cluster  # noqa: F401  (a fixture)
 from .test_replay_browser import browser, faces, open_page  # noqa: F401  (browser is a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
-HIGHCARD = REPO / "tests" / "plugins" / "highcard"
-BOTS = HIGHCARD / "highcard_game" / "bots"
+EXAMPLE = REPO / "examples" / "high-card"
+"""The high-card game as one file (``high_card.py``), with its rules page and its bots beside it."""
+MODULE = EXAMPLE / "high_card.py"
+BOTS = EXAMPLE / "bots"
+
+
+def highcard_package(folder: Path) -> Path:
+    """The example's game made a package, ``highcard_game``, in ``folder``: its module, rules and bots inside."""
+    package = folder / "highcard_game"
+    shutil.copytree(EXAMPLE, package, ignore=shutil.ignore_patterns("*.toml", "__pycache__"), dirs_exist_ok=True)
+    shutil.copytree(BOTS, package / "bots", dirs_exist_ok=True)  # bot.toml files: kept
+    (package / "high_card.py").rename(package / "__init__.py")
+    return package
 
 
 def install(site: Path, dist: str, entry_points: dict[str, str], *, packages: tuple[str, ...] = ()) -> Path:
     """Install ``dist`` into the folder ``site`` as pip would: its packages, and a dist-info naming its games."""
     site.mkdir(parents=True, exist_ok=True)
     for package in packages:
-        shutil.copytree(HIGHCARD / package, site / package, dirs_exist_ok=True)
+        assert package == "highcard_game"
+        highcard_package(site)
     info = site / f"{dist.replace('-', '_')}-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1.0\n")
@@ -176,7 +188,7 @@ def test_arena_games_lists_plugins_with_their_origin_and_warns_of_bad_ones(tmp_p
 # A game in a file ----------------------------------------------------------------------------------------
 def test_a_game_module_file_is_loaded_and_a_bad_one_is_a_one_line_error(tmp_path: Path) -> None:
     registry = Registry()
-    source = HIGHCARD / "highcard_game" / "__init__.py"
+    source = MODULE
     assert registry.load_file(source) == ["high-card"]
     assert registry.load_file(source) == ["high-card"]  # once only
     assert registry.origin("high-card") == Origin("file", str(source))
@@ -209,7 +221,7 @@ def test_a_worker_is_given_the_game_s_origin_and_names_a_missing_package() -> No
 
 
 def test_play_with_a_game_module_file() -> None:
-    module = str(HIGHCARD / "highcard_game" / "__init__.py")
+    module = str(MODULE)
     done = arena("play", "--game-module", module, "--no-log", "--seed", "3", "high", "low", cwd=BOTS)
     assert "High card (high-card/1), seed 3" in done.stdout
     assert "Result: high 1 : 2 low: B (low) wins" in done.stdout
@@ -258,7 +270,7 @@ def test_a_server_plays_a_plugin_game_named_in_its_config_in_its_worker_process(
     from .servertools import server_process
 
     (tmp_path / "game").mkdir()
-    shutil.copy(HIGHCARD / "highcard_game" / "__init__.py", tmp_path / "game" / "high_card.py")
+    shutil.copy(MODULE, tmp_path / "game" / "high_card.py")
     house = ", ".join(f'"{BOTS / name}"' for name in ("high", "low"))
     config = tmp_path / "server.toml"
     config.write_text(
@@ -300,7 +312,7 @@ def test_the_replay_page_draws_the_generic_table_and_a_seat_view_hides_the_other
     tmp_path: Path,
     browser: Any,  # noqa: F811
 ) -> None:
-    module = str(HIGHCARD / "highcard_game" / "__init__.py")
+    module = str(MODULE)
     arena(
         "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
     )
@@ -345,3 +357,31 @@ def test_a_dask_worker_without_the_plugin_says_which_package_it_lacks(
         lines[-1],
     ), done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_game_package_installed_by_pip_is_listed_and_played(tmp_path: Path) -> None:
+    # The real thing once: pip builds the package (with setuptools from the index) and writes its dist-info.
+    source = tmp_path / "src"
+    highcard_package(source)
+    (source / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "highcard-game"\nversion = "0.2.0"\n\n'
+        '[project.entry-points."arena.games"]\nhigh-card = "highcard_game:HighCard"\n\n'
+        "[tool.setuptools]\npackages = ['highcard_game']\n"
+        "[tool.setuptools.package-data]\nhighcard_game = ['*.md', 'bots/*/*']\n"
+    )
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(source)]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and "No matching distribution found for setuptools" in done.stderr:
+        pytest.skip("pip finds no setuptools to build the package with (no package index here)")
+    assert done.returncode == 0, done.stderr
+    listed = arena("games", site=site).stdout
+    assert (
+        "high-card/1  High card: Both play a card at once; the higher takes a point.  [package highcard-game 0.2.0]"
+        in listed
+    )
+    bots = site / "highcard_game" / "bots"
+    played = arena("play", "high-card", str(bots / "high"), str(bots / "low"), "--no-log", "--seed", "5", site=site)
+    assert "Result: high 1 : 2 low" in played.stdout

@@ -207,7 +207,7 @@ class Registry(Mapping[str, type[Game]]):
             for cls in _classes_in(_import_file(where)):
                 held = entries.get(cls.id)
                 if held is not None and held.loaded is not cls and not _same_file(held, where):
-                    whose = "a built-in game's id" if held.origin.kind == "built-in" else f"the id of {held.origin}'s"
+                    whose = "a built-in game's id" if held.origin.kind == "built-in" else f"taken by {held.origin}"
                     raise GamePluginError(f"game module {where}: the game id {cls.id!r} is {whose}; rename the game")
                 if held is None:
                     entries[cls.id] = _Entry(cls.id, f"{cls.__module__}:{cls.__qualname__}", origin, loaded=cls)
@@ -307,11 +307,15 @@ def _classes_in(module: object) -> list[type[Game]]:
 
 
 def _same_file(entry: _Entry, where: Path) -> bool:
-    """Whether ``entry``'s game was defined in the file ``where`` (an installed package's file, named again)."""
+    """Whether ``entry``'s game was defined by the same text as the file ``where`` (that file named again, an
+    installed package's own module, or a copy of the file): the same game, not a clash."""
     if entry.loaded is None:
         return False
     source = getattr(sys.modules.get(entry.loaded.__module__), "__file__", None)
-    return source is not None and Path(source).resolve() == where
+    try:
+        return source is not None and Path(source).read_bytes() == where.read_bytes()
+    except OSError:
+        return False
 
 
 GAMES = Registry()

@@ -1,4 +1,4 @@
-"""High card: a tiny game that exists to be a plugin (the tests install it as a package, or load it as a file).
+"""High card: the smallest game worth watching, written as a plugin (docs/game-authors.md walks through it).
 
 Each seat is dealt ``cards`` distinct cards from 1..``top``; each turn both
 play a card at once, the higher takes a point, and the played cards go on a
