@@ -210,7 +210,7 @@ class Playout:
 
 
 def secrets_of(state: MatchState, seat: int) -> set[Any]:
-    """``seat``'s secrets: what :meth:`MatchState.secrets` declares, else every value of its ``shown().private``.
+    """``seat``'s secrets: what :meth:`MatchState.secrets` declares, else the words and lists of ``shown().private``.
 
     Raises ``NotImplementedError`` for a game that declares neither.
     """
@@ -220,7 +220,13 @@ def secrets_of(state: MatchState, seat: int) -> set[Any]:
         shown = state.shown()
         if shown is None:
             raise
-    return {value for item in shown.private[seat].values() for value in values_in(item)}
+    # Bare numbers are left out: a card written 7 cannot be told from a turn or a score of 7.
+    return {
+        value
+        for item in shown.private[seat].values()
+        for value in values_in(item)
+        if isinstance(value, str | tuple)
+    }
 
 
 def _line(seat: int, message: Message) -> bytes:
