@@ -222,10 +222,7 @@ def secrets_of(state: MatchState, seat: int) -> set[Any]:
             raise
     # Bare numbers are left out: a card written 7 cannot be told from a turn or a score of 7.
     return {
-        value
-        for item in shown.private[seat].values()
-        for value in values_in(item)
-        if isinstance(value, str | tuple)
+        value for item in shown.private[seat].values() for value in values_in(item) if isinstance(value, str | tuple)
     }
 
 
