@@ -12,10 +12,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 
+from arena.checks._kit import Audit, KitFailure, Playout
 from arena.checks.game import CHECKS
+from arena.games import MatchState, get_game
 
 from .conftest import REPO
 
@@ -88,3 +92,28 @@ def test_the_built_in_games_pass_the_kit(game: str) -> None:
     status, words, out = check_game(game, "--requests", "4000")
     assert status == 0, out
     assert words == dict.fromkeys(CHECKS, "PASS"), out
+
+
+@pytest.mark.parametrize("game_id", ["rps-poker", "card-jitsu", "badugi"])
+def test_a_built_in_game_made_to_leak_a_secret_fails_the_audit(game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The built-in games' own declarations have teeth: slip one of the other seat's secrets into a request's list of
+    # cards (Badugi's audit, once a test of its own, is the kit's now, for every game).
+    game = get_game(game_id)
+    kind = type(game.new_match(0))
+    honest = kind.requests
+
+    def leaky(state: MatchState) -> dict[int, Any]:
+        asked = honest(state)
+        for seat, request in asked.items():
+            theirs = sorted(s for s in state.secrets(1 - seat) if isinstance(s, str))
+            name = next((f for f in request.__struct_fields__ if isinstance(getattr(request, f), list)), None)
+            if theirs and name is not None:
+                asked[seat] = msgspec.structs.replace(request, **{name: [*getattr(request, name), theirs[0]]})
+        return asked
+
+    for seed in range(3):
+        Playout(game, seed, Audit(secrets=True)).play()  # honest play passes
+    monkeypatch.setattr(kind, "requests", leaky)
+    with pytest.raises(KitFailure, match=r"shows seat [AB]'s secret"):
+        for seed in range(3):
+            Playout(game, seed, Audit(secrets=True)).play()
