@@ -98,7 +98,7 @@ class Playout:
         except KitFailure:
             raise
         except Exception as exc:  # the game's own code raised: the kit reports it with where, not a traceback dump
-            raise self.failure(f"the game raised {_exception_text(exc)}") from exc
+            raise self.failure(f"the game raised {exception_text(exc)}") from exc
         return self
 
     def failure(self, text: str, kind: type[KitFailure] = KitFailure) -> KitFailure:
@@ -194,7 +194,7 @@ class Playout:
                 continue
             except Exception as exc:
                 raise self.failure(
-                    f"the answer {answer!r:.60} to {_short(request)} raised {_exception_text(exc)}, "
+                    f"the answer {answer!r:.60} to {_short(request)} raised {exception_text(exc)}, "
                     "not IllegalAction (a bot's bad answer must be refused, never crash the referee)"
                 ) from exc
 
@@ -350,7 +350,7 @@ def _clip(line: bytes, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _exception_text(exc: BaseException) -> str:
+def exception_text(exc: BaseException) -> str:
     """``Type: message`` and the innermost frame, so the author finds the line."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""

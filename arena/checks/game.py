@@ -46,7 +46,17 @@ import protocol
 from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
-from ._kit import Audit, Endless, KitFailure, Playout, check_forfeit, check_result, digests, secrets_of
+from ._kit import (
+    Audit,
+    Endless,
+    KitFailure,
+    Playout,
+    check_forfeit,
+    check_result,
+    digests,
+    exception_text,
+    secrets_of,
+)
 from .bot import Check
 from .hints import printable
 
@@ -102,6 +112,8 @@ def check_game(
             check = Check(name, False, str(failure)) if name == "termination" else Check(name, None, UNPROVEN)
         except KitFailure as failure:
             check = Check(name, False, str(failure))
+        except Exception as exc:  # the game's code raised outside a match (new_match, secrets, shown)
+            check = Check(name, False, f"the game raised {exception_text(exc)}")
         check.took_s = time.perf_counter() - started
         checks.append(check)
         if say is not None:

@@ -40,7 +40,7 @@ class KitMatch(MatchState):
         self.points = [0, 0]
         self.cards: list[str] = []
         self.answered: list[int] = []
-        self.shown: set[str] = set()
+        self._shown: set[str] = set()
         self.deal()
 
     def deal(self) -> None:
@@ -79,13 +79,13 @@ class KitMatch(MatchState):
         for seat in (0, 1):
             end = KitRoundEnd(round=self.round, your_card=self.cards[seat], opponent_card=self.cards[1 - seat])
             step.notices.append((seat, end))
-        self.shown = set(self.cards)
+        self._shown = set(self.cards)
         self.deal()
         return step
 
     def secrets(self, seat: int) -> set[str]:
         # The cards shown at a round's end may be dealt again in the next round, told in the same step.
-        return set() if self.is_over else {self.cards[seat]} - self.shown
+        return set() if self.is_over else {self.cards[seat]} - self._shown
 
     def result(self) -> Result:
         return points_result([float(p) for p in self.points])
