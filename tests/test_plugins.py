@@ -385,3 +385,19 @@ def test_a_game_package_installed_by_pip_is_listed_and_played(tmp_path: Path) ->
     bots = site / "highcard_game" / "bots"
     played = arena("play", "high-card", str(bots / "high"), str(bots / "low"), "--no-log", "--seed", "5", site=site)
     assert "Result: high 1 : 2 low" in played.stdout
+
+
+def test_a_game_s_own_text_protocol_carries_a_match_and_judges_a_bad_line(tmp_path: Path) -> None:
+    module = str(MODULE)
+    text = arena("play", "--game-module", module, "--no-log", "--seed", "5", "text-middle", "low", cwd=BOTS)
+    assert "Turn 1: A plays 5, B plays 2" in text.stdout  # hand 4 5 7: the middle card
+    junk = tmp_path / "junk.py"
+    junk.write_text("import sys\nsys.stdin.readline()\nprint('seven', flush=True)\nsys.stdin.read()\n")
+    done = arena(
+        "play", "--game-module", module, "--no-log", "--seed", "5", "--protocol-a", "high-card-text",
+        f"python3 {junk}", str(BOTS / "low"),
+    )  # fmt: skip
+    assert "fault: A (junk) protocol_error: high-card-text: expected a card, such as 7, not 'seven'" in done.stdout
+    unknown = arena("play", "--game-module", module, "--protocol-a", "gops-txt", "high-card", "python3 a.py",
+                    "python3 b.py", check=False)  # fmt: skip
+    assert "unknown bot protocol 'gops-txt'; known: gops-text, high-card-text, json" in unknown.stderr

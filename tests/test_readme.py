@@ -144,6 +144,8 @@ class Skip:
     reason: str
 
 
+HIGH_CARD = "examples/high-card/high_card.py"
+"""The game author's guide's example: a game in one file."""
 PLAY_7 = "arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
 ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
 ROUND_ROBIN_NAME = '"RPS Poker: Python sample bots"'
@@ -168,6 +170,10 @@ COMMANDS: dict[str, Run | Skip] = {
         " the PATH, as after it (the clone's .venv is a stand-in without the activate script)"
     ),
     PLAY_7: Run(output=True),
+    f"arena games --game-module {HIGH_CARD}": Run(says=("high-card/1  High card: ", "/high_card.py]", "[built-in]")),
+    "arena play high-card examples/high-card/bots/high examples/high-card/bots/low"
+    f" --game-module {HIGH_CARD} --seed 5": Run(output=True),
+    "arena tournament examples/high-card/tournament.toml": Run(says=("Leaderboard", "text-middle")),
     NEW_BOT: Run(creates="my-bot/bot.toml", says=("arena check my-bot",)),
     "arena check my-bot": Run(after=NEW_BOT, says=("my-bot: all checks passed",)),
     "arena check path/to/my-bot": Skip(

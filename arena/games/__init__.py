@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._base import Game, IllegalAction, MatchState, Param, ParamError, Shown, Step
+from ._base import Game, IllegalAction, MatchState, Param, ParamError, Shown, Step, TextProtocol
 from ._registry import BUILTIN, BUILTIN_GAMES, GAMES, Origin, provide
 from ._rng import Rng, derive_seed
 from ._view import TableView, score_text
@@ -55,6 +55,7 @@ __all__ = [
     "Shown",
     "Step",
     "TableView",
+    "TextProtocol",
     "derive_seed",
     "get_game",
     "load_game_module",

@@ -164,6 +164,28 @@ class MatchState(ABC):
         raise NotImplementedError(f"{type(self).__name__} does not declare its private state (secrets)")
 
 
+class TextProtocol(ABC):
+    """A plain-text protocol, for bots written for a game's original referee (``protocol = NAME`` in bot.toml).
+
+    It turns the game's messages into the lines such a bot reads, and its
+    lines into actions, which the rules then check as any other. There is no
+    framing (no ``match_start``, ``match_end`` or ``quit``: a text bot's input
+    closes when its match ends, and it gets a new process for each match), and
+    no request ids. Arena's own ``gops-text`` is one (``arena/supervisor/wires.py``).
+    """
+
+    name: ClassVar[str]
+    """What a bot's manifest says, such as ``gops-text``."""
+
+    @abstractmethod
+    def line(self, message: Message) -> str | None:
+        """The line (without its newline) a bot reads for ``message``, or ``None`` to send it nothing."""
+
+    @abstractmethod
+    def action(self, line: bytes, request: Request) -> Any:
+        """The action a bot's ``line`` answers ``request`` with; ``ValueError`` saying why when there is none."""
+
+
 class Game(ABC):
     """A two-player game: its id, rules version and parameters."""
 
@@ -177,6 +199,8 @@ class Game(ABC):
     points_name: ClassVar[str] = "points"
     messages: ClassVar[tuple[type[Message], ...]] = ()
     """The message Structs this game sends (requests and notices): its part of the wire protocol."""
+    text_protocols: ClassVar[tuple[type[TextProtocol], ...]] = ()
+    """Plain-text protocols a bot may speak instead of JSON in this game (optional)."""
 
     view: ClassVar[str] = ""
     """The game's own table view for replays, as ``module:Class`` (``.module`` beside the game's module,

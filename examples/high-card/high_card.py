@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step
+from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step, TextProtocol
 from arena.games._base import forfeit_result, points_result
 from protocol import Message, Notice, Request, Result
 
@@ -32,6 +32,23 @@ class HighCardResult(Notice, tag="high_card_result", kw_only=True):
     your_card: int
     opponent_card: int
     score: list[int]
+
+
+class HighCardText(TextProtocol):
+    """Plain lines, as a paper referee would say them: ``hand 4 5 7`` when a card is wanted; a bot answers ``7``."""
+
+    name: ClassVar[str] = "high-card-text"
+
+    def line(self, message: Message) -> str | None:
+        if isinstance(message, HighCardPlay):
+            return "hand " + " ".join(map(str, message.hand))
+        return None  # a text bot is told nothing else: it keeps its own count
+
+    def action(self, line: bytes, request: Request) -> int:
+        words = line.split()
+        if not words or not words[0].isdigit() or len(words[0]) > 3:
+            raise ValueError(f"expected a card, such as 7, not {line[:40].decode('utf-8', 'replace')!r}")
+        return int(words[0])
 
 
 class HighCardMatch(MatchState):
@@ -113,6 +130,7 @@ class HighCard(Game):
         Param("top", 9, "the highest card of the deck", minimum=8, maximum=20),
     )
     messages: ClassVar[tuple[type[Message], ...]] = (HighCardPlay, HighCardResult)
+    text_protocols: ClassVar[tuple[type[TextProtocol], ...]] = (HighCardText,)
 
     def new_match(self, seed: int) -> HighCardMatch:
         return HighCardMatch(seed, int(self.params["cards"]), int(self.params["top"]))
