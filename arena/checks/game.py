@@ -13,10 +13,13 @@ prove five things of a game, one ``PASS``/``FAIL`` line each:
   another exception, and refusing them changes nothing of the match;
 * **hidden information**: no message to one seat carries a secret of the
   other's (``MatchState.secrets``) before the rules reveal it;
-* **duplicate fairness**: the deal depends on the seed alone, so a deal played
-  again with the seats swapped gives each bot what the other had; or the game
-  says it is not duplicable (``duplicate_deals = False``) and tournaments
-  play each deal once and say so;
+* **duplicate fairness**: the deal, as it stands before anyone answers (the
+  start's notices, the first requests, each seat's secrets), is the same
+  whoever plays it, so a deal played again with the seats swapped gives each
+  bot what the other had; or the game says it is not duplicable
+  (``duplicate_deals = False``) and tournaments play each deal once and say
+  so. Cards dealt later are not compared: a draw game deals them by the
+  answers, as its rules say;
 * **messages**: every message goes through the codec and back unchanged, the
   game declares the messages it sends, and the JSON examples on its rules
   page decode to its Structs and encode back to the same text.
