@@ -61,6 +61,7 @@ def test_a_sound_game_passes_every_check_and_exits_0() -> None:
         ("endless", "termination", "was asked more than max_requests() = 5 requests"),
         ("raise", "illegal answers", "raised TypeError: int() argument must be"),
         ("badpage", "messages", "a JSON example of the rules page is not what its Struct encodes"),
+        ("deal", "duplicate fairness", "seat B is dealt other cards when the other seat answers otherwise"),
     ],
 )
 def test_each_broken_game_fails_its_own_check_and_no_other(name: str, check: str, says: str) -> None:

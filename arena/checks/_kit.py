@@ -69,6 +69,8 @@ class Audit:
     """Fail when a message to a seat carries a secret of the other seat's (:meth:`MatchState.secrets`)."""
     codec: bool = False
     """Fail when a message does not come back unchanged through the codec's encoder and decoder."""
+    deal: bool = False
+    """Keep each seat's secrets at the start and when it is first asked (:attr:`Playout.first_asked`)."""
 
 
 @dataclass
@@ -85,6 +87,8 @@ class Playout:
     steps: int = 0
     state: MatchState | None = None
     opening: list[Any] = field(default_factory=list)
+    first_asked: dict[int, tuple[int, int, list[str]]] = field(default_factory=dict)
+    """For each seat, when it was first asked (the step, the messages sent before) and its secrets then."""
     """What the deal gave before anyone chose anything: the first notices and requests, and each seat's secrets."""
     seen_types: set[str] = field(default_factory=set)
     kept_secrets: bool = False
@@ -116,7 +120,7 @@ class Playout:
         self.opening = [
             *self.lines,
             *[_line(seat, request) for seat, request in sorted(first.items())],
-            *[sorted(map(repr, secrets_of(state, seat))) if self.audit.secrets else None for seat in (0, 1)],
+            *[sorted(map(repr, secrets_of(state, seat))) if self.audit.deal else None for seat in (0, 1)],
         ]
         while not state.is_over and self.steps != stop_at:
             self.steps += 1
@@ -136,6 +140,8 @@ class Playout:
                         "the match does not end within the game's declared length",
                         Endless,
                     )
+                if self.audit.deal and seat not in self.first_asked:
+                    self.first_asked[seat] = (self.steps, len(self.lines), sorted(map(repr, secrets_of(state, seat))))
                 self._send([(seat, request)])
                 if self.audit.secrets:  # what a seat is asked about is its own (its card), whatever the other gets next
                     self._held[seat].update(values_in(msgspec.to_builtins(request)))

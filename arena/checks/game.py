@@ -13,9 +13,9 @@ prove five things of a game, one ``PASS``/``FAIL`` line each:
   another exception, and refusing them changes nothing of the match;
 * **hidden information**: no message to one seat carries a secret of the
   other's (``MatchState.secrets``) before the rules reveal it;
-* **duplicate fairness**: the deal, as it stands before anyone answers (the
-  start's notices, the first requests, each seat's secrets), is the same
-  whoever plays it, so a deal played again with the seats swapped gives each
+* **duplicate fairness**: the deal (the start's notices, the first requests,
+  each seat's secrets before anyone answers and when it is first asked) is
+  the same whoever plays it, so a deal played again with the seats swapped gives each
   bot what the other had; or the game says it is not duplicable
   (``duplicate_deals = False``) and tournaments play each deal once and say
   so. Cards dealt later are not compared: a draw game deals them by the
@@ -63,6 +63,8 @@ from ._kit import (
 from .bot import Check
 from .hints import printable
 
+SEATED_STEPS = 4
+"""Steps played by the duplicate fairness check: enough for each seat to be asked once in a game's first turns."""
 UNPROVEN = 'not proven: a match did not end (see "termination")'
 CHECKS = ("determinism", "termination", "illegal answers", "hidden information", "duplicate fairness", "messages")
 
@@ -241,18 +243,24 @@ def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
             "and say 'no duplicate deals'",
         )
     deals = range(sizes.seed, sizes.seed + sizes.deals)
-    audit = Audit(secrets=_declares_secrets(game))
+    audit = Audit(deal=_declares_secrets(game))
     for seed in deals:
-        one = Playout(game, seed, audit, chooser_seed=seed).play(stop_at=0)
-        other = Playout(game, seed, audit, chooser_seed=~seed).play(stop_at=0)
+        one, other = (Playout(game, seed, audit, chooser_seed=c).play(stop_at=SEATED_STEPS) for c in (seed, ~seed))
         if one.opening != other.opening:
             raise one.failure(
                 "the deal is not the same when other players play it: a deal must depend on the seed alone"
             )
+        for seat, (step, sent, secrets) in one.first_asked.items():
+            # Compared only where both plays reached the seat alike (a fold may have dealt another hand meanwhile).
+            if other.first_asked.get(seat, (-1, -1, []))[:2] == (step, sent) and other.first_asked[seat][2] != secrets:
+                raise one.failure(
+                    f"seat {'AB'[seat]} is dealt other cards when the other seat answers otherwise before it is "
+                    "first asked: with seats swapped the bots would not get what the other had"
+                )
     return Check(
         "duplicate fairness",
         True,
-        f"{len(deals)} deals gave each seat the same start whoever played, so swapped seats swap what the bots get",
+        f"{len(deals)} deals gave each seat the same cards whoever played, so swapped seats swap what the bots get",
     )
 
 
