@@ -401,3 +401,19 @@ def test_a_game_s_own_text_protocol_carries_a_match_and_judges_a_bad_line(tmp_pa
     unknown = arena("play", "--game-module", module, "--protocol-a", "gops-txt", "high-card", "python3 a.py",
                     "python3 b.py", check=False)  # fmt: skip
     assert "unknown bot protocol 'gops-txt'; known: gops-text, high-card-text, json" in unknown.stderr
+
+
+def test_the_terminal_replay_shows_the_generic_table_and_one_seat_s_replay_hides_the_other_hand(
+    tmp_path: Path,
+) -> None:
+    module = str(MODULE)
+    arena(
+        "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
+    )
+    (log,) = tmp_path.glob("*.jsonl")
+    shown = arena("replay", "--game-module", module, "--speed", "0", "--no-color", str(log)).stdout
+    assert "  table: turns played 0 · pile -\n  high: points 0 · cards held 3 · hand 4 5 7\n" in shown
+    assert "  low: points 0 · cards held 3 · hand 2 6 8\n" in shown
+    as_a = arena("replay", "--game-module", module, "--seat", "A", "--speed", "0", "--no-color", str(log)).stdout
+    assert "  high: points 0 · cards held 3 · hand 4 5 7\n  low: points 0 · cards held 3 · hand (hidden)\n" in as_a
+    assert "hand 2 6 8" not in as_a and "hand 6 8" not in as_a
