@@ -102,6 +102,18 @@ def test_importing_the_games_package_imports_no_game() -> None:
     assert "gops" not in done.stdout and "badugi" not in done.stdout, done.stdout
 
 
+def test_the_command_line_reads_no_entry_point_until_a_game_is_asked_for() -> None:
+    # arena --help and --version stay fast (issue 31): building every command's parser finds no game.
+    code = (
+        "import sys; from arena.cli import build_parser; build_parser()\n"
+        "print(sorted(m for m in sys.modules if m == 'importlib.metadata' or m.startswith('arena.games.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip() == "['arena.games._base', 'arena.games._registry', 'arena.games._rng', 'arena.games._view']"
+    )
+
+
 def test_asking_for_one_game_loads_no_other(highcard_site: Path) -> None:
     code = "import sys; from arena.games import get_game; get_game('gops'); print('highcard_game' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(highcard_site)}

@@ -47,7 +47,6 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
@@ -236,6 +235,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _declared() -> list[tuple[str, str, Origin]]:
     """Every game declared in installed metadata: Arena's first, then other distributions' by name."""
+    from importlib import metadata  # here, not at the top: reading metadata is for a command that needs a game
     ours: list[tuple[str, str, Origin]] = []
     theirs: list[tuple[str, str, Origin]] = []
     for point in metadata.entry_points(group=GROUP):
