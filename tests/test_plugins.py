@@ -429,3 +429,12 @@ def test_the_terminal_replay_shows_the_generic_table_and_one_seat_s_replay_hides
     as_a = arena("replay", "--game-module", module, "--seat", "A", "--speed", "0", "--no-color", str(log)).stdout
     assert "  high: points 0 · cards held 3 · hand 4 5 7\n  low: points 0 · cards held 3 · hand (hidden)\n" in as_a
     assert "hand 2 6 8" not in as_a and "hand 6 8" not in as_a
+
+
+def test_a_game_whose_message_type_is_another_game_s_is_refused(tmp_path: Path) -> None:
+    text = MODULE.read_text().replace('"high_card_play"', '"gops_bid"').replace('"high-card"', '"copy-cat"')
+    (tmp_path / "copy_cat.py").write_text(text)
+    with pytest.raises(
+        GamePluginError, match=r"copy-cat: its message type 'gops_bid' is also protocol\.gops\.GopsBid's"
+    ):
+        Registry().load_file(tmp_path / "copy_cat.py")
