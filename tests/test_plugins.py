@@ -438,3 +438,18 @@ def test_a_game_whose_message_type_is_another_game_s_is_refused(tmp_path: Path) 
         GamePluginError, match=r"copy-cat: its message type 'gops_bid' is also protocol\.gops\.GopsBid's"
     ):
         Registry().load_file(tmp_path / "copy_cat.py")
+
+
+def test_a_worker_setup_made_anywhere_carries_the_origin_of_its_game() -> None:
+    import pickle
+
+    from arena.competition.worker import Setup
+    from arena.games import load_game_module
+    from arena.sandbox import current_policy
+    from protocol import Limits
+
+    load_game_module(str(MODULE))
+    setup = Setup("high-card", {}, Limits(), 1, 1, current_policy(), None, "stamp")
+    assert setup.origin == Origin("file", str(MODULE))
+    assert pickle.loads(pickle.dumps(setup)).origin == setup.origin  # as the worker reads it
+    assert Setup("gops", {}, Limits(), 1, 1, current_policy(), None, "stamp").origin == BUILTIN
