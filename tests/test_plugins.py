@@ -8,6 +8,7 @@ The package is installed for real in the way that matters to Arena: a
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import shutil
@@ -453,3 +454,18 @@ def test_a_worker_setup_made_anywhere_carries_the_origin_of_its_game() -> None:
     assert setup.origin == Origin("file", str(MODULE))
     assert pickle.loads(pickle.dumps(setup)).origin == setup.origin  # as the worker reads it
     assert Setup("gops", {}, Limits(), 1, 1, current_policy(), None, "stamp").origin == BUILTIN
+
+
+def test_a_seat_s_replay_page_carries_nothing_of_the_other_seat_s_private_part(tmp_path: Path) -> None:
+    module = str(MODULE)
+    arena(
+        "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
+    )
+    (log,) = tmp_path.glob("*.jsonl")
+    out = tmp_path / "a.html"
+    arena("replay", "--game-module", module, "--seat", "A", "--html", str(out), str(log))
+    data = page_data(out.read_text())
+    # B was dealt 2 6 8 and kept 6 8, then 8: A learns each card only as B plays it, on the pile.
+    for hand in (["2", "6", "8"], ["6", "8"], ["8"]):
+        assert json.dumps({"label": "hand", "cards": hand}, separators=(",", ":")) not in data
+    assert json.dumps({"label": "hand", "cards": ["4", "5", "7"]}, separators=(",", ":")) in data  # A's own
