@@ -8,6 +8,7 @@ The package is installed for real in the way that matters to Arena: a
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import shutil
@@ -100,6 +101,18 @@ def test_importing_the_games_package_imports_no_game() -> None:
     code = "import sys, arena.games; print(sorted(m for m in sys.modules if m.startswith('arena.games.')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "gops" not in done.stdout and "badugi" not in done.stdout, done.stdout
+
+
+def test_the_command_line_reads_no_entry_point_until_a_game_is_asked_for() -> None:
+    # arena --help and --version stay fast (issue 31): building every command's parser finds no game.
+    code = (
+        "import sys; from arena.cli import build_parser; build_parser()\n"
+        "print(sorted(m for m in sys.modules if m == 'importlib.metadata' or m.startswith('arena.games.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip() == "['arena.games._base', 'arena.games._registry', 'arena.games._rng', 'arena.games._view']"
+    )
 
 
 def test_asking_for_one_game_loads_no_other(highcard_site: Path) -> None:
@@ -401,3 +414,58 @@ def test_a_game_s_own_text_protocol_carries_a_match_and_judges_a_bad_line(tmp_pa
     unknown = arena("play", "--game-module", module, "--protocol-a", "gops-txt", "high-card", "python3 a.py",
                     "python3 b.py", check=False)  # fmt: skip
     assert "unknown bot protocol 'gops-txt'; known: gops-text, high-card-text, json" in unknown.stderr
+
+
+def test_the_terminal_replay_shows_the_generic_table_and_one_seat_s_replay_hides_the_other_hand(
+    tmp_path: Path,
+) -> None:
+    module = str(MODULE)
+    arena(
+        "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
+    )
+    (log,) = tmp_path.glob("*.jsonl")
+    shown = arena("replay", "--game-module", module, "--speed", "0", "--no-color", str(log)).stdout
+    assert "  table: turns played 0 · pile -\n  high: points 0 · cards held 3 · hand 4 5 7\n" in shown
+    assert "  low: points 0 · cards held 3 · hand 2 6 8\n" in shown
+    as_a = arena("replay", "--game-module", module, "--seat", "A", "--speed", "0", "--no-color", str(log)).stdout
+    assert "  high: points 0 · cards held 3 · hand 4 5 7\n  low: points 0 · cards held 3 · hand (hidden)\n" in as_a
+    assert "hand 2 6 8" not in as_a and "hand 6 8" not in as_a
+
+
+def test_a_game_whose_message_type_is_another_game_s_is_refused(tmp_path: Path) -> None:
+    text = MODULE.read_text().replace('"high_card_play"', '"gops_bid"').replace('"high-card"', '"copy-cat"')
+    (tmp_path / "copy_cat.py").write_text(text)
+    with pytest.raises(
+        GamePluginError, match=r"copy-cat: its message type 'gops_bid' is also protocol\.gops\.GopsBid's"
+    ):
+        Registry().load_file(tmp_path / "copy_cat.py")
+
+
+def test_a_worker_setup_made_anywhere_carries_the_origin_of_its_game() -> None:
+    import pickle
+
+    from arena.competition.worker import Setup
+    from arena.games import load_game_module
+    from arena.sandbox import current_policy
+    from protocol import Limits
+
+    load_game_module(str(MODULE))
+    setup = Setup("high-card", {}, Limits(), 1, 1, current_policy(), None, "stamp")
+    assert setup.origin == Origin("file", str(MODULE))
+    assert pickle.loads(pickle.dumps(setup)).origin == setup.origin  # as the worker reads it
+    assert Setup("gops", {}, Limits(), 1, 1, current_policy(), None, "stamp").origin == BUILTIN
+
+
+def test_a_seat_s_replay_page_carries_nothing_of_the_other_seat_s_private_part(tmp_path: Path) -> None:
+    module = str(MODULE)
+    arena(
+        "play", "--game-module", module, "--log-dir", str(tmp_path), "--seed", "5", "--quiet", "high", "low", cwd=BOTS
+    )
+    (log,) = tmp_path.glob("*.jsonl")
+    out = tmp_path / "a.html"
+    arena("replay", "--game-module", module, "--seat", "A", "--html", str(out), str(log))
+    data = page_data(out.read_text())
+    # B was dealt 2 6 8 and kept 6 8, then 8: A learns each card only as B plays it, on the pile.
+    for hand in (["2", "6", "8"], ["6", "8"], ["8"]):
+        assert json.dumps({"label": "hand", "cards": hand}, separators=(",", ":")) not in data
+    assert json.dumps({"label": "hand", "cards": ["4", "5", "7"]}, separators=(",", ":")) in data  # A's own

@@ -91,7 +91,14 @@ class Setup:
     stamp: str
     """Each bot process's stderr goes to ``stderr_dir/NAME.STAMP-N.log`` (N counts the bot's processes)."""
     origin: Origin | None = None
-    """Where the game comes from (a plugin's package, a ``--game-module`` file): the worker loads it from there."""
+    """Where the game comes from (a plugin's package, a ``--game-module`` file): the worker loads it from there.
+
+    Left out, it is the game's origin in the process that builds the Setup (which knows the game), so a Setup
+    made anywhere carries it to its worker."""
+
+    def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", origin_of(self.game))
 
 
 @dataclass(frozen=True)
@@ -460,7 +467,7 @@ async def open_match_worker(
     say: Callable[[str], None] = lambda _text: None,
 ) -> AsyncIterator[MatchWorker]:
     """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
-    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, origin_of(game))
+    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp)
     worker = MatchWorker(setup, say)
     async with trio.open_nursery() as nursery:
         await nursery.start(worker.run)

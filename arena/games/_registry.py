@@ -47,7 +47,6 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
@@ -145,10 +144,17 @@ class Registry(Mapping[str, type[Game]]):
             if entry.loaded is None and not entry.problem:
                 try:
                     entry.loaded = _game_class(entry)
+                    clash = _tag_clash(entry.loaded, self._loaded())
+                    if clash:
+                        entry.loaded = None
+                        raise _Unusable(clash)
                 except _Unusable as exc:
                     entry.problem = f"{_who(entry)}: {exc}"
                     self._problems.append(entry.problem)
             return entry.loaded
+
+    def _loaded(self) -> list[type[Game]]:
+        return [entry.loaded for entry in (self._entries or {}).values() if entry.loaded is not None]
 
     # The mapping ------------------------------------------------------------
     def __getitem__(self, game_id: str) -> type[Game]:
@@ -209,6 +215,9 @@ class Registry(Mapping[str, type[Game]]):
                 if held is not None and held.loaded is not cls and not _same_file(held, where):
                     whose = "a built-in game's id" if held.origin.kind == "built-in" else f"taken by {held.origin}"
                     raise GamePluginError(f"game module {where}: the game id {cls.id!r} is {whose}; rename the game")
+                clash = _tag_clash(cls, self._loaded())
+                if clash and held is None:
+                    raise GamePluginError(f"game module {where}: {cls.id}: {clash}")
                 if held is None:
                     entries[cls.id] = _Entry(cls.id, f"{cls.__module__}:{cls.__qualname__}", origin, loaded=cls)
                 found.append(cls.id)
@@ -236,6 +245,8 @@ def _one_line(exc: BaseException) -> str:
 
 def _declared() -> list[tuple[str, str, Origin]]:
     """Every game declared in installed metadata: Arena's first, then other distributions' by name."""
+    from importlib import metadata  # here, not at the top: reading metadata is for a command that needs a game
+
     ours: list[tuple[str, str, Origin]] = []
     theirs: list[tuple[str, str, Origin]] = []
     for point in metadata.entry_points(group=GROUP):
@@ -274,6 +285,27 @@ def _game_class(entry: _Entry) -> type[Game]:
     if getattr(found, "id", None) != entry.name:
         raise _Unusable(f"names a game whose id is {getattr(found, 'id', None)!r}, not {entry.name!r}")
     return found
+
+
+def _tag_clash(cls: type[Game], others: list[type[Game]]) -> str:
+    """Why ``cls``'s messages cannot share the wire with the other games' (a ``type`` tag taken), or "".
+
+    The others are Arena's own messages (``protocol/``) and those of the ``others`` games.
+    """
+    from protocol.codec import message_types  # imports every built-in game's messages (protocol/ alone)
+
+    mine = set(cls.messages)
+    theirs = [m for m in message_types() if m.__module__.split(".")[0] == "protocol"]
+    theirs += [m for other in others if other is not cls for m in other.messages]
+    taken = {str(other.__struct_config__.tag): other for other in theirs if other not in mine}
+    for message in cls.messages:
+        other = taken.get(str(message.__struct_config__.tag))
+        if other is not None:
+            return (
+                f"its message type {message.__struct_config__.tag!r} is also {other.__module__}.{other.__name__}'s"
+                " (give the game's tags a prefix of its own)"
+            )
+    return ""
 
 
 def _import_file(where: Path) -> object:
