@@ -14,6 +14,10 @@ class ConfigError(ArenaError):
     """A bad command line, manifest, config file or game parameter."""
 
 
+class GamePluginError(ConfigError):
+    """A game plugin (a package's game, a ``--game-module`` file) that cannot be used; the message names it."""
+
+
 class BuildError(ArenaError):
     """A bot's build command failed; the message names the bot and shows the output's tail."""
 

@@ -140,24 +140,39 @@ def _speaking(spec: BotSpec, protocol: str | None) -> BotSpec:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the games, their parameters and where their rules are; with a game's id, print its rules."""
-    from .bots.samples import rules_file
-    from .games import GAMES, get_game
+    """List the games (built-in and plugins), their parameters and where their rules are; with a game, its rules."""
+    from .checks.hints import printable
+    from .games import GAMES, get_game, origin_of
 
     if args.game:
         cls = get_game(args.game).__class__
-        rules = rules_file(cls.id)
+        rules = _rules_of(cls)
+        if rules is None:
+            raise ConfigError(f"{cls.id} has no rules page ({cls.__module__} is not a file)")
         try:
             print(rules.read_text(encoding="utf-8"), end="")
         except OSError as exc:
             raise ConfigError(f"the rules of {cls.id} are missing from this installation ({exc})") from None
         return 0
     for cls in GAMES.values():
-        print(f"{cls.id}/{cls.version}  {cls.title}: {cls.summary}")
-        print(f"    rules: {_shown_path(rules_file(cls.id))}  (or: arena games {cls.id})")
+        origin = origin_of(cls.id)
+        print(f"{cls.id}/{cls.version}  {cls.title}: {cls.summary}  [{origin}]")
+        rules = _rules_of(cls)
+        if rules is not None:
+            print(f"    rules: {_shown_path(rules)}  (or: arena games {cls.id})")
         for param in cls.params_table:
             print(f"    {param.name} = {param.default!r}  {param.doc}")
+    for problem in GAMES.problems():
+        print(f"arena: warning: {printable(problem, limit=ERROR_LINE_CHARS)}", file=sys.stderr)
     return 0
+
+
+def _rules_of(cls: type[Game]) -> Path | None:
+    """A built-in game's rules are in docs/games/ (shipped as arena/rules); a plugin's beside its module."""
+    from .bots.samples import rules_file
+    from .games import BUILTIN, origin_of
+
+    return rules_file(cls.id) if origin_of(cls.id) == BUILTIN else cls.rules_path()
 
 
 def _shown_path(path: Path) -> str:
@@ -196,6 +211,8 @@ COMMANDS: dict[str, Command] = {
     "replay": Command("watch, verify or re-run a logged match", ("replay.cli",)),
     "check": Command("check that a bot follows the protocol, before submitting it", ("checks.bot",)),
     "sandbox": Command("run a canary bot and report which isolation holds here", ("checks.sandbox",)),
+    "check-game": Command("check that a game is deterministic, ends, hides what it should, and more", ("checks.game",)),
+    "new-game": Command("write a new game's package (rules, messages, rules page, bots, tests)", ("checks.new_game",)),
     "serve": Command(
         "run a competition server: uploads, a rolling ladder, live standings and replays", ("server.cli",)
     ),
@@ -232,7 +249,7 @@ def build_parser(*, command: str | None = None, core_only: bool = False) -> argp
 
 
 def _add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from .supervisor.options import limits_args
+    from .supervisor.options import game_module_args, limits_args
 
     play = sub.add_parser("play", help=COMMANDS["play"].help)
     play.add_argument(
@@ -254,12 +271,16 @@ def _add_play(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             f"--protocol-{seat}", metavar="NAME", help=f"bot {seat.upper()} speaks NAME (json, gops-text)"
         )
     limits_args(play)
+    game_module_args(play)
     play.set_defaults(handler=cmd_play)
 
 
 def _add_games(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .supervisor.options import game_module_args
+
     games = sub.add_parser("games", help=COMMANDS["games"].help)
     games.add_argument("game", nargs="?", metavar="GAME", help="print the rules of this game (such as rps-poker)")
+    game_module_args(games)
     games.set_defaults(handler=cmd_games)
 
 
@@ -283,6 +304,8 @@ EXTRA_COMMAND_MODULES: list[str] = [
     "replay.cli",
     "checks.bot",
     "checks.sandbox",
+    "checks.game",
+    "checks.new_game",
     "server.cli",
 ]
 """Modules under ``arena`` that add subcommands (tournament, results, check, replay...), lowest layer first:
@@ -299,6 +322,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(command=words[0] if words else "").parse_args(words)
     handler: Handler = args.handler
     try:
+        if getattr(args, "game_module", None):  # (only then: the games' registry is not free to import)
+            from .supervisor.options import load_game_modules
+
+            load_game_modules(args)
         return handler(args)
     except BaseException as exc:
         leaf = _user_facing(exc)

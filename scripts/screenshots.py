@@ -4,7 +4,8 @@
 
 Plays one seeded match of each game with the sample bots, writes its replay
 page, and photographs a step in the middle with Debian's chromium (through
-the playwright package; nothing is downloaded); then runs a small RPS Poker
+the playwright package; nothing is downloaded); so too the generic table of
+the high-card example (a game without a view); then runs a small RPS Poker
 tournament and photographs its report.
 """
 
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "screenshots"
@@ -34,6 +36,20 @@ MATCHES = [
 def arena(*args: str, cwd: Path) -> str:
     run = subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return run.stdout
+
+
+def generic_table(page: Any, work: Path) -> None:
+    """The generic table of a game without a view (the high-card example, a plugin in one file), as A saw it."""
+    example = REPO / "examples" / "high-card"
+    module = ["--game-module", str(example / "high_card.py")]
+    bots = [str(example / "bots" / name) for name in ("high", "low")]
+    arena("play", "high-card", *bots, "--seed", "5", "--quiet", "--log-dir", str(work / "high-card"), *module, cwd=work)
+    html = work / "high-card.html"
+    arena("replay", str(next((work / "high-card").glob("*.jsonl"))), "--html", str(html), *module, cwd=work)
+    page.goto(f"{html.as_uri()}#step=3&view=A")
+    page.wait_for_selector("body[data-ready='1']")
+    page.screenshot(path=str(OUT / "replay-generic-table.png"))
+    print(f"wrote {OUT / 'replay-generic-table.png'}")
 
 
 def main() -> int:
@@ -61,6 +77,8 @@ def main() -> int:
                 page.wait_for_selector("body[data-ready='1']")
                 page.screenshot(path=str(OUT / name))
                 print(f"wrote {OUT / name}")
+        page.set_viewport_size({"width": 1360, "height": 860})
+        generic_table(page, work)
         rps = BOTS / "rps-poker"
         bots = [
             str(rps / n) for n in ("save-pairs-ruby", "pair-or-high-c", "simple-py", "random-python", "minimal-bash")

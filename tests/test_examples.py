@@ -25,7 +25,7 @@ SERVER_CONFIGS = ["rps-poker-server.toml"]
 CONFIGS = sorted(
     p.relative_to(EXAMPLES).as_posix()
     for p in EXAMPLES.rglob("*.toml")
-    if p.name != "bot.toml" and p.name not in SERVER_CONFIGS
+    if p.name not in ("bot.toml", "pyproject.toml") and p.name not in SERVER_CONFIGS
 )
 SMALL = {r"^hands = \d+": "hands = 4", r"^deals = \d+": "deals = 5"}
 """Game sizes made small for a test (the config's own numbers are for a real run)."""
@@ -65,7 +65,7 @@ def latest(store: Store) -> int:
 
 def test_there_is_a_config_per_game_one_for_a_class_and_one_for_limits() -> None:
     games = {config_mod.load(EXAMPLES / name).game for name in CONFIGS}
-    assert games == {"rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi"}
+    assert games == {"rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi", "high-card"}
     assert "class/class.toml" in CONFIGS and "limits-and-faults.toml" in CONFIGS
     listed = (EXAMPLES / "README.md").read_text(encoding="utf-8")
     for name in [*CONFIGS, *SERVER_CONFIGS]:

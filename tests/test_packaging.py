@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.starters import LANGUAGES
-from arena.games import GAMES
+from arena.games import BUILTIN_GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
@@ -45,8 +45,12 @@ def test_the_wheel_carries_the_sample_bots_the_rules_and_the_data_files(wheel: P
     for manifest in sorted(ROOT.glob("sample_bots/*/*/bot.toml")):
         shipped = "arena/" + manifest.relative_to(ROOT).as_posix()
         assert shipped in names, f"the wheel lacks {shipped}"
-    for game in GAMES.values():
-        assert f"arena/rules/{game.id}.md" in names, f"the wheel lacks the rules of {game.id}"
+    for game in BUILTIN_GAMES:
+        assert f"arena/rules/{game}.md" in names, f"the wheel lacks the rules of {game}"
+    # The built-in games are plugins like any other: the wheel's metadata declares them.
+    (entry_points,) = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
+    declared = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[arena.games]" in declared and all(f"{game} = arena.games." in declared for game in BUILTIN_GAMES)
     for lang in LANGUAGES.values():
         for file in (lang.source, "bot.toml"):
             assert f"arena/starters/{lang.name}/{file}" in names, f"the wheel lacks the {lang.title} starter"

@@ -1,20 +1,20 @@
 """Seeded random playouts of every registered game (after OpenSpiel's ``random_sim_test``).
 
-Each playout answers every request with a random legal action: from the
+Each playout answers every request with a random legal action, found as the
+conformance kit finds them (``arena.checks._kit.legal_options``): from the
 game's ``legal_actions`` when it lists them, otherwise from a pool of
 candidate actions (small integers, the strings and numbers the request
 carries, short lists of indices) filtered by the game's own ``check``.
 Every parameter with a list of choices is played with each choice.
 """
 
-import itertools
 import random
 from typing import Any
 
-import msgspec
 import pytest
 
 import protocol
+from arena.checks._kit import legal_options
 from arena.games import GAMES, Game, IllegalAction, MatchState, get_game
 
 SEEDS = range(12)
@@ -34,42 +34,8 @@ VARIANTS = variants()
 IDS = [game_id + "".join(f"-{k}={v}" for k, v in params.items()) for game_id, params in VARIANTS]
 
 
-def _harvest(value: Any) -> list[Any]:
-    """Every string and integer inside a request's fields."""
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, int | str):
-        return [value]
-    if isinstance(value, list | tuple):
-        return [x for item in value for x in _harvest(item)]
-    if isinstance(value, dict):
-        return [x for item in value.values() for x in _harvest(item)]
-    return []
-
-
-def candidates(request: protocol.Request) -> list[Any]:
-    fields = msgspec.to_builtins(request)
-    fields.pop("type", None)
-    fields.pop("id", None)
-    pool: list[Any] = list(range(-1, 21))
-    pool += [x for x in _harvest(fields) if x not in pool]
-    pool += [list(c) for size in range(5) for c in itertools.combinations(range(6), size)]
-    return pool
-
-
 def legal(state: MatchState, seat: int, request: protocol.Request) -> list[Any]:
-    try:
-        return state.legal_actions(seat)
-    except NotImplementedError:
-        pass
-    found = []
-    for action in candidates(request):
-        try:
-            state.check(seat, action)
-        except IllegalAction:
-            continue
-        found.append(action)
-    return found
+    return legal_options(state, seat, request)
 
 
 def playout(game: Game, seed: int, *, stop_at: int | None = None) -> tuple[list[bytes], MatchState]:
@@ -147,6 +113,7 @@ def test_listed_legal_actions_pass_check_and_junk_does_not(game_id: str) -> None
     for seat, request in state.requests().items():
         for action in legal(state, seat, request):
             state.check(seat, action)
-        for junk in (None, -1, "?", [[]], 1.5):
+        junks: tuple[Any, ...] = (None, -1, "?", [[]], 1.5)
+        for junk in junks:
             with pytest.raises(IllegalAction):
                 state.check(seat, junk)

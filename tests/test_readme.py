@@ -144,6 +144,8 @@ class Skip:
     reason: str
 
 
+HIGH_CARD = "examples/high-card/high_card.py"
+"""The game author's guide's example: a game in one file."""
 PLAY_7 = "arena play rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/minimal-bash --seed 7"
 ROUND_ROBIN = "arena tournament examples/rps-poker-round-robin.toml"
 ROUND_ROBIN_NAME = '"RPS Poker: Python sample bots"'
@@ -168,6 +170,10 @@ COMMANDS: dict[str, Run | Skip] = {
         " the PATH, as after it (the clone's .venv is a stand-in without the activate script)"
     ),
     PLAY_7: Run(output=True),
+    f"arena games --game-module {HIGH_CARD}": Run(says=("high-card/1  High card: ", "/high_card.py]", "[built-in]")),
+    "arena play high-card examples/high-card/bots/high examples/high-card/bots/low"
+    f" --game-module {HIGH_CARD} --seed 5": Run(output=True),
+    "arena tournament examples/high-card/tournament.toml": Run(says=("Leaderboard", "text-middle")),
     NEW_BOT: Run(creates="my-bot/bot.toml", says=("arena check my-bot",)),
     "arena check my-bot": Run(after=NEW_BOT, says=("my-bot: all checks passed",)),
     "arena tournament rps-poker sample_bots/rps-poker/random-python sample_bots/rps-poker/simple-py --watch": Run(
@@ -264,6 +270,27 @@ COMMANDS: dict[str, Run | Skip] = {
     " --self-check": Skip("needs a Docker engine (as above)"),
     "docker compose -f docker/compose.yaml run --rm coordinator arena results arena-runs/results.sqlite": Skip(
         "needs a Docker engine (as above)"
+    ),
+    "arena new-game high-low": Run(creates="high-low/pyproject.toml", says=("pip install -e high-low",)),
+    "pip install -e high-low": Skip(
+        "installs into the reader's environment; tests/test_new_game.py installs a new game with pip install -e"
+        " into a virtual environment of its own and runs check-game, check and its tests there"
+    ),
+    "arena check-game high-low": Skip("needs the game installed (above); tests/test_new_game.py runs it"),
+    "arena check high-low/high_low_game/bots/random": Skip(
+        "needs the game installed (above); tests/test_new_game.py runs it"
+    ),
+    "arena check-game gops": Run(says=("PASS  determinism: ", "gops: all checks passed")),
+    "arena check-game high-card --game-module examples/high-card/high_card.py": Run(
+        says=("PASS  hidden information: ", "high-card: all checks passed")
+    ),
+    "pip install examples/kuhn-poker": Skip(
+        "installs into the reader's environment; tests/test_kuhn_example.py installs it with pip into a folder"
+        " of its own and lists, checks, plays, runs a tournament of and replays it"
+    ),
+    "arena games kuhn-poker": Skip("needs the game installed (above); tests/test_kuhn_example.py runs it"),
+    "python benchmarks/bench_kuhn.py": Skip(
+        "needs the game installed, and plays 60,000 hands of real matches (minutes); the page shows its figures"
     ),
     "python scripts/regen_golden.py": Skip("it rewrites tests/golden/, which tests/test_golden.py checks"),
     "ruff check .": Skip(".ci/run runs it after the suite"),

@@ -19,7 +19,7 @@ from arena._errors import ConfigError
 from arena.bots.spec import BotSpec, game_of, load_folder, resolve
 from arena.bots.starters import LANGUAGES, Language, for_game, games_in
 from arena.cli import main
-from arena.games import GAMES
+from arena.games import BUILTIN_GAMES, GAMES
 from arena.sandbox._programs import SYSTEM_FOLDERS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def usable(lang: Language, monkeypatch: pytest.MonkeyPatch) -> None:
 CASES = [
     pytest.param(game, language, marks=[pytest.mark.slow] if language in COMPILED else [], id=f"{game}-{language}")
     for language in LANGUAGES
-    for game in GAMES
+    for game in BUILTIN_GAMES
 ]
 
 
@@ -73,10 +73,10 @@ def test_arena_new_makes_a_bot_that_passes_arena_check(
 def test_every_starter_has_a_part_for_every_game_and_a_manifest(language: str) -> None:
     lang = LANGUAGES[language]
     folder = STARTERS / language
-    assert games_in((folder / lang.source).read_text()) == set(GAMES)
+    assert games_in((folder / lang.source).read_text()) == set(BUILTIN_GAMES)
     spec = load_folder(folder)
     assert spec.game == "" and spec.reuse  # arena new adds the game; a starter plays many matches per process
-    for game in GAMES:
+    for game in BUILTIN_GAMES:
         text = for_game((folder / lang.source).read_text(), game)
         assert games_in(text) == set() and "end game" not in text
 

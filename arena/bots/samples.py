@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..games import BUILTIN, Game, origin_of
+
 _PACKAGE = Path(__file__).resolve().parents[1]
 _CHECKOUT = _PACKAGE.parent
 
@@ -31,9 +33,16 @@ def starters() -> Path:
     return _shipped("starters", "starters")
 
 
+def samples_of(game: Game) -> Path | None:
+    """The sample bots of ``game``: ``sample_bots/<id>`` for a built-in game, its package's ``bots/`` for a plugin."""
+    if origin_of(game.id) == BUILTIN:
+        return sample_bots() / game.id
+    return game.bots_path()
+
+
 def rules_file(game_id: str) -> Path:
     """The rules of the game ``game_id`` (``rps-poker``), in Markdown; it may be missing for a new game."""
     return _shipped("rules", "docs/games") / f"{game_id}.md"
 
 
-__all__ = ["rules_file", "sample_bots", "starters"]
+__all__ = ["rules_file", "sample_bots", "samples_of", "starters"]

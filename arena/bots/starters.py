@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._errors import ConfigError
-from ..games import GAMES
+from ..games import BUILTIN_GAMES, GAMES
 from .samples import starters
 from .spec import MANIFEST
 
@@ -88,8 +88,9 @@ def games_in(text: str) -> set[str]:
 
 def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
     """Copy ``language``'s starter for ``game_id`` into ``folder`` (new, or empty); the files written."""
-    if game_id not in GAMES:
-        raise ConfigError(f"unknown game {game_id!r}; known: {', '.join(GAMES)}")
+    if game_id not in BUILTIN_GAMES:
+        more = "; a plugin game's package brings its own bots" if game_id in GAMES else ""
+        raise ConfigError(f"arena new has starters for {', '.join(BUILTIN_GAMES)}, not {game_id!r}{more}")
     lang = language_named(language)
     source = starters() / lang.name
     if not source.is_dir():
@@ -135,7 +136,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="start a bot: copy a starter for GAME in LANGUAGE into a new folder",
         description="Copy the LANGUAGE starter bot for GAME, with its bot.toml, into FOLDER, ready to edit.",
     )
-    parser.add_argument("game", metavar="GAME", choices=list(GAMES), help=f"the game: {', '.join(GAMES)}")
+    parser.add_argument("game", metavar="GAME", help=f"the game: {', '.join(BUILTIN_GAMES)}")
     parser.add_argument("language", metavar="LANGUAGE", help=f"the language: {', '.join(LANGUAGES)}")
     parser.add_argument("folder", metavar="FOLDER", nargs="?", help="a new or empty folder (default: GAME-LANGUAGE)")
     parser.set_defaults(handler=cmd_new)

@@ -31,14 +31,14 @@ import protocol
 from protocol import Limits
 
 from .._errors import BotFault, BuildError, ConfigError, Crash
-from ..bots.samples import sample_bots
+from ..bots.samples import samples_of
 from ..bots.spec import BotSpec, game_of, resolve
 from ..games import GAMES, Game, IllegalAction, get_game
 from ..supervisor._process import GRACE_S, BotProcess, killed_by, open_bot
 from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log
-from ..supervisor.options import limits_args, limits_from, number, params_from
+from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from ..supervisor.play import goodbye_line, opaque_match_id, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from .hints import fault_hints, printable, stderr_tail
@@ -50,7 +50,7 @@ The arena itself kills a bot GRACE_S after telling it; the check allows more,
 so that a busy machine does not fail a correct bot, and shows the time taken.
 """
 REFERENCE_BOTS = ("random-python", "basic-odds-py", "tsh-py", "minimal-python")
-"""Preferred opponents, from ``sample_bots/<game>/``, when the user names none."""
+"""Preferred opponents, from ``sample_bots/<game>/`` (a plugin game's ``bots/``), when the user names none."""
 EXCERPT_RECORDS = 6
 DEFAULT_GAME = "rps-poker"
 """The game checked when neither the command line nor the bot's manifest names one."""
@@ -621,8 +621,8 @@ def _shown(arrow: str, messages: Sequence[protocol.Message]) -> list[str]:
 
 def default_references(game: Game, tested: BotSpec) -> list[BotSpec]:
     """Sample bots of ``game`` to play against: the preferred ones, else any without a build step."""
-    folder = sample_bots() / game.id
-    if not folder.is_dir():
+    folder = samples_of(game)
+    if folder is None or not folder.is_dir():
         return []
     candidates = [folder / name for name in REFERENCE_BOTS if (folder / name).is_dir()]
     candidates += sorted(p for p in folder.iterdir() if p.is_dir() and p not in candidates)
@@ -684,6 +684,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default %(default)s)")
     parser.add_argument("--log-dir", default="arena-runs/check", help="where logs go (default %(default)s)")
     limits_args(parser)
+    game_module_args(parser)
     parser.set_defaults(handler=cmd_check)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import trio
 
 from .._errors import ConfigError
-from ..supervisor.options import limits_args, limits_from, number, params_from
+from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from . import compare_cli
 from . import config as config_mod
 from .config import TournamentConfig, effective_jobs
@@ -205,6 +205,7 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         "--cluster", metavar="ADDRESS", help="play the matches on a Dask cluster, such as tcp://scheduler:8786"
     )
     limits_args(parser)
+    game_module_args(parser)
     board_args(parser)
     parser.set_defaults(handler=cmd_tournament)
 
@@ -245,6 +246,7 @@ def register_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="list the matches with their results, faults and logs (replay one: arena replay --db DB KEY)",
     )
     board_args(parser)
+    game_module_args(parser)  # the report (--html) draws each match's table with its game's view
     parser.set_defaults(handler=cmd_results)
 
 

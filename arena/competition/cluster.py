@@ -65,9 +65,10 @@ import trio
 
 from protocol import Limits
 
-from .._errors import ArenaError, ConfigError
+from .._errors import ArenaError, ConfigError, GamePluginError
 from ..bots.content import SKIPPED
 from ..bots.spec import MANIFEST, BotSpec, hash_path
+from ..games import Origin, origin_of
 from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.build import ensure_built
 
@@ -264,16 +265,32 @@ class MatchOrder:
     scheduled: Scheduled
     tournament_id: int
     log_path: str | None
+    """Where the worker writes the match log (a folder the coordinator and workers share, in a deployment)."""
     reuse: bool = True
     """Keep reusable bots' processes between matches on the worker (off: fresh processes per match)."""
-    """Where the worker writes the match log (a folder the coordinator and workers share, in a deployment)."""
+    origin: Origin | None = None
+    """Where the game comes from: a worker loads a ``--game-module`` file from there, or names the package it lacks."""
+
+
+def _worker_address() -> str:
+    """This Dask worker's address, to name it in an error (``?`` outside a worker)."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "?"
 
 
 def play_on_worker(order: MatchOrder) -> PlayedMatch:
     """Play ``order``'s match here, on a Dask worker, and return it as the store records it."""
-    from ..games import get_game
+    from ..games import get_game, provide
     from .runner import play_scheduled
 
+    try:
+        provide(order.game, order.origin)
+    except GamePluginError as exc:  # said on the coordinator in one line, naming this worker and the plugin
+        raise GamePluginError(f"Dask worker {_worker_address()}: {exc}") from None
     game = get_game(order.game, order.params)
     cache = cache_dir()
     log_path = Path(order.log_path) if order.log_path else None
@@ -475,6 +492,7 @@ class ClusterExecutor:
             tournament_id=self._tid,
             log_path=str(log_path.resolve()) if log_path else None,
             reuse=self._reuse,
+            origin=origin_of(config.game),
         )
 
     async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:

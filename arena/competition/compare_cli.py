@@ -27,7 +27,7 @@ import trio
 
 from .._errors import ConfigError
 from ..checks.hints import printable
-from ..supervisor.options import limits_args, limits_from, number, params_from
+from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from . import config as config_mod
 from .compare import Comparison, Roles, check_roles, iter_compare_schedule, plural, rounds_for
 from .config import BotEntry, TournamentConfig, effective_jobs, expand_bot
@@ -376,4 +376,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--recheck", action="store_true", help="try bots that were not admitted again, though their files are unchanged"
     )
     limits_args(parser)
+    game_module_args(parser)
     parser.set_defaults(handler=cmd_compare)

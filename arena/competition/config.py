@@ -4,6 +4,7 @@ A config file looks like this (every key but ``game`` and ``bots`` is optional):
 
     name = "RPS Poker round-robin"  # the competition's name: rerunning it resumes or changes it
     game = "rps-poker"            # a game id, as `arena games` lists them
+    game_module = "my_game.py"    # optional: a Python file defining the game (a plugin not installed as a package)
     format = "round-robin"        # or "gauntlet"
     challenger = "my-bot"         # gauntlet only: the bot that meets the field (default: the first bot),
                                   # or mark entries { bot = "students/*", challenger = true }: each meets the rest
@@ -45,8 +46,8 @@ import msgspec
 
 from protocol import Limits
 
-from .._errors import ConfigError
-from ..games import ParamError, get_game
+from .._errors import ConfigError, GamePluginError
+from ..games import ParamError, get_game, load_game_module
 
 FORMATS = ("round-robin", "gauntlet")
 DEFAULT_MAX_FAULTS = 10
@@ -57,6 +58,7 @@ DEFAULT_LOG_DIR = Path("arena-runs") / "logs"
 _TOP_KEYS = {
     "name",
     "game",
+    "game_module",
     "format",
     "challenger",
     "cycles",
@@ -116,6 +118,8 @@ class TournamentConfig:
     """A Dask scheduler's address (``tcp://host:8786``): play the matches on its workers (the cluster executor)."""
     deals: Path | None = None
     """A file of deal seeds (one integer a line): cycle ``c`` deals number ``c`` to every pairing."""
+    game_module: Path | None = None
+    """A Python file defining the game (``game_module =``), loaded when the config was read."""
 
 
 def effective_jobs(jobs: int) -> int:
@@ -244,6 +248,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     if jobs < 0:
         raise check.error(("jobs",), f"must be 1 or more (0 means the CPU count), not {jobs}")
     params = check.get(data, ("params",), dict, {})
+    game_module = load_game_file(check, data, base)
     _check_game(check, game, params)
     limits = _limits(check, check.get(data, ("limits",), dict, {}))
     output = check.get(data, ("output",), dict, {})
@@ -270,6 +275,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         log_dir=beside(base, log_dir) if log_dir is not None else DEFAULT_LOG_DIR,
         logs=check.get(output, ("output", "logs"), bool, True),
         source=str(path),
+        game_module=game_module,
     )
     if config.challenger and config.format != "gauntlet":
         raise check.error(("challenger",), 'only a gauntlet has a challenger (set format = "gauntlet")')
@@ -281,6 +287,19 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         if all(entry.challenger for entry in config.bots):
             raise check.error(("bots",), "every bot is a challenger: a gauntlet needs bots for them to meet")
     return config
+
+
+def load_game_file(check: _Checker, data: dict[str, Any], base: Path) -> Path | None:
+    """Load the file ``game_module =`` names (relative to the config's folder), if any; the path loaded."""
+    text = check.get(data, ("game_module",), str, None)
+    if text is None:
+        return None
+    where = beside(base, text)
+    try:
+        load_game_module(str(where))
+    except GamePluginError as exc:
+        raise check.error(("game_module",), str(exc)) from None
+    return where
 
 
 def _check_game(check: _Checker, game: str, params: dict[str, Any]) -> None:

@@ -53,7 +53,7 @@ from protocol import Limits
 
 from .._errors import ArenaError
 from ..bots.spec import BotSpec
-from ..games import get_game
+from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
 from ..supervisor._pool import open_pool
 from .ladder import MatchLost
@@ -90,6 +90,15 @@ class Setup:
     stderr_dir: Path | None
     stamp: str
     """Each bot process's stderr goes to ``stderr_dir/NAME.STAMP-N.log`` (N counts the bot's processes)."""
+    origin: Origin | None = None
+    """Where the game comes from (a plugin's package, a ``--game-module`` file): the worker loads it from there.
+
+    Left out, it is the game's origin in the process that builds the Setup (which knows the game), so a Setup
+    made anywhere carries it to its worker."""
+
+    def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", origin_of(self.game))
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,7 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     if setup is None:
         return
     configure(setup.policy)
+    provide(setup.game, setup.origin)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
     turns = trio.CapacityLimiter(max(1, setup.jobs))

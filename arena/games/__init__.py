@@ -1,63 +1,66 @@
 """The games: pure rules modules behind one interface (:class:`Game`).
 
-``GAMES`` maps a game's id to its class; :func:`get_game` builds one with
-parameters checked.
+``GAMES`` maps a game's id to its class, built-in games and plugins alike
+(:mod:`arena.games._registry` says where they come from and how a package
+declares one); :func:`get_game` builds one with parameters checked. Importing
+this package imports no game: each is loaded when first asked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._base import Game, IllegalAction, MatchState, Param, ParamError, Step
+from ._base import Game, IllegalAction, MatchState, Param, ParamError, Shown, Step, TextProtocol
+from ._registry import BUILTIN, BUILTIN_GAMES, GAMES, Origin, provide
 from ._rng import Rng, derive_seed
 from ._view import TableView, score_text
-from .badugi import Badugi
-from .badugi_view import BadugiView
-from .card_jitsu import CardJitsu
-from .card_jitsu_view import CardJitsuView
-from .gops import Gops
-from .gops_view import GopsView
-from .rps_poker import RpsPoker
-from .rps_poker_view import RpsPokerView
-from .six_card_poker import SixCardPoker
-from .six_card_poker_view import SixCardPokerView
-
-GAMES: dict[str, type[Game]] = {cls.id: cls for cls in (RpsPoker, Gops, CardJitsu, SixCardPoker, Badugi)}
-VIEWS: dict[str, type[TableView]] = {
-    cls.game: cls for cls in (RpsPokerView, GopsView, CardJitsuView, SixCardPokerView, BadugiView)
-}
-"""Each game's table view (``arena.games._view``), by game id."""
 
 
 def view_for(game_id: str) -> type[TableView] | None:
     """The table view of ``game_id`` (``badugi`` or ``badugi/1``), or ``None`` for a game without one."""
-    return VIEWS.get(game_id.partition("/")[0])
+    cls = GAMES.get(game_id.partition("/")[0])
+    return None if cls is None else cls.table_view()
 
 
 def get_game(game_id: str, params: Mapping[str, object] | None = None) -> Game:
     """The game named ``game_id`` (``rps-poker`` or ``rps-poker/1``) with ``params``."""
     name, _, version = game_id.partition("/")
-    cls = GAMES.get(name)
-    if cls is None:
-        raise ParamError(f"unknown game {game_id!r}; known: {', '.join(sorted(GAMES))}")
+    cls = GAMES.lookup(name)
     if version and version != str(cls.version):
         raise ParamError(f"{name} rules version {version} is not available (this arena has {cls.version})")
     return cls(params)
 
 
+def origin_of(game_id: str) -> Origin:
+    """Where the game ``game_id`` comes from (built-in, a package, a file); what a worker needs to have it."""
+    return GAMES.origin(game_id)
+
+
+def load_game_module(path: str) -> list[str]:
+    """Register the games defined in the Python file ``path`` (``--game-module``); their ids."""
+    return GAMES.load_file(path)
+
+
 __all__ = [
+    "BUILTIN",
+    "BUILTIN_GAMES",
     "GAMES",
-    "VIEWS",
     "Game",
     "IllegalAction",
     "MatchState",
+    "Origin",
     "Param",
     "ParamError",
     "Rng",
+    "Shown",
     "Step",
     "TableView",
+    "TextProtocol",
     "derive_seed",
     "get_game",
+    "load_game_module",
+    "origin_of",
+    "provide",
     "score_text",
     "view_for",
 ]

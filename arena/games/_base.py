@@ -21,14 +21,22 @@ notices and requests it addresses to a seat.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from protocol import SEATS, Notice, Request, Result
+from protocol import SEATS, Message, Notice, Request, Result
+
+if TYPE_CHECKING:
+    from ._view import TableView
 
 ParamValue = int | float | str | bool
+Secret = str | int | tuple[Any, ...]
+"""A piece of a seat's private state, as messages write it (a list is written as a tuple)."""
 
 
 class IllegalAction(Exception):
@@ -79,6 +87,28 @@ class Step:
     """Readable lines for a person watching (``arena play``)."""
 
 
+ShownValue = int | float | str | bool | None | list[int] | list[str]
+"""A value a match shows: a number or a word, or a list of them (cards, a pile: drawn as cards)."""
+
+
+@dataclass
+class Shown:
+    """What a match shows of itself at a moment, as plain data: the generic table and the hidden-information audit.
+
+    ``public`` is on the table for both seats (the prize, the pot, the turn);
+    ``seats[s]`` is seat ``s``'s state that both seats see (its score, its
+    cards won, how many cards it holds); ``private[s]`` is what only seat ``s``
+    knows (its hand). Keys are labels in the game's words (``"hand"``,
+    ``"cards won"``); a list is drawn as cards, anything else as a number or a
+    word. A replay seen as seat A shows ``public``, both ``seats`` and A's
+    ``private``, never B's: a game keeps a secret by putting it in ``private``.
+    """
+
+    public: dict[str, ShownValue] = field(default_factory=dict)
+    seats: tuple[dict[str, ShownValue], dict[str, ShownValue]] = field(default_factory=lambda: ({}, {}))
+    private: tuple[dict[str, ShownValue], dict[str, ShownValue]] = field(default_factory=lambda: ({}, {}))
+
+
 class MatchState(ABC):
     """One match in progress."""
 
@@ -111,9 +141,49 @@ class MatchState(ABC):
     def forfeit(self, offenders: frozenset[int], reason: str) -> Result:
         """The result when ``offenders`` fault now (see each game for how points go)."""
 
+    def shown(self) -> Shown | None:
+        """What the match shows now, public and per seat (optional: a game without a view draws its replays'
+        table from it; ``None``, the default, draws none)."""
+        return None
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
+
+    def secrets(self, seat: int) -> Collection[Secret]:
+        """What of ``seat``'s private state the other seat has not been shown so far in the match.
+
+        Each secret is written as the messages write it (a card ``"R3"``, a
+        hand ``[1, 2, 4]`` as a tuple), and stays a secret until the rules
+        reveal it to the other seat: a folded hand's cards stay secrets to the
+        end of the match. ``arena check-game`` plays random matches and fails
+        the game when a message to one seat carries a secret of the other's
+        (one it does not hold itself). A game without hidden information
+        returns an empty collection; a game that does not say fails the check.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not declare its private state (secrets)")
+
+
+class TextProtocol(ABC):
+    """A plain-text protocol, for bots written for a game's original referee (``protocol = NAME`` in bot.toml).
+
+    It turns the game's messages into the lines such a bot reads, and its
+    lines into actions, which the rules then check as any other. There is no
+    framing (no ``match_start``, ``match_end`` or ``quit``: a text bot's input
+    closes when its match ends, and it gets a new process for each match), and
+    no request ids. Arena's own ``gops-text`` is one (``arena/supervisor/wires.py``).
+    """
+
+    name: ClassVar[str]
+    """What a bot's manifest says, such as ``gops-text``."""
+
+    @abstractmethod
+    def line(self, message: Message) -> str | None:
+        """The line (without its newline) a bot reads for ``message``, or ``None`` to send it nothing."""
+
+    @abstractmethod
+    def action(self, line: bytes, request: Request) -> Any:
+        """The action a bot's ``line`` answers ``request`` with; ``ValueError`` saying why when there is none."""
 
 
 class Game(ABC):
@@ -127,6 +197,40 @@ class Game(ABC):
     duplicate_deals: ClassVar[bool] = True
     """Whether tournaments replay each deal with seats swapped, by default."""
     points_name: ClassVar[str] = "points"
+    messages: ClassVar[tuple[type[Message], ...]] = ()
+    """The message Structs this game sends (requests and notices): its part of the wire protocol."""
+    text_protocols: ClassVar[tuple[type[TextProtocol], ...]] = ()
+    """Plain-text protocols a bot may speak instead of JSON in this game (optional)."""
+
+    view: ClassVar[str] = ""
+    """The game's own table view for replays, as ``module:Class`` (``.module`` beside the game's module,
+    ``:Class`` in it); "" for the generic table. A name, not the class: a view imports its rules, and is
+    imported only when a replay is drawn."""
+
+    @classmethod
+    def table_view(cls) -> type[TableView] | None:
+        """The class :attr:`view` names, imported now, or ``None``."""
+        if not cls.view:
+            return None
+        module_name, _, name = cls.view.partition(":")
+        if not module_name:
+            module = sys.modules[cls.__module__]
+        else:
+            module = importlib.import_module(module_name, cls.__module__.rpartition(".")[0] or None)
+        found: type[TableView] = getattr(module, name)
+        return found
+
+    @classmethod
+    def rules_path(cls) -> Path | None:
+        """The game's rules page in Markdown (``arena games GAME``): ``<id>.md`` beside the game's module."""
+        source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        return None if source is None else Path(source).with_name(f"{cls.id}.md")
+
+    @classmethod
+    def bots_path(cls) -> Path | None:
+        """The game's sample bots, a folder per bot (``arena check``'s opponents): ``bots/`` beside its module."""
+        source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        return None if source is None else Path(source).with_name("bots")
 
     def __init__(self, params: Mapping[str, object] | None = None) -> None:
         given = dict(params or {})

@@ -184,3 +184,48 @@ class TableView:
         Card-Jitsu, and a coloured rank alone could not be told apart).
         """
         return {"sym": "", "rank": face, "c": "black", "name": face}
+
+
+HIDDEN = "hidden"
+"""The note on a seat's private part that this view was not told."""
+
+
+def generic_table(shown: Mapping[str, Any], seen: frozenset[int]) -> Table:
+    """The table of a game without a view, drawn from what it shows (a :class:`~arena.games.Shown` as plain data).
+
+    Public lists lie in the centre, public numbers and words are the state of
+    play; each seat shows its own lists as zones and its numbers as stats. A
+    seat's private part is drawn only in a view fed that seat's messages
+    (``seen``); in any other it is a labelled, empty zone noted ``hidden``:
+    not even how many cards it holds is shown, unless the game shows that in
+    the seat's public part.
+    """
+    public: Mapping[str, Any] = shown.get("public") or {}
+    seats: Sequence[Mapping[str, Any]] = shown.get("seats") or ({}, {})
+    private: Sequence[Mapping[str, Any]] = shown.get("private") or ({}, {})
+    drawn = []
+    for seat in (0, 1):
+        zones, stats = _split(seats[seat])
+        if seat in seen:
+            own_zones, own_stats = _split(private[seat])
+            zones, stats = zones + own_zones, stats + own_stats
+        else:
+            zones += [zone(label, note=HIDDEN) for label in private[seat]]
+        drawn.append({"zones": zones, "stats": [list(pair) for pair in stats], "status": ""})
+    center, info = _split(public)
+    return {"info": [list(pair) for pair in info], "center": center, "outcome": "", "seats": drawn}
+
+
+def _split(part: Mapping[str, Any]) -> tuple[list[Zone], list[tuple[str, str]]]:
+    """A part's lists as zones of cards, and its other values as (label, words) pairs."""
+    zones = [zone(str(label), [_face(v) for v in value]) for label, value in part.items() if isinstance(value, list)]
+    words = [(str(label), _face(value)) for label, value in part.items() if not isinstance(value, list)]
+    return zones, words
+
+
+def _face(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return num(value) if isinstance(value, int | float) else str(value)

@@ -47,9 +47,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.badugi import (
     BadugiAct,
     BadugiDraw,
@@ -355,6 +356,12 @@ class BadugiMatch(MatchState):
         self.betting = BettingRound(first=0, bet_size=1, cap=1)
         self.deck = Deck((), Rng(seed))
         self._over = False
+        self._secret: list[set[str]] = [set(), set()]
+        """Each seat's cards of the hand in play that the other seat has not been shown."""
+        self._secret_before: list[set[str]] = [set(), set()]
+        """The same of the hand before (its end is told in the step that deals the next)."""
+        self._shown: list[set[str]] = [set(), set()]
+        """The cards shown at the showdown of the hand before and of the hand in play (either seat's)."""
         self._first = self._deal()
 
     # Helpers ------------------------------------------------------------
@@ -378,6 +385,8 @@ class BadugiMatch(MatchState):
         for _ in range(HAND_SIZE):
             for seat in order:
                 self.cards[seat] += self.deck.deal(1)
+        self._secret_before, self._secret = self._secret, [set(self.cards[0]), set(self.cards[1])]
+        self._shown = [self._shown[1], set()]
         self.stakes = [s.blind(0, self.hand), s.blind(1, self.hand)]
         self.round = 1
         self.draw_no = 0
@@ -449,6 +458,13 @@ class BadugiMatch(MatchState):
             return self.betting.check(action)
         return check_discard(action)
 
+    def legal_actions(self, seat: int) -> list[Any]:
+        if seat != self.to_act or self._over:
+            return []
+        if self.drawing is None:
+            return list(self.betting.legal())
+        return [list(c) for size in range(HAND_SIZE + 1) for c in combinations(range(HAND_SIZE), size)]
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         seat = self.to_act
         action = self.check(seat, actions[seat])
@@ -476,6 +492,7 @@ class BadugiMatch(MatchState):
     def _draw(self, seat: int, discard: tuple[int, ...]) -> Step:
         step = Step()
         thrown = self.deck.draw(self.cards[seat], discard)
+        self._secret[seat] |= set(self.cards[seat])
         step.notices.append(
             (seat, BadugiDrawn(hand=self.hand, draw=self.draw_no, discarded=thrown, cards=list(self.cards[seat])))
         )
@@ -498,6 +515,9 @@ class BadugiMatch(MatchState):
         outcome = compare(self.cards[0], self.cards[1])
         winner = None if outcome == 0 else (0 if outcome > 0 else 1)
         played = [best_hand(self.cards[0]), best_hand(self.cards[1])]
+        for seat in (0, 1):
+            self._secret[seat] -= set(self.cards[seat])
+            self._shown[1].update(self.cards[seat])
         for seat in (0, 1):
             step.notices.append(
                 (
@@ -553,6 +573,15 @@ class BadugiMatch(MatchState):
         else:
             self._over = True
 
+    def secrets(self, seat: int) -> set[str]:
+        """Every card the seat held in this hand or the one before, discards and folded cards too, but those shown.
+
+        A card shown at a showdown is left out for the hand after it too: its
+        end and the next deal are told in one step, and the new hand may hold
+        a card of that name again (as the hand before may have, unshown).
+        """
+        return (self._secret[seat] | self._secret_before[seat]) - self._shown[0] - self._shown[1]
+
     def result(self) -> Result:
         return points_result([float(chips) for chips in self.score])
 
@@ -602,6 +631,17 @@ class Badugi(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "chips won"
+    messages: ClassVar[tuple[type[Message], ...]] = (
+        BadugiHandStart,
+        BadugiAct,
+        BadugiOpponentAction,
+        BadugiDraw,
+        BadugiDrawn,
+        BadugiOpponentDraw,
+        BadugiShowdown,
+        BadugiHandEnd,
+    )
+    view: ClassVar[str] = ".badugi_view:BadugiView"
 
     def __init__(self, params: Mapping[str, object] | None = None) -> None:
         super().__init__(params)

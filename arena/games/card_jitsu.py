@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.card_jitsu import JitsuPlay, JitsuResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result
@@ -146,6 +146,8 @@ class CardJitsuMatch(MatchState):
         self.round = 1
         self.winner: int | None = None
         self.winning_set: list[str] = []
+        self._played: set[str] = set()
+        """The kinds of card either seat has played: shown to both."""
 
     def _draw(self, seat: int) -> str:
         """A random card not already in the seat's hand."""
@@ -179,8 +181,18 @@ class CardJitsuMatch(MatchState):
     def legal_actions(self, seat: int) -> list[Any]:
         return list(range(HAND_SIZE))
 
+    def secrets(self, seat: int) -> set[str]:
+        """The seat's hand; a card is shown when it is played.
+
+        A card of a kind already played is left out: the messages write a
+        card by its kind, so a second copy in a hand cannot be told from the
+        one shown.
+        """
+        return set() if self.is_over else set(self.hands[seat]) - self._played
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         cards = [self.hands[s][actions[s]] for s in (0, 1)]
+        self._played.update(cards)
         winner = round_winner(cards[0], cards[1])
         if winner is not None:
             self.piles[winner].append(cards[winner])
@@ -249,6 +261,8 @@ class CardJitsu(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "games won"
+    messages: ClassVar[tuple[type[Message], ...]] = (JitsuPlay, JitsuResult)
+    view: ClassVar[str] = ".card_jitsu_view:CardJitsuView"
 
     def points_total(self) -> float:
         return 1.0

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.gops import GopsBid, GopsResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result
@@ -114,6 +114,10 @@ class GopsMatch(MatchState):
             for seat in (0, 1)
         }
 
+    def secrets(self, seat: int) -> tuple[()]:
+        """None: both hands and the prizes are public, and bids are made at once."""
+        return ()
+
     def legal_actions(self, seat: int) -> list[Any]:
         return list(self.hands[seat])
 
@@ -193,6 +197,8 @@ class Gops(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "points"
+    messages: ClassVar[tuple[type[Message], ...]] = (GopsBid, GopsResult)
+    view: ClassVar[str] = ".gops_view:GopsView"
 
     def new_match(self, seed: int) -> GopsMatch:
         return GopsMatch(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.rps_poker import DraftPick, DraftReceive, MainPlay, MainResult
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
@@ -79,6 +79,8 @@ class RpsPokerMatch(MatchState):
         self.turn = 0
         self.base = ""
         self._offered: list[list[str]] = [[], []]
+        self._received: list[set[str]] = [set(), set()]
+        """The cards each seat was given in the draft, which the other seat therefore knows."""
         self._deal_draft()
 
     # The draft ----------------------------------------------------------
@@ -130,6 +132,9 @@ class RpsPokerMatch(MatchState):
             raise IllegalAction(f"index {action} is out of range for {what}")
         return action
 
+    def legal_actions(self, seat: int) -> list[Any]:
+        return list(range(2 if self.in_draft else len(self.hands[seat])))
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         return self._draft(actions) if self.in_draft else self._play(actions)
 
@@ -140,6 +145,7 @@ class RpsPokerMatch(MatchState):
         for seat in (0, 1):
             received = given[1 - seat]
             self.decks[seat] += [kept[seat], received]
+            self._received[seat].add(received)
             step.notices.append((seat, DraftReceive(round=self.draft_round, card=received)))
         step.narration.append(
             f"Draft {self.draft_round}: A keeps {kept[0]} (gives {given[0]}), B keeps {kept[1]} (gives {given[1]})"
@@ -186,6 +192,11 @@ class RpsPokerMatch(MatchState):
             self.turn += 1
         return step
 
+    def secrets(self, seat: int) -> set[str]:
+        """The seat's cards (offered, in its deck, in hand) but those the other seat gave it; a card played is shown."""
+        held = set(self.decks[seat]) | set(self.hands[seat]) | (set(self._offered[seat]) if self.in_draft else set())
+        return held - self._received[seat]
+
     def result(self) -> Result:
         return points_result(self.points)
 
@@ -210,6 +221,8 @@ class RpsPoker(Game):
     )
     params_table = PARAMS
     points_name: ClassVar[str] = "turns won"
+    messages: ClassVar[tuple[type[Message], ...]] = (DraftPick, DraftReceive, MainPlay, MainResult)
+    view: ClassVar[str] = ".rps_poker_view:RpsPokerView"
 
     def new_match(self, seed: int) -> RpsPokerMatch:
         return RpsPokerMatch(seed)

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from protocol import SEATS, Result
+from protocol import SEATS, Message, Result
 from protocol.six_card_poker import PokerSet, PokerShowdown, PokerSplit
 
 from ._base import Game, IllegalAction, MatchState, Param, Step, forfeit_result, points_result
@@ -183,6 +183,10 @@ class SixCardPokerMatch(MatchState):
     def legal_actions(self, seat: int) -> list[Any]:
         return all_splits()
 
+    def secrets(self, seat: int) -> set[tuple[int, ...]]:
+        """The seat's sorted hand of the deal in play, until the showdown shows both splits."""
+        return set() if self.is_over else {tuple(self.hands[seat])}
+
     def apply(self, actions: Mapping[int, Any]) -> Step:
         splits = [split_of(self.hands[s], actions[s]) for s in (0, 1)]
         won = hands_won(splits[0], splits[1])
@@ -236,6 +240,8 @@ class SixCardPoker(Game):
     params_table = PARAMS
     duplicate_deals: ClassVar[bool] = True
     points_name: ClassVar[str] = "deals won"
+    messages: ClassVar[tuple[type[Message], ...]] = (PokerSet, PokerShowdown)
+    view: ClassVar[str] = ".six_card_poker_view:SixCardPokerView"
 
     def points_total(self) -> float:
         deals = self.params["deals"]

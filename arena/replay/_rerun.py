@@ -69,7 +69,10 @@ def rules_for(log: LoggedMatch) -> Game:
     cls = GAMES.get(name)
     if cls is None:
         known = ", ".join(sorted(GAMES))
-        raise RulesUnavailable(f"{log.path}: the game {log.game!r} is not in this arena (it has {known})")
+        raise RulesUnavailable(
+            f"{log.path}: the game {log.game!r} is not in this arena (it has {known}); a plugin game: install its"
+            " package, or name its file with --game-module"
+        )
     if version != str(cls.version):
         raise RulesUnavailable(
             f"{log.path} was played under {name} rules version {version or '?'}, and this arena has "
@@ -107,6 +110,8 @@ class _Runner:
             SEATS.index(f["seat"]): f for f in log.faults if f.get("request_id") is None and f.get("seat") in SEATS
         }
         self.frames: list[Frame] = [Frame("match start")]
+        self.shown_failed = ""
+        """Why the game's ``shown`` could not be drawn ("" when it could, or the game has none)."""
         self.told_score: list[float] | None = None
         """The latest score a message told a seat, for games whose state keeps no ``points``."""
 
@@ -125,6 +130,22 @@ class _Runner:
         fault = self.notice_faults.get(seat)
         if fault is not None and kind == "notice" and len(self.sent[seat]) == len(self.log.sent[seat]):
             raise _Faulted([fault])
+
+    def shown(self, state: MatchState) -> dict[str, Any] | None:
+        """What ``state`` shows now as plain data (copied: the state goes on), or ``None``.
+
+        A game's ``shown`` is its author's code run on every step: one that
+        fails, or shows what is not plain data, leaves the replay without a
+        generic table (saying why), never without its steps.
+        """
+        if self.shown_failed:
+            return None
+        try:
+            shown = state.shown()
+            return None if shown is None else dict(msgspec.to_builtins(shown))
+        except Exception as exc:  # a plugin's code: reported on the page, not raised
+            self.shown_failed = f"{type(self.game).__name__}'s shown() failed: {type(exc).__name__}: {exc}"
+            return None
 
     def send_all(self, notices: list[tuple[int, protocol.Notice]]) -> None:
         for seat, message in notices:
@@ -212,6 +233,7 @@ class _Runner:
                     self.send(seat, start, logged_limits or None)
                 opening = state.start()
                 self.send_all(opening.notices)
+                self.frames[0].shown = self.shown(state)
                 # What the game says as it opens (Badugi's first hand) heads the first frame.
                 pending = [Event("narration", text=line) for line in opening.narration]
                 while not state.is_over:
@@ -235,12 +257,15 @@ class _Runner:
                     frame.events += [Event("narration", text=line) for line in step.narration]
                     self.send_all(step.notices)
                     frame.score = score_of(state) or self.told_score
+                    frame.shown = self.shown(state)
                 result = state.result()
             except _Faulted as faulted:
                 faults = faulted.faults
                 offenders = frozenset(SEATS.index(f["seat"]) for f in faults)
                 reason = "; ".join(f"{f['seat']} {f['kind']}: {f['reason']}" for f in faults)
                 result = state.forfeit(offenders, reason)
+                if self.frames[-1].shown is None:
+                    self.frames[-1].shown = self.shown(state)
                 if not any(e.kind == "fault" for e in self.frames[-1].events):
                     for f in faults:
                         self.frames[-1].events.append(
@@ -259,7 +284,8 @@ class _Runner:
     def _end(self, result: Result, faults: list[dict[str, Any]]) -> None:
         self.result = msgspec.to_builtins(result)
         points = [float(p) for p in result.points]
-        self.frames.append(Frame("result", [Event("result", msg=self.result)], score=points))
+        shown = self.frames[-1].shown if self.frames else None
+        self.frames.append(Frame("result", [Event("result", msg=self.result)], score=points, shown=shown))
         faulted = {f["seat"] for f in faults}
         for seat in (0, 1):
             if SEATS[seat] not in faulted:
@@ -276,6 +302,7 @@ class _Runner:
             frames=self.frames,
             source="rules",
             result=result,
+            note=self.shown_failed,
         )
 
 

@@ -9,6 +9,11 @@ that belongs to the next step, whose table shows the new hand.
 
 Each drawn table also carries what the view said during its step (``say``),
 the turn or hand it is in (``period``) and the running score (``running``).
+
+A game without a view is drawn by the generic table
+(:func:`~arena.games._view.generic_table`) from what its rules showed after
+each step (``Frame.shown``, recorded when the rules re-ran the log): a seat's
+private part only in that seat's view.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..games import TableView, view_for
+from ..games._view import generic_table
 from ._timeline import Timeline
 
 VIEWS: dict[str, frozenset[int]] = {"all": frozenset({0, 1}), "A": frozenset({0}), "B": frozenset({1})}
@@ -33,7 +39,7 @@ def tables(
     """Per view, the table at the end of each frame; :class:`NoTable` when it cannot be drawn."""
     cls = view_for(timeline.game)
     if cls is None:
-        raise NoTable(f"{timeline.game} has no table view")
+        return TableView, generic_tables(timeline, views)
     followers = {name: cls(params, timeline.names, VIEWS[name]) for name in views}
     out: dict[str, list[dict[str, Any]]] = {name: [] for name in views}
     try:
@@ -69,3 +75,20 @@ def _drawn(view: TableView) -> dict[str, Any]:
         "period": list(period) if period else None,
         "running": view.running(),
     }
+
+
+def generic_tables(timeline: Timeline, views: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Per view, the generic table of each frame, from what the rules showed; :class:`NoTable` when they showed
+    nothing (the game declares no ``shown``, or the log was not re-run by the rules)."""
+    if not any(frame.shown is not None for frame in timeline.frames):
+        why = timeline.note or (
+            "its rules show nothing (MatchState.shown)" if timeline.source == "rules" else "the rules did not re-run it"
+        )
+        raise NoTable(f"{timeline.game} has no table view, and no generic table: {why}")
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in views}
+    last: dict[str, Any] = {}
+    for frame in timeline.frames:
+        last = frame.shown if frame.shown is not None else last
+        for name in views:
+            out[name].append(generic_table(last, VIEWS[name]))
+    return out

@@ -6,6 +6,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -13,6 +14,7 @@ from rich.text import Text
 from protocol import SEATS
 
 from ..games import score_text
+from ..games._view import HIDDEN, Zone, generic_table
 from ._render import Renderer, Seg
 from ._timeline import Event, Frame, Timeline
 
@@ -85,7 +87,35 @@ def frame_lines(timeline: Timeline, index: int, renderer: Renderer, *, colour: b
         if timeline.seat is not None:
             score.append("  (as this seat was told)", style="dim")
         lines.append(score)
+    lines += table_lines(timeline, frame)
     return lines
+
+
+def table_lines(timeline: Timeline, frame: Frame) -> list[Text]:
+    """The generic table after ``frame``, in words, for a game that shows it: the table's, then each seat's.
+
+    Drawn for the seats the timeline is of: one seat's replay (``--seat``) shows the other's private part as
+    ``hidden``, as the page does.
+    """
+    if frame.shown is None:
+        return []
+    seen = frozenset({0, 1}) if timeline.seat is None else frozenset({timeline.seat})
+    table = generic_table(frame.shown, seen)
+    rows: list[tuple[str, int | None, Any, Any]] = [("table", None, table["info"], table["center"])]
+    rows += [(timeline.names[s], s, part["stats"], part["zones"]) for s, part in enumerate(table["seats"])]
+    lines = []
+    for label, seat, stats, zones in rows:
+        line = Text("  ")
+        line.append(f"{label}: ", style="dim" if seat is None else _SEAT_STYLE[seat])
+        line.append(" · ".join([*(f"{k} {v}" for k, v in stats), *(_zone_words(z) for z in zones)]))
+        lines.append(line)
+    return lines
+
+
+def _zone_words(zone: Zone) -> str:
+    if zone.get("note") == HIDDEN and not zone["cards"]:
+        return f"{zone['label']} (hidden)"
+    return f"{zone['label']} {' '.join(zone['cards']) or '-'}"
 
 
 def header_lines(timeline: Timeline) -> list[Text]:

@@ -40,6 +40,8 @@ class Frame:
     """Running points of A and B after this step, when known."""
     t: float | None = None
     """When the step's first request was sent, in the log's seconds since the match began."""
+    shown: dict[str, Any] | None = None
+    """What the rules showed after this step (``MatchState.shown`` as plain data), for a game without a view."""
 
 
 @dataclass
@@ -141,6 +143,13 @@ def from_log(log: LoggedMatch, note: str = "") -> Timeline:
     )
 
 
+def seat_part(shown: dict[str, Any], seat: int) -> dict[str, Any]:
+    """``shown`` without the other seat's private part: what ``seat`` may see."""
+    private = list(shown.get("private") or ({}, {}))
+    private[1 - seat] = {label: None for label in private[1 - seat]}
+    return {**shown, "private": private}
+
+
 def for_seat(timeline: Timeline, seat: int) -> Timeline:
     """Only what ``seat`` was told and answered: its messages, its answers, its faults."""
     frames = []
@@ -153,7 +162,8 @@ def for_seat(timeline: Timeline, seat: int) -> Timeline:
         for event in events:
             if event.kind in ("request", "notice") and event.msg is not None:
                 score = score_from(event.msg, seat) or score
-        frames.append(Frame(frame_title(requests) if requests else frame.title, events, score, frame.t))
+        shown = seat_part(frame.shown, seat) if frame.shown is not None else None
+        frames.append(Frame(frame_title(requests) if requests else frame.title, events, score, frame.t, shown))
     return Timeline(
         game=timeline.game,
         title=timeline.title,

@@ -18,6 +18,7 @@ from ..bots.spec import resolve
 from ..competition.cli import competition_args
 from ..competition.results import chosen_competition, find_match
 from ..competition.store import Store
+from ..supervisor.options import game_module_args
 from ._log import LoggedMatch, load_log
 from ._page import match_page, timeline_of
 from ._regress import regress
@@ -64,6 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--html", type=Path, metavar="OUT.html", help="write a self-contained page that steps through the match"
     )
     parser.add_argument("--no-color", action="store_true", help="no colours in the terminal")
+    game_module_args(parser)
     parser.set_defaults(handler=cmd_replay)
 
 

@@ -11,6 +11,7 @@ import trio
 
 from .._errors import ConfigError
 from ..competition.config import effective_jobs
+from ..supervisor.options import game_module_args
 from .client import EXTENSIONS
 from .config import ServerConfig, load
 
@@ -184,6 +185,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="check this config as strangers would meet it (no seed in the config or on the pages, the data"
         " unreadable from a jail, every `arena sandbox` canary held), print PASS/FAIL lines, and exit",
     )
+    game_module_args(serve)
     serve.set_defaults(handler=cmd_serve)
 
     submit_parser = sub.add_parser(

@@ -4,6 +4,7 @@
 
     name = "RPS Poker ladder"
     game = "rps-poker"
+    game_module = "my_game.py"      # optional: a Python file defining the game, when no installed package has it
     max_faults = 10                 # more faults than this and a version is disqualified
     jobs = 2                        # matches at once (default: the CPU count)
     workers = 1                     # 1: matches in a worker process (the default when jobs >= 2); 0: in the server's
@@ -59,11 +60,19 @@ from typing import Any
 from protocol import Limits
 
 from .._errors import ConfigError
-from ..competition.config import DEFAULT_MAX_FAULTS, _check_game, _Checker, _limits, expand_bot, read_toml
+from ..competition.config import (
+    DEFAULT_MAX_FAULTS,
+    _check_game,
+    _Checker,
+    _limits,
+    expand_bot,
+    load_game_file,
+    read_toml,
+)
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 
-_TOP = {"name", "game", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
+_TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
     "ladder": {"placement_pairs", "pair_budget", "version_slots"},
@@ -100,6 +109,8 @@ class ServerConfig:
     """Everything a competition server needs to know, checked."""
 
     game: str
+    game_module: Path | None = None
+    """A Python file defining the game (``game_module =``), loaded when the config was read."""
     name: str = ""
     max_faults: int = DEFAULT_MAX_FAULTS
     jobs: int = 0
@@ -160,6 +171,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     if game is None:
         raise ConfigError(f"{path}: the key 'game' is missing (for example game = \"rps-poker\")")
     params = check.get(data, ("params",), dict, {})
+    game_module = load_game_file(check, data, base)
     _check_game(check, game, params)
     tables = {name: check.get(data, (name,), dict, {}) for name in _TABLES}
     for name, keys in _TABLES.items():
@@ -204,6 +216,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         )
     return ServerConfig(
         game=game,
+        game_module=game_module,
         name=check.get(data, ("name",), str, ""),
         max_faults=number("", "max_faults", DEFAULT_MAX_FAULTS, 0),
         jobs=number("", "jobs", 0, 0),

@@ -35,7 +35,7 @@ import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
-from ..bots.samples import sample_bots
+from ..bots.samples import samples_of
 from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
@@ -413,8 +413,8 @@ class Competition:
             for text, base in self.config.house_bots:
                 with contextlib.suppress(ArenaError):
                     names.add(resolve(text, base=base).name)
-            samples = sample_bots() / self.game.id
-            if samples.is_dir():
+            samples = samples_of(self.game)
+            if samples is not None and samples.is_dir():
                 names.update(path.name for path in samples.iterdir() if path.is_dir())
             self._reserved = frozenset(name.casefold() for name in names)
         return self._reserved

@@ -15,6 +15,7 @@ import msgspec
 from protocol import Limits
 
 from .._errors import ConfigError
+from ..games import load_game_module
 from ..sandbox import DEFAULT_MINIMUM, LEVELS, check_minimum
 
 
@@ -114,3 +115,20 @@ def limits_with_sandbox(args: argparse.Namespace, limits: Limits) -> Limits:
             limits, memory_bytes=args.memory << 20, processes=args.max_processes, disk_bytes=args.disk << 20
         )
     return limits
+
+
+def game_module_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--game-module FILE``, for every command that takes a game: the file's games join the installed ones."""
+    parser.add_argument(
+        "--game-module",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a Python file defining a game (a Game subclass) to use beside the installed games; may be repeated",
+    )
+
+
+def load_game_modules(args: argparse.Namespace) -> None:
+    """Register the games of the files ``--game-module`` named (a one-line error for a file that cannot be)."""
+    for path in getattr(args, "game_module", None) or ():
+        load_game_module(path)

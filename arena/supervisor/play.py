@@ -24,7 +24,7 @@ from ._process import SpawnOptions, bot_environment, open_bot
 from .build import ensure_built
 from .match import MatchRecord, MatchRunner, Seat
 from .matchlog import MatchLog
-from .wires import WIRES, Wire, wire_for
+from .wires import WIRES, wire_for
 
 QUIT_LINE = protocol.encode(protocol.Quit())
 
@@ -122,7 +122,9 @@ async def _say_goodbye(seat: Seat) -> None:
 
 def goodbye_line(protocol_name: str) -> bytes:
     """What a bot is sent before its input closes: ``quit``, or nothing for a text protocol (it has no framing)."""
-    line = WIRES.get(protocol_name, Wire)().encode(protocol.Quit())
+    if protocol_name not in WIRES:  # a game's own text protocol (or an unknown name, refused before any match)
+        return b""
+    line = WIRES[protocol_name]().encode(protocol.Quit())
     return line if line is not None else b""
 
 

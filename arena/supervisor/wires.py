@@ -34,7 +34,7 @@ from protocol import Request
 from protocol.gops import GopsBid, GopsResult
 
 from .._errors import ConfigError, InvalidJson, ProtocolViolation
-from ..games import Game
+from ..games import Game, TextProtocol
 
 
 class Wire:
@@ -77,10 +77,14 @@ def unexpected_answer(answer_id: int, pending: int | None, last_sent: int, *, un
 
 
 def wire_for(protocol_name: str, game: Game) -> Wire:
-    """The wire for a bot that speaks ``protocol_name`` in ``game``."""
+    """The wire for a bot that speaks ``protocol_name`` in ``game`` (Arena's own, or one the game declares)."""
     cls = WIRES.get(protocol_name)
     if cls is None:
-        raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {', '.join(sorted(WIRES))}")
+        own = {text.name: text for text in game.text_protocols}
+        if protocol_name in own:
+            return GameTextWire(own[protocol_name]())
+        known = ", ".join(sorted([*WIRES, *own]))
+        raise ConfigError(f"unknown bot protocol {protocol_name!r}; known: {known}")
     if cls.games and game.id not in cls.games:
         raise ConfigError(f"bot protocol {protocol_name!r} is for {', '.join(sorted(cls.games))}, not {game.id}")
     return cls()
@@ -114,6 +118,26 @@ class GopsTextWire(Wire):
         if len(digits.lstrip(b"+-")) > _MAX_DIGITS:
             raise ProtocolViolation(f"the number {digits[:20].decode()}... is too long to be a bid")
         return protocol.Answer(id=request.id, action=int(digits))
+
+
+class GameTextWire(Wire):
+    """A text protocol a game declares (:class:`~arena.games.TextProtocol`), as a wire."""
+
+    def __init__(self, text: TextProtocol) -> None:
+        super().__init__()
+        self.text = text
+        self.name = text.name
+
+    def encode(self, message: protocol.Message) -> bytes | None:
+        line = self.text.line(message)
+        return None if line is None else line.replace("\n", " ").encode() + b"\n"
+
+    def decode(self, line: bytes, request: Request) -> protocol.Answer:
+        try:
+            action = self.text.action(line, request)
+        except ValueError as exc:
+            raise ProtocolViolation(f"{self.name}: {exc}") from None
+        return protocol.Answer(id=request.id, action=action)
 
 
 WIRES: dict[str, type[Wire]] = {"json": Wire, GopsTextWire.name: GopsTextWire}

@@ -1,0 +1,363 @@
+"""The conformance kit's playouts: random matches of a game, played with no bot and no process.
+
+A :class:`Playout` drives a :class:`~arena.games.MatchState` the way the
+supervisor does, with a seeded random player answering every request from
+the game's legal actions (``legal_actions`` when the game lists them, else
+candidates harvested from the request and kept when the game's own ``check``
+accepts them, after OpenSpiel's ``random_sim_test``). While it plays it can
+audit what the kit checks: that the match ends within the game's declared
+length, that junk answers are refused with ``IllegalAction`` and change
+nothing, that no message to one seat carries a secret of the other's, and
+that every message goes through the codec unchanged. A problem is a
+:class:`KitFailure` naming the seed and the step, so the author can replay it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+import traceback
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+import protocol
+from protocol import Message, Notice, Request
+from protocol.codec import message_types
+
+from ..games import Game, IllegalAction, MatchState
+
+JUNK: tuple[Any, ...] = (
+    None,
+    True,
+    -1,
+    10**30,
+    1.5,
+    "",
+    "?",
+    "\x00",
+    [],
+    [[]],
+    [None],
+    {},
+    {"x": 1},
+    {"high": None},
+    [-1, 10**30],
+    "fold" * 1000,
+)
+"""Answers that no sensible game takes; each must be refused with ``IllegalAction`` or accepted, never raise else."""
+
+
+class KitFailure(Exception):
+    """A game broke one of the kit's rules; the message says which, at what seed and step."""
+
+
+class Endless(KitFailure):
+    """A match did not end within the game's declared length (the termination check's failure, met by any)."""
+
+
+@dataclass
+class Audit:
+    """What a playout checks as it goes (each costs time, so a check turns on only its own)."""
+
+    junk: bool = False
+    """Offer every request the :data:`JUNK` answers (and the other seat's legal answers) before a legal one."""
+    secrets: bool = False
+    """Fail when a message to a seat carries a secret of the other seat's (:meth:`MatchState.secrets`)."""
+    codec: bool = False
+    """Fail when a message does not come back unchanged through the codec's encoder and decoder."""
+    deal: bool = False
+    """Keep each seat's secrets at the start and when it is first asked (:attr:`Playout.first_asked`)."""
+
+
+@dataclass
+class Playout:
+    """One random match of ``game`` from ``seed``: its messages, each prefixed by its seat, and its end."""
+
+    game: Game
+    seed: int
+    audit: Audit = field(default_factory=Audit)
+    chooser_seed: int | None = None
+    """Seeds the random player (default: the deal's seed); another value plays the same deal differently."""
+    lines: list[bytes] = field(default_factory=list)
+    requests: list[int] = field(default_factory=lambda: [0, 0])
+    steps: int = 0
+    state: MatchState | None = None
+    opening: list[Any] = field(default_factory=list)
+    first_asked: dict[int, tuple[int, int, list[str]]] = field(default_factory=dict)
+    """For each seat, when it was first asked (the step, the messages sent before) and its secrets then."""
+    """What the deal gave before anyone chose anything: the first notices and requests, and each seat's secrets."""
+    seen_types: set[str] = field(default_factory=set)
+    kept_secrets: bool = False
+    """Whether a seat had a secret at some message (a game with no hidden information never has)."""
+    _held: list[set[Any]] = field(default_factory=lambda: [set(), set()])
+
+    def play(self, *, stop_at: int | None = None) -> Playout:
+        """Play to the end (or ``stop_at`` steps, 0 for the deal alone); raise :class:`KitFailure` at a broken rule."""
+        try:
+            self._play(stop_at)
+        except KitFailure:
+            raise
+        except Exception as exc:  # the game's own code raised: the kit reports it with where, not a traceback dump
+            raise self.failure(f"the game raised {exception_text(exc)}") from exc
+        return self
+
+    def failure(self, text: str, kind: type[KitFailure] = KitFailure) -> KitFailure:
+        """A :class:`KitFailure` saying ``text`` at this seed and step."""
+        return kind(f"seed {self.seed}, step {self.steps}: {text}")
+
+    def _play(self, stop_at: int | None) -> None:
+        game = self.game
+        chooser = random.Random(self.seed if self.chooser_seed is None else self.chooser_seed)
+        prober = random.Random(~self.seed)  # junk of its own stream, so offering it leaves the play as it was
+        self.state = state = game.new_match(self.seed)
+        limit = game.max_requests()
+        self._send(state.start().notices)
+        first = state.requests() if not state.is_over else {}
+        self.opening = [
+            *self.lines,
+            *[_line(seat, request) for seat, request in sorted(first.items())],
+            *[sorted(map(repr, secrets_of(state, seat))) if self.audit.deal else None for seat in (0, 1)],
+        ]
+        while not state.is_over and self.steps != stop_at:
+            self.steps += 1
+            if (
+                self.audit.secrets
+            ):  # what a seat held before a step is its own to be told of, though the other holds it now
+                self._held = [set(secrets_of(state, 0)), set(secrets_of(state, 1))]
+            requests = state.requests()
+            if not requests:
+                raise self.failure("the match is not over, yet no seat is asked to act", Endless)
+            actions = {}
+            for seat, request in sorted(requests.items()):
+                self.requests[seat] += 1
+                if self.requests[seat] > limit:
+                    raise self.failure(
+                        f"seat {'AB'[seat]} was asked more than max_requests() = {limit} requests: "
+                        "the match does not end within the game's declared length",
+                        Endless,
+                    )
+                if self.audit.deal and seat not in self.first_asked:
+                    self.first_asked[seat] = (self.steps, len(self.lines), sorted(map(repr, secrets_of(state, seat))))
+                self._send([(seat, request)])
+                if self.audit.secrets:  # what a seat is asked about is its own (its card), whatever the other gets next
+                    self._held[seat].update(values_in(msgspec.to_builtins(request)))
+                options = legal_options(state, seat, request)
+                if not options:
+                    raise self.failure(f"no legal answer found for seat {'AB'[seat]} to {_short(request)}")
+                if self.audit.junk:
+                    self._offer_junk(state, seat, request, prober)
+                actions[seat] = state.check(seat, chooser.choice(options))
+            self._send(state.apply(actions).notices)
+
+    def _send(self, messages: Iterable[tuple[int, Message]]) -> None:
+        assert self.state is not None
+        for seat, message in messages:
+            line = protocol.encode(message)
+            self.lines.append(str(seat).encode() + line)
+            if self.audit.codec:
+                self._check_codec(message, line)
+            if self.audit.secrets:
+                self._check_secrets(self.state, seat, message)
+
+    def _check_codec(self, message: Message, line: bytes) -> None:
+        if not isinstance(message, Notice | Request):
+            raise self.failure(f"{type(message).__name__} is neither a Notice nor a Request")
+        tag = message.__struct_config__.tag
+        if not isinstance(tag, str):
+            raise self.failure(f"{type(message).__name__} has no tag: declare it as class X(Notice, tag='x_name')")
+        self.seen_types.add(tag)
+        fields = msgspec.json.decode(line)
+        if isinstance(message, Notice) and "id" in fields:
+            raise self.failure(f"notice {tag} has a key named 'id': bots take any message with an id for a request")
+        try:
+            back = _decoder().decode(line)
+        except msgspec.DecodeError as exc:
+            raise self.failure(f"{tag} does not decode as its own Struct ({exc}): {_clip(line)}") from None
+        if back != message or protocol.encode(back) != line:
+            raise self.failure(f"{tag} does not come back unchanged through the codec: {_clip(line)}")
+
+    def _check_secrets(self, state: MatchState, seat: int, message: Message) -> None:
+        theirs = set(secrets_of(state, 1 - seat))
+        self.kept_secrets = self.kept_secrets or bool(theirs)
+        other = theirs - set(secrets_of(state, seat)) - self._held[seat]
+        shown = other.intersection(values_in(msgspec.to_builtins(message)))
+        if shown:
+            raise self.failure(
+                f"a message to seat {'AB'[seat]} shows seat {'AB'[1 - seat]}'s secret "
+                f"{', '.join(sorted(map(repr, shown)))} before the rules reveal it: {_short(message)}"
+            )
+
+    def _offer_junk(self, state: MatchState, seat: int, request: Request, chooser: random.Random) -> None:
+        offers = [*JUNK, chooser.random(), [chooser.randrange(-3, 60) for _ in range(chooser.randrange(1, 7))]]
+        for answer in offers:
+            try:
+                state.check(seat, answer)
+            except IllegalAction:
+                continue
+            except Exception as exc:
+                raise self.failure(
+                    f"the answer {answer!r:.60} to {_short(request)} raised {exception_text(exc)}, "
+                    "not IllegalAction (a bot's bad answer must be refused, never crash the referee)"
+                ) from exc
+
+    def digest(self) -> str:
+        """A SHA-256 of every message and the result: equal digests mean the same match, byte for byte."""
+        assert self.state is not None
+        hasher = hashlib.sha256()
+        for line in self.lines:
+            hasher.update(line)
+        if self.state.is_over:
+            hasher.update(protocol.encode(self.state.result()))
+        return hasher.hexdigest()
+
+
+def secrets_of(state: MatchState, seat: int) -> set[Any]:
+    """``seat``'s secrets: what :meth:`MatchState.secrets` declares, else the words and lists of ``shown().private``.
+
+    Raises ``NotImplementedError`` for a game that declares neither.
+    """
+    try:
+        return set(state.secrets(seat))
+    except NotImplementedError:
+        shown = state.shown()
+        if shown is None:
+            raise
+    # Bare numbers are left out: a card written 7 cannot be told from a turn or a score of 7.
+    return {
+        value for item in shown.private[seat].values() for value in values_in(item) if isinstance(value, str | tuple)
+    }
+
+
+def _line(seat: int, message: Message) -> bytes:
+    return str(seat).encode() + protocol.encode(message)
+
+
+_decoders: dict[tuple[type[Message], ...], protocol.MessageDecoder] = {}
+
+
+def _decoder() -> protocol.MessageDecoder:
+    """A decoder of every message type imported so far (a game loaded later brings new ones)."""
+    types = tuple(message_types())
+    if types not in _decoders:
+        _decoders.clear()
+        _decoders[types] = protocol.MessageDecoder()
+    return _decoders[types]
+
+
+def values_in(value: Any) -> Iterator[Any]:
+    """Every value inside a message's fields, whole lists too (as tuples), for matching against secrets."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key != "type":
+                yield from values_in(item)
+    elif isinstance(value, list | tuple):
+        yield tuple(_hashable(item) for item in value)
+        for item in value:
+            yield from values_in(item)
+    elif isinstance(value, str | int) and not isinstance(value, bool):
+        yield value
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((key, _hashable(item)) for key, item in value.items()))
+    return value
+
+
+def _harvest(value: Any) -> list[Any]:
+    """Every string and integer inside a request's fields."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [x for item in value for x in _harvest(item)]
+    if isinstance(value, dict):
+        return [x for item in value.values() for x in _harvest(item)]
+    return []
+
+
+def candidates(request: Request) -> list[Any]:
+    """Answers worth trying for a game that does not list its legal actions."""
+    fields = msgspec.to_builtins(request)
+    fields.pop("type", None)
+    fields.pop("id", None)
+    pool: list[Any] = list(range(-1, 21))
+    pool += [x for x in _harvest(fields) if x not in pool]
+    pool += [list(c) for size in range(5) for c in itertools.combinations(range(6), size)]
+    return pool
+
+
+def legal_options(state: MatchState, seat: int, request: Request) -> list[Any]:
+    """The answers the game takes from ``seat`` now: its listed legal actions, else the candidates it accepts."""
+    try:
+        return state.legal_actions(seat)
+    except NotImplementedError:
+        pass
+    found = []
+    for action in candidates(request):
+        try:
+            state.check(seat, action)
+        except IllegalAction:
+            continue
+        found.append(action)
+    return found
+
+
+def check_result(playout: Playout) -> None:
+    """The finished match's result adds up: two scores, the winner ahead, the game's fixed total kept."""
+    assert playout.state is not None
+    result = playout.state.result()
+    total = playout.game.points_total()
+    if len(result.points) != 2:
+        raise playout.failure(f"the result has {len(result.points)} scores, not 2")
+    if result.forfeit or result.reason:
+        raise playout.failure("a match played to its end without faults has a forfeit in its result")
+    if total is not None and abs(sum(result.points) - total) > 1e-9:
+        raise playout.failure(f"the points {result.points} do not add up to points_total() = {total}")
+    if result.winner is None and result.points[0] != result.points[1]:
+        raise playout.failure(f"a draw with unequal points {result.points}")
+    if result.winner is not None:
+        winner = "AB".index(result.winner)
+        if not result.points[winner] > result.points[1 - winner]:
+            raise playout.failure(f"the winner {result.winner} does not have more points: {result.points}")
+
+
+def check_forfeit(playout: Playout) -> None:
+    """A fault now is a loss for the offender, whichever seat it is, and both faulting is nobody's win."""
+    state = playout.state
+    assert state is not None
+    for offender in (0, 1):
+        result = state.forfeit(frozenset({offender}), "kit")
+        if result.winner != "AB"[1 - offender] or result.forfeit != ["AB"[offender]]:
+            raise playout.failure(f"a fault by seat {'AB'[offender]} is not a loss for it: {result}")
+    both = state.forfeit(frozenset({0, 1}), "kit")
+    if both.winner is not None or both.forfeit != ["A", "B"]:
+        raise playout.failure(f"a fault by both seats at once has a winner: {both}")
+
+
+def digests(game: Game, seeds: Iterable[int]) -> list[str]:
+    """The digest of a random playout from each seed (the determinism check compares them across processes)."""
+    return [Playout(game, seed).play().digest() for seed in seeds]
+
+
+def _short(message: Message) -> str:
+    return _clip(protocol.encode(message))
+
+
+def _clip(line: bytes, limit: int = 160) -> str:
+    text = line.decode("utf-8", "replace").rstrip("\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``Type: message`` and the innermost frame, so the author finds the line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {str(exc)[:200]}{where}"

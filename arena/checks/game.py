@@ -1,0 +1,358 @@
+"""``arena check-game GAME``: the conformance kit a game passes before anyone writes a bot for it.
+
+Random matches, played with no bot and no process (:mod:`arena.checks._kit`),
+prove five things of a game, one ``PASS``/``FAIL`` line each:
+
+* **determinism**: the same seed and the same answers give the same messages
+  byte for byte, played twice here and once in each of two other Python
+  processes (with other hash seeds, so set and dict order cannot hide);
+* **termination**: matches of random legal play end, no seat asked more than
+  the game's declared ``max_requests()``, results that add up, forfeits that
+  are the offender's loss;
+* **illegal answers**: junk answers are refused with ``IllegalAction``, never
+  another exception, and refusing them changes nothing of the match;
+* **hidden information**: no message to one seat carries a secret of the
+  other's (``MatchState.secrets``) before the rules reveal it;
+* **duplicate fairness**: the deal (the start's notices, the first requests,
+  each seat's secrets before anyone answers and when it is first asked) is
+  the same whoever plays it, so a deal played again with the seats swapped gives each
+  bot what the other had; or the game says it is not duplicable
+  (``duplicate_deals = False``) and tournaments play each deal once and say
+  so. Cards dealt later are not compared: a draw game deals them by the
+  answers, as its rules say;
+* **messages**: every message goes through the codec and back unchanged, the
+  game declares the messages it sends, and the JSON examples on its rules
+  page decode to its Structs and encode back to the same text.
+
+Sizes are budgets (``--matches``, ``--requests``): the kit stops a check at
+whichever comes first, so a long game is checked over as many requests as a
+short one and every game takes seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+import protocol
+
+from ..bots.samples import rules_file
+from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
+from ..supervisor.options import game_module_args, load_game_modules, number, params_from
+from ._kit import (
+    Audit,
+    Endless,
+    KitFailure,
+    Playout,
+    check_forfeit,
+    check_result,
+    digests,
+    exception_text,
+    secrets_of,
+)
+from .bot import Check
+from .hints import printable
+
+SEATED_STEPS = 4
+"""Steps played by the duplicate fairness check: enough for each seat to be asked once in a game's first turns."""
+UNPROVEN = 'not proven: a match did not end (see "termination")'
+CHECKS = ("determinism", "termination", "illegal answers", "hidden information", "duplicate fairness", "messages")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much random play the checks do; each check stops at whichever of its budgets runs out first."""
+
+    matches: int = 2000
+    """Matches of random legal play for the termination check (a tenth of them for each audited check)."""
+    requests: int = 20_000
+    """Requests answered in all by the termination check (a fifth of them by each audited check)."""
+    determinism: int = 20
+    """Seeds replayed in each process by the determinism check, at most."""
+    deals: int = 200
+    """Deals dealt twice, to other players, by the duplicate fairness check."""
+    seed: int = 0
+    """The first seed; the checks play seeds ``seed``, ``seed + 1``, ..."""
+
+    @property
+    def audited(self) -> int:
+        """Matches for each of the slower audited checks (junk answers, secrets, messages, determinism)."""
+        return max(1, self.matches // 10)
+
+    @property
+    def audited_requests(self) -> int:
+        """Requests answered by each audited check."""
+        return max(1, self.requests // 5)
+
+
+def check_game(
+    game: Game, sizes: Sizes = Sizes(), *, modules: tuple[str, ...] = (), say: Callable[[str], None] | None = None
+) -> list[Check]:
+    """Run every check on ``game``; ``modules`` are the ``--game-module`` files the other processes need."""
+    sizes = sizes or Sizes()
+    checks = []
+    runs: list[tuple[str, Callable[[], Check]]] = [
+        ("determinism", lambda: _determinism(game, sizes, modules)),
+        ("termination", lambda: _termination(game, sizes)),
+        ("illegal answers", lambda: _illegal_answers(game, sizes)),
+        ("hidden information", lambda: _hidden_information(game, sizes)),
+        ("duplicate fairness", lambda: _duplicate_fairness(game, sizes)),
+        ("messages", lambda: _messages(game, sizes)),
+    ]
+    for name, run in runs:
+        started = time.perf_counter()
+        try:
+            check = run()
+        except Endless as failure:  # the termination check says so; another check is left unproven, not failed twice
+            check = Check(name, False, str(failure)) if name == "termination" else Check(name, None, UNPROVEN)
+        except KitFailure as failure:
+            check = Check(name, False, str(failure))
+        except Exception as exc:  # the game's code raised outside a match (new_match, secrets, shown)
+            check = Check(name, False, f"the game raised {exception_text(exc)}")
+        check.took_s = time.perf_counter() - started
+        checks.append(check)
+        if say is not None:
+            for line in check.lines():
+                say(line)
+    return checks
+
+
+def _budgeted(game: Game, sizes: Sizes, matches: int, requests: int, audit: Audit) -> Iterator[Playout]:
+    """Random playouts, audited as asked, until ``matches`` were played or ``requests`` answered."""
+    answered = 0
+    for seed in range(sizes.seed, sizes.seed + matches):
+        playout = Playout(game, seed, audit).play()
+        yield playout
+        answered += sum(playout.requests)
+        if answered >= requests:
+            return
+
+
+def _determinism(game: Game, sizes: Sizes, modules: tuple[str, ...]) -> Check:
+    count = sum(1 for _ in _budgeted(game, sizes, sizes.determinism, sizes.audited_requests, Audit()))
+    seeds = range(sizes.seed, sizes.seed + count)
+    here = digests(game, seeds)
+    again = digests(game, seeds)
+    for seed, first, second in zip(seeds, here, again, strict=True):
+        if first != second:
+            return Check("determinism", False, f"seed {seed} played twice in one process gave other messages")
+    for hash_seed in ("1", "2"):
+        other = _digests_elsewhere(game, seeds, modules, hash_seed)
+        for seed, first, second in zip(seeds, here, other, strict=True):
+            if first != second:
+                return Check(
+                    "determinism",
+                    False,
+                    f"seed {seed} gave other messages in another process (PYTHONHASHSEED={hash_seed}): "
+                    "does the game use set or dict order, hash(), the clock or an unseeded random?",
+                )
+    return Check("determinism", True, f"{len(seeds)} seeds gave the same messages byte for byte, in 3 processes")
+
+
+def _digests_elsewhere(game: Game, seeds: range, modules: tuple[str, ...], hash_seed: str) -> list[str]:
+    order = json.dumps(
+        {"game": game.game_id, "params": game.params, "modules": list(modules), "seeds": [seeds.start, seeds.stop]}
+    )
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run(
+        [sys.executable, "-c", "from arena.checks.game import digest_main; digest_main()", order],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise KitFailure(f"the game failed in another process: {tail[0][:300]}")
+    found: list[str] = json.loads(done.stdout)
+    return found
+
+
+def digest_main() -> None:
+    """In another process: print the digests of the seeds the order (``sys.argv[1]``) names, as JSON."""
+    order = json.loads(sys.argv[1])
+    for path in order["modules"]:
+        load_game_module(path)
+    game = get_game(order["game"], order["params"])
+    print(json.dumps(digests(game, range(*order["seeds"]))))
+
+
+def _termination(game: Game, sizes: Sizes) -> Check:
+    played = longest = 0
+    limit = game.max_requests()
+    for playout in _budgeted(game, sizes, sizes.matches, sizes.requests, Audit()):
+        check_result(playout)
+        played += 1
+        longest = max(longest, *playout.requests)
+    for seed in range(sizes.seed, sizes.seed + min(50, sizes.matches)):  # a fault at any point is the offender's loss
+        playout = Playout(game, seed).play(stop_at=1 + seed * 7 % limit)
+        if not playout.state or not playout.state.is_over:
+            check_forfeit(playout)
+    return Check(
+        "termination",
+        True,
+        f"{played} matches of random legal play ended; a seat was asked at most {longest} of max_requests() = {limit}",
+    )
+
+
+def _illegal_answers(game: Game, sizes: Sizes) -> Check:
+    played = 0
+    for playout in _budgeted(game, sizes, sizes.audited, sizes.audited_requests, Audit(junk=True)):
+        played += 1
+        if playout.digest() != Playout(game, playout.seed).play().digest():
+            raise playout.failure("offering junk answers changed the match: check() must not change the state")
+    return Check(
+        "illegal answers", True, f"junk answers to every request of {played} matches were refused with IllegalAction"
+    )
+
+
+def _hidden_information(game: Game, sizes: Sizes) -> Check:
+    if not _declares_secrets(game):
+        return Check(
+            "hidden information",
+            False,
+            "the game does not declare its seats' private state: define MatchState.secrets(seat) "
+            "(an empty set for a game with no hidden information) or MatchState.shown()",
+        )
+    played = kept = 0
+    for playout in _budgeted(game, sizes, sizes.audited, sizes.audited_requests, Audit(secrets=True)):
+        played += 1
+        kept += playout.kept_secrets
+    if not kept:
+        return Check("hidden information", True, "the game declares no private state: nothing to hide")
+    return Check("hidden information", True, f"no message of {played} matches showed a seat the other's secrets")
+
+
+def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
+    if not game.duplicate_deals:
+        return Check(
+            "duplicate fairness",
+            True,
+            "the game says it is not duplicable (duplicate_deals = False): tournaments play each deal once "
+            "and say 'no duplicate deals'",
+        )
+    deals = range(sizes.seed, sizes.seed + sizes.deals)
+    audit = Audit(deal=_declares_secrets(game))
+    for seed in deals:
+        one, other = (Playout(game, seed, audit, chooser_seed=c).play(stop_at=SEATED_STEPS) for c in (seed, ~seed))
+        if one.opening != other.opening:
+            raise one.failure(
+                "the deal is not the same when other players play it: a deal must depend on the seed alone"
+            )
+        for seat, (step, sent, secrets) in one.first_asked.items():
+            # Compared only where both plays reached the seat alike (a fold may have dealt another hand meanwhile).
+            if other.first_asked.get(seat, (-1, -1, []))[:2] == (step, sent) and other.first_asked[seat][2] != secrets:
+                raise one.failure(
+                    f"seat {'AB'[seat]} is dealt other cards when the other seat answers otherwise before it is "
+                    "first asked: with seats swapped the bots would not get what the other had"
+                )
+    return Check(
+        "duplicate fairness",
+        True,
+        f"{len(deals)} deals gave each seat the same cards whoever played, so swapped seats swap what the bots get",
+    )
+
+
+def _declares_secrets(game: Game) -> bool:
+    try:
+        secrets_of(game.new_match(0), 0)
+    except NotImplementedError:
+        return False
+    return True
+
+
+def _messages(game: Game, sizes: Sizes) -> Check:
+    seen: set[str] = set()
+    played = 0
+    for playout in _budgeted(game, sizes, sizes.audited, sizes.audited_requests, Audit(codec=True)):
+        played += 1
+        seen |= playout.seen_types
+    declared = {str(cls.__struct_config__.tag) for cls in getattr(type(game), "messages", ())}
+    if declared and not seen <= declared:
+        undeclared = ", ".join(sorted(seen - declared))
+        return Check("messages", False, f"the game sends messages it does not declare in Game.messages: {undeclared}")
+    examples = _rules_examples(game)
+    if isinstance(examples, str):
+        return Check("messages", False, examples)
+    shown = f"; the rules page's {examples} JSON examples decode and encode back the same" if examples else ""
+    return Check(
+        "messages", True, f"{len(seen)} kinds of message in {played} matches went through the codec unchanged{shown}"
+    )
+
+
+EXAMPLE = re.compile(r'^[<>\s]*(\{"type":.*\})\s*$', re.MULTILINE)
+"""A JSON message on a line of its own in a rules page (a transcript's ``> `` or ``< `` in front is allowed)."""
+
+
+def _rules_examples(game: Game) -> int | str:
+    """How many JSON examples the game's rules page shows, all good; or what is wrong with one."""
+    path = rules_page(game)
+    if path is None or not path.is_file():
+        return f"the game has no rules page (expected {path}): `arena games {game.id}` would print nothing"
+    decoder = protocol.MessageDecoder()
+    count = 0
+    for match in EXAMPLE.finditer(path.read_text(encoding="utf-8")):
+        text = match.group(1)
+        try:
+            message = decoder.decode(text)
+        except msgspec.DecodeError as exc:
+            return f"a JSON example of the rules page is not a message of the game ({exc}): {text[:120]}"
+        if protocol.encode(message).decode().rstrip("\n") != text:
+            why = "key order, spacing, defaults"
+            return f"a JSON example of the rules page is not what its Struct encodes ({why}): {text[:120]}"
+        count += 1
+    return count
+
+
+def rules_page(game: Game) -> Path | None:
+    """The game's rules page: a built-in game's is in docs/games/ (shipped as arena/rules), a plugin's beside it."""
+    return rules_file(game.id) if origin_of(game.id) == BUILTIN else type(game).rules_path()
+
+
+def cmd_check_game(args: argparse.Namespace) -> int:
+    """Check a game and print a line per check; exit status 1 when any fails."""
+    load_game_modules(args)
+    game = get_game(args.game, params_from(args.param))
+    sizes = Sizes(matches=args.matches, requests=args.requests, seed=args.seed)
+    print(f"Checking {printable(game.title)} ({printable(game.game_id)}) with random play from seed {args.seed}")
+    checks = check_game(game, sizes, modules=tuple(args.game_module), say=print)
+    failed = [c.name for c in checks if c.passed is False]
+    took = sum(c.took_s or 0 for c in checks)
+    verdict = "all checks passed" if not failed else "FAILED: " + ", ".join(failed)
+    print(f"{printable(game.id)}: {verdict} ({took:.1f} s)")
+    return 1 if failed else 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``arena check-game`` to the command line."""
+    parser = sub.add_parser(
+        "check-game", help="check that a game is deterministic, ends, hides what it should, and more"
+    )
+    parser.add_argument("game", metavar="GAME", help="the game's id (an installed game, or one of --game-module)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
+    parser.add_argument(
+        "--matches", type=number(int), default=Sizes.matches, help="most matches of random play (default %(default)s)"
+    )
+    parser.add_argument(
+        "--requests",
+        type=number(int),
+        default=Sizes.requests,
+        help="most requests answered by the termination check (default %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the first seed played (default %(default)s)")
+    game_module_args(parser)
+    parser.set_defaults(handler=cmd_check_game)
+
+
+__all__ = ["CHECKS", "Sizes", "check_game", "register"]
