@@ -89,6 +89,10 @@ def generic_tables(timeline: Timeline, views: Sequence[str]) -> dict[str, list[d
     last: dict[str, Any] = {}
     for frame in timeline.frames:
         last = frame.shown if frame.shown is not None else last
+        told = [[event.text] for event in frame.events if event.kind == "narration"]
         for name in views:
-            out[name].append(generic_table(last, VIEWS[name]))
+            # What a drawn table carries besides (see _drawn): the rules' narration of the step, for the whole
+            # view only (it may speak of both seats' cards); no turn list or running score without a view.
+            say = told if name == "all" else []
+            out[name].append({**generic_table(last, VIEWS[name]), "say": say, "period": None, "running": None})
     return out
