@@ -168,7 +168,18 @@ def message_types() -> list[type[messages.Message]]:
             walk(sub)
 
     walk(messages.Message)
-    return sorted(set(found), key=lambda c: (c.__module__, str(c.__struct_config__.tag)))
+    ordered = sorted(set(found), key=lambda c: (not _own(c), c.__module__, str(c.__struct_config__.tag)))
+    # One type a tag: a plugin game's file loaded twice (under two module names) defines its messages twice, and a
+    # union of two Structs with one tag cannot decode. Arena's own types come first, so a plugin never shadows them.
+    by_tag: dict[str, type[messages.Message]] = {}
+    for cls in ordered:
+        by_tag.setdefault(str(cls.__struct_config__.tag), cls)
+    return sorted(by_tag.values(), key=lambda c: (c.__module__, str(c.__struct_config__.tag)))
+
+
+def _own(cls: type) -> bool:
+    """Whether ``cls`` is one of this package's message types (not a plugin game's)."""
+    return cls.__module__.partition(".")[0] == __name__.partition(".")[0]
 
 
 class MessageDecoder:
@@ -186,7 +197,7 @@ class MessageDecoder:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of every message to a bot and of a bot's answer."""
-    types = message_types()
+    types = [cls for cls in message_types() if _own(cls)]  # the protocol's own (a plugin's are its own to document)
     (refs, answer_ref), components = msgspec.json.schema_components(
         [Union[tuple(types)], messages.Answer],  # noqa: UP007
         ref_template="#/$defs/{name}",
