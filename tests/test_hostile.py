@@ -716,6 +716,9 @@ async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says
             with trio.fail_after(30):
                 while idle.breach is None:
                     await trio.sleep(0.1)
+            with trio.move_on_after(10):  # (the breach is noted, then the process group killed and reaped)
+                while idle.process.poll() is None:
+                    await trio.sleep(0.05)
             assert idle.process.poll() is not None, "the pool ended it while idle"
             record = await play(2)
     assert_fault(record, "timeout", "while no request was pending")
