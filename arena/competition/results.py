@@ -41,7 +41,7 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
@@ -49,7 +49,8 @@ from typing import Any
 from .._errors import StoreError
 from ..checks.hints import printable
 from ..games import score_text
-from .ratings import Fitter, Outcome, Ratings
+from .ratings import DEFAULT_PRIOR_GAMES, Fitter, Outcome, Ratings
+from .records import SCORE, outcome_for
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, TournamentRow, VersionRow
 
@@ -158,16 +159,7 @@ class Leaderboard:
     """Lines shown under the board: what happened to persistent bots' state, the versions of a history."""
 
 
-def outcome_for(match: PlayedMatch, seat: str) -> str:
-    """``"W"``, ``"D"`` or ``"L"`` for the bot in ``seat``."""
-    if seat in match.forfeit:
-        return "L"
-    if match.winner is None:
-        return "D"
-    return "W" if match.winner == seat else "L"
-
-
-_SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
+_SCORE = SCORE
 
 
 def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[str, str]:
@@ -312,12 +304,19 @@ class FrozenTally:
     rows: dict[str, Standing]
     pairwise: dict[str, dict[str, Cell]]
     deals: dict[str, dict[str, tuple[float, int]]]
-    """Each bot's points by deal: ``(total, matches)``."""
+    """Each bot's points by deal: ``(total, matches)`` (empty when ``spreads`` gives their sums)."""
     meetings: dict[tuple[str, str], tuple[PairCounts, int]]
     """Each ordered pair's pentanomial counts, and its deals that were not played as pairs."""
     fitter: Fitter
     low: float
     high: float
+    spreads: dict[str, tuple[int, float, float]] = field(default_factory=dict)
+    """Each bot's deals, the sum of its points per match on each, and of their squares (the store's running sums:
+    :mod:`arena.competition.standings`), for bots not in ``deals``."""
+    start: Mapping[str, float] | None = None
+    """Strengths to start the rating fit from (the last fit's), by bot."""
+    ratings: Ratings | None = None
+    """The fit, once :meth:`board` has drawn it (its strengths start the next one)."""
 
     def board(
         self,
@@ -332,22 +331,21 @@ class FrozenTally:
         if rank_by not in RANK_BY:
             raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
         rows, pairwise = self.rows, self.pairwise
-        ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
+        prior = DEFAULT_PRIOR_GAMES if prior_games is None else prior_games
+        ratings = self.fitter.ratings(prior, start=self.start)
+        self.ratings = ratings
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
         mean_error: dict[str, float] = {}  # each bot's: the standard error of its points per match over deals
         for name, row in rows.items():
-            means = [total / count for total, count in self.deals[name].values()]
-            row.deals = len(means)
+            row.deals, spread = self._spread(name)
             row.rating = ratings[name].elo
             row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
             row.disqualified = disqualification(Counter(row.faults), max_faults)
             if row.matches:
                 row.mean = row.points / row.matches
-                if len(means) >= MIN_DEALS:
-                    centre = math.fsum(means) / len(means)
-                    spread = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
-                    mean_error[name] = spread / math.sqrt(len(means))
-                    half = t975(len(means) - 1) * mean_error[name]
+                if row.deals >= MIN_DEALS:
+                    mean_error[name] = spread / math.sqrt(row.deals)
+                    half = t975(row.deals - 1) * mean_error[name]
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
         _head_to_head(pairwise, self.meetings, ratings)
         if rank_by == "rating":
@@ -371,6 +369,20 @@ class FrozenTally:
             points_name=points_name,
             ranked_by=rank_by,
         )
+
+
+    def _spread(self, name: str) -> tuple[int, float]:
+        """A bot's deals and the standard deviation of its points per match over them (NaN with fewer than two)."""
+        if name in self.deals:
+            means = [total / count for total, count in self.deals[name].values()]
+            if len(means) < 2:
+                return len(means), math.nan
+            centre = math.fsum(means) / len(means)
+            return len(means), math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
+        deals, total, squares = self.spreads.get(name, (0, 0.0, 0.0))
+        if deals < 2:
+            return deals, math.nan
+        return deals, math.sqrt(max(squares - total * total / deals, 0.0) / (deals - 1))
 
 
 def _points_los(upper: Standing, lower: Standing, mean_error: dict[str, float]) -> float:

@@ -50,8 +50,8 @@ import socket
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,13 +59,18 @@ from typing import Any
 import psutil
 
 from .._errors import StoreError
+from .records import FaultRow, PlayedMatch
+from .totals import COLUMNS, Pair, PairTotals, deal_change, deal_totals, from_row, to_row
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
 """Written into the header of every Arena database (``PRAGMA application_id``)."""
 
 _SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration's step: a statement, or a function that fills what a statement cannot (in the same transaction)."""
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: tournaments, their bots, matches and faults
     (
         """CREATE TABLE tournaments (
@@ -180,6 +185,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (tournament_id, item)
         )""",
     ),
+    # 3: the standings' running totals, per ordered pair of versions (arena.competition.totals), kept in the same
+    # transaction as each match, filled here from the matches so far; and the indexes pages read the history by.
+    (
+        "CREATE INDEX matches_by_deal ON matches (tournament_id, deal)",
+        "CREATE INDEX matches_by_version_a ON matches (version_a, id)",
+        "CREATE INDEX matches_by_version_b ON matches (version_b, id)",
+        f"""CREATE TABLE pair_totals (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            version INTEGER NOT NULL REFERENCES versions(id),
+            opponent INTEGER NOT NULL REFERENCES versions(id),
+            {", ".join(f"{name} REAL NOT NULL" for name in COLUMNS)},
+            faults TEXT NOT NULL,
+            log_bytes INTEGER NOT NULL,
+            PRIMARY KEY (version, opponent)
+        )""",
+        "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id)",
+        lambda db: _fill_pair_totals(db),
+    ),
 )
 """The schema, as migrations in order. Append; never edit one that has shipped."""
 
@@ -189,49 +212,6 @@ HEARTBEAT_S = 20.0
 """How often a running arena says it is alive (seen only by arenas on other hosts)."""
 STALE_AFTER_S = 120.0
 """An arena on another host that has not said so for this long is taken for dead, and its claims are free."""
-
-
-@dataclass(frozen=True)
-class FaultRow:
-    """A fault as stored: the seat, the bot in it, the kind and the reason."""
-
-    seat: str
-    bot: str
-    kind: str
-    reason: str
-    request_id: int | None = None
-    request_type: str = ""
-
-
-@dataclass(frozen=True)
-class PlayedMatch:
-    """One finished match as the store keeps it."""
-
-    key: str
-    cycle: int
-    deal: str
-    """The deal's id: the two legs of a duplicate pair share it."""
-    leg: int
-    bot_a: str
-    bot_b: str
-    seed: int
-    points: tuple[float, float]
-    winner: str | None
-    """``"A"``, ``"B"`` or ``None`` (draw, or both faulted)."""
-    forfeit: tuple[str, ...] = ()
-    reason: str = ""
-    duration_s: float = 0.0
-    peak_rss: tuple[int | None, int | None] = (None, None)
-    log_path: str | None = None
-    faults: tuple[FaultRow, ...] = field(default=())
-    versions: tuple[int | None, int | None] = (None, None)
-    """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
-    row_id: int = field(default=0, compare=False)
-    """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
-
-    def bot(self, seat: str) -> str:
-        """The bot in ``seat``."""
-        return self.bot_a if seat == "A" else self.bot_b
 
 
 @dataclass(frozen=True)
@@ -436,8 +416,11 @@ class Store:
                 # Another process may have migrated between our read and our lock.
                 if db.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (number,)).fetchone():
                     continue
-                for statement in MIGRATIONS[number - 1]:
-                    db.execute(statement)
+                for step in MIGRATIONS[number - 1]:
+                    if isinstance(step, str):
+                        db.execute(step)
+                    else:
+                        step(db)
                 db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, _now()))
 
     # Competitions -------------------------------------------------------
@@ -645,47 +628,75 @@ class Store:
                     "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id, fault.request_type),
                 )
+            before = _read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
+            _add_totals(db, tid, deal_change(before, match), _log_halves(match))
         return True
+
+    def pair_totals(self, tid: int) -> dict[Pair, PairTotals]:
+        """The standings' running totals of ``tid``, by ordered pair of versions (those that met)."""
+        out = {}
+        for version, opponent, *values, faults in self._db.execute(
+            f"SELECT version, opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE tournament_id = ?", (tid,)
+        ):
+            out[version, opponent] = from_row(values, faults)
+        return out
+
+    def log_bytes(self, tid: int) -> dict[int, int]:
+        """Each version's half of the match logs it played (as they were when recorded), by version id."""
+        return {
+            vid: int(total)
+            for vid, total in self._db.execute(
+                "SELECT version, SUM(log_bytes) FROM pair_totals WHERE tournament_id = ? GROUP BY version", (tid,)
+            )
+        }
+
+    def all_versioned(self, tid: int) -> bool:
+        """Whether every match of ``tid`` is tied to two versions (so the pair totals count all of them)."""
+        return not self._db.execute(
+            "SELECT 1 FROM matches WHERE tournament_id = ? AND (version_a IS NULL OR version_b IS NULL) LIMIT 1",
+            (tid,),
+        ).fetchone()
+
+    def match(self, tid: int, key: str) -> PlayedMatch | None:
+        """The recorded match ``key`` of ``tid`` (by the unique index on keys)."""
+        found = _read_matches(self._db, "m.tournament_id = ? AND m.match_key = ?", (tid, key))
+        return found[0] if found else None
+
+    def has_match(self, tid: int, key: str) -> bool:
+        """Whether match ``key`` of ``tid`` is recorded."""
+        query = "SELECT 1 FROM matches WHERE tournament_id = ? AND match_key = ?"
+        return self._db.execute(query, (tid, key)).fetchone() is not None
+
+    def latest_matches(
+        self, tid: int, limit: int, *, before: int | None = None, versions: Iterable[int] | None = None
+    ) -> list[PlayedMatch]:
+        """The last ``limit`` matches of ``tid``, newest first: of ``versions`` only, and before match id ``before``.
+
+        A page of a bot's history reads ``limit`` rows by the index on each
+        seat's version (keyset pagination: the next page is ``before`` the
+        last id shown), however long the history.
+        """
+        below = before if before is not None else 1 << 62
+        if versions is None:
+            return _read_matches(
+                self._db, "m.tournament_id = ? AND m.id < ?", (tid, below), order="m.id DESC", limit=limit
+            )
+        found: list[PlayedMatch] = []
+        for vid in set(versions):
+            for seat in ("a", "b"):
+                found += _read_matches(
+                    self._db,
+                    f"m.version_{seat} = ? AND m.id < ? AND m.tournament_id = ?",
+                    (vid, below, tid),
+                    order="m.id DESC",
+                    limit=limit,
+                )
+        unique = {m.row_id: m for m in found}
+        return sorted(unique.values(), key=lambda m: -m.row_id)[:limit]
 
     def matches(self, tid: int, *, current: bool = False) -> list[PlayedMatch]:
         """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
-        where = f" AND {_CURRENT}" if current else ""
-        faults: dict[int, list[FaultRow]] = {}
-        for row in self._db.execute(
-            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
-            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE m.tournament_id = ?{where} ORDER BY f.rowid",
-            (tid,),
-        ):
-            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-        out = []
-        for row in self._db.execute(
-            "SELECT m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b,"
-            " m.winner, m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path,"
-            f" m.version_a, m.version_b FROM matches m WHERE m.tournament_id = ?{where} ORDER BY m.id",
-            (tid,),
-        ):
-            out.append(
-                PlayedMatch(
-                    key=row[1],
-                    cycle=row[2],
-                    deal=row[3],
-                    leg=row[4],
-                    bot_a=row[5],
-                    bot_b=row[6],
-                    seed=row[7],
-                    points=(row[8], row[9]),
-                    winner=row[10],
-                    forfeit=tuple(json.loads(row[11])),
-                    reason=row[12],
-                    duration_s=row[13],
-                    peak_rss=(row[14], row[15]),
-                    log_path=row[16],
-                    faults=tuple(faults.get(row[0], ())),
-                    versions=(row[17], row[18]),
-                    row_id=row[0],
-                )
-            )
-        return out
+        return _read_matches(self._db, "m.tournament_id = ?" + (f" AND {_CURRENT}" if current else ""), (tid,))
 
     # Arenas and claims --------------------------------------------------
     def register_arena(self) -> int:
@@ -747,6 +758,115 @@ _CURRENT = (
     " AND vb.admission = 'admitted')"
 )
 """SQL: match ``m`` is between two current, admitted versions (it counts in the current standings)."""
+
+
+_MATCH_COLUMNS = (
+    "m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b, m.winner,"
+    " m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path, m.version_a, m.version_b"
+)
+
+
+def _read_matches(
+    db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None
+) -> list[PlayedMatch]:
+    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults."""
+    query = f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} ORDER BY {order}"
+    rows = db.execute(query + ("" if limit is None else f" LIMIT {int(limit)}"), args).fetchall()
+    faults: dict[int, list[FaultRow]] = {}
+    if len(rows) > 2000:  # many matches: the faults of the same selection, in one pass
+        for row in db.execute(
+            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
+            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE {where} ORDER BY f.rowid",
+            args,
+        ):
+            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
+    elif rows:
+        ids = [row[0] for row in rows]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for row in db.execute(
+                "SELECT match_id, seat, bot, kind, reason, request_id, request_type FROM faults"
+                f" WHERE match_id IN ({', '.join('?' * len(chunk))}) ORDER BY rowid",
+                chunk,
+            ):
+                faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
+    return [_played(row, faults.get(row[0], ())) for row in rows]
+
+
+def _played(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
+    return PlayedMatch(
+        key=row[1],
+        cycle=row[2],
+        deal=row[3],
+        leg=row[4],
+        bot_a=row[5],
+        bot_b=row[6],
+        seed=row[7],
+        points=(row[8], row[9]),
+        winner=row[10],
+        forfeit=tuple(json.loads(row[11])),
+        reason=row[12],
+        duration_s=row[13],
+        peak_rss=(row[14], row[15]),
+        log_path=row[16],
+        faults=tuple(faults),
+        versions=(row[17], row[18]),
+        row_id=row[0],
+    )
+
+
+def _log_halves(match: PlayedMatch) -> dict[int, int]:
+    """Each version's half of ``match``'s log, in bytes, as it is now (a log that is not there counts nothing)."""
+    if not match.log_path:
+        return {}
+    try:
+        size = os.stat(match.log_path).st_size
+    except OSError:
+        return {}
+    return {vid: (size + 1) // 2 for vid in match.versions if vid is not None}
+
+
+def _add_totals(
+    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]
+) -> None:
+    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction)."""
+    for (version, opponent), delta in change.items():
+        row = db.execute(
+            f"SELECT {', '.join(COLUMNS)}, faults, log_bytes FROM pair_totals WHERE version = ? AND opponent = ?",
+            (version, opponent),
+        ).fetchone()
+        totals, logs = (from_row(row[:-2], row[-2]), row[-1]) if row else (PairTotals(), 0)
+        totals.add(delta)
+        values, faults = to_row(totals)
+        db.execute(
+            f"INSERT OR REPLACE INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults,"
+            f" log_bytes) VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
+            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0)),
+        )
+
+
+def _fill_pair_totals(db: sqlite3.Connection) -> None:
+    """Schema 3: the pair totals of the matches recorded so far, deal by deal (each log's size read once)."""
+    for (tid,) in db.execute("SELECT id FROM tournaments").fetchall():
+        matches = _read_matches(db, "m.tournament_id = ?", (tid,))
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        totals: dict[Pair, PairTotals] = {}
+        for deal_matches in by_deal.values():
+            for pair, part in deal_totals(deal_matches).items():
+                totals.setdefault(pair, PairTotals()).add(part)
+        logs: dict[int, int] = {}
+        for match in matches:
+            for vid, half in _log_halves(match).items():
+                logs[vid] = logs.get(vid, 0) + half
+        for (version, opponent), pair_totals in totals.items():
+            values, faults = to_row(pair_totals)
+            db.execute(
+                f"INSERT INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults, log_bytes)"
+                f" VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
+                (tid, version, opponent, *values, faults, logs.pop(version, 0)),
+            )
 
 
 def _match_item(key: str) -> str:
