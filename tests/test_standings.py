@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from arena.competition.ratings import Fitter, Outcome
-from arena.competition.results import Leaderboard, leaderboard
-from arena.competition.standings import Book, board_of, exact
+from arena.competition.results import Leaderboard, leaderboard, tally_of_pairs
 from arena.competition.store import FaultRow, PlayedMatch, Store
+from arena.competition.totals import exact
 
 MAX_FAULTS = 6
 
@@ -110,7 +110,7 @@ class History:
         field = self.playing()
         pairs = self.store.pair_totals(self.tid)
         assert exact(pairs)
-        got = board_of(field, pairs, max_faults=MAX_FAULTS)
+        got = tally_of_pairs(field, pairs).board(max_faults=MAX_FAULTS)
         want = leaderboard(list(field.values()), self.store.matches(self.tid, current=True), max_faults=MAX_FAULTS)
         _same(got, want)
 
@@ -131,22 +131,6 @@ def test_standings_from_pair_totals_equal_the_board_of_the_matches_after_random_
         if step % 100 == 99:
             history.check()
     history.check()
-    history.store.close()
-
-
-def test_a_book_kept_from_the_changes_equals_the_stored_totals(tmp_path: Path) -> None:
-    history = History(tmp_path / "r.sqlite", 7)
-    for _ in range(150):
-        history.play_deal()
-    book = Book()
-    for pair, totals in history.store.pair_totals(history.tid).items():
-        book.add({pair: totals})
-    field = history.playing()
-    assert book.between(field) == {
-        pair: totals
-        for pair, totals in history.store.pair_totals(history.tid).items()
-        if pair[0] in field and pair[1] in field
-    }
     history.store.close()
 
 

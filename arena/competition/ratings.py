@@ -320,10 +320,10 @@ def ratings_from_scores(
 
 def _strengths(wins: Matrix | list[list[float]], prior_games: float, start: Matrix | None = None) -> Matrix:
     """The maximum (penalised) likelihood strengths, by Newton's method (from ``start``, or from 0)."""
-    wins = np.asarray(wins, dtype=np.float64)
-    theta = np.zeros(len(wins)) if start is None else np.array(start, dtype=np.float64)
+    table: Matrix = np.asarray(wins, dtype=np.float64)
+    theta: Matrix = np.zeros(len(table)) if start is None else np.array(start, dtype=np.float64)
     for _ in range(200):
-        gradient, hessian = _derivatives(theta, wins, prior_games)
+        gradient, hessian = _derivatives(theta, table, prior_games)
         step = _solve(_regularised(hessian, prior_games), gradient)
         theta = theta + step
         if not len(step) or float(np.max(np.abs(step))) < 1e-12:
@@ -378,7 +378,7 @@ def _covariance(info: Matrix, meat: Matrix, prior: float) -> Matrix:
 def _solve(matrix: Matrix, vector: Matrix) -> Matrix:
     """``matrix^-1 @ vector``."""
     try:
-        solved: Matrix = np.linalg.solve(matrix, vector)
+        solved: Matrix = np.asarray(np.linalg.solve(matrix, vector), dtype=np.float64)
     except np.linalg.LinAlgError:
         raise ArithmeticError("singular information matrix") from None
     return solved
@@ -386,7 +386,7 @@ def _solve(matrix: Matrix, vector: Matrix) -> Matrix:
 
 def _inverse(matrix: Matrix) -> Matrix:
     try:
-        inverse: Matrix = np.linalg.inv(matrix)
+        inverse: Matrix = np.asarray(np.linalg.inv(matrix), dtype=np.float64)
     except np.linalg.LinAlgError:
         raise ArithmeticError("singular information matrix") from None
     return inverse

@@ -46,13 +46,17 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
+
 from .._errors import StoreError
 from ..checks.hints import printable
 from ..games import score_text
 from .ratings import DEFAULT_PRIOR_GAMES, Fitter, Outcome, Ratings
-from .records import SCORE, outcome_for
+from .records import SCORE
+from .records import outcome_for as outcome_for
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, TournamentRow, VersionRow
+from .totals import Pair, PairTotals, exact
 
 MIN_DEALS = 5
 """Fewer deals than this and a bot's intervals are not given ("n too small")."""
@@ -370,7 +374,6 @@ class FrozenTally:
             ranked_by=rank_by,
         )
 
-
     def _spread(self, name: str) -> tuple[int, float]:
         """A bot's deals and the standard deviation of its points per match over them (NaN with fewer than two)."""
         if name in self.deals:
@@ -383,6 +386,59 @@ class FrozenTally:
         if deals < 2:
             return deals, math.nan
         return deals, math.sqrt(max(squares - total * total / deals, 0.0) / (deals - 1))
+
+
+def tally_of_pairs(names: Mapping[int, str], pairs: Mapping[Pair, PairTotals]) -> FrozenTally:
+    """The totals a leaderboard of the versions ``names`` (by id) draws from, out of their ``pairs``' totals.
+
+    The same as a :class:`~arena.competition.results.Tally` of their matches
+    (see the module's docstring for the one sum that is not bit for bit).
+    """
+    order = list(names)
+    labels = [names[v] for v in order]
+    index = {v: i for i, v in enumerate(order)}
+    rows = {name: Standing(bot=name) for name in labels}
+    pairwise = {a: {b: Cell() for b in labels if b != a} for a in labels}
+    spreads: dict[str, tuple[int, float, float]] = dict.fromkeys(labels, (0, 0.0, 0.0))
+    meetings = {}
+    wins = np.zeros((len(order), len(order)))
+    sums: dict[tuple[int, int], tuple[float, float, float]] = {}
+    low, high, matches = math.inf, -math.inf, 0
+    for (version, opponent), t in sorted(pairs.items()):
+        if version not in index or opponent not in index or t.empty:
+            continue
+        bot, other = names[version], names[opponent]
+        row, cell = rows[bot], pairwise[bot][other]
+        for tally in (row, cell):
+            tally.matches += t.matches
+            tally.wins += t.wins
+            tally.draws += t.draws
+            tally.losses += t.losses
+        row.points += t.points_for
+        cell.points_for += t.points_for
+        cell.points_against += t.points_against
+        for kind, count in t.faults.items():
+            row.faults[kind] = row.faults.get(kind, 0) + count
+        deals, means, squares = spreads[bot]
+        spreads[bot] = (deals + t.deals, means + t.deal_means, squares + t.deal_squares)
+        meetings[bot, other] = (t.pentanomial(), t.unpaired)
+        i, j = index[version], index[opponent]
+        wins[i, j] = t.fit_score
+        if i < j and t.fit_games:
+            sums[i, j] = (t.unit_squares, t.unit_products, t.unit_counts)
+        low, high = min(low, t.low), max(high, t.high)
+        matches += t.matches
+    return FrozenTally(
+        matches=matches // 2,
+        rows=rows,
+        pairwise=pairwise,
+        deals={},
+        spreads=spreads,
+        meetings=meetings,
+        fitter=Fitter.of_pairs(labels, wins, sums),
+        low=low,
+        high=high,
+    )
 
 
 def _points_los(upper: Standing, lower: Standing, mean_error: dict[str, float]) -> float:
@@ -503,19 +559,33 @@ def board_from_store(
     tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
+    options: dict[str, Any] = {
+        "max_faults": int(config.get("max_faults", 0)),
+        "points_name": str(config.get("points_name", "points")),
+        "rank_by": rank_by,
+    }
+    # The board of the store's pair totals (kept beside each result: a million matches read as a few thousand
+    # rows), unless they do not describe the matches exactly; then the board of the matches themselves.
+    pairs = store.pair_totals(tournament.id) if store.all_versioned(tournament.id) else {}
+    by_pairs = bool(pairs) and exact(pairs)
     if history:
         label = {v.id: v.label for v in versions}
-        matches = [labelled_by_version(m, label) for m in store.matches(tournament.id)]
-        played = {m.bot_a for m in matches} | {m.bot_b for m in matches}
-        names = [v.label for v in versions if v.label in played or (v.current and v.admission == "admitted")]
+        met = {version for version, _ in pairs}
+        if not by_pairs:
+            matches = [labelled_by_version(m, label) for m in store.matches(tournament.id)]
+            met = {vid for m in matches for vid in m.versions if vid is not None}
+        shown = {v.id: v.label for v in versions if v.id in met or (v.current and v.admission == "admitted")}
         notes = ["Versions:", *(f"  {_story(v)}" for v in versions)]
         notes += ["Changes:", *(f"  {c.at} {c.line.splitlines()[0]}" for c in store.changes(tournament.id))]
         scheduled = None
     else:
         field_ = [v for v in versions if v.current]
-        names = [v.name for v in field_ if v.admission == "admitted"]
-        matches = store.matches(tournament.id, current=True)
-        faulted = {f.bot for m in matches for f in m.faults}
+        shown = {v.id: v.name for v in field_ if v.admission == "admitted"}
+        if by_pairs:
+            faulted = {shown[vid] for (vid, other), t in pairs.items() if vid in shown and other in shown and t.faults}
+        else:
+            matches = store.matches(tournament.id, current=True)
+            faulted = {f.bot for m in matches for f in m.faults}
         notes = [
             f"{v.name} keeps its state from match to match (persistent): after each of its faults a fresh"
             " process took over, and the state was lost"
@@ -523,14 +593,10 @@ def board_from_store(
             if v.process == "persistent" and v.name in faulted
         ]
         scheduled = config.get("scheduled")
-    board = leaderboard(
-        names,
-        matches,
-        max_faults=int(config.get("max_faults", 0)),
-        scheduled=scheduled,
-        points_name=str(config.get("points_name", "points")),
-        rank_by=rank_by,
-    )
+    if by_pairs:
+        board = tally_of_pairs(shown, pairs).board(scheduled=scheduled, **options)
+    else:
+        board = leaderboard(list(shown.values()), matches, scheduled=scheduled, **options)
     board.seed = tournament.seed
     board.competition = tournament
     if not history:

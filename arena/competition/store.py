@@ -59,7 +59,8 @@ from typing import Any
 import psutil
 
 from .._errors import StoreError
-from .records import FaultRow, PlayedMatch
+from .records import FaultRow as FaultRow
+from .records import PlayedMatch as PlayedMatch
 from .totals import COLUMNS, Pair, PairTotals, deal_change, deal_totals, from_row, to_row
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
@@ -202,6 +203,11 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         )""",
         "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id)",
         lambda db: _fill_pair_totals(db),
+        # Each fault names the version it is against, so that a bot page reads its last faults by an index.
+        "ALTER TABLE faults ADD COLUMN version INTEGER REFERENCES versions(id)",
+        """UPDATE faults SET version = (SELECT CASE WHEN faults.seat = 'A' THEN m.version_a ELSE m.version_b END
+                                        FROM matches m WHERE m.id = faults.match_id)""",
+        "CREATE INDEX faults_by_version ON faults (version, match_id)",
     ),
 )
 """The schema, as migrations in order. Append; never edit one that has shipped."""
@@ -625,19 +631,30 @@ class Store:
             match_id = cursor.lastrowid
             for fault in match.faults:
                 db.execute(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id, fault.request_type),
-                )
+                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id,
+                        fault.request_type, match.versions[0 if fault.seat == "A" else 1],
+                    ),
+                )  # fmt: skip
             before = _read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
             _add_totals(db, tid, deal_change(before, match), _log_halves(match))
         return True
 
-    def pair_totals(self, tid: int) -> dict[Pair, PairTotals]:
-        """The standings' running totals of ``tid``, by ordered pair of versions (those that met)."""
+    def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
+        """The standings' running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``).
+
+        The standings of a field read these rows, never the matches (see
+        :mod:`arena.competition.standings`).
+        """
+        query = f"SELECT version, opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE tournament_id = ?"
+        args: tuple[Any, ...] = (tid,)
+        if among is not None:
+            ids = json.dumps(sorted(set(among)))
+            query += " AND version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            args = (tid, ids, ids)
         out = {}
-        for version, opponent, *values, faults in self._db.execute(
-            f"SELECT version, opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE tournament_id = ?", (tid,)
-        ):
+        for version, opponent, *values, faults in self._db.execute(query, args):
             out[version, opponent] = from_row(values, faults)
         return out
 
@@ -656,6 +673,37 @@ class Store:
             "SELECT 1 FROM matches WHERE tournament_id = ? AND (version_a IS NULL OR version_b IS NULL) LIMIT 1",
             (tid,),
         ).fetchone()
+
+    def pair_totals_of(self, pairs: Iterable[Pair]) -> dict[Pair, PairTotals]:
+        """The stored totals of ``pairs`` (those that met)."""
+        out = {}
+        for version, opponent in pairs:
+            row = self._db.execute(
+                f"SELECT {', '.join(COLUMNS)}, faults FROM pair_totals WHERE version = ? AND opponent = ?",
+                (version, opponent),
+            ).fetchone()
+            if row:
+                out[version, opponent] = from_row(row[:-1], row[-1])
+        return out
+
+    def latest_faults(self, tid: int, versions: Iterable[int], limit: int) -> list[tuple[PlayedMatch, FaultRow]]:
+        """The last ``limit`` faults of ``versions``, newest first, each with its match (by the faults' index)."""
+        ids: set[int] = set()
+        for vid in set(versions):
+            ids.update(
+                row[0]
+                for row in self._db.execute(
+                    "SELECT match_id FROM faults WHERE version = ? ORDER BY match_id DESC LIMIT ?", (vid, limit)
+                )
+            )
+        if not ids:
+            return []
+        chosen = sorted(ids, reverse=True)[:limit]
+        where = f"m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
+        matches = _read_matches(self._db, where, (tid, *chosen), order="m.id DESC")
+        wanted = set(versions)
+        found = [(m, f) for m in matches for f in reversed(m.faults) if m.versions[0 if f.seat == "A" else 1] in wanted]
+        return found[:limit]
 
     def match(self, tid: int, key: str) -> PlayedMatch | None:
         """The recorded match ``key`` of ``tid`` (by the unique index on keys)."""
@@ -826,9 +874,7 @@ def _log_halves(match: PlayedMatch) -> dict[int, int]:
     return {vid: (size + 1) // 2 for vid in match.versions if vid is not None}
 
 
-def _add_totals(
-    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]
-) -> None:
+def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]) -> None:
     """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction)."""
     for (version, opponent), delta in change.items():
         row = db.execute(

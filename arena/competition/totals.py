@@ -1,15 +1,34 @@
-"""Running totals per ordered pair of versions, and what one recorded match adds to them.
+"""The standings as running totals per pair of versions: kept in the store beside each result, read in thousands.
 
-See :mod:`arena.competition.standings` for what they are for. This module
-depends only on the match records, so that the store can keep the totals in
-the same transaction as each result.
+A leaderboard (:mod:`arena.competition.results`) needs, of the matches
+between the versions of a field, only sums: each version's wins, draws,
+losses and points against each opponent, the pentanomial counts of their
+duplicate pairs, the spread of its points over deals, the faults, and for
+the rating fit each pair's score and the sums its error bars take
+(:class:`~arena.competition.ratings.Fitter`). Each of these is a sum over
+*deals* of what that deal's matches make, so the store keeps, per ordered
+pair of versions, the totals (:class:`PairTotals`), and when a match is
+recorded it adds, in the same transaction, the difference between what its
+deal's matches made before and what they make with it (:func:`deal_totals`).
+
+The standings of any field are then a pass over the pairs of its versions
+(:func:`~arena.competition.results.tally_of_pairs`): a version that is replaced or disqualified leaves
+its rows out, and nothing is counted again. A server at a million matches
+reads its 45,000 pair rows at start, not the million matches.
+
+Exact: every total is the same float as the sum over matches would give,
+except the spread of points over deals, which is kept as a sum of squares
+(equal to the two-pass sum to about 1e-12 of the points' scale). Deals that
+more than one pairing played (``arena compare`` deals each board to NEW and
+BASE) are marked ``mixed``: their error bars need the deal's vector, so a
+board with such a pair is drawn from the matches instead (:func:`exact`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from .records import SCORE, PlayedMatch, outcome_for
@@ -157,18 +176,22 @@ def deal_change(before: Sequence[PlayedMatch], match: PlayedMatch) -> dict[Pair,
     return {side: totals.difference(old.get(side, PairTotals())) for side, totals in new.items()}
 
 
-
-
 _WHOLE = frozenset(f.name for f in fields(PairTotals) if f.type == "int")
 
 
 def from_row(values: Sequence[float], faults: str) -> PairTotals:
     """A pair's totals from its stored columns (:data:`COLUMNS`, in order) and its faults (JSON)."""
-    totals = PairTotals(**{name: int(v) if name in _WHOLE else v for name, v in zip(COLUMNS, values, strict=True)})
-    totals.faults = json.loads(faults)
+    totals = PairTotals(faults=json.loads(faults))
+    for name, value in zip(COLUMNS, values, strict=True):
+        setattr(totals, name, int(value) if name in _WHOLE else float(value))
     return totals
 
 
 def to_row(totals: PairTotals) -> tuple[list[float], str]:
     """A pair's totals as stored: its columns (:data:`COLUMNS`, in order) and its faults (JSON)."""
     return [getattr(totals, name) for name in COLUMNS], json.dumps(totals.faults, sort_keys=True)
+
+
+def exact(pairs: Mapping[Pair, PairTotals]) -> bool:
+    """Whether a board drawn from these pairs is the board of their matches (no deal another pairing shared)."""
+    return not any(t.mixed for t in pairs.values())

@@ -77,6 +77,8 @@ FORM_OVERHEAD = 64 << 10
 """Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
+BOT_PAGE_MATCHES = 40
+"""Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
 UPLOADS_IN_FLIGHT = 8
@@ -434,7 +436,7 @@ class Pages:
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
-        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.matches[-15:][::-1])}
+        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.latest_matches(15))}
 
     async def assets(self, request: Request) -> Response:
         """The pages' stylesheet and script (:class:`StaticAssets`)."""
@@ -658,7 +660,9 @@ class Pages:
         private = self.may_see_private(viewer, owner)
         versions = self.c.versions(owner.id)
         board = self.c.board()
-        matches = self.c.labelled([m for m in self.c.matches if owner.name in (m.bot_a, m.bot_b)])
+        before = _before(request)
+        page = self.c.latest_matches(BOT_PAGE_MATCHES + 1, before=before, participant=owner)
+        matches = self.c.labelled(page[:BOT_PAGE_MATCHES])
         current = next((v for v in versions if v.playing), None)
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
         opponents = [
@@ -667,8 +671,11 @@ class Pages:
             for other, c in sorted(board.board.pairwise.get(owner.name, {}).items())
             if c.matches
         ]  # fmt: skip
-        labels = {v.label for v in versions}
-        faults = [(m, f) for m in matches for f in m.faults if f.bot in labels][::-1][:50]
+        faults = [
+            (labelled, fault)
+            for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
+            for labelled in self.c.labelled([match])
+        ]
         history = self.c.state.rating_history(current.id) if current else []
         stderr = []
         if private:
@@ -686,7 +693,8 @@ class Pages:
             "standing": standing,
             "opponents": opponents,
             "faults": faults,
-            "matches": matches[::-1][:40],
+            "matches": matches,
+            "older": page[BOT_PAGE_MATCHES - 1].row_id if len(page) > BOT_PAGE_MATCHES else None,
             "chart": _chart(history),
             "stderr": stderr,
             "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
@@ -900,18 +908,18 @@ class Pages:
             limit = max(1, min(1000, int(request.query_params.get("limit", "100"))))
         except ValueError:
             raise HTTPException(400, "limit must be a number") from None
-        matches = self.c.matches
-        if bot:
-            name = self.participant(bot).name
-            matches = [m for m in matches if name in (m.bot_a, m.bot_b)]
+        owner = self.participant(bot) if bot else None
         viewer = self.who(request)
-        shown = matches[::-1][:limit]
+        page = self.c.latest_matches(limit + 1, before=_before(request), participant=owner)
+        shown = page[:limit]
         return JSONResponse(
             {
                 "matches": [
                     _match_json(labelled, self.seed_shown(viewer, match))
                     for match, labelled in zip(shown, self.c.labelled(shown), strict=True)
-                ]
+                ],
+                # Keyset pagination: the next (older) page is ?before=this; null on the last page.
+                "before": shown[-1].row_id if len(page) > limit else None,
             }
         )
 
@@ -1176,3 +1184,13 @@ def _chart(history: list[tuple[int, float, float | None]]) -> dict[str, Any] | N
         "high": round(y_high),
         "now": round(history[-1][1]),
     }
+
+
+def _before(request: Request) -> int | None:
+    """The ``?before=`` of a page of matches: the id of the last match the previous page showed (keyset pagination)."""
+    text = request.query_params.get("before", "")
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 18:
+        raise HTTPException(400, "before must be a match id (a whole number), as the previous page gave it")
+    return int(text)
