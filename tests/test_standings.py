@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import random
+import signal
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.competition.ratings import Fitter, Outcome
-from arena.competition.results import Leaderboard, leaderboard, tally_of_pairs
+from arena.competition.results import Leaderboard, board_from_store, leaderboard, tally_of_pairs
 from arena.competition.store import FaultRow, PlayedMatch, Store
 from arena.competition.totals import exact
 
@@ -150,3 +155,100 @@ def test_a_warm_started_fit_equals_a_fit_from_scratch() -> None:
             assert warm[name].elo == pytest.approx(cold[name].elo, abs=1e-9)
             assert warm[name].error95 == pytest.approx(cold[name].error95, abs=1e-9)
         last = warm
+
+
+def test_a_database_of_schema_2_migrates_to_pair_totals_that_equal_its_matches(tmp_path: Path) -> None:
+    from arena.competition.store import MIGRATIONS
+    from arena.competition.totals import PairTotals, deal_totals
+
+    # A database as the arena before schema 3 left it: recorded by this store, then schema 3's tables and
+    # column taken away again (a faithful schema 2: its migrations are kept as they shipped).
+    path = tmp_path / "old.sqlite"
+    history = History(path, 11)
+    for _ in range(120):
+        history.play_deal()
+    history.replace()
+    for _ in range(40):
+        history.play_deal()
+    tid = history.tid
+    matches = history.store.matches(tid)
+    incremental = history.store.pair_totals(tid)
+    history.store.close()
+    db = sqlite3.connect(path)
+    db.executescript(
+        "DROP TABLE pair_totals; DROP INDEX matches_by_deal; DROP INDEX matches_by_version_a;"
+        " DROP INDEX matches_by_version_b; DROP INDEX faults_by_version; ALTER TABLE faults DROP COLUMN version;"
+        " DELETE FROM schema_migrations WHERE version = 3;"
+    )
+    db.close()
+    with Store.open(path) as store:
+        assert store.schema_version() == len(MIGRATIONS)
+        assert store.matches(tid) == matches  # nothing lost
+        want: dict[tuple[int, int], PairTotals] = {}
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        for deal in by_deal.values():
+            for pair, part in deal_totals(deal).items():
+                want.setdefault(pair, PairTotals()).add(part)
+        assert store.pair_totals(tid) == want
+        for pair, totals in incremental.items():  # kept match by match: the same sums, to the last bit but the spread's
+            assert totals.deal_means == pytest.approx(want[pair].deal_means, rel=1e-12)
+            assert totals.deal_squares == pytest.approx(want[pair].deal_squares, rel=1e-12)
+            totals.deal_means, totals.deal_squares = want[pair].deal_means, want[pair].deal_squares
+            assert totals == want[pair]
+        faulted = store.latest_faults(tid, [v.id for v in store.versions(tid)], 1000)
+        assert len(faulted) == sum(len(m.faults) for m in matches)
+        field = {v.id: v.name for v in store.versions(tid, current=True)}
+        _same(
+            board_from_store(store, tid),
+            leaderboard(list(field.values()), store.matches(tid, current=True), max_faults=0),
+        )
+
+
+def _count(path: Path) -> int:
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)) as db:
+        return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+
+@pytest.mark.slow
+def test_the_pair_totals_survive_kill_9_of_a_real_server_and_equal_its_matches(tmp_path: Path) -> None:
+    from arena.competition.totals import PairTotals, deal_totals
+    from arena.server.config import load
+
+    from .servertools import server_process, write_config
+
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))
+    db = load(config).data_dir / "server.sqlite"
+    for target in (6, 14):  # killed twice while the ladder plays, each time after some more matches
+        with server_process(config) as server:
+            deadline = time.monotonic() + 120
+            while _count(db) < target:
+                assert time.monotonic() < deadline, "".join(server.output)
+                time.sleep(0.1)
+            os.killpg(server.process.pid, signal.SIGKILL)
+            server.process.wait()
+    with Store.open(db) as store:
+        tid = store.tournaments()[-1].id
+        matches = store.matches(tid)
+        assert len(matches) >= 14
+        want: dict[tuple[int, int], PairTotals] = {}
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        for deal in by_deal.values():
+            for pair, part in deal_totals(deal).items():
+                want.setdefault(pair, PairTotals()).add(part)
+        got = store.pair_totals(tid)
+        assert got.keys() == want.keys()
+        for pair, totals in got.items():
+            assert totals.deal_squares == pytest.approx(want[pair].deal_squares, rel=1e-12)
+            assert totals.deal_means == pytest.approx(want[pair].deal_means, rel=1e-12)
+            totals.deal_means, totals.deal_squares = want[pair].deal_means, want[pair].deal_squares
+            assert totals == want[pair]
+        field = {v.id: v.name for v in store.versions(tid, current=True) if v.admission == "admitted"}
+        config_faults = int(store.tournament(tid).config.get("max_faults", 0))  # type: ignore[union-attr]
+        _same(
+            board_from_store(store, tid),
+            leaderboard(list(field.values()), store.matches(tid, current=True), max_faults=config_faults),
+        )
