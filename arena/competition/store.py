@@ -602,44 +602,53 @@ class Store:
                 " points_a, points_b, winner, forfeit, reason, duration_s, peak_rss_a, peak_rss_b, log_path,"
                 " finished_at, version_a, version_b)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    tid,
-                    match.key,
-                    match.cycle,
-                    match.deal,
-                    match.leg,
-                    match.bot_a,
-                    match.bot_b,
-                    match.seed,
-                    match.points[0],
-                    match.points[1],
-                    match.winner,
-                    json.dumps(list(match.forfeit)),
-                    match.reason,
-                    match.duration_s,
-                    match.peak_rss[0],
-                    match.peak_rss[1],
-                    match.log_path,
-                    _now(),
-                    match.versions[0],
-                    match.versions[1],
-                ),
+                _match_values(tid, match),
             )
             db.execute("DELETE FROM claims WHERE tournament_id = ? AND item = ?", (tid, _match_item(match.key)))
             if cursor.rowcount == 0:
                 return False
             match_id = cursor.lastrowid
-            for fault in match.faults:
-                db.execute(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id,
-                        fault.request_type, match.versions[0 if fault.seat == "A" else 1],
-                    ),
-                )  # fmt: skip
+            assert match_id is not None
+            _insert_faults(db, match_id, match)
             before = _read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
             _add_totals(db, tid, deal_change(before, match), _log_halves(match))
         return True
+
+    def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
+        """Record many finished matches, of deals the store has none of yet, in one transaction (an import, a
+        benchmark's history of a million matches): what :meth:`record_match` does for each, in bulk.
+        """
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO matches (tournament_id, match_key, cycle, deal, leg, bot_a, bot_b, seed,"
+                " points_a, points_b, winner, forfeit, reason, duration_s, peak_rss_a, peak_rss_b, log_path,"
+                " finished_at, version_a, version_b)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_match_values(tid, match) for match in matches),
+            )
+            for match in matches:
+                if match.faults:
+                    (match_id,) = db.execute(
+                        "SELECT id FROM matches WHERE tournament_id = ? AND match_key = ?", (tid, match.key)
+                    ).fetchone()
+                    _insert_faults(db, match_id, match)
+            by_deal: dict[str, list[PlayedMatch]] = {}
+            for match in matches:
+                by_deal.setdefault(match.deal, []).append(match)
+            change: dict[Pair, PairTotals] = {}
+            for deal, played in by_deal.items():
+                (stored,) = db.execute(
+                    "SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND deal = ?", (tid, deal)
+                ).fetchone()
+                if stored > len(played):
+                    raise StoreError(f"deal {deal} has matches in {self.path} already: record its matches one by one")
+                for pair, part in deal_totals(played).items():
+                    change.setdefault(pair, PairTotals()).add(part)
+            logs: dict[int, int] = {}
+            for match in matches:
+                for vid, half in _log_halves(match).items():
+                    logs[vid] = logs.get(vid, 0) + half
+            _add_totals(db, tid, change, logs)
 
     def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
         """The standings' running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``).
@@ -861,6 +870,26 @@ def _played(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
         versions=(row[17], row[18]),
         row_id=row[0],
     )
+
+
+def _match_values(tid: int, match: PlayedMatch) -> tuple[Any, ...]:
+    """A match's row of ``matches``, in the order the inserts name the columns."""
+    return (
+        tid, match.key, match.cycle, match.deal, match.leg, match.bot_a, match.bot_b, match.seed, match.points[0],
+        match.points[1], match.winner, json.dumps(list(match.forfeit)), match.reason, match.duration_s,
+        match.peak_rss[0], match.peak_rss[1], match.log_path, _now(), match.versions[0], match.versions[1],
+    )  # fmt: skip
+
+
+def _insert_faults(db: sqlite3.Connection, match_id: int, match: PlayedMatch) -> None:
+    for fault in match.faults:
+        db.execute(
+            "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id, fault.request_type,
+                match.versions[0 if fault.seat == "A" else 1],
+            ),
+        )  # fmt: skip
 
 
 def _log_halves(match: PlayedMatch) -> dict[int, int]:
