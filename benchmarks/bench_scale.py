@@ -35,6 +35,7 @@ import argparse
 import math
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -53,7 +54,8 @@ sys.path.insert(0, str(REPO))
 from arena.competition.plan import enter_version  # noqa: E402
 from arena.competition.store import FaultRow, PlayedMatch  # noqa: E402
 from arena.server.config import load  # noqa: E402
-from arena.server.service import Competition  # noqa: E402
+from arena.server.service import Competition, Version  # noqa: E402
+from arena.server.state import Entry  # noqa: E402
 
 BOTS = {10_000: 20, 100_000: 100, 1_000_000: 300}
 """Bots in the field for each size (the issue's table)."""
@@ -85,6 +87,7 @@ def build(size: int, cache: Path, *, rebuild: bool) -> Path:
         competition.add_house_bots()
         for version in competition.versions():
             competition.store.set_admission(version.id, "admitted")
+        competition._versions = None  # (read again: admitted now)
         _history(competition, size, random.Random(size))
     finally:
         competition.close()
@@ -98,10 +101,12 @@ def _history(competition: Competition, size: int, rng: random.Random) -> None:
     store, tid = competition.store, competition.tid
     owners = {p.name: p for p in competition.state.participants()}
     current = {v.row.name: v for v in competition.versions() if v.playing}
+    specs = {name: competition.specs[v.id] for name, v in current.items()}
     strength = {name: rng.gauss(0, 1.2) for name in current}
     faulty = set(rng.sample(sorted(current), max(1, len(current) // 50)))
     met: dict[tuple[str, str], int] = {}
     batch: list[PlayedMatch] = []
+    entries: list[Entry] = []
     replace_every = max(1, size // (2 * max(4, len(current) // 5)))  # about a fifth of the field replaced once
     with store.transaction():
         for number in range(size // 2):
@@ -110,13 +115,11 @@ def _history(competition: Competition, size: int, rng: random.Random) -> None:
                 batch = []
                 name = rng.choice(sorted(current))
                 old = current[name]
-                row = enter_version(store, tid, name, competition.specs[old.id])
+                row = enter_version(store, tid, name, specs[name])
                 store.set_admission(row.id, "admitted")
                 store.retire(old.id, "changed")
-                competition.state.add_entry(row.id, owners[name].id, submission_id=None, folder=old.folder)
-                competition._versions = None
-                current[name] = next(v for v in competition.versions() if v.id == row.id)
-                competition.specs[row.id] = competition.specs.pop(old.id)
+                current[name] = Version(store.version(row.id), Entry(row.id, owners[name].id, None, old.folder))
+                entries.append(current[name].entry)
                 strength[name] += rng.gauss(0, 0.3)
             a, b = sorted(rng.sample(sorted(current), 2))
             va, vb = current[a], current[b]
@@ -129,6 +132,8 @@ def _history(competition: Competition, size: int, rng: random.Random) -> None:
                 store.record_matches(tid, batch)
                 batch = []
         store.record_matches(tid, batch)
+    for entry in entries:  # (the server's own tables: after the store's transaction)
+        competition.state.add_entry(entry.version_id, entry.participant_id, submission_id=None, folder=entry.folder)
     for name in rng.sample(sorted(current), max(1, len(current) // 50)):
         competition.state.set_disqualified(owners[name].id, "benchmark: disqualified by the organiser")
 
@@ -180,9 +185,9 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
             line = process.stdout.readline()
             if not line and process.poll() is not None:
                 raise SystemExit("the server did not start")
-            if " on http://" in line:
-                url = line.split(" on ", 1)[1].split(":", 2)[0] + ":" + line.split(" on ", 1)[1].split(":", 2)[1]
-                url = url.rstrip(":")
+            found = re.search(r"serving .* on (http://\S+?):? ", line)
+            if found:
+                url = found.group(1)
         with httpx.Client(base_url=url, timeout=60) as client:
             while client.get("/").status_code != 200:
                 time.sleep(0.05)
