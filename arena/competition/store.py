@@ -50,7 +50,7 @@ import socket
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,158 +59,14 @@ from typing import Any
 import psutil
 
 from .._errors import StoreError
+from . import schema
 from .records import FaultRow as FaultRow
 from .records import PlayedMatch as PlayedMatch
+from .records import log_halves, read_matches
+from .schema import _SCHEMA_1_TABLES
+from .schema import APPLICATION_ID as APPLICATION_ID
+from .schema import MIGRATIONS as MIGRATIONS
 from .totals import COLUMNS, Pair, PairTotals, deal_change, deal_totals, from_row, to_row
-
-APPLICATION_ID = int.from_bytes(b"ARNA", "big")
-"""Written into the header of every Arena database (``PRAGMA application_id``)."""
-
-_SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
-
-Step = str | Callable[[sqlite3.Connection], None]
-"""A migration's step: a statement, or a function that fills what a statement cannot (in the same transaction)."""
-
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (
-    # 1: tournaments, their bots, matches and faults
-    (
-        """CREATE TABLE tournaments (
-            id INTEGER PRIMARY KEY,
-            fingerprint TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            name TEXT NOT NULL,
-            game TEXT NOT NULL,
-            config TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            UNIQUE (fingerprint, seed)
-        )""",
-        """CREATE TABLE bots (
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            name TEXT NOT NULL,
-            command TEXT NOT NULL,
-            source TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            reuse INTEGER NOT NULL,
-            PRIMARY KEY (tournament_id, name)
-        )""",
-        """CREATE TABLE matches (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            match_key TEXT NOT NULL,
-            cycle INTEGER NOT NULL,
-            deal TEXT NOT NULL,
-            leg INTEGER NOT NULL,
-            bot_a TEXT NOT NULL,
-            bot_b TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            points_a REAL NOT NULL,
-            points_b REAL NOT NULL,
-            winner TEXT,
-            forfeit TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            duration_s REAL NOT NULL,
-            peak_rss_a INTEGER,
-            peak_rss_b INTEGER,
-            log_path TEXT,
-            finished_at TEXT NOT NULL,
-            UNIQUE (tournament_id, match_key)
-        )""",
-        """CREATE TABLE faults (
-            match_id INTEGER NOT NULL REFERENCES matches(id),
-            seat TEXT NOT NULL,
-            bot TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            request_id INTEGER,
-            request_type TEXT NOT NULL
-        )""",
-        "CREATE INDEX faults_by_match ON faults (match_id)",
-    ),
-    # 2: living competitions: bot versions and their admission, the changes each run found,
-    # and the arenas working on the database with their claims. Schema 1's bots become
-    # version 1 of each bot (admitted, in the order they were entered), and its matches
-    # point at them. The bots table is kept as it was, and no longer written.
-    (
-        f"PRAGMA application_id = {APPLICATION_ID}",
-        """CREATE TABLE versions (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            name TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            slot INTEGER NOT NULL,
-            command TEXT NOT NULL,
-            source TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            process TEXT NOT NULL,
-            admission TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            added_at TEXT NOT NULL,
-            retired_at TEXT,
-            retired_because TEXT NOT NULL,
-            UNIQUE (tournament_id, name, version)
-        )""",
-        """INSERT INTO versions (tournament_id, name, version, slot, command, source, digest, process,
-                                 admission, reason, added_at, retired_at, retired_because)
-           SELECT b.tournament_id, b.name, 1, ROW_NUMBER() OVER (PARTITION BY b.tournament_id ORDER BY b.rowid) - 1,
-                  b.command, b.source, b.digest, CASE WHEN b.reuse THEN 'reused' ELSE 'fresh' END,
-                  'admitted', '', t.created_at, NULL, ''
-           FROM bots b JOIN tournaments t ON t.id = b.tournament_id""",
-        "ALTER TABLE matches ADD COLUMN version_a INTEGER REFERENCES versions(id)",
-        "ALTER TABLE matches ADD COLUMN version_b INTEGER REFERENCES versions(id)",
-        """UPDATE matches SET
-             version_a = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
-                          AND v.name = matches.bot_a),
-             version_b = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
-                          AND v.name = matches.bot_b)""",
-        "CREATE INDEX matches_by_versions ON matches (tournament_id, version_a, version_b)",
-        """CREATE TABLE changes (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            at TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            bot TEXT NOT NULL,
-            line TEXT NOT NULL
-        )""",
-        """CREATE TABLE arenas (
-            id INTEGER PRIMARY KEY,
-            host TEXT NOT NULL,
-            pid INTEGER NOT NULL,
-            started REAL NOT NULL,
-            heartbeat REAL NOT NULL
-        )""",
-        """CREATE TABLE claims (
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            item TEXT NOT NULL,
-            arena_id INTEGER NOT NULL REFERENCES arenas(id),
-            claimed_at TEXT NOT NULL,
-            PRIMARY KEY (tournament_id, item)
-        )""",
-    ),
-    # 3: the standings' running totals, per ordered pair of versions (arena.competition.totals), kept in the same
-    # transaction as each match, filled here from the matches so far; and the indexes pages read the history by.
-    (
-        "CREATE INDEX matches_by_deal ON matches (tournament_id, deal)",
-        "CREATE INDEX matches_by_version_a ON matches (version_a, id)",
-        "CREATE INDEX matches_by_version_b ON matches (version_b, id)",
-        f"""CREATE TABLE pair_totals (
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            version INTEGER NOT NULL REFERENCES versions(id),
-            opponent INTEGER NOT NULL REFERENCES versions(id),
-            {", ".join(f"{name} REAL NOT NULL" for name in COLUMNS)},
-            faults TEXT NOT NULL,
-            log_bytes INTEGER NOT NULL,
-            PRIMARY KEY (version, opponent)
-        )""",
-        "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id)",
-        lambda db: _fill_pair_totals(db),
-        # Each fault names the version it is against, so that a bot page reads its last faults by an index.
-        "ALTER TABLE faults ADD COLUMN version INTEGER REFERENCES versions(id)",
-        """UPDATE faults SET version = (SELECT CASE WHEN faults.seat = 'A' THEN m.version_a ELSE m.version_b END
-                                        FROM matches m WHERE m.id = faults.match_id)""",
-        "CREATE INDEX faults_by_version ON faults (version, match_id)",
-    ),
-)
-"""The schema, as migrations in order. Append; never edit one that has shipped."""
 
 ADMISSIONS = ("pending", "admitted", "not_admitted")
 PROCESS_MODES = ("fresh", "reused", "persistent")
@@ -407,27 +263,7 @@ class Store:
             )
 
     def _migrate(self) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-        version = self.schema_version()
-        if version > len(MIGRATIONS):
-            raise StoreError(
-                f"{self.path} has schema version {version}, newer than this arena knows"
-                f" ({len(MIGRATIONS)}): upgrade arena"
-            )
-        for number in range(version + 1, len(MIGRATIONS) + 1):
-            with self._transaction() as db:
-                # Another process may have migrated between our read and our lock.
-                if db.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (number,)).fetchone():
-                    continue
-                for step in MIGRATIONS[number - 1]:
-                    if isinstance(step, str):
-                        db.execute(step)
-                    else:
-                        step(db)
-                db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, _now()))
+        schema.migrate(self._db, self.path)
 
     # Competitions -------------------------------------------------------
     def latest(self, name: str) -> TournamentRow | None:
@@ -610,8 +446,8 @@ class Store:
             match_id = cursor.lastrowid
             assert match_id is not None
             _insert_faults(db, match_id, match)
-            before = _read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
-            _add_totals(db, tid, deal_change(before, match), _log_halves(match))
+            before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
+            _add_totals(db, tid, deal_change(before, match), log_halves(match))
         return True
 
     def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
@@ -646,7 +482,7 @@ class Store:
                     change.setdefault(pair, PairTotals()).add(part)
             logs: dict[int, int] = {}
             for match in matches:
-                for vid, half in _log_halves(match).items():
+                for vid, half in log_halves(match).items():
                     logs[vid] = logs.get(vid, 0) + half
             _add_totals(db, tid, change, logs)
 
@@ -709,14 +545,14 @@ class Store:
             return []
         chosen = sorted(ids, reverse=True)[:limit]
         where = f"m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
-        matches = _read_matches(self._db, where, (tid, *chosen), order="m.id DESC")
+        matches = read_matches(self._db, where, (tid, *chosen), order="m.id DESC")
         wanted = set(versions)
         found = [(m, f) for m in matches for f in reversed(m.faults) if m.versions[0 if f.seat == "A" else 1] in wanted]
         return found[:limit]
 
     def match(self, tid: int, key: str) -> PlayedMatch | None:
         """The recorded match ``key`` of ``tid`` (by the unique index on keys)."""
-        found = _read_matches(self._db, "m.tournament_id = ? AND m.match_key = ?", (tid, key))
+        found = read_matches(self._db, "m.tournament_id = ? AND m.match_key = ?", (tid, key))
         return found[0] if found else None
 
     def has_match(self, tid: int, key: str) -> bool:
@@ -735,13 +571,13 @@ class Store:
         """
         below = before if before is not None else 1 << 62
         if versions is None:
-            return _read_matches(
+            return read_matches(
                 self._db, "m.tournament_id = ? AND m.id < ?", (tid, below), order="m.id DESC", limit=limit
             )
         found: list[PlayedMatch] = []
         for vid in set(versions):
             for seat in ("a", "b"):
-                found += _read_matches(
+                found += read_matches(
                     self._db,
                     f"m.version_{seat} = ? AND m.id < ? AND m.tournament_id = ?",
                     (vid, below, tid),
@@ -753,7 +589,7 @@ class Store:
 
     def matches(self, tid: int, *, current: bool = False) -> list[PlayedMatch]:
         """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
-        return _read_matches(self._db, "m.tournament_id = ?" + (f" AND {_CURRENT}" if current else ""), (tid,))
+        return read_matches(self._db, "m.tournament_id = ?" + (f" AND {_CURRENT}" if current else ""), (tid,))
 
     # Arenas and claims --------------------------------------------------
     def register_arena(self) -> int:
@@ -817,61 +653,6 @@ _CURRENT = (
 """SQL: match ``m`` is between two current, admitted versions (it counts in the current standings)."""
 
 
-_MATCH_COLUMNS = (
-    "m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b, m.winner,"
-    " m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path, m.version_a, m.version_b"
-)
-
-
-def _read_matches(
-    db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None
-) -> list[PlayedMatch]:
-    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults."""
-    query = f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} ORDER BY {order}"
-    rows = db.execute(query + ("" if limit is None else f" LIMIT {int(limit)}"), args).fetchall()
-    faults: dict[int, list[FaultRow]] = {}
-    if len(rows) > 2000:  # many matches: the faults of the same selection, in one pass
-        for row in db.execute(
-            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
-            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE {where} ORDER BY f.rowid",
-            args,
-        ):
-            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-    elif rows:
-        ids = [row[0] for row in rows]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            for row in db.execute(
-                "SELECT match_id, seat, bot, kind, reason, request_id, request_type FROM faults"
-                f" WHERE match_id IN ({', '.join('?' * len(chunk))}) ORDER BY rowid",
-                chunk,
-            ):
-                faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-    return [_played(row, faults.get(row[0], ())) for row in rows]
-
-
-def _played(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
-    return PlayedMatch(
-        key=row[1],
-        cycle=row[2],
-        deal=row[3],
-        leg=row[4],
-        bot_a=row[5],
-        bot_b=row[6],
-        seed=row[7],
-        points=(row[8], row[9]),
-        winner=row[10],
-        forfeit=tuple(json.loads(row[11])),
-        reason=row[12],
-        duration_s=row[13],
-        peak_rss=(row[14], row[15]),
-        log_path=row[16],
-        faults=tuple(faults),
-        versions=(row[17], row[18]),
-        row_id=row[0],
-    )
-
-
 def _match_values(tid: int, match: PlayedMatch) -> tuple[Any, ...]:
     """A match's row of ``matches``, in the order the inserts name the columns."""
     return (
@@ -892,17 +673,6 @@ def _insert_faults(db: sqlite3.Connection, match_id: int, match: PlayedMatch) ->
         )  # fmt: skip
 
 
-def _log_halves(match: PlayedMatch) -> dict[int, int]:
-    """Each version's half of ``match``'s log, in bytes, as it is now (a log that is not there counts nothing)."""
-    if not match.log_path:
-        return {}
-    try:
-        size = os.stat(match.log_path).st_size
-    except OSError:
-        return {}
-    return {vid: (size + 1) // 2 for vid in match.versions if vid is not None}
-
-
 def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]) -> None:
     """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction)."""
     for (version, opponent), delta in change.items():
@@ -918,30 +688,6 @@ def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals]
             f" log_bytes) VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
             (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0)),
         )
-
-
-def _fill_pair_totals(db: sqlite3.Connection) -> None:
-    """Schema 3: the pair totals of the matches recorded so far, deal by deal (each log's size read once)."""
-    for (tid,) in db.execute("SELECT id FROM tournaments").fetchall():
-        matches = _read_matches(db, "m.tournament_id = ?", (tid,))
-        by_deal: dict[str, list[PlayedMatch]] = {}
-        for match in matches:
-            by_deal.setdefault(match.deal, []).append(match)
-        totals: dict[Pair, PairTotals] = {}
-        for deal_matches in by_deal.values():
-            for pair, part in deal_totals(deal_matches).items():
-                totals.setdefault(pair, PairTotals()).add(part)
-        logs: dict[int, int] = {}
-        for match in matches:
-            for vid, half in _log_halves(match).items():
-                logs[vid] = logs.get(vid, 0) + half
-        for (version, opponent), pair_totals in totals.items():
-            values, faults = to_row(pair_totals)
-            db.execute(
-                f"INSERT INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults, log_bytes)"
-                f" VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
-                (tid, version, opponent, *values, faults, logs.pop(version, 0)),
-            )
 
 
 def _match_item(key: str) -> str:

@@ -263,7 +263,7 @@ class Competition:
         private_database(self.data_dir / DB_NAME)
         self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
         try:
-            self.state = State(self.data_dir / DB_NAME)
+            self.state = State(self.store)  # the same connection: one database, one writer in this process
             self.plan = self._plan()
             opened = open_competition(self.plan, self.store, fresh=fresh, field=False, secret_seed=True)
         except BaseException:
