@@ -232,6 +232,29 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
             expires_at TEXT NOT NULL
         )""",
     ),
+    # 3: the match logs' retention (arena.server.retention): each log's size and deal as the pruner found it,
+    # whether and why it was pruned, and the pins that keep a deal's logs.
+    (
+        """CREATE TABLE match_logs (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            low INTEGER NOT NULL,
+            high INTEGER NOT NULL,
+            deal_first INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            pruned_at TEXT,
+            pruned_why TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX match_logs_kept ON match_logs (tournament_id, low, high, deal_first) WHERE pruned_at IS NULL",
+        "CREATE INDEX match_logs_by_deal ON match_logs (deal_first)",
+        """CREATE TABLE log_pins (
+            deal_first INTEGER NOT NULL,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            at TEXT NOT NULL,
+            PRIMARY KEY (deal_first, participant_id)
+        )""",
+        "CREATE INDEX log_pins_by_participant ON log_pins (participant_id)",
+    ),
 )
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 

@@ -52,6 +52,7 @@ from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.play import new_seed
+from . import retention
 from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
@@ -537,6 +538,52 @@ class Competition:
                 self._drop_processes()
             await trio.sleep(DISK_EVERY_S)
 
+    async def _prune_logs(self) -> None:
+        """Prune the match logs by the config's retention, every ``prune_every_s``, in a thread of its own."""
+        while True:
+            await trio.sleep(self.config.retention.prune_every_s)
+            pruned = await trio.to_thread.run_sync(self.prune_logs)
+            if pruned.logs:
+                self.disk.match_bytes = self.store.log_bytes(self.tid)  # the pruned logs' bytes are the owners' again
+
+    def prune_logs(self) -> retention.Pruned:
+        """One run of the pruner, on a connection of its own (call it in a thread: it reads and deletes files)."""
+        with contextlib.closing(retention.connect(self.store.path)) as db:
+            return retention.prune(db, self.tid, self.config.retention)
+
+    async def log_state(self, match: PlayedMatch) -> retention.LogState | None:
+        """What the retention did with ``match``'s log (read in a thread)."""
+
+        def read() -> retention.LogState | None:
+            with contextlib.closing(retention.connect(self.store.path)) as db:
+                return retention.state_of(db, match.row_id)
+
+        return await trio.to_thread.run_sync(read)
+
+    async def pin_log(self, match: PlayedMatch, participant: Participant, *, pinned: bool) -> None:
+        """Pin (or unpin) ``match``'s deal for ``participant``: its logs are kept whatever the retention says.
+
+        A participant pins only its own bots' matches, at most
+        ``pins_per_participant`` deals; the organiser pins any, and its unpin
+        takes every pin off the deal.
+        """
+        admin = participant.is_admin
+        if not admin and participant.name not in (match.bot_a, match.bot_b):
+            raise UploadRefused("you may pin only your own bots' matches")
+        cap = None if admin else self.config.retention.pins_per_participant
+
+        def change() -> None:
+            with contextlib.closing(retention.connect(self.store.path)) as db:
+                if pinned:
+                    retention.pin(db, self.tid, match.row_id, participant.id, cap=cap)
+                else:
+                    retention.unpin(db, match.row_id, None if admin else participant.id)
+
+        try:
+            await trio.to_thread.run_sync(change)
+        except ConfigError as exc:
+            raise UploadRefused(str(exc)) from None
+
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
         if self._field is None:
@@ -1012,6 +1059,7 @@ class Competition:
                 nursery.start_soon(self._checker)
             nursery.start_soon(self._standings)
             nursery.start_soon(self._watch_disk)
+            nursery.start_soon(self._prune_logs)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()

@@ -29,7 +29,6 @@ import mimetypes
 import os
 import secrets
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -62,8 +61,10 @@ from protocol import SEATS
 from .._errors import ConfigError, UploadRefused
 from ..competition.results import render_csv
 from ..competition.store import PlayedMatch
+from . import retention
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
+from .maintain import backup_database
 from .service import Busy, Competition, Version, relative_paths
 from .state import NAME_RULE, Participant, Submission, check_name
 
@@ -246,6 +247,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/bots/{name}/stderr/{file}", pages.stderr),
         Route("/matches/{key}", pages.match),
         Route("/matches/{key}/replay", pages.replay),
+        Route("/matches/{key}/pin", pages.pin_log, methods=["POST"]),
         Route("/admin", pages.admin),
         Route("/admin/{action}", pages.admin_action, methods=["POST"]),
         Route("/admin/download/{what}", pages.download),
@@ -254,6 +256,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/api/bots/{name}", pages.api_bot),
         Route("/api/matches", pages.api_matches),
         Route("/api/matches/{key}", pages.api_match),
+        Route("/api/matches/{key}/pin", pages.api_pin_log, methods=["POST"]),
         Route("/api/submissions", pages.api_submissions, methods=["GET", "POST"]),
         Route("/api/submissions/{sid:int}", pages.api_submission),
         Route("/api/admin/{action}", pages.api_admin, methods=["POST"]),
@@ -761,12 +764,16 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         viewer = self.who(request)
         allowed, seat = self.replay_access(viewer, match)
+        log = await self.c.log_state(match) if match.log_path else None
         return self.page(
             request,
             "match.html",
             match=self.c.labelled([match])[0],
             owners=[match.bot_a, match.bot_b],
-            replay=allowed and bool(match.log_path),
+            replay=allowed and bool(match.log_path) and not (log and log.pruned_at),
+            log=log,
+            may_pin=bool(log and not log.pruned_at and self.may_pin(viewer, match)),
+            pinned=bool(log and viewer and viewer.id in log.pinned_by),
             seat=seat,
             rule=self.c.config.replays,
             seed=str(match.seed) if allowed and seat is None else "",
@@ -780,6 +787,9 @@ class Pages:
             raise HTTPException(403, "this match's replay is not public")
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
+        log = await self.c.log_state(match)
+        if log is not None and log.pruned_at:
+            raise HTTPException(410, f"this match's log was pruned at {log.pruned_at}: {log.pruned_why}")
         viewer = self.who(request)
         if viewer is not None and viewer.is_admin:
             stderr_of = frozenset(SEATS)
@@ -927,9 +937,49 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
         data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
-        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
+        log = await self.c.log_state(match) if match.log_path else None
+        pruned = bool(log and log.pruned_at)
+        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path and not pruned else None
         data["replay_seat"] = seat
+        data["log"] = _log_json(match, log)
         return JSONResponse(data)
+
+    def may_pin(self, viewer: Participant | None, match: PlayedMatch) -> bool:
+        """Whether ``viewer`` may pin ``match``'s deal: the organiser, or the owner of one of its bots."""
+        return viewer is not None and (viewer.is_admin or viewer.name in (match.bot_a, match.bot_b))
+
+    async def pin_log(self, request: Request) -> Response:
+        """The match page's pin button: keep (or stop keeping) this deal's logs."""
+        me = self.need(request)
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        match = self.match_by_key(request.path_params["key"])
+        await self._pin(match, me, pinned=form.get("pin") != "0")
+        return RedirectResponse(f"/matches/{match.key}", status_code=303)
+
+    async def api_pin_log(self, request: Request) -> Response:
+        """``POST {"pinned": true|false}``: pin or unpin the match's deal; answers the match's log state."""
+        me = self.need(request)
+        self.check_api_write(request)
+        try:
+            data = await request.json() if await request.body() else {}
+        except ValueError:
+            raise HTTPException(400, "the body must be JSON") from None
+        if not isinstance(data, dict) or not isinstance(data.get("pinned", True), bool):
+            raise HTTPException(400, 'the body must be a JSON object such as {"pinned": true}')
+        match = self.match_by_key(request.path_params["key"])
+        await self._pin(match, me, pinned=data.get("pinned", True))
+        return JSONResponse(_log_json(match, await self.c.log_state(match)))
+
+    async def _pin(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
+        if not match.log_path:
+            raise HTTPException(404, "this match was played without a log")
+        if not self.may_pin(me, match):
+            raise HTTPException(403, "you may pin only your own bots' matches")
+        try:
+            await self.c.pin_log(match, me, pinned=pinned)
+        except UploadRefused as exc:
+            raise HTTPException(409, str(exc)) from None
 
     async def api_submissions(self, request: Request) -> Response:
         me = self.need(request)
@@ -1049,13 +1099,7 @@ def _backup(database: Path, folder: Path) -> Path:
     """A consistent copy of the live database (SQLite's online backup), to send and then delete."""
     fd, name = tempfile.mkstemp(suffix=".sqlite", dir=folder)
     os.close(fd)
-    source = sqlite3.connect(database)
-    target = sqlite3.connect(name)
-    try:
-        source.backup(target)
-    finally:
-        source.close()
-        target.close()
+    backup_database(database, Path(name))
     return Path(name)
 
 
@@ -1128,6 +1172,16 @@ def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
         "reason": match.reason,
         "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in match.faults],
         "duration_s": match.duration_s,
+    }
+
+
+def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
+    """A match's log as the API sends it: whether it is kept, pinned (by how many), or pruned when and why."""
+    return {
+        "kept": bool(match.log_path) and not (log and log.pruned_at),
+        "pruned_at": log.pruned_at if log else None,
+        "pruned_why": log.pruned_why if log else "",
+        "pins": len(log.pinned_by) if log else 0,
     }
 
 
