@@ -271,7 +271,8 @@ def main() -> None:
     print(f"\nratios to {rows[0][0]:,} matches (what grows):")
     for size, figures in rows[1:]:
         print(f"  {size:,}: " + ", ".join(f"{n} x{figures[n] / base[n]:.2f}" for n in names if base[n]))
-    print(f"\nmachine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end (shared: compare within a run)")
+    load = os.getloadavg()[0]
+    print(f"\nmachine: {os.cpu_count()} CPUs, load average {load:.1f} at the end (shared: compare within a run)")
 
 
 if __name__ == "__main__":
