@@ -45,6 +45,32 @@ def backup_database(database: Path, target: Path) -> None:
         copy.close()
 
 
+def relocate_logs(database: Path, logs: Path) -> int:
+    """Point the match logs' paths at ``logs`` when the data folder was moved (a backup restored elsewhere).
+
+    The matches record their logs by full path; a data folder copied to
+    another path finds its logs under its own ``logs/``. One look at the
+    last match's path decides (nothing to do, the usual case, costs one
+    indexed read); a move rewrites every path in one statement. How many
+    were rewritten.
+    """
+    with contextlib.closing(retention.connect(database)) as db:
+        row = db.execute("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
+        found = row.fetchone()
+        if found is None:
+            return 0
+        old = str(Path(found[0]).parent)
+        if old == str(logs) or not (logs / Path(found[0]).name).exists():
+            return 0  # in place, or not a copy of this folder's logs: left as they are
+        prefix = old + "/"
+        with retention.transaction(db):
+            changed = db.execute(
+                "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
+                (f"{logs}/", len(prefix) + 1, len(prefix), prefix),
+            ).rowcount
+        return int(changed)
+
+
 def backup(config: ServerConfig, dest: Path) -> list[str]:
     """Back ``config``'s data folder up to ``dest`` (a new or empty folder); what was copied, as lines to print."""
     from .service import DB_NAME, SECRET_NAME
@@ -66,6 +92,8 @@ def backup(config: ServerConfig, dest: Path) -> list[str]:
         if (source / name).is_dir():
             count, size = _copy_tree(source / name, dest / name)
             lines.append(f"{name}: {count} files, {size_text(size)}")
+    moved = relocate_logs(dest / DB_NAME, dest / "logs")
+    lines.append(f"a server started with --data-dir {dest} serves the copy ({moved} match logs' paths point into it)")
     return lines
 
 
@@ -115,7 +143,9 @@ def vacuum(config: ServerConfig) -> list[str]:
                 lines.append(f"{name}: {pruned.line(config.retention) if pruned.logs else 'no match log to prune'}")
             db.execute("VACUUM")
             db.execute("ANALYZE")
-            db.execute("PRAGMA journal_mode=DELETE")
+            with contextlib.suppress(sqlite3.OperationalError):  # a reader still open (a worker exiting): stays WAL
+                db.execute("PRAGMA busy_timeout = 0")
+                db.execute("PRAGMA journal_mode=DELETE")
         after = _database_bytes(database)
         lines.append(f"database: {size_text(before)} -> {size_text(after)} (freed {size_text(max(0, before - after))})")
     return lines

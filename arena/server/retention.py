@@ -96,7 +96,8 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 @contextlib.contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction on ``db`` (autocommit mode), taken at once (``BEGIN IMMEDIATE``)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
@@ -122,7 +123,7 @@ def catch_up(db: sqlite3.Connection, tid: int) -> int:
         if not rows:
             return noted
         sized = [(mid, tid, low, high, first, _filesize_text(path)) for mid, path, low, high, first in rows]
-        with _transaction(db):
+        with transaction(db):
             db.executemany(
                 "INSERT OR IGNORE INTO match_logs (match_id, tournament_id, low, high, deal_first, bytes)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -185,7 +186,7 @@ def prune(db: sqlite3.Connection, tid: int, policy: Retention) -> Pruned:
     if done.logs:
         line = done.line(policy)
         logger.info("%s", line)
-        with _transaction(db):
+        with transaction(db):
             db.execute(
                 "INSERT INTO changes (tournament_id, at, kind, bot, line) VALUES (?, ?, 'logs', '', ?)",
                 (tid, _now(), line),
@@ -210,7 +211,7 @@ def _drop(db: sqlite3.Connection, tid: int, match_ids: list[int], why: str) -> t
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(row[2])
         at = _now()
-        with _transaction(db):
+        with transaction(db):
             for mid, size, _path, version_a, version_b in rows:
                 db.execute("UPDATE match_logs SET pruned_at = ?, pruned_why = ? WHERE match_id = ?", (at, why, mid))
                 half = (size + 1) // 2
@@ -241,7 +242,7 @@ def pin(db: sqlite3.Connection, tid: int, match_id: int, participant_id: int, *,
     participant has used its pins.
     """
     catch_up(db, tid)
-    with _transaction(db):
+    with transaction(db):
         found = db.execute("SELECT deal_first, pruned_at FROM match_logs WHERE match_id = ?", (match_id,)).fetchone()
         if found is None:
             raise ConfigError("this match has no log to pin")
@@ -259,7 +260,7 @@ def pin(db: sqlite3.Connection, tid: int, match_id: int, participant_id: int, *,
 
 def unpin(db: sqlite3.Connection, match_id: int, participant_id: int | None) -> None:
     """Take ``participant_id``'s pin off the deal of ``match_id`` (``None``: every pin, the organiser's call)."""
-    with _transaction(db):
+    with transaction(db):
         found = db.execute("SELECT deal_first FROM match_logs WHERE match_id = ?", (match_id,)).fetchone()
         if found is None:
             return

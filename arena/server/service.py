@@ -57,6 +57,7 @@ from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
+from .maintain import relocate_logs
 from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
@@ -282,6 +283,7 @@ class Competition:
             self.opening.append(OLD_SEED_WARNING)
         self.secret_key = self._secret_key()
         self.logs = self.data_dir / "logs"
+        relocate_logs(self.store.path, self.logs)  # a data folder restored elsewhere finds its own logs
         self.bots_dir = self.data_dir / "bots"
         self.checks_dir = self.data_dir / "checks"
         self.incoming = self.data_dir / "incoming"
