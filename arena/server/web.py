@@ -796,7 +796,10 @@ class Pages:
         else:
             owners = self.owners_of(match)
             stderr_of = frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
-        html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
+        try:
+            html = await trio.to_thread.run_sync(_replay_page, Path(match.log_path), seat, stderr_of, seat is None)
+        except FileNotFoundError:  # (deleted by hand, or the pruner killed between the file and its row)
+            raise HTTPException(410, "this match's log is missing from the server") from None
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
