@@ -413,7 +413,7 @@ class Store:
             (tid,),
         ).fetchall()
         partial = self._db.execute(legs + " SELECT pid, side FROM parsed WHERE n = 1", (tid,)).fetchall()
-        return [tuple(row) for row in pairs], [tuple(row) for row in partial]  # type: ignore[misc]
+        return [tuple(row) for row in pairs], [tuple(row) for row in partial]
 
     def count_matches(self, tid: int, *, current: bool = False) -> int:
         """How many matches of ``tid`` are recorded (only between current, admitted versions with ``current``)."""
@@ -472,7 +472,7 @@ class Store:
             assert match_id is not None
             _insert_faults(db, match_id, match)
             before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
-            _add_totals(db, tid, deal_change(before, match), log_halves(match))
+            _add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
         return True
 
     def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
@@ -509,7 +509,8 @@ class Store:
             for match in matches:
                 for vid, half in log_halves(match).items():
                     logs[vid] = logs.get(vid, 0) + half
-            _add_totals(db, tid, change, logs)
+            (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()
+            _add_totals(db, tid, change, logs, last)
 
     def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
         """The standings' running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``).
@@ -527,6 +528,32 @@ class Store:
         for version, opponent, *values, faults in self._db.execute(query, args):
             out[version, opponent] = from_row(values, faults)
         return out
+
+    def pair_totals_since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
+        """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next.
+
+        A reader that keeps every pair's totals reads only what changed (a few
+        rows a second on a busy ladder), by the index on ``touched``.
+        """
+        out = {}
+        last = touched
+        for version, opponent, *values, faults, mark in self._db.execute(
+            f"SELECT version, opponent, {', '.join(COLUMNS)}, faults, touched FROM pair_totals"
+            " WHERE tournament_id = ? AND touched > ?",
+            (tid, touched),
+        ):
+            out[version, opponent] = from_row(values, faults)
+            last = max(last, mark)
+        return out, last
+
+    def opponents(self, version: int) -> dict[int, PairTotals]:
+        """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
+        return {
+            opponent: from_row(values, faults)
+            for opponent, *values, faults in self._db.execute(
+                f"SELECT opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE version = ?", (version,)
+            )
+        }
 
     def log_bytes(self, tid: int) -> dict[int, int]:
         """Each version's half of the match logs it played (as they were when recorded), by version id."""
@@ -698,8 +725,11 @@ def _insert_faults(db: sqlite3.Connection, match_id: int, match: PlayedMatch) ->
         )  # fmt: skip
 
 
-def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]) -> None:
-    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction)."""
+def _add_totals(
+    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int], touched: int
+) -> None:
+    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction); ``touched``: the
+    id of the last match added, which readers of what changed since ask by (:meth:`Store.pair_totals_since`)."""
     for (version, opponent), delta in change.items():
         row = db.execute(
             f"SELECT {', '.join(COLUMNS)}, faults, log_bytes FROM pair_totals WHERE version = ? AND opponent = ?",
@@ -710,8 +740,8 @@ def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals]
         values, faults = to_row(totals)
         db.execute(
             f"INSERT OR REPLACE INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults,"
-            f" log_bytes) VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
-            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0)),
+            f" log_bytes, touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0), touched),
         )
 
 

@@ -23,6 +23,7 @@ import os
 import secrets
 import shutil
 import stat
+import threading
 import time
 import traceback
 from collections import Counter
@@ -43,9 +44,10 @@ from ..competition.config import TournamentConfig
 from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version, tally_of_pairs
+from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
+from ..competition.standings import PairTable
 from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
@@ -310,6 +312,9 @@ class Competition:
         self._table: Table | None = None
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
+        self._pair_table = PairTable(self.tid)
+        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
+        self._pair_lock = threading.Lock()
         self._history_mark = self.played // HISTORY_EVERY
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
@@ -602,9 +607,11 @@ class Competition:
         ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
         """
         names = {v.id: v.row.name for v in playing}
-        frozen = tally_of_pairs(names, (store or self.store).pair_totals(self.tid, among=names))
+        with self._pair_lock:  # (one drawing at a time: the table is brought up to date in place)
+            self._pair_table.refresh(store or self.store)
+            frozen = self._pair_table.tally(names)
         frozen.start = self._strengths
-        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name)
+        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
         fit = frozen.ratings
         strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
         return Table(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
