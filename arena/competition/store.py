@@ -555,6 +555,15 @@ class Store:
             )
         }
 
+    def fault_totals(self, tid: int) -> dict[int, Counter[str]]:
+        """Every fault of each version of ``tid`` (against anyone), by kind, by version id (from the pair totals)."""
+        out: dict[int, Counter[str]] = {}
+        for version, faults in self._db.execute(
+            "SELECT version, faults FROM pair_totals WHERE tournament_id = ? AND faults <> '{}'", (tid,)
+        ):
+            out.setdefault(version, Counter()).update(json.loads(faults))
+        return out
+
     def log_bytes(self, tid: int) -> dict[int, int]:
         """Each version's half of the match logs it played (as they were when recorded), by version id."""
         return {

@@ -290,12 +290,8 @@ class Competition:
             private_folder(folder)
         self.played = self.store.count_matches(self.tid)
         """Matches the ladder has recorded (nothing per match is held here: pages read the store's indexes)."""
-        pairs = self.store.pair_totals(self.tid)
-        self.faults: dict[int, Counter[str]] = {}
+        self.faults: dict[int, Counter[str]] = self.store.fault_totals(self.tid)
         """Faults by kind of each version (by id): a version with too many plays no more."""
-        for (vid, _), totals in pairs.items():
-            self.faults.setdefault(vid, Counter()).update(totals.faults)
-        del pairs
         self.disk = LogQuota(
             self.logs / "stderr", per_version=config.log_bytes_per_version,
             per_participant=config.log_bytes_per_participant,
@@ -983,6 +979,10 @@ class Competition:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
 
         await self.admit_field(say)
+        # The first table of the standings, in a thread (a million matches' pair totals are read once, here).
+        playing = [v for v in self.versions() if v.playing]
+        self._table = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
+        self._strengths = self._table.strengths
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
