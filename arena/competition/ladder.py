@@ -212,19 +212,6 @@ class PairBook:
             book.record(key)
         return book
 
-    @classmethod
-    def of_store(cls, store: Store, tid: int) -> PairBook:
-        """The book of competition ``tid``'s history, counted in the database (:meth:`Store.ladder_pairs`): the
-        same book as :meth:`of` its keys, without a million keys through Python at a server's start."""
-        book = cls()
-        pairs, partial = store.ladder_pairs(tid)
-        for first, second, begun, last in pairs:
-            book.met[(first, second)] = begun
-            book.last[(first, second)] = last
-        for pair_id, side in partial:
-            book.partial[pair_id] = frozenset((0 if side == "a" else 1,))
-        return book
-
     def record(self, key: str) -> None:
         """Note the match ``key`` (a leg of a ladder pair; other matches are ignored)."""
         pair_id, _, side = key.rpartition("-")  # the pair's id: its legs' deals differ with a persistent bot
@@ -417,6 +404,7 @@ class Ladder:
         log_dir: Path | None = None,
         slots: int = 1,
         remote: RemotePlay | None = None,
+        book: PairBook | None = None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -430,7 +418,7 @@ class Ladder:
         self.log_dir = log_dir
         self.slots = max(1, slots)
         self.remote = remote
-        self.state = LadderState(book=PairBook.of_store(store, tournament_id))
+        self.state = LadderState(book=book if book is not None else PairBook.of(store.match_keys(tournament_id)))
         self.paused = False
         self._changed = trio.Event()
         self._pool: Pool | None = None

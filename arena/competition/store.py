@@ -390,30 +390,12 @@ class Store:
         """The keys of the matches of ``tid`` already recorded."""
         return {row[0] for row in self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))}
 
-    def ladder_pairs(self, tid: int) -> tuple[list[tuple[str, str, int, int]], list[tuple[str, str]]]:
-        """What a ladder's choice of pairs needs of its history, counted by SQLite (not a key each to Python).
-
-        Of the matches whose keys are legs of ladder pairs (``first~second~N-a``
-        or ``-b``): per two versions, the pairs begun and the highest pair
-        number; and each pair with one leg recorded, with that leg's side. See
-        :class:`~arena.competition.ladder.PairBook`.
-        """
-        legs = (
-            "WITH legs AS (SELECT substr(match_key, 1, length(match_key) - 2) AS pid, COUNT(*) AS n,"
-            " MIN(substr(match_key, -1)) AS side FROM matches WHERE tournament_id = ?"
-            " AND match_key GLOB '*~*~[0-9]*-[ab]' GROUP BY 1),"
-            " split AS (SELECT pid, n, side, substr(pid, 1, instr(pid, '~') - 1) AS first,"
-            " substr(pid, instr(pid, '~') + 1) AS rest FROM legs),"
-            " parsed AS (SELECT pid, n, side, first, substr(rest, 1, instr(rest, '~') - 1) AS second,"
-            " substr(rest, instr(rest, '~') + 1) AS number FROM split"
-            " WHERE number NOT GLOB '*[^0-9]*' AND number <> '')"
-        )
-        pairs = self._db.execute(
-            legs + " SELECT first, second, COUNT(*), MAX(CAST(number AS INTEGER)) FROM parsed GROUP BY first, second",
-            (tid,),
-        ).fetchall()
-        partial = self._db.execute(legs + " SELECT pid, side FROM parsed WHERE n = 1", (tid,)).fetchall()
-        return [tuple(row) for row in pairs], [tuple(row) for row in partial]
+    def match_keys(self, tid: int) -> Iterator[str]:
+        """The keys of the matches of ``tid``, one at a time (a million of them are never held at once)."""
+        cursor = self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))
+        while rows := cursor.fetchmany(10_000):
+            for (key,) in rows:
+                yield key
 
     def count_matches(self, tid: int, *, current: bool = False) -> int:
         """How many matches of ``tid`` are recorded (only between current, admitted versions with ``current``)."""

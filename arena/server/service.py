@@ -41,7 +41,7 @@ from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, reso
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import Ladder, MatchLost, PairBook, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
@@ -983,6 +983,7 @@ class Competition:
         playing = [v for v in self.versions() if v.playing]
         self._table = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
         self._strengths = self._table.strengths
+        book = await trio.to_thread.run_sync(self._ladder_book)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
@@ -1013,7 +1014,7 @@ class Competition:
                     self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
                 ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs) + ahead, remote=remote,  # a pair plays one leg at a time: a slot per job
+                slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)
@@ -1022,6 +1023,11 @@ class Competition:
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    def _ladder_book(self) -> PairBook:
+        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
+        with Store.open(self.store.path, readonly=True) as store:
+            return PairBook.of(store.match_keys(self.tid))
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
