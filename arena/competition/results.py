@@ -753,7 +753,15 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
             for line in rest[-NOT_ADMITTED_LINES:]:
                 console.print(Text(f"    {printable(line.strip())}"))
     names = [row.bot for row in board.standings]
-    if len(names) > 1 and pairwise is not False:
+    if len(names) > 1 and pairwise is None and 3 * len(names) > width:
+        # Each of its columns takes three characters at least: it cannot fit, and measuring a matrix of 300 bots'
+        # cells (rich measures every one) took longer than drawing the whole board.
+        console.print()
+        console.print(
+            f"(The pairwise matrix of {len(names)} bots is wider than {width} columns: "
+            "--pairwise shows it anyway; --format csv and json always have it.)"
+        )
+    elif len(names) > 1 and pairwise is not False:
         matrix = _pairwise_table(board, names)
         needed = Measurement.get(console, console.options.update(max_width=1 << 16), matrix).maximum
         console.print()
