@@ -6,6 +6,7 @@ import contextlib
 import math
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import time
@@ -257,3 +258,46 @@ def test_the_pair_totals_survive_kill_9_of_a_real_server_and_equal_its_matches(t
             board_from_store(store, tid),
             leaderboard(list(field.values()), store.matches(tid, current=True), max_faults=config_faults),
         )
+
+
+def test_a_servers_database_made_before_schema_3_opens_and_migrates_without_loss(tmp_path: Path) -> None:
+    # tests/data/server-schema2.sqlite: made by the arena before this schema (tests/data/make_server_schema2.py).
+    from arena.competition.totals import PairTotals, deal_totals
+    from arena.server.config import load
+    from arena.server.service import Competition
+
+    from .servertools import write_config
+
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))
+    config.write_text(config.read_text().replace('name = "Test ladder"', 'name = "Old ladder"'))  # its competition
+    data = load(config).data_dir
+    data.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "data" / "server-schema2.sqlite", data / "server.sqlite")
+    with contextlib.closing(sqlite3.connect(data / "server.sqlite")) as db:
+        before = {
+            table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+            for table in ("participants", "versions", "matches", "faults", "entries")  # (a start rewrites the config)
+        }
+    competition = Competition(load(config))
+    try:
+        assert competition.played == len(before["matches"]) == 80
+        assert competition.state.participant_named("alice") is not None
+        store, tid = competition.store, competition.tid
+        matches = store.matches(tid)
+        want: dict[tuple[int, int], PairTotals] = {}
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        for deal in by_deal.values():
+            for pair, part in deal_totals(deal).items():
+                want.setdefault(pair, PairTotals()).add(part)
+        assert store.pair_totals(tid) == want
+        assert sum(len(m.faults) for m in matches) == len(before["faults"]) > 0
+        field = {v.id: v.row.name for v in competition.versions() if v.playing}
+        _same(competition.board().board, leaderboard(list(field.values()), matches, max_faults=10), cells=False)
+    finally:
+        competition.close()
+    with contextlib.closing(sqlite3.connect(data / "server.sqlite")) as db:
+        for table, rows in before.items():  # every row as it was (the faults gained a column: its first ones)
+            now = db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+            assert [row[: len(rows[0])] for row in now] == rows, table
