@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import random
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import StoreError
 from arena.competition.ratings import Fitter, Outcome
 from arena.competition.results import Leaderboard, board_from_store, leaderboard, tally_of_pairs
 from arena.competition.standings import PairTable
@@ -301,3 +303,29 @@ def test_a_servers_database_made_before_schema_3_opens_and_migrates_without_loss
         for table, rows in before.items():  # every row as it was (the faults gained a column: its first ones)
             now = db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
             assert [row[: len(rows[0])] for row in now] == rows, table
+
+
+def test_matches_recorded_in_bulk_give_the_totals_of_matches_recorded_one_by_one(tmp_path: Path) -> None:
+    history = History(tmp_path / "one.sqlite", 5)
+    for _ in range(80):
+        history.play_deal()
+    matches = history.store.matches(history.tid)
+    with Store.open(tmp_path / "bulk.sqlite") as bulk:
+        tid = bulk.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        for version in history.store.versions(history.tid):  # the same ids
+            bulk.add_version(
+                tid, name=version.name, slot=version.slot, command=version.command, source=version.source,
+                digest=version.digest, process=version.process,
+            )  # fmt: skip
+        bulk.record_matches(tid, matches[:60])
+        bulk.record_matches(tid, matches[60:])
+        assert bulk.matches(tid) == matches
+        got, want = bulk.pair_totals(tid), history.store.pair_totals(history.tid)
+        assert got.keys() == want.keys()
+        for pair, totals in got.items():
+            assert totals.deal_means == pytest.approx(want[pair].deal_means, rel=1e-12)
+            totals.deal_means, totals.deal_squares = want[pair].deal_means, want[pair].deal_squares
+            assert totals == want[pair]
+        with pytest.raises(StoreError, match="one by one"):
+            bulk.record_matches(tid, [dataclasses.replace(matches[0], key="again")])  # a deal recorded already
+    history.store.close()

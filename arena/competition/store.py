@@ -18,6 +18,10 @@ The model, as the tables hold it:
 * **matches** and their **faults**: every finished match, with the versions
   in its seats. The current standings are the matches whose two versions are
   both current and admitted; the history is all of them.
+* **pair_totals**: the standings' running totals per ordered pair of
+  versions (:mod:`arena.competition.totals`), added to in the same
+  transaction as each match, so that standings are read from a row per pair
+  met, never recounted from the matches.
 * **changes**: one line per change a run found (a bot added, changed,
   removed, not admitted; more cycles), for ``arena results --history``.
 * **arenas** and **claims**: the arena processes working on this database,
@@ -33,8 +37,8 @@ and never twice. While an arena writes, the database runs in WAL mode, so
 back to a plain rollback journal, so a database at rest is one file and
 reading it leaves no ``-wal``/``-shm`` files beside it.
 
-The schema grows by migrations that are only ever appended to
-``MIGRATIONS``; each runs in the same transaction as the row in
+The schema (:mod:`arena.competition.schema`, with the server's own tables)
+grows by migrations that are only ever appended to ``MIGRATIONS``; each runs in the same transaction as the row in
 ``schema_migrations`` that says it ran. An Arena database says so in its
 header (``PRAGMA application_id``); a file that is neither empty nor Arena's
 is refused, never written to.
