@@ -6,7 +6,8 @@ field of 300 (90,000 rows) and summing them in Python each time would take a sec
 from the store only the rows that matches recorded since changed (:meth:`Store.pair_totals_since`), and draws
 a field's totals (:meth:`PairTable.tally`) with array sums. It holds a row per pair of versions that met,
 never a match. The board it gives is :func:`~arena.competition.results.tally_of_pairs`'s, without the
-pairwise cells (a server's pages read one bot's opponents from the store when they show them).
+pairwise cells (a server's pages read one bot's opponents from the store when they show them). A ladder's
+deals are each played by one pair, so its totals are exact (:func:`~arena.competition.totals.exact`).
 """
 
 from __future__ import annotations
@@ -109,10 +110,3 @@ class PairTable:
             low=low,
             high=high,
         )
-
-    def mixed(self, names: Mapping[int, str]) -> bool:
-        """Whether a pair of two of ``names`` played a deal another pairing shared (then the board is approximate)."""
-        size = len(self.places)
-        ids = np.array(sorted(names), dtype=np.int64)
-        chosen = np.isin(self.version[:size], ids) & np.isin(self.opponent[:size], ids)
-        return bool((self.values[:size][chosen, _AT["mixed"]] > 0).any())
