@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -138,10 +139,9 @@ def _history(competition: Competition, size: int, rng: random.Random) -> None:
         competition.state.set_disqualified(owners[name].id, "benchmark: disqualified by the organiser")
 
 
-def _match(rng: random.Random, deal: str, leg: int, a: object, b: object, strength: dict[str, float],
+def _match(rng: random.Random, deal: str, leg: int, va: Version, vb: Version, strength: dict[str, float],
            faulty: set[str]) -> PlayedMatch:  # fmt: skip
-    va, vb = a, b  # Versions of the server (typed loosely here: a benchmark's own)
-    name_a, name_b = va.row.name, vb.row.name  # type: ignore[attr-defined]
+    name_a, name_b = va.row.name, vb.row.name
     faults: tuple[FaultRow, ...] = ()
     forfeit: tuple[str, ...] = ()
     for seat, name in (("A", name_a), ("B", name_b)):
@@ -158,7 +158,7 @@ def _match(rng: random.Random, deal: str, leg: int, a: object, b: object, streng
     return PlayedMatch(
         key=f"{deal}-{'ab'[leg]}", cycle=0, deal=deal, leg=leg, bot_a=name_a, bot_b=name_b,
         seed=rng.getrandbits(62), points=points, winner=winner, forfeit=forfeit, faults=faults,
-        duration_s=0.2, versions=(va.id, vb.id),  # type: ignore[attr-defined]
+        duration_s=0.2, versions=(va.id, vb.id),
     )  # fmt: skip
 
 
@@ -197,7 +197,7 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
             bots = [row["participant"] for row in standings["standings"]]
             recent = client.get("/api/matches", params={"limit": 50}).json()["matches"]
             keys = [m["key"] for m in recent] or ["none"]
-            pages = {
+            pages: dict[str, Callable[[], str]] = {
                 "/": lambda: "/",
                 "bot page": lambda: f"/bots/{random.choice(bots)}",
                 "/api/matches?bot=": lambda: f"/api/matches?bot={random.choice(bots)}&limit=40",

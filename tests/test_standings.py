@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import time
@@ -13,15 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from arena import StoreError
 from arena.competition.ratings import Fitter, Outcome
 from arena.competition.results import Leaderboard, board_from_store, leaderboard, tally_of_pairs
+from arena.competition.standings import PairTable
 from arena.competition.store import FaultRow, PlayedMatch, Store
 from arena.competition.totals import exact
 
 MAX_FAULTS = 6
 
 
-def _same(got: Leaderboard, want: Leaderboard) -> None:
+def _same(got: Leaderboard, want: Leaderboard, *, cells: bool = True) -> None:
     assert got.matches == want.matches
     assert [row.bot for row in got.standings] == [row.bot for row in want.standings]
     for mine, theirs in zip(got.standings, want.standings, strict=True):
@@ -30,8 +34,8 @@ def _same(got: Leaderboard, want: Leaderboard) -> None:
         for name in ("rating", "rating_error", "los_next", "points", "mean", "mean_low", "mean_high"):
             a, b = getattr(mine, name), getattr(theirs, name)
             assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-9), (mine.bot, name)
-    for bot, cells in want.pairwise.items():
-        for other, cell in cells.items():
+    for bot, row_cells in want.pairwise.items() if cells else ():
+        for other, cell in row_cells.items():
             mine = got.pairwise[bot][other]
             assert (mine.matches, mine.wins, mine.draws, mine.losses, mine.pairs) == (
                 cell.matches, cell.wins, cell.draws, cell.losses, cell.pairs,
@@ -50,6 +54,8 @@ class History:
         self.store = Store.open(path)
         self.tid = self.store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
         self.strength: dict[int, float] = {}
+        self.table = PairTable(self.tid)
+        """Kept across checks, brought up to date by what changed, as a server keeps it."""
         self.deals = 0
         for name in ("ann", "bob", "cat", "dan", "eve"):
             self.enter(name)
@@ -118,6 +124,8 @@ class History:
         got = tally_of_pairs(field, pairs).board(max_faults=MAX_FAULTS)
         want = leaderboard(list(field.values()), self.store.matches(self.tid, current=True), max_faults=MAX_FAULTS)
         _same(got, want)
+        self.table.refresh(self.store)
+        _same(self.table.tally(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -252,3 +260,72 @@ def test_the_pair_totals_survive_kill_9_of_a_real_server_and_equal_its_matches(t
             board_from_store(store, tid),
             leaderboard(list(field.values()), store.matches(tid, current=True), max_faults=config_faults),
         )
+
+
+def test_a_servers_database_made_before_schema_3_opens_and_migrates_without_loss(tmp_path: Path) -> None:
+    # tests/data/server-schema2.sqlite: made by the arena before this schema (tests/data/make_server_schema2.py).
+    from arena.competition.totals import PairTotals, deal_totals
+    from arena.server.config import load
+    from arena.server.service import Competition
+
+    from .servertools import write_config
+
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))
+    config.write_text(config.read_text().replace('name = "Test ladder"', 'name = "Old ladder"'))  # its competition
+    data = load(config).data_dir
+    data.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "data" / "server-schema2.sqlite", data / "server.sqlite")
+    with contextlib.closing(sqlite3.connect(data / "server.sqlite")) as db:
+        before = {
+            table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+            for table in ("participants", "versions", "matches", "faults", "entries")  # (a start rewrites the config)
+        }
+    competition = Competition(load(config))
+    try:
+        assert competition.played == len(before["matches"]) == 80
+        assert competition.state.participant_named("alice") is not None
+        store, tid = competition.store, competition.tid
+        matches = store.matches(tid)
+        want: dict[tuple[int, int], PairTotals] = {}
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        for deal in by_deal.values():
+            for pair, part in deal_totals(deal).items():
+                want.setdefault(pair, PairTotals()).add(part)
+        assert store.pair_totals(tid) == want
+        assert sum(len(m.faults) for m in matches) == len(before["faults"]) > 0
+        field = {v.id: v.row.name for v in competition.versions() if v.playing}
+        _same(competition.board().board, leaderboard(list(field.values()), matches, max_faults=10), cells=False)
+    finally:
+        competition.close()
+    with contextlib.closing(sqlite3.connect(data / "server.sqlite")) as db:
+        for table, rows in before.items():  # every row as it was (the faults gained a column: its first ones)
+            now = db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+            assert [row[: len(rows[0])] for row in now] == rows, table
+
+
+def test_matches_recorded_in_bulk_give_the_totals_of_matches_recorded_one_by_one(tmp_path: Path) -> None:
+    history = History(tmp_path / "one.sqlite", 5)
+    for _ in range(80):
+        history.play_deal()
+    matches = history.store.matches(history.tid)
+    with Store.open(tmp_path / "bulk.sqlite") as bulk:
+        tid = bulk.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        for version in history.store.versions(history.tid):  # the same ids
+            bulk.add_version(
+                tid, name=version.name, slot=version.slot, command=version.command, source=version.source,
+                digest=version.digest, process=version.process,
+            )  # fmt: skip
+        bulk.record_matches(tid, matches[:60])
+        bulk.record_matches(tid, matches[60:])
+        assert bulk.matches(tid) == matches
+        got, want = bulk.pair_totals(tid), history.store.pair_totals(history.tid)
+        assert got.keys() == want.keys()
+        for pair, totals in got.items():
+            assert totals.deal_means == pytest.approx(want[pair].deal_means, rel=1e-12)
+            totals.deal_means, totals.deal_squares = want[pair].deal_means, want[pair].deal_squares
+            assert totals == want[pair]
+        with pytest.raises(StoreError, match="one by one"):
+            bulk.record_matches(tid, [dataclasses.replace(matches[0], key="again")])  # a deal recorded already
+    history.store.close()

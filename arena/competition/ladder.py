@@ -404,6 +404,7 @@ class Ladder:
         log_dir: Path | None = None,
         slots: int = 1,
         remote: RemotePlay | None = None,
+        book: PairBook | None = None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -417,7 +418,7 @@ class Ladder:
         self.log_dir = log_dir
         self.slots = max(1, slots)
         self.remote = remote
-        self.state = LadderState(book=PairBook.of(store.finished_keys(tournament_id)))
+        self.state = LadderState(book=book if book is not None else PairBook.of(store.match_keys(tournament_id)))
         self.paused = False
         self._changed = trio.Event()
         self._pool: Pool | None = None

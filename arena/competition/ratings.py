@@ -144,6 +144,7 @@ def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float
 
 
 Matrix = npt.NDArray[np.float64]
+Places = npt.NDArray[np.intp]
 
 
 class Fitter:
@@ -171,6 +172,9 @@ class Fitter:
         """By pair, over the units only that pair played: ``[sum S^2, sum n S, sum n^2]``."""
         self._mixed: set[str] = set()
         """Units more than one pair played."""
+        self._wins_array: Matrix | None = None
+        self._sum_arrays: tuple[Places, Places, Matrix] | None = None
+        """(:meth:`of_arrays`: its totals as they came, never added to.)"""
 
     def add(self, outcome: Outcome) -> None:
         """Count one more outcome."""
@@ -212,6 +216,7 @@ class Fitter:
         twin._units = {name: {pair: tally[:] for pair, tally in self._units[name].items()} for name in self._mixed}
         twin._sums = {pair: sums[:] for pair, sums in self._sums.items()}
         twin._mixed = set(self._mixed)
+        twin._wins_array, twin._sum_arrays = self._wins_array, self._sum_arrays  # (never added to: shared)
         return twin
 
     def _count(self, pair: tuple[int, int], total: float, count: float, sign: float) -> None:
@@ -243,6 +248,18 @@ class Fitter:
         fitter._sums = {pair: list(values) for pair, values in sums.items()}
         return fitter
 
+    @classmethod
+    def of_arrays(cls, names: Sequence[str], wins: Matrix, first: Places, second: Places, sums: Matrix) -> Fitter:
+        """:meth:`of_pairs` with the pairs' sums as arrays: pair ``k`` is ``(first[k], second[k])``, ``first[k] <
+        second[k]``, its sums the row ``sums[k]`` (a server's field of 300: 45,000 pairs, no dict of them)."""
+        fitter = cls(())
+        fitter.names = list(names)
+        fitter.index = {name: i for i, name in enumerate(fitter.names)}
+        fitter._wins_array = wins
+        order = np.lexsort((second, first))  # the order of :meth:`of_pairs`'s sorted pairs
+        fitter._sum_arrays = (first[order], second[order], sums[order])
+        return fitter
+
     def ratings(self, prior_games: float = DEFAULT_PRIOR_GAMES, *, start: Mapping[str, float] | None = None) -> Ratings:
         """The fit of the outcomes so far (see :func:`fit`).
 
@@ -254,7 +271,7 @@ class Fitter:
         n = len(self.names)
         if n == 0:
             return Ratings((), (), ())
-        wins = np.array(self.wins, dtype=np.float64)
+        wins = self._wins_array if self._wins_array is not None else np.array(self.wins, dtype=np.float64)
         first = None if start is None else np.array([start.get(name, 0.0) for name in self.names])
         theta = _strengths(wins, prior_games, first)
         _, hessian = _derivatives(theta, wins, prior_games)
@@ -273,11 +290,16 @@ class Fitter:
         n = len(theta)
         theta = np.asarray(theta, dtype=np.float64)
         meat = np.zeros((n, n))
-        if self._sums:
+        i: Places
+        j: Places
+        if self._sum_arrays is not None:
+            i, j, sums = self._sum_arrays
+        elif self._sums:
             pairs = sorted(self._sums)
-            i = np.array([p[0] for p in pairs])
-            j = np.array([p[1] for p in pairs])
+            i = np.array([p[0] for p in pairs], dtype=np.intp)
+            j = np.array([p[1] for p in pairs], dtype=np.intp)
             sums = np.array([self._sums[p] for p in pairs])
+        if self._sum_arrays is not None or self._sums:
             p = _sigmoid(theta[i] - theta[j])
             spread = sums[:, 0] - 2.0 * p * sums[:, 1] + p * p * sums[:, 2]
             np.add.at(meat, (i, i), spread)

@@ -330,8 +330,14 @@ class FrozenTally:
         points_name: str = "points",
         prior_games: float | None = None,
         rank_by: str = "rating",
+        head_to_head: bool = True,
     ) -> Leaderboard:
-        """The leaderboard (once: it fills the rows it holds)."""
+        """The leaderboard (once: it fills the rows it holds).
+
+        Without ``head_to_head`` the cells keep their counts but not their own
+        Elo estimates and rating gaps (a server's pages show counts only: the
+        estimates of a field of 300 are 90,000 of them).
+        """
         if rank_by not in RANK_BY:
             raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
         rows, pairwise = self.rows, self.pairwise
@@ -351,7 +357,8 @@ class FrozenTally:
                     mean_error[name] = spread / math.sqrt(row.deals)
                     half = t975(row.deals - 1) * mean_error[name]
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
-        _head_to_head(pairwise, self.meetings, ratings)
+        if head_to_head:
+            _head_to_head(pairwise, self.meetings, ratings)
         if rank_by == "rating":
             key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
         else:
@@ -388,7 +395,9 @@ class FrozenTally:
         return deals, math.sqrt(max(squares - total * total / deals, 0.0) / (deals - 1))
 
 
-def tally_of_pairs(names: Mapping[int, str], pairs: Mapping[Pair, PairTotals]) -> FrozenTally:
+def tally_of_pairs(
+    names: Mapping[int, str], pairs: Mapping[Pair, PairTotals], *, every_cell: bool = True
+) -> FrozenTally:
     """The totals a leaderboard of the versions ``names`` (by id) draws from, out of their ``pairs``' totals.
 
     The same as a :class:`~arena.competition.results.Tally` of their matches
@@ -398,7 +407,9 @@ def tally_of_pairs(names: Mapping[int, str], pairs: Mapping[Pair, PairTotals]) -
     labels = [names[v] for v in order]
     index = {v: i for i, v in enumerate(order)}
     rows = {name: Standing(bot=name) for name in labels}
-    pairwise = {a: {b: Cell() for b in labels if b != a} for a in labels}
+    pairwise: dict[str, dict[str, Cell]] = (
+        {a: {b: Cell() for b in labels if b != a} for a in labels} if every_cell else {a: {} for a in labels}
+    )  # (without every_cell, only the cells of bots that met)
     spreads: dict[str, tuple[int, float, float]] = dict.fromkeys(labels, (0, 0.0, 0.0))
     meetings = {}
     wins = np.zeros((len(order), len(order)))
@@ -408,7 +419,8 @@ def tally_of_pairs(names: Mapping[int, str], pairs: Mapping[Pair, PairTotals]) -
         if version not in index or opponent not in index or t.empty:
             continue
         bot, other = names[version], names[opponent]
-        row, cell = rows[bot], pairwise[bot][other]
+        row = rows[bot]
+        cell = pairwise[bot].get(other) or pairwise[bot].setdefault(other, Cell())
         for tally in (row, cell):
             tally.matches += t.matches
             tally.wins += t.wins
@@ -741,7 +753,15 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
             for line in rest[-NOT_ADMITTED_LINES:]:
                 console.print(Text(f"    {printable(line.strip())}"))
     names = [row.bot for row in board.standings]
-    if len(names) > 1 and pairwise is not False:
+    if len(names) > 1 and pairwise is None and 3 * len(names) > width:
+        # Each of its columns takes three characters at least: it cannot fit, and measuring a matrix of 300 bots'
+        # cells (rich measures every one) took longer than drawing the whole board.
+        console.print()
+        console.print(
+            f"(The pairwise matrix of {len(names)} bots is wider than {width} columns: "
+            "--pairwise shows it anyway; --format csv and json always have it.)"
+        )
+    elif len(names) > 1 and pairwise is not False:
         matrix = _pairwise_table(board, names)
         needed = Measurement.get(console, console.options.update(max_width=1 << 16), matrix).maximum
         console.print()

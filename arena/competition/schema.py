@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .._errors import StoreError
 from .records import PlayedMatch, log_halves, read_matches
-from .totals import COLUMNS, Pair, PairTotals, deal_totals, to_row
+from .totals import COLUMNS, WHOLE, Pair, PairTotals, deal_totals, to_row
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
 """Written into the header of every Arena database (``PRAGMA application_id``)."""
@@ -162,12 +162,13 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
             tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
             version INTEGER NOT NULL REFERENCES versions(id),
             opponent INTEGER NOT NULL REFERENCES versions(id),
-            {", ".join(f"{name} REAL NOT NULL" for name in COLUMNS)},
+            {", ".join(f"{name} {'INTEGER' if name in WHOLE else 'REAL'} NOT NULL" for name in COLUMNS)},
             faults TEXT NOT NULL,
             log_bytes INTEGER NOT NULL,
+            touched INTEGER NOT NULL,
             PRIMARY KEY (version, opponent)
         )""",
-        "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id)",
+        "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id, touched)",
         lambda db: _fill_pair_totals(db),
         # Each fault names the version it is against, so that a bot page reads its last faults by an index.
         "ALTER TABLE faults ADD COLUMN version INTEGER REFERENCES versions(id)",
@@ -327,9 +328,9 @@ def _fill_pair_totals(db: sqlite3.Connection) -> None:
         for (version, opponent), pair_totals in totals.items():
             values, faults = to_row(pair_totals)
             db.execute(
-                f"INSERT INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults, log_bytes)"
-                f" VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
-                (tid, version, opponent, *values, faults, logs.pop(version, 0)),
+                f"INSERT INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults, log_bytes,"
+                f" touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+                (tid, version, opponent, *values, faults, logs.pop(version, 0), 0),
             )
 
 

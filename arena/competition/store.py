@@ -18,6 +18,10 @@ The model, as the tables hold it:
 * **matches** and their **faults**: every finished match, with the versions
   in its seats. The current standings are the matches whose two versions are
   both current and admitted; the history is all of them.
+* **pair_totals**: the standings' running totals per ordered pair of
+  versions (:mod:`arena.competition.totals`), added to in the same
+  transaction as each match, so that standings are read from a row per pair
+  met, never recounted from the matches.
 * **changes**: one line per change a run found (a bot added, changed,
   removed, not admitted; more cycles), for ``arena results --history``.
 * **arenas** and **claims**: the arena processes working on this database,
@@ -33,8 +37,8 @@ and never twice. While an arena writes, the database runs in WAL mode, so
 back to a plain rollback journal, so a database at rest is one file and
 reading it leaves no ``-wal``/``-shm`` files beside it.
 
-The schema grows by migrations that are only ever appended to
-``MIGRATIONS``; each runs in the same transaction as the row in
+The schema (:mod:`arena.competition.schema`, with the server's own tables)
+grows by migrations that are only ever appended to ``MIGRATIONS``; each runs in the same transaction as the row in
 ``schema_migrations`` that says it ran. An Arena database says so in its
 header (``PRAGMA application_id``); a file that is neither empty nor Arena's
 is refused, never written to.
@@ -390,6 +394,13 @@ class Store:
         """The keys of the matches of ``tid`` already recorded."""
         return {row[0] for row in self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))}
 
+    def match_keys(self, tid: int) -> Iterator[str]:
+        """The keys of the matches of ``tid``, one at a time (a million of them are never held at once)."""
+        cursor = self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))
+        while rows := cursor.fetchmany(10_000):
+            for (key,) in rows:
+                yield key
+
     def count_matches(self, tid: int, *, current: bool = False) -> int:
         """How many matches of ``tid`` are recorded (only between current, admitted versions with ``current``)."""
         if not current:
@@ -447,7 +458,7 @@ class Store:
             assert match_id is not None
             _insert_faults(db, match_id, match)
             before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
-            _add_totals(db, tid, deal_change(before, match), log_halves(match))
+            _add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
         return True
 
     def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
@@ -484,7 +495,8 @@ class Store:
             for match in matches:
                 for vid, half in log_halves(match).items():
                     logs[vid] = logs.get(vid, 0) + half
-            _add_totals(db, tid, change, logs)
+            (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()
+            _add_totals(db, tid, change, logs, last)
 
     def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
         """The standings' running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``).
@@ -501,6 +513,41 @@ class Store:
         out = {}
         for version, opponent, *values, faults in self._db.execute(query, args):
             out[version, opponent] = from_row(values, faults)
+        return out
+
+    def pair_totals_since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
+        """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next.
+
+        A reader that keeps every pair's totals reads only what changed (a few
+        rows a second on a busy ladder), by the index on ``touched``.
+        """
+        out = {}
+        last = touched
+        for version, opponent, *values, faults, mark in self._db.execute(
+            f"SELECT version, opponent, {', '.join(COLUMNS)}, faults, touched FROM pair_totals"
+            " WHERE tournament_id = ? AND touched > ?",
+            (tid, touched),
+        ):
+            out[version, opponent] = from_row(values, faults)
+            last = max(last, mark)
+        return out, last
+
+    def opponents(self, version: int) -> dict[int, PairTotals]:
+        """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
+        return {
+            opponent: from_row(values, faults)
+            for opponent, *values, faults in self._db.execute(
+                f"SELECT opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE version = ?", (version,)
+            )
+        }
+
+    def fault_totals(self, tid: int) -> dict[int, Counter[str]]:
+        """Every fault of each version of ``tid`` (against anyone), by kind, by version id (from the pair totals)."""
+        out: dict[int, Counter[str]] = {}
+        for version, faults in self._db.execute(
+            "SELECT version, faults FROM pair_totals WHERE tournament_id = ? AND faults <> '{}'", (tid,)
+        ):
+            out.setdefault(version, Counter()).update(json.loads(faults))
         return out
 
     def log_bytes(self, tid: int) -> dict[int, int]:
@@ -673,8 +720,11 @@ def _insert_faults(db: sqlite3.Connection, match_id: int, match: PlayedMatch) ->
         )  # fmt: skip
 
 
-def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int]) -> None:
-    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction)."""
+def _add_totals(
+    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int], touched: int
+) -> None:
+    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction); ``touched``: the
+    id of the last match added, which readers of what changed since ask by (:meth:`Store.pair_totals_since`)."""
     for (version, opponent), delta in change.items():
         row = db.execute(
             f"SELECT {', '.join(COLUMNS)}, faults, log_bytes FROM pair_totals WHERE version = ? AND opponent = ?",
@@ -685,8 +735,8 @@ def _add_totals(db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals]
         values, faults = to_row(totals)
         db.execute(
             f"INSERT OR REPLACE INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults,"
-            f" log_bytes) VALUES ({', '.join('?' * (len(COLUMNS) + 5))})",
-            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0)),
+            f" log_bytes, touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0), touched),
         )
 
 

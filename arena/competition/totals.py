@@ -176,14 +176,15 @@ def deal_change(before: Sequence[PlayedMatch], match: PlayedMatch) -> dict[Pair,
     return {side: totals.difference(old.get(side, PairTotals())) for side, totals in new.items()}
 
 
-_WHOLE = frozenset(f.name for f in fields(PairTotals) if f.type == "int")
+WHOLE = frozenset(f.name for f in fields(PairTotals) if f.type == "int")
+"""The columns that count (stored as integers)."""
 
 
 def from_row(values: Sequence[float], faults: str) -> PairTotals:
-    """A pair's totals from its stored columns (:data:`COLUMNS`, in order) and its faults (JSON)."""
-    totals = PairTotals(faults=json.loads(faults))
-    for name, value in zip(COLUMNS, values, strict=True):
-        setattr(totals, name, int(value) if name in _WHOLE else float(value))
+    """A pair's totals from its stored columns (:data:`COLUMNS`, in order: the fields' own) and its faults (JSON)."""
+    totals = PairTotals(*values)  # type: ignore[arg-type]
+    if faults != "{}":
+        totals.faults = json.loads(faults)
     return totals
 
 

@@ -23,6 +23,7 @@ import os
 import secrets
 import shutil
 import stat
+import threading
 import time
 import traceback
 from collections import Counter
@@ -40,12 +41,13 @@ from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, reso
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import Ladder, MatchLost, PairBook, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version, tally_of_pairs
+from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
+from ..competition.standings import PairTable
 from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
@@ -291,12 +293,8 @@ class Competition:
             private_folder(folder)
         self.played = self.store.count_matches(self.tid)
         """Matches the ladder has recorded (nothing per match is held here: pages read the store's indexes)."""
-        pairs = self.store.pair_totals(self.tid)
-        self.faults: dict[int, Counter[str]] = {}
+        self.faults: dict[int, Counter[str]] = self.store.fault_totals(self.tid)
         """Faults by kind of each version (by id): a version with too many plays no more."""
-        for (vid, _), totals in pairs.items():
-            self.faults.setdefault(vid, Counter()).update(totals.faults)
-        del pairs
         self.disk = LogQuota(
             self.logs / "stderr", per_version=config.log_bytes_per_version,
             per_participant=config.log_bytes_per_participant,
@@ -313,6 +311,9 @@ class Competition:
         self._table: Table | None = None
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
+        self._pair_table = PairTable(self.tid)
+        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
+        self._pair_lock = threading.Lock()
         self._history_mark = self.played // HISTORY_EVERY
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
@@ -651,9 +652,11 @@ class Competition:
         ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
         """
         names = {v.id: v.row.name for v in playing}
-        frozen = tally_of_pairs(names, (store or self.store).pair_totals(self.tid, among=names))
+        with self._pair_lock:  # (one drawing at a time: the table is brought up to date in place)
+            self._pair_table.refresh(store or self.store)
+            frozen = self._pair_table.tally(names)
         frozen.start = self._strengths
-        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name)
+        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
         fit = frozen.ratings
         strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
         return Table(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
@@ -1025,6 +1028,11 @@ class Competition:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
 
         await self.admit_field(say)
+        # The first table of the standings, in a thread (a million matches' pair totals are read once, here).
+        playing = [v for v in self.versions() if v.playing]
+        self._table = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
+        self._strengths = self._table.strengths
+        book = await trio.to_thread.run_sync(self._ladder_book)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
@@ -1055,7 +1063,7 @@ class Competition:
                     self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
                 ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs) + ahead, remote=remote,  # a pair plays one leg at a time: a slot per job
+                slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)
@@ -1065,6 +1073,11 @@ class Competition:
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    def _ladder_book(self) -> PairBook:
+        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
+        with Store.open(self.store.path, readonly=True) as store:
+            return PairBook.of(store.match_keys(self.tid))
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""

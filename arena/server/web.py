@@ -668,12 +668,22 @@ class Pages:
         matches = self.c.labelled(page[:BOT_PAGE_MATCHES])
         current = next((v for v in versions if v.playing), None)
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        opponents = [
-            (other, {"matches": c.matches, "wins": c.wins, "draws": c.draws, "losses": c.losses,
-                     "for": c.points_for, "against": c.points_against})
-            for other, c in sorted(board.board.pairwise.get(owner.name, {}).items())
-            if c.matches
-        ]  # fmt: skip
+        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
+        opponents = sorted(
+            (
+                playing[other],
+                {
+                    "matches": t.matches,
+                    "wins": t.wins,
+                    "draws": t.draws,
+                    "losses": t.losses,
+                    "for": t.points_for,
+                    "against": t.points_against,
+                },
+            )
+            for other, t in (self.c.store.opponents(current.id) if current else {}).items()
+            if other in playing and t.matches
+        )  # fmt: skip (read by the totals' primary key: the bot's row of pairs, not the field's)
         faults = [
             (labelled, fault)
             for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
