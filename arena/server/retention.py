@@ -107,22 +107,27 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
-def catch_up(db: sqlite3.Connection, tid: int) -> int:
-    """Note the size, pair and deal of each log recorded since the last run; how many were noted."""
+def catch_up(db: sqlite3.Connection) -> int:
+    """Note the size, pair and deal of each log recorded since the last run (of every competition); how many.
+
+    Match ids are the database's, in the order recorded: the matches after
+    the last one noted are read by their ids (the primary key), a batch at a
+    time, whatever the history's length.
+    """
     noted = 0
+    after = int(db.execute("SELECT COALESCE(MAX(match_id), 0) FROM match_logs").fetchone()[0])
     while True:
-        last = db.execute("SELECT COALESCE(MAX(match_id), 0) FROM match_logs WHERE tournament_id = ?", (tid,))
-        after = int(last.fetchone()[0])
+        # (The unary + keeps the planner on the ids' range: by an index of versions it would read every match.)
         rows = db.execute(
-            "SELECT m.id, m.log_path, MIN(m.version_a, m.version_b), MAX(m.version_a, m.version_b),"
+            "SELECT m.id, m.tournament_id, m.log_path, MIN(m.version_a, m.version_b), MAX(m.version_a, m.version_b),"
             " (SELECT MIN(d.id) FROM matches d WHERE d.tournament_id = m.tournament_id AND d.deal = m.deal)"
-            " FROM matches m WHERE m.tournament_id = ? AND m.id > ? AND m.log_path IS NOT NULL"
-            " AND m.version_a IS NOT NULL AND m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
-            (tid, after, BATCH),
+            " FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
+            " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
+            (after, BATCH),
         ).fetchall()
         if not rows:
             return noted
-        sized = [(mid, tid, low, high, first, _filesize_text(path)) for mid, path, low, high, first in rows]
+        sized = [(mid, tid, low, high, first, _file_size(path)) for mid, tid, path, low, high, first in rows]
         with transaction(db):
             db.executemany(
                 "INSERT OR IGNORE INTO match_logs (match_id, tournament_id, low, high, deal_first, bytes)"
@@ -130,9 +135,10 @@ def catch_up(db: sqlite3.Connection, tid: int) -> int:
                 sized,
             )
         noted += len(sized)
+        after = rows[-1][0]
 
 
-def _filesize_text(path: str) -> int:
+def _file_size(path: str) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
@@ -176,7 +182,7 @@ def over_budget(db: sqlite3.Connection, tid: int, budget: int) -> list[int]:
 
 def prune(db: sqlite3.Connection, tid: int, policy: Retention) -> Pruned:
     """Prune by ``policy``: past each pair's last deals, then the oldest over the budget; log the run."""
-    catch_up(db, tid)
+    catch_up(db)
     past = _drop(db, tid, past_keep(db, tid, policy.keep_deals), f"past the last {policy.keep_deals} deals of its pair")
     over = (0, 0)
     if policy.log_budget_bytes:
@@ -241,7 +247,7 @@ def pin(db: sqlite3.Connection, tid: int, match_id: int, participant_id: int, *,
     Raises :class:`ConfigError` with what to do when the log is gone or the
     participant has used its pins.
     """
-    catch_up(db, tid)
+    catch_up(db)
     with transaction(db):
         found = db.execute("SELECT deal_first, pruned_at FROM match_logs WHERE match_id = ?", (match_id,)).fetchone()
         if found is None:
