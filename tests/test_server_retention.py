@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import stat
 import subprocess
@@ -15,12 +16,11 @@ import httpx
 import pytest
 import trio
 
+from arena._errors import ConfigError
 from arena.cli import main
 from arena.server.config import load
 
 from .servertools import Kit, running, server_process, write_config
-
-pytestmark = pytest.mark.slow
 
 
 def retention_config(folder: Path, server: str) -> Path:
@@ -50,6 +50,7 @@ async def deals_played(kit: Kit, count: int) -> None:
             await trio.sleep(1)
 
 
+@pytest.mark.slow
 async def test_the_pruner_keeps_the_last_deals_of_a_pair_and_the_pinned_and_says_why(tmp_path: Path) -> None:
     config = retention_config(tmp_path, "keep_deals = 1\nlog_budget_bytes = 0\npins_per_participant = 1")
     async with running(config) as kit:
@@ -113,6 +114,7 @@ async def test_the_pruner_keeps_the_last_deals_of_a_pair_and_the_pinned_and_says
         assert pruned_rows(c.store.path).keys() >= {m.row_id for m in matches if m.deal == oldest}
 
 
+@pytest.mark.slow
 async def test_the_budget_prunes_the_oldest_unpinned_deals_first(tmp_path: Path) -> None:
     config = retention_config(tmp_path, "keep_deals = 100\nlog_budget_bytes = 1")
     async with running(config) as kit:
@@ -120,8 +122,20 @@ async def test_the_budget_prunes_the_oldest_unpinned_deals_first(tmp_path: Path)
         c = kit.competition
         matches = kit.matches
         newest = max(matches, key=lambda m: m.row_id)
-        admin = {"authorization": f"Bearer {c.admin_token()}"}
-        assert (await kit.client.post(f"/api/matches/{newest.key}/pin", headers=admin)).status_code == 200
+        # The organiser pins the newest deal with the match page's button.
+        token = c.admin_token()
+        assert token is not None
+        await kit.login(token)
+        page = await kit.client.get(f"/matches/{newest.key}")
+        assert "Pin this deal&#39;s logs" in page.text or "Pin this deal's logs" in page.text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert csrf is not None
+        posted = await kit.client.post(f"/matches/{newest.key}/pin", data={"csrf": csrf[1], "pin": "1"})
+        assert posted.status_code == 303
+        page = await kit.client.get(f"/matches/{newest.key}")
+        assert "Unpin this deal" in page.text and "pinned by 1" in page.text
+        forged = await kit.client.post(f"/matches/{newest.key}/pin", data={"csrf": "forged", "pin": "0"})
+        assert forged.status_code == 403
         done = await trio.to_thread.run_sync(c.prune_logs)
         # A budget of one byte: every unpinned log goes (whole deals), the pinned deal stays.
         assert done.over_budget == done.logs == len([m for m in matches if m.deal != newest.deal])
@@ -132,6 +146,7 @@ async def test_the_budget_prunes_the_oldest_unpinned_deals_first(tmp_path: Path)
         }
 
 
+@pytest.mark.slow
 def test_a_real_server_prunes_in_time_and_vacuum_refuses_while_it_runs(tmp_path: Path) -> None:
     config = retention_config(tmp_path, "keep_deals = 1\nprune_every_s = 0.5")
     database = load(config).data_dir / "server.sqlite"
@@ -156,6 +171,7 @@ def test_a_real_server_prunes_in_time_and_vacuum_refuses_while_it_runs(tmp_path:
     assert "Test ladder: " in done.stdout and "database: " in done.stdout and "freed" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_backup_taken_while_serving_starts_a_server_with_the_same_standings_and_replays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -214,3 +230,27 @@ def _ranked(standings: dict[str, Any], *, approx: bool = False) -> dict[str, Any
 def _replay(client: httpx.Client, key: str) -> tuple[int, str]:
     answer = client.get(f"/matches/{key}/replay")
     return answer.status_code, answer.text
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("keep_deals = -1", "must be at least 0"),
+        ("prune_every_s = 0", "must be more than 0 seconds"),
+        ('log_budget_bytes = "big"', "log_budget_bytes"),
+        ("pins_per_participant = -3", "must be at least 0"),
+    ],
+)
+def test_the_retention_keys_are_checked(tmp_path: Path, line: str, says: str) -> None:
+    with pytest.raises(ConfigError, match=says):
+        load(retention_config(tmp_path, line))
+
+
+def test_the_retention_keys_have_defaults(tmp_path: Path) -> None:
+    policy = load(retention_config(tmp_path, "keep_deals = 3")).retention
+    assert (policy.keep_deals, policy.log_budget_bytes, policy.pins_per_participant, policy.prune_every_s) == (
+        3,
+        10 << 30,
+        50,
+        600.0,
+    )

@@ -782,7 +782,7 @@ class Pages:
             owners=[match.bot_a, match.bot_b],
             replay=allowed and bool(match.log_path) and not (log and log.pruned_at),
             log=log,
-            may_pin=bool(log and not log.pruned_at and self.may_pin(viewer, match)),
+            may_pin=bool(match.log_path) and not (log and log.pruned_at) and self.may_pin(viewer, match),
             pinned=bool(log and viewer and viewer.id in log.pinned_by),
             seat=seat,
             rule=self.c.config.replays,
