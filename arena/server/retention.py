@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -107,7 +108,7 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
-def catch_up(db: sqlite3.Connection) -> int:
+def catch_up(db: sqlite3.Connection, stop: threading.Event | None = None) -> int:
     """Note the size, pair and deal of each log recorded since the last run (of every competition); how many.
 
     Match ids are the database's, in the order recorded: the matches after
@@ -125,7 +126,7 @@ def catch_up(db: sqlite3.Connection) -> int:
             " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
             (after, BATCH),
         ).fetchall()
-        if not rows:
+        if not rows or (stop is not None and stop.is_set()):
             return noted
         sized = [(mid, tid, low, high, first, _file_size(path)) for mid, tid, path, low, high, first in rows]
         with transaction(db):
@@ -180,14 +181,18 @@ def over_budget(db: sqlite3.Connection, tid: int, budget: int) -> list[int]:
     return [row[0] for row in rows]
 
 
-def prune(db: sqlite3.Connection, tid: int, policy: Retention) -> Pruned:
-    """Prune by ``policy``: past each pair's last deals, then the oldest over the budget; log the run."""
-    catch_up(db)
-    past = _drop(db, tid, past_keep(db, tid, policy.keep_deals), f"past the last {policy.keep_deals} deals of its pair")
+def prune(db: sqlite3.Connection, tid: int, policy: Retention, *, stop: threading.Event | None = None) -> Pruned:
+    """Prune by ``policy``: past each pair's last deals, then the oldest over the budget; log the run.
+
+    ``stop``, once set (the server stopping), ends the run at its next batch.
+    """
+    catch_up(db, stop)
+    why = f"past the last {policy.keep_deals} deals of its pair"
+    past = _drop(db, past_keep(db, tid, policy.keep_deals), why, stop)
     over = (0, 0)
-    if policy.log_budget_bytes:
+    if policy.log_budget_bytes and not (stop is not None and stop.is_set()):
         why = f"the oldest unpinned log when all logs took over the {size_text(policy.log_budget_bytes)} budget"
-        over = _drop(db, tid, over_budget(db, tid, policy.log_budget_bytes), why)
+        over = _drop(db, over_budget(db, tid, policy.log_budget_bytes), why, stop)
     done = Pruned(logs=past[0] + over[0], bytes=past[1] + over[1], past_keep=past[0], over_budget=over[0])
     if done.logs:
         line = done.line(policy)
@@ -200,10 +205,12 @@ def prune(db: sqlite3.Connection, tid: int, policy: Retention) -> Pruned:
     return done
 
 
-def _drop(db: sqlite3.Connection, tid: int, match_ids: list[int], why: str) -> tuple[int, int]:
+def _drop(db: sqlite3.Connection, match_ids: list[int], why: str, stop: threading.Event | None) -> tuple[int, int]:
     """Delete the logs of ``match_ids`` and say so in their rows; the versions' log quotas are credited."""
     count = freed = 0
     for start in range(0, len(match_ids), BATCH):
+        if stop is not None and stop.is_set():
+            break
         chunk = match_ids[start : start + BATCH]
         marks = ", ".join("?" * len(chunk))
         rows = db.execute(

@@ -545,14 +545,20 @@ class Competition:
         """Prune the match logs by the config's retention, every ``prune_every_s``, in a thread of its own."""
         while True:
             await trio.sleep(self.config.retention.prune_every_s)
-            pruned = await trio.to_thread.run_sync(self.prune_logs)
+            stop = threading.Event()
+            try:
+                # Abandoned on cancel (a server stopping): the run stops at its next batch, not its end.
+                pruned = await trio.to_thread.run_sync(self.prune_logs, stop, abandon_on_cancel=True)
+            except trio.Cancelled:
+                stop.set()
+                raise
             if pruned.logs:
                 self.disk.match_bytes = self.store.log_bytes(self.tid)  # the pruned logs' bytes are the owners' again
 
-    def prune_logs(self) -> retention.Pruned:
+    def prune_logs(self, stop: threading.Event | None = None) -> retention.Pruned:
         """One run of the pruner, on a connection of its own (call it in a thread: it reads and deletes files)."""
         with contextlib.closing(retention.connect(self.store.path)) as db:
-            return retention.prune(db, self.tid, self.config.retention)
+            return retention.prune(db, self.tid, self.config.retention, stop=stop)
 
     async def log_state(self, match: PlayedMatch) -> retention.LogState | None:
         """What the retention did with ``match``'s log (read in a thread)."""
