@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import sqlite3
@@ -20,6 +22,7 @@ from arena._errors import ConfigError
 from arena.cli import main
 from arena.server.config import load
 
+from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import Kit, running, server_process, write_config
 
 
@@ -254,3 +257,33 @@ def test_the_retention_keys_have_defaults(tmp_path: Path) -> None:
         50,
         600.0,
     )
+
+
+@pytest.mark.slow
+def test_the_organiser_pins_a_deal_with_the_match_pages_button_in_a_browser(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    config = write_config(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--admin-token"]) == 0
+    link_path = printed.getvalue().split("/login/")[1].split()[0]
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        deadline = time.monotonic() + 120
+        while not (listed := client.get("/api/matches").json()["matches"]) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        key = listed[-1]["key"]
+        with sync_api.sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            try:
+                page = browser.new_page(viewport={"width": 1000, "height": 800})
+                page.goto(f"{server.url}/login/{link_path}")
+                page.click("#login")
+                page.wait_for_load_state()
+                page.goto(f"{server.url}/matches/{key}")
+                page.click("text=Pin this deal's logs")
+                page.wait_for_selector("text=Unpin this deal's logs")
+                assert "pinned by 1" in page.inner_text("main")
+            finally:
+                browser.close()
+        assert client.get(f"/api/matches/{key}").json()["log"]["pins"] == 1
