@@ -834,12 +834,7 @@ class Pages:
     async def api_admin(self, request: Request) -> Response:
         self.need_admin(request)
         self.check_api_write(request)
-        try:
-            data = await request.json() if await request.body() else {}
-        except ValueError:
-            raise HTTPException(400, "the body must be JSON") from None
-        if not isinstance(data, dict):
-            raise HTTPException(400, "the body must be a JSON object")
+        data = await _json_object(request)
         self._act(request.path_params["action"], data)
         return JSONResponse({"ok": True, "paused": self.c.paused, "frozen": self.c.frozen})
 
@@ -974,12 +969,9 @@ class Pages:
         """``POST {"pinned": true|false}``: pin or unpin the match's deal; answers the match's log state."""
         me = self.need(request)
         self.check_api_write(request)
-        try:
-            data = await request.json() if await request.body() else {}
-        except ValueError:
-            raise HTTPException(400, "the body must be JSON") from None
-        if not isinstance(data, dict) or not isinstance(data.get("pinned", True), bool):
-            raise HTTPException(400, 'the body must be a JSON object such as {"pinned": true}')
+        data = await _json_object(request)
+        if not isinstance(data.get("pinned", True), bool):
+            raise HTTPException(400, '"pinned" must be true or false')
         match = self.match_by_key(request.path_params["key"])
         await self._pin(match, me, pinned=data.get("pinned", True))
         return JSONResponse(_log_json(match, await self.c.log_state(match)))
@@ -1186,6 +1178,17 @@ def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
         "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in match.faults],
         "duration_s": match.duration_s,
     }
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    """The request's JSON object (an empty body: ``{}``), or 400 saying what is wrong."""
+    try:
+        data = await request.json() if await request.body() else {}
+    except ValueError:
+        raise HTTPException(400, "the body must be JSON") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the body must be a JSON object")
+    return data
 
 
 def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
