@@ -32,11 +32,11 @@ Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--seco
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import random
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -235,12 +235,20 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
 
 
 def results_time(config_path: Path) -> tuple[float, float]:
-    """``arena results`` on the competition's database: seconds, and the peak RSS of the process (MiB)."""
+    """``arena results`` on the competition's database: seconds, and the peak RSS of its process (MiB, sampled)."""
     db = load(config_path).data_dir / "server.sqlite"
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "arena", "results", str(db)], check=True, capture_output=True)
-    took = time.perf_counter() - began
-    return took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    process = psutil.Popen(
+        [sys.executable, "-m", "arena", "results", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    peak = 0
+    while process.poll() is None:
+        with contextlib.suppress(psutil.Error):
+            peak = max(peak, process.memory_info().rss)
+        time.sleep(0.02)
+    if process.returncode:
+        raise SystemExit(f"arena results {db} failed ({process.returncode})")
+    return time.perf_counter() - began, peak / 2**20
 
 
 def main() -> None:
