@@ -204,6 +204,17 @@ class Store:
             raise StoreError(f"{path} is not a usable results database: {exc}") from None
         return store
 
+    def reader(self) -> Store:
+        """Another connection on this store's database, read only, for a thread of this process (SQLite's
+        connections are each one thread's). It sees what this one has committed.
+
+        Never by :meth:`open`'s look at the file's header: a process that opens and closes its database file by
+        any other means than SQLite drops every POSIX lock it holds on it, this connection's too (another process
+        could then think itself the last one, checkpoint and delete the WAL under it).
+        """
+        connection = sqlite3.connect(f"file:{_uri_path(self.path)}?mode=ro", uri=True, isolation_level=None, timeout=10)
+        return Store(connection, self.path, readonly=True)
+
     def close(self) -> None:
         """Close the database; the last writer to leave puts it back to one file (no ``-wal``, no ``-shm``)."""
         if not self.readonly:

@@ -669,7 +669,7 @@ class Competition:
 
     def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Table:
         """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
-        with Store.open(self.store.path, readonly=True) as store:
+        with self.store.reader() as store:
             return self._tabulate(playing, seen, taken_at, store)
 
     async def _standings(self) -> None:
@@ -1082,7 +1082,7 @@ class Competition:
 
     def _ladder_book(self) -> PairBook:
         """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
-        with Store.open(self.store.path, readonly=True) as store:
+        with self.store.reader() as store:
             return PairBook.of(store.match_keys(self.tid))
 
     def _in_worker(self, jobs: int) -> bool:
@@ -1146,7 +1146,7 @@ class Competition:
         return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
 
     def close(self) -> None:
-        """Close the databases."""
+        """Close the database."""
         self.state.close()
         self.store.close()
 
