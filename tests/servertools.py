@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import trio
 
+from arena.competition.store import PlayedMatch
 from arena.server.config import load
 from arena.server.service import Competition
 from arena.server.web import create_app
@@ -105,11 +106,16 @@ class Kit:
                     return data
                 await trio.sleep(0.2)
 
+    @property
+    def matches(self) -> list[PlayedMatch]:
+        """Every match the ladder recorded, oldest first (read from the store: the server holds none of them)."""
+        return self.competition.store.matches(self.competition.tid)
+
     async def played_out(self, bot: str = "", *, timeout: float = 120) -> str:
         """The key of a recorded match (of ``bot``) whose deal is played out (both legs): its replay may be public."""
         with trio.fail_after(timeout):
             while True:
-                for match in self.competition.matches:
+                for match in self.matches:
                     if (not bot or bot in (match.bot_a, match.bot_b)) and self.competition.deal_over(match):
                         return match.key
                 await trio.sleep(0.1)
@@ -117,7 +123,7 @@ class Kit:
     async def wait_matches(self, count: int, *, timeout: float = 120) -> None:
         """Until the ladder has recorded ``count`` matches."""
         with trio.fail_after(timeout):
-            while len(self.competition.matches) < count:
+            while self.competition.played < count:
                 await trio.sleep(0.1)
 
 

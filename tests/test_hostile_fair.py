@@ -304,9 +304,9 @@ def test_the_ladder_never_plays_the_two_legs_of_a_deal_at_once(shared_channel: P
     async def main() -> list[str]:
         async with running(config, jobs=2) as kit:
             with trio.fail_after(240):
-                while sum("shares-deals" in (m.bot_a, m.bot_b) for m in kit.competition.matches) < 16:
+                while sum("shares-deals" in (m.bot_a, m.bot_b) for m in kit.matches) < 16:
                     await trio.sleep(0.2)
-            return [f.reason for m in kit.competition.matches for f in m.faults]
+            return [f.reason for m in kit.matches for f in m.faults]
 
     assert trio.run(main) == []
 

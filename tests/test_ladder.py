@@ -156,6 +156,7 @@ def test_the_book_kept_match_by_match_is_the_book_rebuilt_from_the_store(tmp_pat
                 kept.record(match.key)
                 checked += 1
                 assert kept == PairBook.of(store.finished_keys(tid)), f"after {checked} matches"
+                assert kept == PairBook.of(store.match_keys(tid)), f"after {checked} matches (keys streamed)"
         assert checked == 2 * 3 * 10  # every pair of five versions up to its budget, both legs
         assert not kept.partial and len(kept.met) == 10 and set(kept.met.values()) == {3}
 

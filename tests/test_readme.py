@@ -259,6 +259,13 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena submit http://127.0.0.1:8000 my-bot/ --token-file ~/.arena-token": Skip(
         "needs a running server and a token file; tests/test_server_accounts.py submits with one"
     ),
+    f"{SERVER} --backup /backups/arena-2026-11-26": Skip(
+        "needs a running server; tests/test_server_retention.py backs one up while it serves and restores it"
+    ),
+    f"{SERVER} --data-dir /backups/arena-2026-11-26": Skip(
+        "serves a backup; tests/test_server_retention.py starts a server from one"
+    ),
+    f"{SERVER} --vacuum": Skip("needs a server's data folder; tests/test_server_retention.py runs it on one"),
     "docker compose -f docker/compose.yaml up --build": Skip(
         "needs a Docker engine, which CI has not; tests/test_docker.py lints the Dockerfile and checks compose.yaml"
     ),

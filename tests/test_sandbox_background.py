@@ -102,7 +102,7 @@ async def test_a_servers_checks_run_in_the_background_and_its_ladder_does_not(
         token = kit.participant("alice")
         response = await kit.upload(token, minimal_bot())
         assert (await kit.wait_submission(token, response.json()["id"]))["status"] == "passed"
-        await kit.wait_matches(len(kit.competition.matches) + 4)
+        await kit.wait_matches(len(kit.matches) + 4)
     checked = {name for name, behind in made if behind}
     assert "alice" in checked and len(checked) >= 2, made  # the upload and the references it played
     assert ("alice", False) in made, made  # on the ladder, once admitted: an ordinary bot

@@ -74,7 +74,7 @@ async def test_a_slow_version_holds_no_more_than_its_share_of_the_ladder_and_the
         with trio.move_on_after(8):
             while True:
                 most = max(most, held(ladder, "slowpoke"))
-                others = sum("slowpoke" not in (m.bot_a, m.bot_b) for m in kit.competition.matches)
+                others = sum("slowpoke" not in (m.bot_a, m.bot_b) for m in kit.matches)
                 await trio.sleep(0.01)
         assert 1 <= most <= share
         assert others >= 4, others  # the fast pairs kept playing beside it
@@ -90,7 +90,7 @@ async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplay
         ladder = await until_in_play(kit, "slowpoke")
         pairs = [pair for pair in ladder.state.busy if "slowpoke" in (pair.first, pair.second)]
         await trio.sleep(1.5)  # a move or two into its matches
-        before = len(kit.competition.matches)
+        before = len(kit.matches)
         answer = await kit.client.post(
             "/api/admin/disqualify", headers=bearer(organiser), json={"name": "slowpoke", "reason": "stalling"}
         )
@@ -98,7 +98,7 @@ async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplay
         with trio.fail_after(5):  # at once, not after the 15 s the pairs would take
             while held(ladder, "slowpoke"):
                 await trio.sleep(0.02)
-        played = kit.competition.matches[before:]
+        played = kit.matches[before:]
         assert not [
             m for m in played if "slowpoke" in (m.bot_a, m.bot_b)
         ]  # nothing recorded: the opponents lose nothing
@@ -129,7 +129,7 @@ async def test_disqualify_ends_a_pair_played_in_the_servers_own_process(tmp_path
         with trio.fail_after(5):
             while held(ladder, "slowpoke"):
                 await trio.sleep(0.02)
-        assert not [m for m in kit.competition.matches if "slowpoke" in (m.bot_a, m.bot_b)]
+        assert not [m for m in kit.matches if "slowpoke" in (m.bot_a, m.bot_b)]
 
 
 # Checks ------------------------------------------------------------------------------------------------

@@ -46,8 +46,8 @@ async def test_the_ladder_plays_on_a_cluster_and_sends_new_versions_to_its_worke
             response = await kit.upload(token, minimal_bot(**{"notes.txt": "alice's own"}))
             result = await kit.wait_submission(token, response.json()["id"])
             assert result["status"] == "passed"
-            while not any("alice" in (m.bot_a, m.bot_b) for m in kit.competition.matches):
-                await kit.wait_matches(len(kit.competition.matches) + 1)
+            while not any("alice" in (m.bot_a, m.bot_b) for m in kit.matches):
+                await kit.wait_matches(len(kit.matches) + 1)
             assert kit.competition.pool is not None and kit.competition.pool.stats.started == 0  # none played here
             kit.competition.set_paused(True)  # let the worker finish its matches before the test ends
             ladder = kit.competition.ladder

@@ -7,8 +7,11 @@ From the schedule up:
 * :mod:`~arena.competition.schedule`: who meets whom, seats, deals, seeds;
 * :mod:`~arena.competition.plan`: a config resolved into a game and bots,
   and the competition it names in the store (its field: versions, changes);
-* :mod:`~arena.competition.store`: the SQLite results database (competitions,
-  bot versions, matches, claims of cooperating arenas);
+* :mod:`~arena.competition.schema`, :mod:`~arena.competition.records` and
+  :mod:`~arena.competition.store`: the SQLite database (competitions, bot
+  versions, matches, claims of cooperating arenas; a server's own records);
+* :mod:`~arena.competition.totals`: the standings' running totals per pair of
+  versions, which the store keeps beside each result;
 * :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
   ratings and the leaderboard, rendered as a table, JSON or CSV;
 * :mod:`~arena.competition.sprt`: paired (pentanomial) statistics and the SPRT;
@@ -22,10 +25,19 @@ From the schedule up:
 * :mod:`~arena.competition.cli`: ``arena tournament`` and ``arena results``.
 """
 
-from .plan import Competition, Plan, open_competition, prepare
-from .runner import MatchExecutor, Summary, run_tournament
-from .schedule import Entrant, Scheduled, iter_schedule, make_schedule
-from .store import Store
+import os as _os
+
+# numpy's BLAS starts a thread per CPU for each solve and spins them: on a busy machine a 100 x 100 solve of the
+# rating fit took 116 ms so, 0.1 ms on one thread. The fit's matrices are small: one BLAS thread, unless the user
+# set otherwise. (Here, before this package's modules import numpy; a program that imported it earlier keeps its
+# own setting.)
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    _os.environ.setdefault(_name, "1")
+
+from .plan import Competition, Plan, open_competition, prepare  # noqa: E402
+from .runner import MatchExecutor, Summary, run_tournament  # noqa: E402
+from .schedule import Entrant, Scheduled, iter_schedule, make_schedule  # noqa: E402
+from .store import Store  # noqa: E402
 
 __all__ = [
     "Competition",

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
 import trio
 
 from protocol import Limits
@@ -202,6 +203,16 @@ class PairBook:
     """The highest pair number begun, by the two versions' labels (sorted)."""
     partial: dict[str, frozenset[int]] = field(default_factory=dict)
     """The legs recorded of each pair with one leg still to play, by the pair's id."""
+    _matrix: _MetMatrix | None = field(default=None, compare=False, repr=False)
+    """``met`` as a matrix, made at the first choice of a pair and kept up to date by :meth:`record`."""
+
+    def between(self, active: Sequence[str]) -> np.ndarray:
+        """The pairs begun between every two of ``active``, as a matrix in their order (a copy)."""
+        if self._matrix is None:
+            self._matrix = _MetMatrix()
+            for (a, b), count in self.met.items():
+                self._matrix.add(a, b, count)
+        return self._matrix.between(active)
 
     @classmethod
     def of(cls, keys: Iterable[str]) -> PairBook:
@@ -222,11 +233,40 @@ class PairBook:
         seen = self.partial.pop(pair_id, None)
         if seen is None:  # the pair's first leg
             self.met[(first, second)] += 1
+            if self._matrix is not None:
+                self._matrix.add(first, second, 1)
             self.last[(first, second)] = max(self.last.get((first, second), -1), number)
             self.partial[pair_id] = frozenset((leg,))
         elif leg in seen:  # the same leg again (keys are unique in a store: not from one)
             self.partial[pair_id] = seen
         # else its other leg: the pair is finished
+
+
+class _MetMatrix:
+    """Pairs begun between every two versions, as a symmetric matrix by the order versions were first seen."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.met = np.zeros((0, 0), dtype=np.int64)
+
+    def _place(self, name: str) -> int:
+        place = self.index.get(name)
+        if place is None:
+            place = self.index[name] = len(self.index)
+            if place >= len(self.met):  # grown by doubling: a version joins in O(1) on average
+                bigger = np.zeros((2 * place + 8,) * 2, dtype=np.int64)
+                bigger[: len(self.met), : len(self.met)] = self.met
+                self.met = bigger
+        return place
+
+    def add(self, a: str, b: str, count: int) -> None:
+        i, j = self._place(a), self._place(b)
+        self.met[i, j] += count
+        self.met[j, i] += count
+
+    def between(self, names: Sequence[str]) -> np.ndarray:
+        places = np.array([self._place(name) for name in names], dtype=np.int64)
+        return self.met[np.ix_(places, places)]
 
 
 def next_pair(
@@ -259,17 +299,17 @@ def next_pair(
             extra[versions] += 1
         busy_last[versions] = max(busy_last.get(versions, -1), pair.number)
 
-    # Pairs begun, for every two versions of the field (``active`` is sorted: ``(a, b)`` is a pair's key), those
-    # in play included: plain look-ups from here on, as a ladder of 100 versions weighs 4,950 pairs for each
-    # pair it hands out.
-    begun = book.met.get
-    counts = {(a, b): begun((a, b), 0) for i, a in enumerate(active) for b in active[i + 1 :]}
-    for versions, count in extra.items():
-        if versions in counts:
-            counts[versions] += count
+    # Pairs begun between every two versions of the field (kept in the book between calls: a ladder of 300
+    # versions weighs 45,000 pairs for each pair it hands out), those in play added.
+    place = {name: i for i, name in enumerate(active)}
+    met_matrix = book.between(active)
+    for (a, b), count in extra.items():
+        if a in place and b in place:
+            met_matrix[place[a], place[b]] += count
+            met_matrix[place[b], place[a]] += count
 
     def met(a: str, b: str) -> int:
-        return counts[(a, b) if a < b else (b, a)]
+        return int(met_matrix[place[a], place[b]])
 
     # 1. A half-played pair (its other leg lost to a kill) is finished first.
     for deal, seen in sorted(book.partial.items()):
@@ -285,10 +325,7 @@ def next_pair(
         return (min(a, b), max(a, b)) not in occupied and met(a, b) < policy.pair_budget
 
     # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
-    played = dict.fromkeys(active, 0)
-    for (a, b), count in counts.items():
-        played[a] += count
-        played[b] += count
+    played = dict(zip(active, met_matrix.sum(axis=1).tolist(), strict=True))
     by_rating = sorted(active, key=lambda n: (-ratings.get(n, RatingView()).elo, n))
     newcomers = sorted((n for n in active if played[n] < policy.placement_pairs), key=lambda n: (played[n], n))
     for name in newcomers:
@@ -299,23 +336,32 @@ def next_pair(
             if free(name, opponent) and met(name, opponent) == fewest:
                 return fresh(name, opponent)
 
-    # 3. Where a match tells the most.
-    best: tuple[float, int, str, str] | None = None
-    views = {name: ratings.get(name, RatingView()) for name in active}
-    budget = policy.pair_budget
-    for (a, b), count in counts.items():
-        if count >= budget or (a, b) in occupied:
-            continue
-        ra, rb = views[a], views[b]
-        gap = abs(ra.elo - rb.elo)
-        if count >= SETTLED_AFTER and gap > ra.error95 + rb.error95:
-            continue  # settled: their intervals no longer overlap
-        p = 1 / (1 + 10 ** (-gap / 400))
-        score = p * (1 - p) / (1 + count)
-        candidate = (score, -count, a, b)
-        if best is None or candidate[:2] > best[:2]:
-            best = candidate
-    return fresh(best[2], best[3]) if best else None
+    # 3. Where a match tells the most: every pair of the field at once.
+    first_of, second_of = np.triu_indices(len(active), 1)
+    counts = met_matrix[first_of, second_of]
+    views = [ratings.get(name, RatingView()) for name in active]
+    elo = np.array([v.elo for v in views], dtype=np.float64)
+    error = np.array([v.error95 for v in views], dtype=np.float64)
+    gap = np.abs(elo[first_of] - elo[second_of])
+    open_ = counts < policy.pair_budget
+    open_ &= ~((counts >= SETTLED_AFTER) & (gap > error[first_of] + error[second_of]))  # settled: no overlap
+    for a, b in occupied:
+        if a in place and b in place:
+            i, j = sorted((place[a], place[b]))
+            open_[_upper_place(i, j, len(active))] = False
+    if not open_.any():
+        return None
+    p = 1 / (1 + 10 ** (-gap / 400))
+    score = np.where(open_, p * (1 - p) / (1 + counts), -1.0)
+    top = score == score.max()
+    fewest_count = counts[top].min()
+    chosen = int(np.flatnonzero(top & (counts == fewest_count))[0])  # the first in the field's order, as before
+    return fresh(active[int(first_of[chosen])], active[int(second_of[chosen])])
+
+
+def _upper_place(i: int, j: int, n: int) -> int:
+    """Where pair ``(i, j)``, ``i < j``, comes in ``numpy.triu_indices(n, 1)``'s order."""
+    return i * (2 * n - i - 1) // 2 + (j - i - 1)
 
 
 def _spread(count: int) -> list[int]:
@@ -368,6 +414,7 @@ class Ladder:
         log_dir: Path | None = None,
         slots: int = 1,
         remote: RemotePlay | None = None,
+        book: PairBook | None = None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -381,7 +428,7 @@ class Ladder:
         self.log_dir = log_dir
         self.slots = max(1, slots)
         self.remote = remote
-        self.state = LadderState(book=PairBook.of(store.finished_keys(tournament_id)))
+        self.state = LadderState(book=book if book is not None else PairBook.of(store.match_keys(tournament_id)))
         self.paused = False
         self._changed = trio.Event()
         self._pool: Pool | None = None

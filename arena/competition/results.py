@@ -41,17 +41,22 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
+
 from .._errors import StoreError
 from ..checks.hints import printable
 from ..games import score_text
-from .ratings import Fitter, Outcome, Ratings
+from .ratings import DEFAULT_PRIOR_GAMES, Fitter, Outcome, Ratings
+from .records import SCORE
+from .records import outcome_for as outcome_for
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, TournamentRow, VersionRow
+from .totals import Pair, PairTotals, exact
 
 MIN_DEALS = 5
 """Fewer deals than this and a bot's intervals are not given ("n too small")."""
@@ -158,16 +163,7 @@ class Leaderboard:
     """Lines shown under the board: what happened to persistent bots' state, the versions of a history."""
 
 
-def outcome_for(match: PlayedMatch, seat: str) -> str:
-    """``"W"``, ``"D"`` or ``"L"`` for the bot in ``seat``."""
-    if seat in match.forfeit:
-        return "L"
-    if match.winner is None:
-        return "D"
-    return "W" if match.winner == seat else "L"
-
-
-_SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
+_SCORE = SCORE
 
 
 def disqualifications(matches: Iterable[PlayedMatch], max_faults: int) -> dict[str, str]:
@@ -312,12 +308,19 @@ class FrozenTally:
     rows: dict[str, Standing]
     pairwise: dict[str, dict[str, Cell]]
     deals: dict[str, dict[str, tuple[float, int]]]
-    """Each bot's points by deal: ``(total, matches)``."""
+    """Each bot's points by deal: ``(total, matches)`` (empty when ``spreads`` gives their sums)."""
     meetings: dict[tuple[str, str], tuple[PairCounts, int]]
     """Each ordered pair's pentanomial counts, and its deals that were not played as pairs."""
     fitter: Fitter
     low: float
     high: float
+    spreads: dict[str, tuple[int, float, float]] = field(default_factory=dict)
+    """Each bot's deals, the sum of its points per match on each, and of their squares (the store's running sums:
+    :mod:`arena.competition.standings`), for bots not in ``deals``."""
+    start: Mapping[str, float] | None = None
+    """Strengths to start the rating fit from (the last fit's), by bot."""
+    ratings: Ratings | None = None
+    """The fit, once :meth:`board` has drawn it (its strengths start the next one)."""
 
     def board(
         self,
@@ -327,29 +330,35 @@ class FrozenTally:
         points_name: str = "points",
         prior_games: float | None = None,
         rank_by: str = "rating",
+        head_to_head: bool = True,
     ) -> Leaderboard:
-        """The leaderboard (once: it fills the rows it holds)."""
+        """The leaderboard (once: it fills the rows it holds).
+
+        Without ``head_to_head`` the cells keep their counts but not their own
+        Elo estimates and rating gaps (a server's pages show counts only: the
+        estimates of a field of 300 are 90,000 of them).
+        """
         if rank_by not in RANK_BY:
             raise ValueError(f"rank_by must be one of {', '.join(RANK_BY)}, not {rank_by!r}")
         rows, pairwise = self.rows, self.pairwise
-        ratings = self.fitter.ratings() if prior_games is None else self.fitter.ratings(prior_games)
+        prior = DEFAULT_PRIOR_GAMES if prior_games is None else prior_games
+        ratings = self.fitter.ratings(prior, start=self.start)
+        self.ratings = ratings
         low, high = (self.low, self.high) if self.matches else (-math.inf, math.inf)
         mean_error: dict[str, float] = {}  # each bot's: the standard error of its points per match over deals
         for name, row in rows.items():
-            means = [total / count for total, count in self.deals[name].values()]
-            row.deals = len(means)
+            row.deals, spread = self._spread(name)
             row.rating = ratings[name].elo
             row.rating_error = ratings[name].error95 if row.deals >= MIN_DEALS else math.nan
             row.disqualified = disqualification(Counter(row.faults), max_faults)
             if row.matches:
                 row.mean = row.points / row.matches
-                if len(means) >= MIN_DEALS:
-                    centre = math.fsum(means) / len(means)
-                    spread = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
-                    mean_error[name] = spread / math.sqrt(len(means))
-                    half = t975(len(means) - 1) * mean_error[name]
+                if row.deals >= MIN_DEALS:
+                    mean_error[name] = spread / math.sqrt(row.deals)
+                    half = t975(row.deals - 1) * mean_error[name]
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
-        _head_to_head(pairwise, self.meetings, ratings)
+        if head_to_head:
+            _head_to_head(pairwise, self.meetings, ratings)
         if rank_by == "rating":
             key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
         else:
@@ -371,6 +380,77 @@ class FrozenTally:
             points_name=points_name,
             ranked_by=rank_by,
         )
+
+    def _spread(self, name: str) -> tuple[int, float]:
+        """A bot's deals and the standard deviation of its points per match over them (NaN with fewer than two)."""
+        if name in self.deals:
+            means = [total / count for total, count in self.deals[name].values()]
+            if len(means) < 2:
+                return len(means), math.nan
+            centre = math.fsum(means) / len(means)
+            return len(means), math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1))
+        deals, total, squares = self.spreads.get(name, (0, 0.0, 0.0))
+        if deals < 2:
+            return deals, math.nan
+        return deals, math.sqrt(max(squares - total * total / deals, 0.0) / (deals - 1))
+
+
+def tally_of_pairs(
+    names: Mapping[int, str], pairs: Mapping[Pair, PairTotals], *, every_cell: bool = True
+) -> FrozenTally:
+    """The totals a leaderboard of the versions ``names`` (by id) draws from, out of their ``pairs``' totals.
+
+    The same as a :class:`~arena.competition.results.Tally` of their matches
+    (see the module's docstring for the one sum that is not bit for bit).
+    """
+    order = list(names)
+    labels = [names[v] for v in order]
+    index = {v: i for i, v in enumerate(order)}
+    rows = {name: Standing(bot=name) for name in labels}
+    pairwise: dict[str, dict[str, Cell]] = (
+        {a: {b: Cell() for b in labels if b != a} for a in labels} if every_cell else {a: {} for a in labels}
+    )  # (without every_cell, only the cells of bots that met)
+    spreads: dict[str, tuple[int, float, float]] = dict.fromkeys(labels, (0, 0.0, 0.0))
+    meetings = {}
+    wins = np.zeros((len(order), len(order)))
+    sums: dict[tuple[int, int], tuple[float, float, float]] = {}
+    low, high, matches = math.inf, -math.inf, 0
+    for (version, opponent), t in sorted(pairs.items()):
+        if version not in index or opponent not in index or t.empty:
+            continue
+        bot, other = names[version], names[opponent]
+        row = rows[bot]
+        cell = pairwise[bot].get(other) or pairwise[bot].setdefault(other, Cell())
+        for tally in (row, cell):
+            tally.matches += t.matches
+            tally.wins += t.wins
+            tally.draws += t.draws
+            tally.losses += t.losses
+        row.points += t.points_for
+        cell.points_for += t.points_for
+        cell.points_against += t.points_against
+        for kind, count in t.faults.items():
+            row.faults[kind] = row.faults.get(kind, 0) + count
+        deals, means, squares = spreads[bot]
+        spreads[bot] = (deals + t.deals, means + t.deal_means, squares + t.deal_squares)
+        meetings[bot, other] = (t.pentanomial(), t.unpaired)
+        i, j = index[version], index[opponent]
+        wins[i, j] = t.fit_score
+        if i < j and t.fit_games:
+            sums[i, j] = (t.unit_squares, t.unit_products, t.unit_counts)
+        low, high = min(low, t.low), max(high, t.high)
+        matches += t.matches
+    return FrozenTally(
+        matches=matches // 2,
+        rows=rows,
+        pairwise=pairwise,
+        deals={},
+        spreads=spreads,
+        meetings=meetings,
+        fitter=Fitter.of_pairs(labels, wins, sums),
+        low=low,
+        high=high,
+    )
 
 
 def _points_los(upper: Standing, lower: Standing, mean_error: dict[str, float]) -> float:
@@ -491,19 +571,33 @@ def board_from_store(
     tournament = chosen_competition(store, tid)
     config = tournament.config
     versions = store.versions(tournament.id)
+    options: dict[str, Any] = {
+        "max_faults": int(config.get("max_faults", 0)),
+        "points_name": str(config.get("points_name", "points")),
+        "rank_by": rank_by,
+    }
+    # The board of the store's pair totals (kept beside each result: a million matches read as a few thousand
+    # rows), unless they do not describe the matches exactly; then the board of the matches themselves.
+    pairs = store.pair_totals(tournament.id) if store.all_versioned(tournament.id) else {}
+    by_pairs = bool(pairs) and exact(pairs)
     if history:
         label = {v.id: v.label for v in versions}
-        matches = [labelled_by_version(m, label) for m in store.matches(tournament.id)]
-        played = {m.bot_a for m in matches} | {m.bot_b for m in matches}
-        names = [v.label for v in versions if v.label in played or (v.current and v.admission == "admitted")]
+        met = {version for version, _ in pairs}
+        if not by_pairs:
+            matches = [labelled_by_version(m, label) for m in store.matches(tournament.id)]
+            met = {vid for m in matches for vid in m.versions if vid is not None}
+        shown = {v.id: v.label for v in versions if v.id in met or (v.current and v.admission == "admitted")}
         notes = ["Versions:", *(f"  {_story(v)}" for v in versions)]
         notes += ["Changes:", *(f"  {c.at} {c.line.splitlines()[0]}" for c in store.changes(tournament.id))]
         scheduled = None
     else:
         field_ = [v for v in versions if v.current]
-        names = [v.name for v in field_ if v.admission == "admitted"]
-        matches = store.matches(tournament.id, current=True)
-        faulted = {f.bot for m in matches for f in m.faults}
+        shown = {v.id: v.name for v in field_ if v.admission == "admitted"}
+        if by_pairs:
+            faulted = {shown[vid] for (vid, other), t in pairs.items() if vid in shown and other in shown and t.faults}
+        else:
+            matches = store.matches(tournament.id, current=True)
+            faulted = {f.bot for m in matches for f in m.faults}
         notes = [
             f"{v.name} keeps its state from match to match (persistent): after each of its faults a fresh"
             " process took over, and the state was lost"
@@ -511,14 +605,10 @@ def board_from_store(
             if v.process == "persistent" and v.name in faulted
         ]
         scheduled = config.get("scheduled")
-    board = leaderboard(
-        names,
-        matches,
-        max_faults=int(config.get("max_faults", 0)),
-        scheduled=scheduled,
-        points_name=str(config.get("points_name", "points")),
-        rank_by=rank_by,
-    )
+    if by_pairs:
+        board = tally_of_pairs(shown, pairs).board(scheduled=scheduled, **options)
+    else:
+        board = leaderboard(list(shown.values()), matches, scheduled=scheduled, **options)
     board.seed = tournament.seed
     board.competition = tournament
     if not history:
@@ -663,7 +753,15 @@ def render_table(board: Leaderboard, *, width: int | None = None, pairwise: bool
             for line in rest[-NOT_ADMITTED_LINES:]:
                 console.print(Text(f"    {printable(line.strip())}"))
     names = [row.bot for row in board.standings]
-    if len(names) > 1 and pairwise is not False:
+    if len(names) > 1 and pairwise is None and 3 * len(names) > width:
+        # Each of its columns takes three characters at least: it cannot fit, and measuring a matrix of 300 bots'
+        # cells (rich measures every one) took longer than drawing the whole board.
+        console.print()
+        console.print(
+            f"(The pairwise matrix of {len(names)} bots is wider than {width} columns: "
+            "--pairwise shows it anyway; --format csv and json always have it.)"
+        )
+    elif len(names) > 1 and pairwise is not False:
         matrix = _pairwise_table(board, names)
         needed = Measurement.get(console, console.options.update(max_width=1 << 16), matrix).maximum
         console.print()

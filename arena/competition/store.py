@@ -18,6 +18,10 @@ The model, as the tables hold it:
 * **matches** and their **faults**: every finished match, with the versions
   in its seats. The current standings are the matches whose two versions are
   both current and admitted; the history is all of them.
+* **pair_totals**: the standings' running totals per ordered pair of
+  versions (:mod:`arena.competition.totals`), added to in the same
+  transaction as each match, so that standings are read from a row per pair
+  met, never recounted from the matches.
 * **changes**: one line per change a run found (a bot added, changed,
   removed, not admitted; more cycles), for ``arena results --history``.
 * **arenas** and **claims**: the arena processes working on this database,
@@ -33,8 +37,8 @@ and never twice. While an arena writes, the database runs in WAL mode, so
 back to a plain rollback journal, so a database at rest is one file and
 reading it leaves no ``-wal``/``-shm`` files beside it.
 
-The schema grows by migrations that are only ever appended to
-``MIGRATIONS``; each runs in the same transaction as the row in
+The schema (:mod:`arena.competition.schema`, with the server's own tables)
+grows by migrations that are only ever appended to ``MIGRATIONS``; each runs in the same transaction as the row in
 ``schema_migrations`` that says it ran. An Arena database says so in its
 header (``PRAGMA application_id``); a file that is neither empty nor Arena's
 is refused, never written to.
@@ -50,8 +54,8 @@ import socket
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,129 +63,14 @@ from typing import Any
 import psutil
 
 from .._errors import StoreError
-
-APPLICATION_ID = int.from_bytes(b"ARNA", "big")
-"""Written into the header of every Arena database (``PRAGMA application_id``)."""
-
-_SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
-
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    # 1: tournaments, their bots, matches and faults
-    (
-        """CREATE TABLE tournaments (
-            id INTEGER PRIMARY KEY,
-            fingerprint TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            name TEXT NOT NULL,
-            game TEXT NOT NULL,
-            config TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            UNIQUE (fingerprint, seed)
-        )""",
-        """CREATE TABLE bots (
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            name TEXT NOT NULL,
-            command TEXT NOT NULL,
-            source TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            reuse INTEGER NOT NULL,
-            PRIMARY KEY (tournament_id, name)
-        )""",
-        """CREATE TABLE matches (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            match_key TEXT NOT NULL,
-            cycle INTEGER NOT NULL,
-            deal TEXT NOT NULL,
-            leg INTEGER NOT NULL,
-            bot_a TEXT NOT NULL,
-            bot_b TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            points_a REAL NOT NULL,
-            points_b REAL NOT NULL,
-            winner TEXT,
-            forfeit TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            duration_s REAL NOT NULL,
-            peak_rss_a INTEGER,
-            peak_rss_b INTEGER,
-            log_path TEXT,
-            finished_at TEXT NOT NULL,
-            UNIQUE (tournament_id, match_key)
-        )""",
-        """CREATE TABLE faults (
-            match_id INTEGER NOT NULL REFERENCES matches(id),
-            seat TEXT NOT NULL,
-            bot TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            request_id INTEGER,
-            request_type TEXT NOT NULL
-        )""",
-        "CREATE INDEX faults_by_match ON faults (match_id)",
-    ),
-    # 2: living competitions: bot versions and their admission, the changes each run found,
-    # and the arenas working on the database with their claims. Schema 1's bots become
-    # version 1 of each bot (admitted, in the order they were entered), and its matches
-    # point at them. The bots table is kept as it was, and no longer written.
-    (
-        f"PRAGMA application_id = {APPLICATION_ID}",
-        """CREATE TABLE versions (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            name TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            slot INTEGER NOT NULL,
-            command TEXT NOT NULL,
-            source TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            process TEXT NOT NULL,
-            admission TEXT NOT NULL,
-            reason TEXT NOT NULL,
-            added_at TEXT NOT NULL,
-            retired_at TEXT,
-            retired_because TEXT NOT NULL,
-            UNIQUE (tournament_id, name, version)
-        )""",
-        """INSERT INTO versions (tournament_id, name, version, slot, command, source, digest, process,
-                                 admission, reason, added_at, retired_at, retired_because)
-           SELECT b.tournament_id, b.name, 1, ROW_NUMBER() OVER (PARTITION BY b.tournament_id ORDER BY b.rowid) - 1,
-                  b.command, b.source, b.digest, CASE WHEN b.reuse THEN 'reused' ELSE 'fresh' END,
-                  'admitted', '', t.created_at, NULL, ''
-           FROM bots b JOIN tournaments t ON t.id = b.tournament_id""",
-        "ALTER TABLE matches ADD COLUMN version_a INTEGER REFERENCES versions(id)",
-        "ALTER TABLE matches ADD COLUMN version_b INTEGER REFERENCES versions(id)",
-        """UPDATE matches SET
-             version_a = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
-                          AND v.name = matches.bot_a),
-             version_b = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
-                          AND v.name = matches.bot_b)""",
-        "CREATE INDEX matches_by_versions ON matches (tournament_id, version_a, version_b)",
-        """CREATE TABLE changes (
-            id INTEGER PRIMARY KEY,
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            at TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            bot TEXT NOT NULL,
-            line TEXT NOT NULL
-        )""",
-        """CREATE TABLE arenas (
-            id INTEGER PRIMARY KEY,
-            host TEXT NOT NULL,
-            pid INTEGER NOT NULL,
-            started REAL NOT NULL,
-            heartbeat REAL NOT NULL
-        )""",
-        """CREATE TABLE claims (
-            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-            item TEXT NOT NULL,
-            arena_id INTEGER NOT NULL REFERENCES arenas(id),
-            claimed_at TEXT NOT NULL,
-            PRIMARY KEY (tournament_id, item)
-        )""",
-    ),
-)
-"""The schema, as migrations in order. Append; never edit one that has shipped."""
+from . import schema
+from .records import FaultRow as FaultRow
+from .records import PlayedMatch as PlayedMatch
+from .records import log_halves, read_matches
+from .schema import _SCHEMA_1_TABLES
+from .schema import APPLICATION_ID as APPLICATION_ID
+from .schema import MIGRATIONS as MIGRATIONS
+from .totals import COLUMNS, Pair, PairTotals, deal_change, deal_totals, from_row, to_row
 
 ADMISSIONS = ("pending", "admitted", "not_admitted")
 PROCESS_MODES = ("fresh", "reused", "persistent")
@@ -190,48 +79,12 @@ HEARTBEAT_S = 20.0
 STALE_AFTER_S = 120.0
 """An arena on another host that has not said so for this long is taken for dead, and its claims are free."""
 
-
-@dataclass(frozen=True)
-class FaultRow:
-    """A fault as stored: the seat, the bot in it, the kind and the reason."""
-
-    seat: str
-    bot: str
-    kind: str
-    reason: str
-    request_id: int | None = None
-    request_type: str = ""
-
-
-@dataclass(frozen=True)
-class PlayedMatch:
-    """One finished match as the store keeps it."""
-
-    key: str
-    cycle: int
-    deal: str
-    """The deal's id: the two legs of a duplicate pair share it."""
-    leg: int
-    bot_a: str
-    bot_b: str
-    seed: int
-    points: tuple[float, float]
-    winner: str | None
-    """``"A"``, ``"B"`` or ``None`` (draw, or both faulted)."""
-    forfeit: tuple[str, ...] = ()
-    reason: str = ""
-    duration_s: float = 0.0
-    peak_rss: tuple[int | None, int | None] = (None, None)
-    log_path: str | None = None
-    faults: tuple[FaultRow, ...] = field(default=())
-    versions: tuple[int | None, int | None] = (None, None)
-    """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
-    row_id: int = field(default=0, compare=False)
-    """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
-
-    def bot(self, seat: str) -> str:
-        """The bot in ``seat``."""
-        return self.bot_a if seat == "A" else self.bot_b
+_OUTCOME_SQL = {
+    "won": "m.winner = ?",
+    "drew": "m.winner IS NULL AND instr(m.forfeit, ?) = 0",
+    "lost": "((m.winner IS NOT NULL AND m.winner <> ?) OR (m.winner IS NULL AND instr(m.forfeit, ?) > 0))",
+}
+"""A match's outcome for the seat given (once for each ``?``): a forfeit without a winner is the forfeiter's loss."""
 
 
 @dataclass(frozen=True)
@@ -358,6 +211,17 @@ class Store:
             raise StoreError(f"{path} is not a usable results database: {exc}") from None
         return store
 
+    def reader(self) -> Store:
+        """Another connection on this store's database, read only, for a thread of this process (SQLite's
+        connections are each one thread's). It sees what this one has committed.
+
+        Never by :meth:`open`'s look at the file's header: a process that opens and closes its database file by
+        any other means than SQLite drops every POSIX lock it holds on it, this connection's too (another process
+        could then think itself the last one, checkpoint and delete the WAL under it).
+        """
+        connection = sqlite3.connect(f"file:{_uri_path(self.path)}?mode=ro", uri=True, isolation_level=None, timeout=10)
+        return Store(connection, self.path, readonly=True)
+
     def close(self) -> None:
         """Close the database; the last writer to leave puts it back to one file (no ``-wal``, no ``-shm``)."""
         if not self.readonly:
@@ -421,24 +285,7 @@ class Store:
             )
 
     def _migrate(self) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-        version = self.schema_version()
-        if version > len(MIGRATIONS):
-            raise StoreError(
-                f"{self.path} has schema version {version}, newer than this arena knows"
-                f" ({len(MIGRATIONS)}): upgrade arena"
-            )
-        for number in range(version + 1, len(MIGRATIONS) + 1):
-            with self._transaction() as db:
-                # Another process may have migrated between our read and our lock.
-                if db.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (number,)).fetchone():
-                    continue
-                for statement in MIGRATIONS[number - 1]:
-                    db.execute(statement)
-                db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, _now()))
+        schema.migrate(self._db, self.path)
 
     # Competitions -------------------------------------------------------
     def latest(self, name: str) -> TournamentRow | None:
@@ -565,6 +412,13 @@ class Store:
         """The keys of the matches of ``tid`` already recorded."""
         return {row[0] for row in self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))}
 
+    def match_keys(self, tid: int) -> Iterator[str]:
+        """The keys of the matches of ``tid``, one at a time (a million of them are never held at once)."""
+        cursor = self._db.execute("SELECT match_key FROM matches WHERE tournament_id = ?", (tid,))
+        while rows := cursor.fetchmany(10_000):
+            for (key,) in rows:
+                yield key
+
     def count_matches(self, tid: int, *, current: bool = False) -> int:
         """How many matches of ``tid`` are recorded (only between current, admitted versions with ``current``)."""
         if not current:
@@ -613,79 +467,205 @@ class Store:
                 " points_a, points_b, winner, forfeit, reason, duration_s, peak_rss_a, peak_rss_b, log_path,"
                 " finished_at, version_a, version_b)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    tid,
-                    match.key,
-                    match.cycle,
-                    match.deal,
-                    match.leg,
-                    match.bot_a,
-                    match.bot_b,
-                    match.seed,
-                    match.points[0],
-                    match.points[1],
-                    match.winner,
-                    json.dumps(list(match.forfeit)),
-                    match.reason,
-                    match.duration_s,
-                    match.peak_rss[0],
-                    match.peak_rss[1],
-                    match.log_path,
-                    _now(),
-                    match.versions[0],
-                    match.versions[1],
-                ),
+                _match_values(tid, match),
             )
             db.execute("DELETE FROM claims WHERE tournament_id = ? AND item = ?", (tid, _match_item(match.key)))
             if cursor.rowcount == 0:
                 return False
             match_id = cursor.lastrowid
-            for fault in match.faults:
-                db.execute(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id, fault.request_type),
-                )
+            assert match_id is not None
+            _insert_faults(db, match_id, match)
+            before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
+            _add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
         return True
+
+    def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
+        """Record many finished matches, of deals the store has none of yet, in one transaction (an import, a
+        benchmark's history of a million matches): what :meth:`record_match` does for each, in bulk.
+        """
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO matches (tournament_id, match_key, cycle, deal, leg, bot_a, bot_b, seed,"
+                " points_a, points_b, winner, forfeit, reason, duration_s, peak_rss_a, peak_rss_b, log_path,"
+                " finished_at, version_a, version_b)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_match_values(tid, match) for match in matches),
+            )
+            for match in matches:
+                if match.faults:
+                    (match_id,) = db.execute(
+                        "SELECT id FROM matches WHERE tournament_id = ? AND match_key = ?", (tid, match.key)
+                    ).fetchone()
+                    _insert_faults(db, match_id, match)
+            by_deal: dict[str, list[PlayedMatch]] = {}
+            for match in matches:
+                by_deal.setdefault(match.deal, []).append(match)
+            change: dict[Pair, PairTotals] = {}
+            for deal, played in by_deal.items():
+                (stored,) = db.execute(
+                    "SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND deal = ?", (tid, deal)
+                ).fetchone()
+                if stored > len(played):
+                    raise StoreError(f"deal {deal} has matches in {self.path} already: record its matches one by one")
+                for pair, part in deal_totals(played).items():
+                    change.setdefault(pair, PairTotals()).add(part)
+            logs: dict[int, int] = {}
+            for match in matches:
+                for vid, half in log_halves(match).items():
+                    logs[vid] = logs.get(vid, 0) + half
+            (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()
+            _add_totals(db, tid, change, logs, last)
+
+    def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
+        """The standings' running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``).
+
+        The standings of a field read these rows, never the matches (see
+        :mod:`arena.competition.standings`).
+        """
+        query = f"SELECT version, opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE tournament_id = ?"
+        args: tuple[Any, ...] = (tid,)
+        if among is not None:
+            ids = json.dumps(sorted(set(among)))
+            query += " AND version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            args = (tid, ids, ids)
+        out = {}
+        for version, opponent, *values, faults in self._db.execute(query, args):
+            out[version, opponent] = from_row(values, faults)
+        return out
+
+    def pair_totals_since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
+        """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next.
+
+        A reader that keeps every pair's totals reads only what changed (a few
+        rows a second on a busy ladder), by the index on ``touched``.
+        """
+        out = {}
+        last = touched
+        for version, opponent, *values, faults, mark in self._db.execute(
+            f"SELECT version, opponent, {', '.join(COLUMNS)}, faults, touched FROM pair_totals"
+            " WHERE tournament_id = ? AND touched > ?",
+            (tid, touched),
+        ):
+            out[version, opponent] = from_row(values, faults)
+            last = max(last, mark)
+        return out, last
+
+    def opponents(self, version: int) -> dict[int, PairTotals]:
+        """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
+        return {
+            opponent: from_row(values, faults)
+            for opponent, *values, faults in self._db.execute(
+                f"SELECT opponent, {', '.join(COLUMNS)}, faults FROM pair_totals WHERE version = ?", (version,)
+            )
+        }
+
+    def fault_totals(self, tid: int) -> dict[int, Counter[str]]:
+        """Every fault of each version of ``tid`` (against anyone), by kind, by version id (from the pair totals)."""
+        out: dict[int, Counter[str]] = {}
+        for version, faults in self._db.execute(
+            "SELECT version, faults FROM pair_totals WHERE tournament_id = ? AND faults <> '{}'", (tid,)
+        ):
+            out.setdefault(version, Counter()).update(json.loads(faults))
+        return out
+
+    def log_bytes(self, tid: int) -> dict[int, int]:
+        """Each version's half of the match logs it played (as they were when recorded), by version id."""
+        return {
+            vid: int(total)
+            for vid, total in self._db.execute(
+                "SELECT version, SUM(log_bytes) FROM pair_totals WHERE tournament_id = ? GROUP BY version", (tid,)
+            )
+        }
+
+    def all_versioned(self, tid: int) -> bool:
+        """Whether every match of ``tid`` is tied to two versions (so the pair totals count all of them)."""
+        return not self._db.execute(
+            "SELECT 1 FROM matches WHERE tournament_id = ? AND (version_a IS NULL OR version_b IS NULL) LIMIT 1",
+            (tid,),
+        ).fetchone()
+
+    def pair_totals_of(self, pairs: Iterable[Pair]) -> dict[Pair, PairTotals]:
+        """The stored totals of ``pairs`` (those that met)."""
+        out = {}
+        for version, opponent in pairs:
+            row = self._db.execute(
+                f"SELECT {', '.join(COLUMNS)}, faults FROM pair_totals WHERE version = ? AND opponent = ?",
+                (version, opponent),
+            ).fetchone()
+            if row:
+                out[version, opponent] = from_row(row[:-1], row[-1])
+        return out
+
+    def latest_faults(self, tid: int, versions: Iterable[int], limit: int) -> list[tuple[PlayedMatch, FaultRow]]:
+        """The last ``limit`` faults of ``versions``, newest first, each with its match (by the faults' index)."""
+        ids: set[int] = set()
+        for vid in set(versions):
+            ids.update(
+                row[0]
+                for row in self._db.execute(
+                    "SELECT match_id FROM faults WHERE version = ? ORDER BY match_id DESC LIMIT ?", (vid, limit)
+                )
+            )
+        if not ids:
+            return []
+        chosen = sorted(ids, reverse=True)[:limit]
+        where = f"m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
+        matches = read_matches(self._db, where, (tid, *chosen), order="m.id DESC")
+        wanted = set(versions)
+        found = [(m, f) for m in matches for f in reversed(m.faults) if m.versions[0 if f.seat == "A" else 1] in wanted]
+        return found[:limit]
+
+    def match(self, tid: int, key: str) -> PlayedMatch | None:
+        """The recorded match ``key`` of ``tid`` (by the unique index on keys)."""
+        found = read_matches(self._db, "m.tournament_id = ? AND m.match_key = ?", (tid, key))
+        return found[0] if found else None
+
+    def has_match(self, tid: int, key: str) -> bool:
+        """Whether match ``key`` of ``tid`` is recorded."""
+        query = "SELECT 1 FROM matches WHERE tournament_id = ? AND match_key = ?"
+        return self._db.execute(query, (tid, key)).fetchone() is not None
+
+    def latest_matches(
+        self,
+        tid: int,
+        limit: int,
+        *,
+        before: int | None = None,
+        versions: Iterable[int] | None = None,
+        opponents: Iterable[int] | None = None,
+        result: str | None = None,
+    ) -> list[PlayedMatch]:
+        """The last ``limit`` matches of ``tid``, newest first: of ``versions`` only, and before match id ``before``;
+        with ``versions``, against ``opponents`` only and with ``result`` (``won``, ``drew`` or ``lost``) for them.
+
+        A page of a bot's history reads ``limit`` rows by the index on each
+        seat's version (keyset pagination: the next page is ``before`` the
+        last id shown), however long the history.
+        """
+        below = before if before is not None else 1 << 62
+        if versions is None:
+            return read_matches(
+                self._db, "m.tournament_id = ? AND m.id < ?", (tid, below), order="m.id DESC", limit=limit
+            )
+        against = sorted(set(opponents)) if opponents is not None else None
+        found: list[PlayedMatch] = []
+        for vid in set(versions):
+            for seat, other in (("a", "b"), ("b", "a")):
+                where = f"m.version_{seat} = ? AND m.id < ? AND m.tournament_id = ?"
+                args: list[object] = [vid, below, tid]
+                if against is not None:
+                    where += f" AND m.version_{other} IN ({', '.join('?' * len(against)) or 'NULL'})"
+                    args += against
+                if result is not None:
+                    where += " AND " + _OUTCOME_SQL[result]
+                    args += [seat.upper()] * _OUTCOME_SQL[result].count("?")
+                found += read_matches(self._db, where, tuple(args), order="m.id DESC", limit=limit)
+        unique = {m.row_id: m for m in found}
+        return sorted(unique.values(), key=lambda m: -m.row_id)[:limit]
 
     def matches(self, tid: int, *, current: bool = False) -> list[PlayedMatch]:
         """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
-        where = f" AND {_CURRENT}" if current else ""
-        faults: dict[int, list[FaultRow]] = {}
-        for row in self._db.execute(
-            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
-            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE m.tournament_id = ?{where} ORDER BY f.rowid",
-            (tid,),
-        ):
-            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-        out = []
-        for row in self._db.execute(
-            "SELECT m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b,"
-            " m.winner, m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path,"
-            f" m.version_a, m.version_b FROM matches m WHERE m.tournament_id = ?{where} ORDER BY m.id",
-            (tid,),
-        ):
-            out.append(
-                PlayedMatch(
-                    key=row[1],
-                    cycle=row[2],
-                    deal=row[3],
-                    leg=row[4],
-                    bot_a=row[5],
-                    bot_b=row[6],
-                    seed=row[7],
-                    points=(row[8], row[9]),
-                    winner=row[10],
-                    forfeit=tuple(json.loads(row[11])),
-                    reason=row[12],
-                    duration_s=row[13],
-                    peak_rss=(row[14], row[15]),
-                    log_path=row[16],
-                    faults=tuple(faults.get(row[0], ())),
-                    versions=(row[17], row[18]),
-                    row_id=row[0],
-                )
-            )
-        return out
+        return read_matches(self._db, "m.tournament_id = ?" + (f" AND {_CURRENT}" if current else ""), (tid,))
 
     def finished_times(self, tid: int, keys: Sequence[str]) -> dict[str, str]:
         """When each of the matches ``keys`` of ``tid`` finished (ISO 8601, UTC), by key (for the pages' dates)."""
@@ -760,6 +740,46 @@ _CURRENT = (
     " AND vb.admission = 'admitted')"
 )
 """SQL: match ``m`` is between two current, admitted versions (it counts in the current standings)."""
+
+
+def _match_values(tid: int, match: PlayedMatch) -> tuple[Any, ...]:
+    """A match's row of ``matches``, in the order the inserts name the columns."""
+    return (
+        tid, match.key, match.cycle, match.deal, match.leg, match.bot_a, match.bot_b, match.seed, match.points[0],
+        match.points[1], match.winner, json.dumps(list(match.forfeit)), match.reason, match.duration_s,
+        match.peak_rss[0], match.peak_rss[1], match.log_path, _now(), match.versions[0], match.versions[1],
+    )  # fmt: skip
+
+
+def _insert_faults(db: sqlite3.Connection, match_id: int, match: PlayedMatch) -> None:
+    for fault in match.faults:
+        db.execute(
+            "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match_id, fault.seat, fault.bot, fault.kind, fault.reason, fault.request_id, fault.request_type,
+                match.versions[0 if fault.seat == "A" else 1],
+            ),
+        )  # fmt: skip
+
+
+def _add_totals(
+    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int], touched: int
+) -> None:
+    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction); ``touched``: the
+    id of the last match added, which readers of what changed since ask by (:meth:`Store.pair_totals_since`)."""
+    for (version, opponent), delta in change.items():
+        row = db.execute(
+            f"SELECT {', '.join(COLUMNS)}, faults, log_bytes FROM pair_totals WHERE version = ? AND opponent = ?",
+            (version, opponent),
+        ).fetchone()
+        totals, logs = (from_row(row[:-2], row[-2]), row[-1]) if row else (PairTotals(), 0)
+        totals.add(delta)
+        values, faults = to_row(totals)
+        db.execute(
+            f"INSERT OR REPLACE INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults,"
+            f" log_bytes, touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0), touched),
+        )
 
 
 def _match_item(key: str) -> str:

@@ -41,6 +41,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config.data_dir = Path(args.data_dir).resolve()
     if args.self_check:
         return _self_check(config, Path(args.config))
+    if args.backup or args.vacuum:
+        from .maintain import backup, vacuum
+
+        for line in backup(config, Path(args.backup)) if args.backup else vacuum(config):
+            _say(line)
+        return 0
     if args.add or args.admin_token:
         competition = Competition(config)
         try:
@@ -186,6 +192,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " unreadable from a jail, every `arena sandbox` canary held), print PASS/FAIL lines, and exit",
     )
     game_module_args(serve)
+    serve.add_argument(
+        "--backup",
+        metavar="DEST",
+        help="copy the data folder to the new folder DEST while the server runs (the database by SQLite's online"
+        " backup, then bots, logs and the session key, kept private), print what was copied, and exit;"
+        " a server started with --data-dir DEST serves the copy",
+    )
+    serve.add_argument(
+        "--vacuum",
+        action="store_true",
+        help="with the server stopped: prune the match logs by the config's retention, VACUUM and ANALYZE the"
+        " database, print what was freed, and exit",
+    )
     serve.set_defaults(handler=cmd_serve)
 
     submit_parser = sub.add_parser(

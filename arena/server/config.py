@@ -39,6 +39,10 @@
     data_dir = "arena-server"       # the database, bots, logs (relative to this file)
     log_bytes_per_version = 268_435_456       # a version's stderr files and half its match logs (256 MiB)
     log_bytes_per_participant = 1_073_741_824 # all of a participant's versions (1 GiB)
+    keep_deals = 20                 # match logs: the last deals of each pair of versions kept (0: only the pinned)
+    log_budget_bytes = 10_737_418_240         # all match logs kept; past it the oldest unpinned go (0: no budget)
+    pins_per_participant = 50       # deals a participant may pin (keep their logs); the organiser: any number
+    prune_every_s = 600             # how often the logs are pruned (in a thread)
 
 Unknown keys and bad values are errors naming the key and its line, as in
 tournament configs (the checks are shared).
@@ -71,6 +75,7 @@ from ..competition.config import (
 )
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
+from .retention import Retention
 
 _TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
@@ -86,7 +91,8 @@ _TABLES = {
         "check_wall_s",
         "check_jobs",
     },
-    "server": {"host", "port", "data_dir", "log_bytes_per_version", "log_bytes_per_participant"},
+    "server": {"host", "port", "data_dir", "log_bytes_per_version", "log_bytes_per_participant"}
+    | {"keep_deals", "log_budget_bytes", "pins_per_participant", "prune_every_s"},
 }
 REGISTRATION = ("invite", "open")
 REPLAYS = ("public", "owners", "after-end")
@@ -140,6 +146,8 @@ class ServerConfig:
     """Disk a version's logs may take (its stderr files, half of each of its match logs); past it, it plays no more."""
     log_bytes_per_participant: int = 1 << 30
     """Disk all of a participant's versions' logs may take; past it, its versions play no more, nor may it upload."""
+    retention: Retention = field(default_factory=Retention)
+    """Which match logs are kept (see :mod:`arena.server.retention`)."""
 
     sandbox_min: str = EVERY_PROPERTY
     """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
@@ -247,5 +255,11 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         source=str(path),
         log_bytes_per_version=number("server", "log_bytes_per_version", 256 << 20, 1 << 16),
         log_bytes_per_participant=number("server", "log_bytes_per_participant", 1 << 30, 1 << 16),
+        retention=Retention(
+            keep_deals=number("server", "keep_deals", Retention.keep_deals, 0),
+            log_budget_bytes=number("server", "log_budget_bytes", Retention.log_budget_bytes, 0),
+            pins_per_participant=number("server", "pins_per_participant", Retention.pins_per_participant, 0),
+            prune_every_s=seconds("server", "prune_every_s", Retention.prune_every_s),
+        ),
         sandbox_min=sandbox_min,
     )

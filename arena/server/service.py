@@ -23,10 +23,11 @@ import os
 import secrets
 import shutil
 import stat
+import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,13 @@ from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, reso
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import InPlay, Ladder, MatchLost, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import InPlay, Ladder, MatchLost, PairBook, Player, Policy, Pool, RatingView, RemotePlay
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import FrozenTally, Leaderboard, Standing, Tally, disqualification, labelled_by_version
+from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
+from ..competition.standings import PairTable
 from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
@@ -53,10 +55,12 @@ from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
+from . import retention
 from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
+from .maintain import relocate_logs
 from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
@@ -238,20 +242,8 @@ class Table:
     """Each bot's playing version's id, by the bot's name."""
     taken_at: float
     """When its ``seen`` matches were taken (Unix time)."""
-
-
-def _count(playing: list[Version], matches: list[PlayedMatch]) -> Tally:
-    """The totals of the ``playing`` versions over their matches among ``matches`` (pure: may run in a thread)."""
-    tally = Tally([v.row.name for v in playing])
-    _add_between(frozenset(v.id for v in playing), tally, matches)
-    return tally
-
-
-def _add_between(ids: frozenset[int], tally: Tally, matches: Iterable[PlayedMatch]) -> None:
-    """Add to ``tally`` the ``matches`` between two of the versions ``ids``."""
-    for match in matches:
-        if match.versions[0] in ids and match.versions[1] in ids:
-            tally.add(match)
+    strengths: dict[str, float]
+    """The rating fit's strengths, by bot (the next fit starts from them)."""
 
 
 class Busy(ArenaError):
@@ -276,7 +268,7 @@ class Competition:
         private_database(self.data_dir / DB_NAME)
         self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
         try:
-            self.state = State(self.data_dir / DB_NAME)
+            self.state = State(self.store)  # the same connection: one database, one writer in this process
             self.plan = self._plan()
             opened = open_competition(self.plan, self.store, fresh=fresh, field=False, secret_seed=True)
         except BaseException:
@@ -294,23 +286,23 @@ class Competition:
             self.opening.append(OLD_SEED_WARNING)
         self.secret_key = self._secret_key()
         self.logs = self.data_dir / "logs"
+        relocate_logs(self.store.path, self.logs)  # a data folder restored elsewhere finds its own logs
         self.bots_dir = self.data_dir / "bots"
         self.checks_dir = self.data_dir / "checks"
         self.incoming = self.data_dir / "incoming"
         for folder in (self.logs, self.logs / "stderr", self.bots_dir, self.checks_dir, self.incoming):
             private_folder(folder)
-        self.matches: list[PlayedMatch] = self.store.matches(self.tid)
-        self.faults: dict[int, Counter[str]] = {}
+        self.played = self.store.count_matches(self.tid)
+        """Matches the ladder has recorded (nothing per match is held here: pages read the store's indexes)."""
+        self.faults: dict[int, Counter[str]] = self.store.fault_totals(self.tid)
         """Faults by kind of each version (by id): a version with too many plays no more."""
         self.disk = LogQuota(
             self.logs / "stderr", per_version=config.log_bytes_per_version,
             per_participant=config.log_bytes_per_participant,
         )  # fmt: skip
+        self.disk.match_bytes = self.store.log_bytes(self.tid)
         self.over_quota: dict[int, str] = {}
         """Versions (by id) whose logs, or whose owner's, take more disk than the config allows, with why."""
-        for match in self.matches:
-            self._count_faults(match)
-            self.disk.charge(match)
         self.specs: dict[int, BotSpec] = {}
         """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
@@ -318,10 +310,12 @@ class Competition:
         self._board: Board | None = None
         self._board_at = 0.0
         self._table: Table | None = None
-        self._tally: tuple[frozenset[int], Tally] | None = None
-        """The playing versions' ids, and the running totals of the matches between them."""
-        self._history_mark = len(self.matches) // HISTORY_EVERY
-        self._by_key = {match.key: match for match in self.matches}
+        self._strengths: dict[str, float] | None = None
+        """The last rating fit's strengths, by bot: the next fit starts there."""
+        self._pair_table = PairTable(self.tid)
+        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
+        self._pair_lock = threading.Lock()
+        self._history_mark = self.played // HISTORY_EVERY
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
         self._checks = FairQueue()
@@ -475,7 +469,24 @@ class Competition:
 
     def match(self, key: str) -> PlayedMatch | None:
         """The recorded match ``key``."""
-        return self._by_key.get(key)
+        return self.store.match(self.tid, key)
+
+    def latest_matches(
+        self,
+        limit: int,
+        *,
+        before: int | None = None,
+        participant: Participant | None = None,
+        opponent: Participant | None = None,
+        result: str | None = None,
+    ) -> list[PlayedMatch]:
+        """The last ``limit`` matches (of ``participant``'s versions), newest first, before match id ``before``:
+        against ``opponent``'s versions only, and ``result`` (``won``, ``drew``, ``lost``) for ``participant``."""
+        versions = None if participant is None else [v.id for v in self.versions(participant.id)]
+        against = None if opponent is None else [v.id for v in self.versions(opponent.id)]
+        return self.store.latest_matches(
+            self.tid, limit, before=before, versions=versions, opponents=against, result=result
+        )
 
     def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
         """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair are recorded).
@@ -484,12 +495,11 @@ class Competition:
         seats' cards, would tell the other leg's players what they are dealt);
         a pair left half-played keeps it secret until its other leg is played.
         """
-        if match.key not in self._by_key:
-            return False  # in play (a live page asks): not over, whatever its deal
         pair, _, leg = match.key.rpartition("-")
         if leg not in ("a", "b"):
-            return True
-        return f"{pair}-a" in self._by_key and f"{pair}-b" in self._by_key
+            # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
+            return self.store.has_match(self.tid, match.key)
+        return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
 
     def in_play(self) -> list[InPlay]:
         """The ladder's matches being played now, oldest first (none on a cluster: its logs are written there)."""
@@ -502,7 +512,7 @@ class Competition:
         label = {v.id: v.label for v in self.versions()}
         return [labelled_by_version(m, label) for m in matches]
 
-    def touch(self, *, results_only: bool = False) -> None:
+    def touch(self, *, results_only: bool = False, redraw: bool = False) -> None:
         """Something shown changed: the standings are stale; tell the live pages.
 
         A new result (``results_only``) lets the standings be reused for up to
@@ -510,8 +520,9 @@ class Competition:
         at once.
         """
         self.stamp += 1
-        if not results_only:
+        if redraw or not results_only:  # (a new table: shown at once)
             self._board = None
+        if not results_only:
             self._versions = None
             self._field = None
         self.changed.set()
@@ -544,10 +555,61 @@ class Competition:
             over = self.disk.over(self._owned())
             if over != self.over_quota:
                 self.over_quota = over
-                self._table = None
                 self.touch()
                 self._drop_processes()
             await trio.sleep(DISK_EVERY_S)
+
+    async def _prune_logs(self) -> None:
+        """Prune the match logs by the config's retention, every ``prune_every_s``, in a thread of its own."""
+        while True:
+            await trio.sleep(self.config.retention.prune_every_s)
+            stop = threading.Event()
+            try:
+                # Abandoned on cancel (a server stopping): the run stops at its next batch, not its end.
+                pruned = await trio.to_thread.run_sync(self.prune_logs, stop, abandon_on_cancel=True)
+            except trio.Cancelled:
+                stop.set()
+                raise
+            if pruned.logs:
+                self.disk.match_bytes = self.store.log_bytes(self.tid)  # the pruned logs' bytes are the owners' again
+
+    def prune_logs(self, stop: threading.Event | None = None) -> retention.Pruned:
+        """One run of the pruner, on a connection of its own (call it in a thread: it reads and deletes files)."""
+        with contextlib.closing(retention.connect(self.store.path)) as db:
+            return retention.prune(db, self.tid, self.config.retention, stop=stop)
+
+    async def log_state(self, match: PlayedMatch) -> retention.LogState | None:
+        """What the retention did with ``match``'s log (read in a thread)."""
+
+        def read() -> retention.LogState | None:
+            with contextlib.closing(retention.connect(self.store.path)) as db:
+                return retention.state_of(db, match.row_id)
+
+        return await trio.to_thread.run_sync(read)
+
+    async def pin_log(self, match: PlayedMatch, participant: Participant, *, pinned: bool) -> None:
+        """Pin (or unpin) ``match``'s deal for ``participant``: its logs are kept whatever the retention says.
+
+        A participant pins only its own bots' matches, at most
+        ``pins_per_participant`` deals; the organiser pins any, and its unpin
+        takes every pin off the deal.
+        """
+        admin = participant.is_admin
+        if not admin and participant.name not in (match.bot_a, match.bot_b):
+            raise UploadRefused("you may pin only your own bots' matches")
+        cap = None if admin else self.config.retention.pins_per_participant
+
+        def change() -> None:
+            with contextlib.closing(retention.connect(self.store.path)) as db:
+                if pinned:
+                    retention.pin(db, self.tid, match.row_id, participant.id, cap=cap)
+                else:
+                    retention.unpin(db, match.row_id, None if admin else participant.id)
+
+        try:
+            await trio.to_thread.run_sync(change)
+        except ConfigError as exc:
+            raise UploadRefused(str(exc)) from None
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
@@ -573,12 +635,12 @@ class Competition:
     def board(self) -> Board:
         """The leaderboard of the current field (cached until something changes; see :meth:`touch`).
 
-        The table itself (ratings over every match of the field) is drawn
-        off the event loop by :meth:`_standings` as results come in; this only
-        puts it together with the owners, switches and versions. When the field
-        changed, the table of the old field serves until the new field's totals
-        are counted over the history (in a thread): a new version's row is
-        empty until then, a fraction of a second.
+        The table itself (ratings over every match of the field) is drawn in
+        a worker thread by :meth:`_standings`, from the store's totals per
+        pair of versions, as results come in; this only puts it together
+        with the owners, switches and versions. When the field changed, a
+        version the table does not have yet shows an empty row until the
+        next drawing (a second or so): never another version's row.
         """
         cached = self._board
         if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
@@ -586,10 +648,8 @@ class Competition:
         owners = {p.id: p for p in self.state.participants()}
         playing = [v for v in self.versions() if v.playing]
         table = self._table
-        ids = frozenset(v.id for v in playing)
-        if table is None or (table.ids != ids and self._tally is not None and self._tally[0] == ids):
-            frozen = self._running(playing).frozen()
-            table = self._table = self._tabulate(playing, frozen, len(self.matches), time.time())
+        if table is None:  # before the standings' task has drawn one (a test, a self-check): drawn here, once
+            table = self._table = self._tabulate(playing, self.played, time.time(), None)
         by_bot = {row.bot: row for row in table.board.standings}
         rows = []
         for version in playing:
@@ -597,92 +657,65 @@ class Competition:
             reason = owner.disqualified and f"disqualified by the organiser: {owner.disqualified}"
             banned = self.banned(version)
             reason = reason or (banned and f"disqualified: {banned}")
-            standing = by_bot.get(version.row.name) or Standing(bot=version.row.name)  # (its field's table comes)
+            known = table.version_ids.get(version.row.name) == version.id
+            standing = by_bot[version.row.name] if known else Standing(bot=version.row.name)
             rows.append(Row(standing, owner, version, "disqualified" if reason else "", reason))
         order = {row.bot: index for index, row in enumerate(table.board.standings)}
         rows.sort(key=lambda r: (bool(r.status), order.get(r.version.row.name, len(order))))
         waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
         self._board = Board(
-            rows, table.board, len(self.matches), self.stamp, self.paused, self.frozen, waiting, table.taken_at
+            rows, table.board, self.played, self.stamp, self.paused, self.frozen, waiting, table.taken_at
         )
         self._board_at = time.monotonic()
         return self._board
 
-    def _running(self, playing: list[Version]) -> Tally:
-        """The running totals of the ``playing`` versions' matches (counted here over the history if not yet)."""
-        ids = frozenset(v.id for v in playing)
-        if self._tally is None or self._tally[0] != ids:
-            self._tally = (ids, _count(playing, self.matches))
-        return self._tally[1]
+    def _tabulate(self, playing: list[Version], seen: int, taken_at: float, store: Store | None) -> Table:
+        """The leaderboard of the ``playing`` versions from the store's pair totals (in a thread, given its own
+        read-only ``store``; here with ``None``).
 
-    async def _count_history(self, playing: list[Version]) -> None:
-        """Count the ``playing`` versions' totals over the history in a thread, then the results recorded meanwhile.
-
-        A field that only grew by versions that have played nothing (new
-        bots) keeps its totals, with the newcomers added: no count at all.
+        ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
         """
-        ids = frozenset(v.id for v in playing)
-        if self._joined(playing):
-            return
-        history = list(self.matches)
-        tally = await trio.to_thread.run_sync(_count, playing, history)
-        if ids == frozenset(v.id for v in self.versions() if v.playing):  # still the field
-            _add_between(ids, tally, self.matches[len(history) :])
-            self._tally = (ids, tally)
+        names = {v.id: v.row.name for v in playing}
+        with self._pair_lock:  # (one drawing at a time: the table is brought up to date in place)
+            self._pair_table.refresh(store or self.store)
+            frozen = self._pair_table.tally(names)
+        frozen.start = self._strengths
+        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
+        fit = frozen.ratings
+        strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
+        return Table(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
 
-    def _joined(self, playing: list[Version]) -> bool:
-        """Whether the running totals could take in the field's change by adding its new versions (then they have)."""
-        if self._tally is None:
-            return False
-        counted, tally = self._tally
-        new = [v for v in playing if v.id not in counted]
-        if not counted <= {v.id for v in playing} or any(v.id < max(counted, default=0) for v in new):
-            return False  # a version left (its matches must go), or a newcomer would not come last in the order
-        new_ids = {v.id for v in new}
-        if {v.row.name for v in new} & set(tally.names) or any(
-            m.versions[0] in new_ids or m.versions[1] in new_ids for m in self.matches
-        ):
-            return False  # a name counted already, or a version with matches to count (readmitted)
-        for version in new:
-            tally.add_bot(version.row.name)
-        self._tally = (frozenset(v.id for v in playing), tally)
-        return True
-
-    def _tabulate(self, playing: list[Version], frozen: FrozenTally, seen: int, taken_at: float) -> Table:
-        """The leaderboard of the ``playing`` versions from their ``frozen`` totals (pure: may run in a thread).
-
-        ``seen``: how many matches of the ladder the totals are of; ``taken_at``: when they were frozen.
-        """
-        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name)
-        return Table(frozenset(v.id for v in playing), seen, board, {v.row.name: v.id for v in playing}, taken_at)
+    def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Table:
+        """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
+        with self.store.reader() as store:
+            return self._tabulate(playing, seen, taken_at, store)
 
     async def _standings(self) -> None:
         """Keep the standings' table up to date with the results, drawn in a worker thread.
 
-        Each result is added to the field's running totals as it is recorded
-        (:meth:`_recorded`); the board is drawn from them (the fit of the
-        field's ratings) at most once every ``BOARD_EVERY_S``, or four times as
-        long as the last drawing took: on a large field the standings lag a
-        little more, and the pages and the ladder stay quick.
+        The table is drawn from the store's totals per pair of versions (kept
+        in the same transaction as each result), so it costs the field's
+        pairs, not the history, and a replaced or disqualified version needs
+        no recount. It is drawn at most once every ``BOARD_EVERY_S``, or
+        twice as long as the last drawing took: on a large field the
+        standings lag a little more, and the pages and the ladder stay quick.
         """
         while True:
             changed = self.changed
             playing = [v for v in self.versions() if v.playing]
+            ids = frozenset(v.id for v in playing)
             table = self._table
-            if table is not None and table.ids == frozenset(v.id for v in playing) and table.seen == len(self.matches):
+            if table is not None and table.ids == ids and table.seen == self.played:
                 await changed.wait()
                 continue
-            if self._tally is None or self._tally[0] != frozenset(v.id for v in playing):
-                await self._count_history(playing)
-                continue
             started = time.monotonic()
-            frozen = self._running(playing).frozen()
-            fresh = await trio.to_thread.run_sync(self._tabulate, playing, frozen, len(self.matches), time.time())
+            fresh = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
             if fresh.ids == frozenset(v.id for v in self.versions() if v.playing):  # the field did not change meanwhile
                 self._table = fresh
+                self._strengths = fresh.strengths
                 self._keep_ratings(fresh)
-                self.touch()
-            await trio.sleep(max(BOARD_EVERY_S, 4 * (time.monotonic() - started)))
+                self.touch(results_only=True, redraw=True)
+            await trio.sleep(max(BOARD_EVERY_S, 2 * (time.monotonic() - started)))
 
     def _keep_ratings(self, table: Table) -> None:
         """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
@@ -714,13 +747,9 @@ class Competition:
         return banned
 
     def _recorded(self, match: PlayedMatch) -> None:
-        self.matches.append(match)
+        self.played += 1
         self.disk.charge(match)
-        self._by_key[match.key] = match
-        if self._tally is not None:
-            _add_between(*self._tally, [match])
-        if self._count_faults(match):  # a disqualification shows at once, with the faults that made it
-            self._table = None
+        if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
             self.touch()
             self._drop_processes()
         else:
@@ -1024,6 +1053,11 @@ class Competition:
 
         await self.admit_field(say)
         os.environ[LIVE_ENV] = "1"  # the ladder's logs are written step by step (the worker inherits it): live pages
+        # The first table of the standings, in a thread (a million matches' pair totals are read once, here).
+        playing = [v for v in self.versions() if v.playing]
+        self._table = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
+        self._strengths = self._table.strengths
+        book = await trio.to_thread.run_sync(self._ladder_book)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
@@ -1054,15 +1088,21 @@ class Competition:
                     self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
                 ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs) + ahead, remote=remote,  # a pair plays one leg at a time: a slot per job
+                slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)
             nursery.start_soon(self._standings)
             nursery.start_soon(self._watch_disk)
+            nursery.start_soon(self._prune_logs)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    def _ladder_book(self) -> PairBook:
+        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
+        with self.store.reader() as store:
+            return PairBook.of(store.match_keys(self.tid))
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
@@ -1127,7 +1167,7 @@ class Competition:
         return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
 
     def close(self) -> None:
-        """Close the databases."""
+        """Close the database."""
         self.state.close()
         self.store.close()
 

@@ -36,64 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, StoreError
+from ..competition import schema
+from ..competition.schema import SERVER_MIGRATIONS as MIGRATIONS
 from ..competition.store import Store
-
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE participants (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            token_hash TEXT NOT NULL,
-            is_admin INTEGER NOT NULL DEFAULT 0,
-            is_house INTEGER NOT NULL DEFAULT 0,
-            disqualified TEXT NOT NULL DEFAULT '',
-            created_at TEXT NOT NULL
-        )""",
-        """CREATE TABLE sessions (
-            id_hash TEXT PRIMARY KEY,
-            participant_id INTEGER NOT NULL REFERENCES participants(id),
-            created_at TEXT NOT NULL
-        )""",
-        """CREATE TABLE submissions (
-            id INTEGER PRIMARY KEY,
-            participant_id INTEGER NOT NULL REFERENCES participants(id),
-            created_at TEXT NOT NULL,
-            filename TEXT NOT NULL,
-            language TEXT NOT NULL,
-            size INTEGER NOT NULL,
-            status TEXT NOT NULL,
-            message TEXT NOT NULL DEFAULT '',
-            report TEXT NOT NULL DEFAULT '[]',
-            folder TEXT NOT NULL DEFAULT '',
-            digest TEXT NOT NULL DEFAULT '',
-            finished_at TEXT
-        )""",
-        "CREATE INDEX submissions_by_participant ON submissions (participant_id, created_at)",
-        """CREATE TABLE entries (
-            version_id INTEGER PRIMARY KEY,
-            participant_id INTEGER NOT NULL REFERENCES participants(id),
-            submission_id INTEGER REFERENCES submissions(id),
-            folder TEXT NOT NULL
-        )""",
-        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        """CREATE TABLE rating_history (
-            matches INTEGER NOT NULL,
-            version_id INTEGER NOT NULL,
-            elo REAL NOT NULL,
-            error95 REAL,
-            at TEXT NOT NULL,
-            PRIMARY KEY (version_id, matches)
-        )""",
-    ),
-    (
-        """CREATE TABLE login_codes (
-            code_hash TEXT PRIMARY KEY,
-            participant_id INTEGER NOT NULL REFERENCES participants(id),
-            expires_at TEXT NOT NULL
-        )""",
-    ),
-)
-"""The server's schema, as migrations in order. Append; never edit one that has shipped."""
 
 LOGIN_LINK_DAYS = 7
 """How long a printed login link may be used (once)."""
@@ -165,47 +110,32 @@ def check_name(name: str) -> str:
 class State:
     """The server's records, open on one SQLite file."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        Store.open(path).close()  # an Arena database first (the results store refuses any other program's)
+    def __init__(self, where: Path | Store) -> None:
+        """The server's records in the database ``where`` (a path: opened here; a store: on its connection).
+
+        On a store's connection, the server's changes and the store's share
+        its transactions: :meth:`Store.transaction` makes both one.
+        """
+        self._own = not isinstance(where, Store)
+        self.store = Store.open(where) if not isinstance(where, Store) else where  # an Arena database first
+        self.path = self.store.path
+        self._db = self.store._db
         try:
-            self._db = sqlite3.connect(path, isolation_level=None, timeout=10)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            schema.migrate(self._db, self.path, table="server_migrations", migrations=MIGRATIONS, what="server schema")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not a usable server database: {exc}") from None
+            if self._own:
+                self.store.close()
+            raise StoreError(f"{self.path} is not a usable server database: {exc}") from None
 
     def close(self) -> None:
-        """Close the database."""
-        self._db.close()
+        """Close the database (when it was opened here; a store's connection is its owner's to close)."""
+        if self._own:
+            self.store.close()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.store.transaction():
             yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-
-    def _migrate(self) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS server_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-            (version,) = db.execute("SELECT COALESCE(MAX(version), 0) FROM server_migrations").fetchone()
-            if version > len(MIGRATIONS):
-                raise StoreError(
-                    f"{self.path} has server schema version {version}, newer than this arena knows"
-                    f" ({len(MIGRATIONS)}): upgrade arena"
-                )
-            for number in range(version + 1, len(MIGRATIONS) + 1):
-                for statement in MIGRATIONS[number - 1]:
-                    db.execute(statement)
-                db.execute("INSERT INTO server_migrations VALUES (?, ?)", (number, now()))
 
     # Participants and tokens ----------------------------------------------------
     def add_participant(
@@ -419,6 +349,11 @@ class State:
             "SELECT matches, elo, error95 FROM rating_history WHERE version_id = ? ORDER BY matches", (version_id,)
         )
         return [(int(r[0]), float(r[1]), r[2]) for r in rows]
+
+    def rating_dates(self, version_id: int) -> dict[int, str]:
+        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
+        rows = self._db.execute("SELECT matches, at FROM rating_history WHERE version_id = ?", (version_id,))
+        return {int(n): str(at) for n, at in rows}
 
     # Switches -------------------------------------------------------------------
     def setting(self, key: str, default: str = "") -> str:

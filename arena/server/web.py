@@ -29,7 +29,6 @@ import mimetypes
 import os
 import secrets
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime
@@ -65,12 +64,14 @@ from .._errors import ConfigError, UploadRefused
 from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
+from . import retention
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
 from .human import HumanPages
 from .live import LivePages
+from .maintain import backup_database
 from .service import Busy, Competition, Version, relative_paths
-from .state import NAME_RULE, Participant, Submission, check_name
+from .state import NAME_RE, NAME_RULE, Participant, Submission, check_name
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
@@ -82,6 +83,8 @@ FORM_OVERHEAD = 64 << 10
 """Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
+BOT_PAGE_MATCHES = 40
+"""Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
 UPLOADS_IN_FLIGHT = 8
@@ -259,6 +262,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/matches/{key}", pages.match),
         Route("/matches/{key}/replay", pages.replay),
         Route("/matches/{key}/log", pages.match_log),
+        Route("/matches/{key}/pin", pages.pin_log, methods=["POST"]),
         Route("/admin", pages.admin),
         Route("/admin/{action}", pages.admin_action, methods=["POST"]),
         Route("/admin/download/{what}", pages.download),
@@ -267,6 +271,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/api/bots/{name}", pages.api_bot),
         Route("/api/matches", pages.api_matches),
         Route("/api/matches/{key}", pages.api_match),
+        Route("/api/matches/{key}/pin", pages.api_pin_log, methods=["POST"]),
         Route("/api/submissions", pages.api_submissions, methods=["GET", "POST"]),
         Route("/api/submissions/{sid:int}", pages.api_submission),
         Route("/api/admin/{action}", pages.api_admin, methods=["POST"]),
@@ -464,7 +469,7 @@ class Pages:
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
-        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.matches[-15:][::-1])}
+        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.latest_matches(15))}
 
     async def assets(self, request: Request) -> Response:
         """The pages' stylesheet and script (:class:`StaticAssets`)."""
@@ -700,23 +705,42 @@ class Pages:
         private = self.may_see_private(viewer, owner)
         versions = self.c.versions(owner.id)
         board = self.c.board()
-        matches = self.c.labelled([m for m in self.c.matches if owner.name in (m.bot_a, m.bot_b)])
+        before = _before(request)
+        wanted = _match_filter(request.query_params)
+        against = self.c.state.participant_named(wanted["opponent"]) if wanted.get("opponent") else None
+        page = self.c.latest_matches(
+            BOT_PAGE_MATCHES + 1, before=before, participant=owner, opponent=against, result=wanted.get("result")
+        )
+        if wanted.get("opponent") and against is None:
+            page = []
+        matches = self.c.labelled(page[:BOT_PAGE_MATCHES])
         current = next((v for v in versions if v.playing), None)
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        opponents = [
-            (other, {"matches": c.matches, "wins": c.wins, "draws": c.draws, "losses": c.losses,
-                     "for": c.points_for, "against": c.points_against})
-            for other, c in sorted(board.board.pairwise.get(owner.name, {}).items())
-            if c.matches
-        ]  # fmt: skip
-        labels = {v.label for v in versions}
-        faults = [(m, f) for m in matches for f in m.faults if f.bot in labels][::-1][:50]
+        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
+        opponents = sorted(
+            (
+                playing[other],
+                {
+                    "matches": t.matches,
+                    "wins": t.wins,
+                    "draws": t.draws,
+                    "losses": t.losses,
+                    "for": t.points_for,
+                    "against": t.points_against,
+                },
+            )
+            for other, t in (self.c.store.opponents(current.id) if current else {}).items()
+            if other in playing and t.matches
+        )  # fmt: skip (read by the totals' primary key: the bot's row of pairs, not the field's)
+        faults = [
+            (labelled, fault)
+            for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
+            for labelled in self.c.labelled([match])
+        ]
         history = self.c.state.rating_history(current.id) if current else []
-        shown = _chosen_matches(matches[::-1], owner.name, request.query_params)
-        ladder = self.c.matches
-        wanted = [ladder[n - 1].key for n, _, _ in history if 0 < n <= len(ladder)] + [m.key for m in shown["matches"]]
-        finished = self.c.store.finished_times(self.c.tid, wanted)
-        dates = {n: finished.get(ladder[n - 1].key, "") for n, _, _ in history if 0 < n <= len(ladder)}
+        dates = self.c.state.rating_dates(current.id) if current else {}
+        finished = self.c.store.finished_times(self.c.tid, [m.key for m in matches])
+        older = page[BOT_PAGE_MATCHES - 1].row_id if len(page) > BOT_PAGE_MATCHES else None
         stderr = []
         if private:
             folder = self.c.logs / "stderr"
@@ -733,9 +757,15 @@ class Pages:
             "standing": standing,
             "opponents": opponents,
             "faults": faults,
-            **shown,
+            "matches": matches,
+            "filter": wanted,
+            "filtered": bool(wanted),
+            "pager": {
+                "newer": urlencode(wanted) if before is not None else None,
+                "older": urlencode({**wanted, "before": older}) if older is not None else None,
+            },
             "dated": finished,
-            "records": _records(versions, matches),
+            "records": _records(self.c.store, versions),
             "chart": _chart(history, dates),
             "stderr": stderr,
             "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
@@ -802,17 +832,21 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         viewer = self.who(request)
         allowed, seat = self.replay_access(viewer, match)
+        log = await self.c.log_state(match) if match.log_path else None
         return self.page(
             request,
             "match.html",
             match=self.c.labelled([match])[0],
             owners=[match.bot_a, match.bot_b],
-            replay=allowed and bool(match.log_path),
+            replay=allowed and bool(match.log_path) and not (log and log.pruned_at),
+            log=log,
+            may_pin=bool(match.log_path) and not (log and log.pruned_at) and self.may_pin(viewer, match),
+            pinned=bool(log and viewer and viewer.id in log.pinned_by),
             seat=seat,
             rule=self.c.config.replays,
             seed=str(match.seed) if allowed and seat is None else "",
             deal_over=self.c.deal_over(match),
-            log=allowed and seat is None and bool(match.log_path),
+            downloadable=allowed and seat is None and bool(match.log_path) and not (log and log.pruned_at),
         )
 
     async def match_log(self, request: Request) -> Response:
@@ -828,7 +862,7 @@ class Pages:
         try:
             data = await trio.to_thread.run_sync(_log_lines, Path(match.log_path), keep)
         except FileNotFoundError:
-            raise HTTPException(404, "this match's log is no longer kept") from None
+            raise HTTPException(410, "this match's log is no longer kept") from None
         disposition = f'attachment; filename="{match.key}.jsonl"'  # (a key holds names: letters, digits, _ - . ~)
         return Response(data, media_type="application/x-ndjson", headers={"content-disposition": disposition})
 
@@ -846,10 +880,16 @@ class Pages:
             raise HTTPException(403, "this match's replay is not public")
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
+        log = await self.c.log_state(match)
+        if log is not None and log.pruned_at:
+            raise HTTPException(410, f"this match's log was pruned at {log.pruned_at}: {log.pruned_why}")
         stderr_of = self.stderr_seats(self.who(request), match)
-        html = await trio.to_thread.run_sync(
-            _replay_page, Path(match.log_path), seat, stderr_of, seat is None, match.key
-        )
+        try:
+            html = await trio.to_thread.run_sync(
+                _replay_page, Path(match.log_path), seat, stderr_of, seat is None, match.key
+            )
+        except FileNotFoundError:  # (deleted by hand, or the pruner killed between the file and its row)
+            raise HTTPException(410, "this match's log is missing from the server") from None
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
@@ -875,12 +915,7 @@ class Pages:
     async def api_admin(self, request: Request) -> Response:
         self.need_admin(request)
         self.check_api_write(request)
-        try:
-            data = await request.json() if await request.body() else {}
-        except ValueError:
-            raise HTTPException(400, "the body must be JSON") from None
-        if not isinstance(data, dict):
-            raise HTTPException(400, "the body must be a JSON object")
+        data = await _json_object(request)
         self._act(request.path_params["action"], data)
         return JSONResponse({"ok": True, "paused": self.c.paused, "frozen": self.c.frozen})
 
@@ -972,18 +1007,18 @@ class Pages:
             limit = max(1, min(1000, int(request.query_params.get("limit", "100"))))
         except ValueError:
             raise HTTPException(400, "limit must be a number") from None
-        matches = self.c.matches
-        if bot:
-            name = self.participant(bot).name
-            matches = [m for m in matches if name in (m.bot_a, m.bot_b)]
+        owner = self.participant(bot) if bot else None
         viewer = self.who(request)
-        shown = matches[::-1][:limit]
+        page = self.c.latest_matches(limit + 1, before=_before(request), participant=owner)
+        shown = page[:limit]
         return JSONResponse(
             {
                 "matches": [
                     _match_json(labelled, self.seed_shown(viewer, match))
                     for match, labelled in zip(shown, self.c.labelled(shown), strict=True)
-                ]
+                ],
+                # Keyset pagination: the next (older) page is ?before=this; null on the last page.
+                "before": shown[-1].row_id if len(page) > limit else None,
             }
         )
 
@@ -991,9 +1026,46 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
         data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
-        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path else None
+        log = await self.c.log_state(match) if match.log_path else None
+        pruned = bool(log and log.pruned_at)
+        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path and not pruned else None
         data["replay_seat"] = seat
+        data["log"] = _log_json(match, log)
         return JSONResponse(data)
+
+    def may_pin(self, viewer: Participant | None, match: PlayedMatch) -> bool:
+        """Whether ``viewer`` may pin ``match``'s deal: the organiser, or the owner of one of its bots."""
+        return viewer is not None and (viewer.is_admin or viewer.name in (match.bot_a, match.bot_b))
+
+    async def pin_log(self, request: Request) -> Response:
+        """The match page's pin button: keep (or stop keeping) this deal's logs."""
+        me = self.need(request)
+        form = await _small_form(request)
+        self.check_csrf(request, form.get("csrf"))
+        match = self.match_by_key(request.path_params["key"])
+        await self._pin(match, me, pinned=form.get("pin") != "0")
+        return RedirectResponse(f"/matches/{match.key}", status_code=303)
+
+    async def api_pin_log(self, request: Request) -> Response:
+        """``POST {"pinned": true|false}``: pin or unpin the match's deal; answers the match's log state."""
+        me = self.need(request)
+        self.check_api_write(request)
+        data = await _json_object(request)
+        if not isinstance(data.get("pinned", True), bool):
+            raise HTTPException(400, '"pinned" must be true or false')
+        match = self.match_by_key(request.path_params["key"])
+        await self._pin(match, me, pinned=data.get("pinned", True))
+        return JSONResponse(_log_json(match, await self.c.log_state(match)))
+
+    async def _pin(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
+        if not match.log_path:
+            raise HTTPException(404, "this match was played without a log")
+        if not self.may_pin(me, match):
+            raise HTTPException(403, "you may pin only your own bots' matches")
+        try:
+            await self.c.pin_log(match, me, pinned=pinned)
+        except UploadRefused as exc:
+            raise HTTPException(409, str(exc)) from None
 
     async def api_submissions(self, request: Request) -> Response:
         me = self.need(request)
@@ -1157,13 +1229,7 @@ def _backup(database: Path, folder: Path) -> Path:
     """A consistent copy of the live database (SQLite's online backup), to send and then delete."""
     fd, name = tempfile.mkstemp(suffix=".sqlite", dir=folder)
     os.close(fd)
-    source = sqlite3.connect(database)
-    target = sqlite3.connect(name)
-    try:
-        source.backup(target)
-    finally:
-        source.close()
-        target.close()
+    backup_database(database, Path(name))
     return Path(name)
 
 
@@ -1236,6 +1302,27 @@ def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
         "reason": match.reason,
         "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in match.faults],
         "duration_s": match.duration_s,
+    }
+
+
+async def _json_object(request: Request) -> dict[str, Any]:
+    """The request's JSON object (an empty body: ``{}``), or 400 saying what is wrong."""
+    try:
+        data = await request.json() if await request.body() else {}
+    except ValueError:
+        raise HTTPException(400, "the body must be JSON") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the body must be a JSON object")
+    return data
+
+
+def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
+    """A match's log as the API sends it: whether it is kept, pinned (by how many), or pruned when and why."""
+    return {
+        "kept": bool(match.log_path) and not (log and log.pruned_at),
+        "pruned_at": log.pruned_at if log else None,
+        "pruned_why": log.pruned_why if log else "",
+        "pins": len(log.pinned_by) if log else 0,
     }
 
 
@@ -1326,47 +1413,27 @@ def _frange(low: float, high: float, step: float) -> list[float]:
     return [low + i * step for i in range(count + 1)]
 
 
-MATCHES_PER_PAGE = 25
-"""Matches in one page of a bot's match list."""
+RESULTS = ("won", "drew", "lost")
+"""How a bot's match list may be filtered by result (``?result=``)."""
 
 
-def _chosen_matches(matches: list[PlayedMatch], bot: str, query: Any) -> dict[str, Any]:
-    """The page of ``bot``'s ``matches`` (newest first) that ``?result=``, ``?opponent=`` and ``?page=`` choose."""
-    result = query.get("result", "")
-    opponent = query.get("opponent", "")
-    chosen = [
-        m for m in matches
-        if (not result or _outcome(m, bot) == result)
-        and (not opponent or opponent in (m.bot_a.split(".")[0], m.bot_b.split(".")[0]))
-    ]  # fmt: skip
-    pages = max(1, -(-len(chosen) // MATCHES_PER_PAGE))
-    try:
-        number = min(max(1, int(query.get("page", "1"))), pages)
-    except ValueError:
-        number = 1
-    start = (number - 1) * MATCHES_PER_PAGE
-    keep = {k: v for k, v in (("result", result), ("opponent", opponent)) if v}
-    return {
-        "matches": chosen[start : start + MATCHES_PER_PAGE],
-        "filtered": bool(keep),
-        "filter": keep,
-        "pager": {"page": number, "pages": pages, "total": len(chosen), "first": start + 1 if chosen else 0,
-                  "last": min(start + MATCHES_PER_PAGE, len(chosen)),
-                  "newer": urlencode({**keep, "page": number - 1}) if number > 1 else "",
-                  "older": urlencode({**keep, "page": number + 1}) if number < pages else ""},
-    }  # fmt: skip
+def _match_filter(query: Any) -> dict[str, str]:
+    """The ``?result=`` and ``?opponent=`` of a bot's match list (only the values it knows: the rest is dropped)."""
+    out = {}
+    if (result := query.get("result", "")) in RESULTS:
+        out["result"] = result
+    if (opponent := query.get("opponent", "")) and NAME_RE.fullmatch(opponent):
+        out["opponent"] = opponent
+    return out
 
 
-def _records(versions: list[Version], matches: list[PlayedMatch]) -> dict[str, dict[str, int]]:
-    """Each version's wins, draws, losses and matches over ``matches`` (named by version label), by label."""
-    out = {v.label: {"won": 0, "drew": 0, "lost": 0, "matches": 0} for v in versions}
-    for m in matches:
-        for seat, label in (("A", m.bot_a), ("B", m.bot_b)):
-            if label in out:
-                record = out[label]
-                record["matches"] += 1
-                won = m.winner == seat
-                record["won" if won else "lost" if m.winner or seat in m.forfeit else "drew"] += 1
+def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
+    """Each version's wins, draws, losses and matches (by version label), from the store's pair totals."""
+    out = {}
+    for version in versions:
+        totals = store.opponents(version.id).values()
+        won, drew, lost = (sum(getattr(t, k) for t in totals) for k in ("wins", "draws", "losses"))
+        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t.matches for t in totals)}
     return out
 
 
@@ -1376,3 +1443,13 @@ def _outcome(match: PlayedMatch, bot: str) -> str:
     if match.winner is None:
         return "lost" if seat in match.forfeit else "drew"
     return "won" if match.winner == seat else "lost"
+
+
+def _before(request: Request) -> int | None:
+    """The ``?before=`` of a page of matches: the id of the last match the previous page showed (keyset pagination)."""
+    text = request.query_params.get("before", "")
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 18:
+        raise HTTPException(400, "before must be a match id (a whole number), as the previous page gave it")
+    return int(text)

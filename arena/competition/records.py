@@ -1,0 +1,132 @@
+"""A finished match as the store keeps it, how it scored for each seat, and how it is read from its rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """A fault as stored: the seat, the bot in it, the kind and the reason."""
+
+    seat: str
+    bot: str
+    kind: str
+    reason: str
+    request_id: int | None = None
+    request_type: str = ""
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """One finished match as the store keeps it."""
+
+    key: str
+    cycle: int
+    deal: str
+    """The deal's id: the two legs of a duplicate pair share it."""
+    leg: int
+    bot_a: str
+    bot_b: str
+    seed: int
+    points: tuple[float, float]
+    winner: str | None
+    """``"A"``, ``"B"`` or ``None`` (draw, or both faulted)."""
+    forfeit: tuple[str, ...] = ()
+    reason: str = ""
+    duration_s: float = 0.0
+    peak_rss: tuple[int | None, int | None] = (None, None)
+    log_path: str | None = None
+    faults: tuple[FaultRow, ...] = field(default=())
+    versions: tuple[int | None, int | None] = (None, None)
+    """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
+    row_id: int = field(default=0, compare=False)
+    """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
+
+    def bot(self, seat: str) -> str:
+        """The bot in ``seat``."""
+        return self.bot_a if seat == "A" else self.bot_b
+
+
+def outcome_for(match: PlayedMatch, seat: str) -> str:
+    """``"W"``, ``"D"`` or ``"L"`` for the bot in ``seat``."""
+    if seat in match.forfeit:
+        return "L"
+    if match.winner is None:
+        return "D"
+    return "W" if match.winner == seat else "L"
+
+
+SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
+"""A match's score for a seat, by its outcome."""
+
+
+_MATCH_COLUMNS = (
+    "m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b, m.winner,"
+    " m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path, m.version_a, m.version_b"
+)
+
+
+def read_matches(
+    db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None
+) -> list[PlayedMatch]:
+    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults."""
+    query = f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} ORDER BY {order}"
+    rows = db.execute(query + ("" if limit is None else f" LIMIT {int(limit)}"), args).fetchall()
+    faults: dict[int, list[FaultRow]] = {}
+    if len(rows) > 2000:  # many matches: the faults of the same selection, in one pass
+        for row in db.execute(
+            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
+            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE {where} ORDER BY f.rowid",
+            args,
+        ):
+            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
+    elif rows:
+        ids = [row[0] for row in rows]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for row in db.execute(
+                "SELECT match_id, seat, bot, kind, reason, request_id, request_type FROM faults"
+                f" WHERE match_id IN ({', '.join('?' * len(chunk))}) ORDER BY rowid",
+                chunk,
+            ):
+                faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
+    return [played_match(row, faults.get(row[0], ())) for row in rows]
+
+
+def played_match(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
+    return PlayedMatch(
+        key=row[1],
+        cycle=row[2],
+        deal=row[3],
+        leg=row[4],
+        bot_a=row[5],
+        bot_b=row[6],
+        seed=row[7],
+        points=(row[8], row[9]),
+        winner=row[10],
+        forfeit=tuple(json.loads(row[11])),
+        reason=row[12],
+        duration_s=row[13],
+        peak_rss=(row[14], row[15]),
+        log_path=row[16],
+        faults=tuple(faults),
+        versions=(row[17], row[18]),
+        row_id=row[0],
+    )
+
+
+def log_halves(match: PlayedMatch) -> dict[int, int]:
+    """Each version's half of ``match``'s log, in bytes, as it is now (a log that is not there counts nothing)."""
+    if not match.log_path:
+        return {}
+    try:
+        size = os.stat(match.log_path).st_size
+    except OSError:
+        return {}
+    return {vid: (size + 1) // 2 for vid in match.versions if vid is not None}

@@ -1,0 +1,338 @@
+"""The one schema of an Arena database: its tables, as migrations in order, and how they are run.
+
+A database holds a competition's results (``arena tournament``, ``arena
+serve``: competitions, bot versions, matches and their faults, the standings'
+running totals per pair of versions, the arenas working on it) and, when a
+server keeps it, the server's own records (participants, sessions,
+submissions, whose each version is, rating snapshots, switches). Both are
+here: :data:`MIGRATIONS` are the results' tables, which every Arena database
+has, tracked in ``schema_migrations``; :data:`SERVER_MIGRATIONS` the server's,
+which only a server's database gets, tracked in ``server_migrations`` (a
+results database of ``arena tournament`` stays without them). A migration
+runs in the same transaction as the row that says it ran, so a kill leaves
+it done or not done, and migrations are only ever appended.
+
+The one connection a process holds on the file is the store's
+(:class:`arena.competition.store.Store`); the server's records
+(:class:`arena.server.state.State`) use it too, so that a change of both (a
+version entered and its owner noted) can be one transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .._errors import StoreError
+from .records import PlayedMatch, log_halves, read_matches
+from .totals import COLUMNS, WHOLE, Pair, PairTotals, deal_totals, to_row
+
+APPLICATION_ID = int.from_bytes(b"ARNA", "big")
+"""Written into the header of every Arena database (``PRAGMA application_id``)."""
+
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration's step: a statement, or a function that fills what a statement cannot (in the same transaction)."""
+
+_SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
+    # 1: tournaments, their bots, matches and faults
+    (
+        """CREATE TABLE tournaments (
+            id INTEGER PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            game TEXT NOT NULL,
+            config TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (fingerprint, seed)
+        )""",
+        """CREATE TABLE bots (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            name TEXT NOT NULL,
+            command TEXT NOT NULL,
+            source TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            reuse INTEGER NOT NULL,
+            PRIMARY KEY (tournament_id, name)
+        )""",
+        """CREATE TABLE matches (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            match_key TEXT NOT NULL,
+            cycle INTEGER NOT NULL,
+            deal TEXT NOT NULL,
+            leg INTEGER NOT NULL,
+            bot_a TEXT NOT NULL,
+            bot_b TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            points_a REAL NOT NULL,
+            points_b REAL NOT NULL,
+            winner TEXT,
+            forfeit TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            duration_s REAL NOT NULL,
+            peak_rss_a INTEGER,
+            peak_rss_b INTEGER,
+            log_path TEXT,
+            finished_at TEXT NOT NULL,
+            UNIQUE (tournament_id, match_key)
+        )""",
+        """CREATE TABLE faults (
+            match_id INTEGER NOT NULL REFERENCES matches(id),
+            seat TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            request_id INTEGER,
+            request_type TEXT NOT NULL
+        )""",
+        "CREATE INDEX faults_by_match ON faults (match_id)",
+    ),
+    # 2: living competitions: bot versions and their admission, the changes each run found,
+    # and the arenas working on the database with their claims. Schema 1's bots become
+    # version 1 of each bot (admitted, in the order they were entered), and its matches
+    # point at them. The bots table is kept as it was, and no longer written.
+    (
+        f"PRAGMA application_id = {APPLICATION_ID}",
+        """CREATE TABLE versions (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            command TEXT NOT NULL,
+            source TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            process TEXT NOT NULL,
+            admission TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            retired_at TEXT,
+            retired_because TEXT NOT NULL,
+            UNIQUE (tournament_id, name, version)
+        )""",
+        """INSERT INTO versions (tournament_id, name, version, slot, command, source, digest, process,
+                                 admission, reason, added_at, retired_at, retired_because)
+           SELECT b.tournament_id, b.name, 1, ROW_NUMBER() OVER (PARTITION BY b.tournament_id ORDER BY b.rowid) - 1,
+                  b.command, b.source, b.digest, CASE WHEN b.reuse THEN 'reused' ELSE 'fresh' END,
+                  'admitted', '', t.created_at, NULL, ''
+           FROM bots b JOIN tournaments t ON t.id = b.tournament_id""",
+        "ALTER TABLE matches ADD COLUMN version_a INTEGER REFERENCES versions(id)",
+        "ALTER TABLE matches ADD COLUMN version_b INTEGER REFERENCES versions(id)",
+        """UPDATE matches SET
+             version_a = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
+                          AND v.name = matches.bot_a),
+             version_b = (SELECT v.id FROM versions v WHERE v.tournament_id = matches.tournament_id
+                          AND v.name = matches.bot_b)""",
+        "CREATE INDEX matches_by_versions ON matches (tournament_id, version_a, version_b)",
+        """CREATE TABLE changes (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            line TEXT NOT NULL
+        )""",
+        """CREATE TABLE arenas (
+            id INTEGER PRIMARY KEY,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started REAL NOT NULL,
+            heartbeat REAL NOT NULL
+        )""",
+        """CREATE TABLE claims (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            item TEXT NOT NULL,
+            arena_id INTEGER NOT NULL REFERENCES arenas(id),
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (tournament_id, item)
+        )""",
+    ),
+    # 3: the standings' running totals, per ordered pair of versions (arena.competition.totals), kept in the same
+    # transaction as each match, filled here from the matches so far; and the indexes pages read the history by.
+    (
+        "CREATE INDEX matches_by_deal ON matches (tournament_id, deal)",
+        "CREATE INDEX matches_by_version_a ON matches (version_a, id)",
+        "CREATE INDEX matches_by_version_b ON matches (version_b, id)",
+        f"""CREATE TABLE pair_totals (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            version INTEGER NOT NULL REFERENCES versions(id),
+            opponent INTEGER NOT NULL REFERENCES versions(id),
+            {", ".join(f"{name} {'INTEGER' if name in WHOLE else 'REAL'} NOT NULL" for name in COLUMNS)},
+            faults TEXT NOT NULL,
+            log_bytes INTEGER NOT NULL,
+            touched INTEGER NOT NULL,
+            PRIMARY KEY (version, opponent)
+        )""",
+        "CREATE INDEX pair_totals_by_tournament ON pair_totals (tournament_id, touched)",
+        lambda db: _fill_pair_totals(db),
+        # Each fault names the version it is against, so that a bot page reads its last faults by an index.
+        "ALTER TABLE faults ADD COLUMN version INTEGER REFERENCES versions(id)",
+        """UPDATE faults SET version = (SELECT CASE WHEN faults.seat = 'A' THEN m.version_a ELSE m.version_b END
+                                        FROM matches m WHERE m.id = faults.match_id)""",
+        "CREATE INDEX faults_by_version ON faults (version, match_id)",
+    ),
+)
+"""The schema, as migrations in order. Append; never edit one that has shipped."""
+
+SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
+    (
+        """CREATE TABLE participants (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL,
+            is_admin INTEGER NOT NULL DEFAULT 0,
+            is_house INTEGER NOT NULL DEFAULT 0,
+            disqualified TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE sessions (
+            id_hash TEXT PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            created_at TEXT NOT NULL,
+            filename TEXT NOT NULL,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            message TEXT NOT NULL DEFAULT '',
+            report TEXT NOT NULL DEFAULT '[]',
+            folder TEXT NOT NULL DEFAULT '',
+            digest TEXT NOT NULL DEFAULT '',
+            finished_at TEXT
+        )""",
+        "CREATE INDEX submissions_by_participant ON submissions (participant_id, created_at)",
+        """CREATE TABLE entries (
+            version_id INTEGER PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            submission_id INTEGER REFERENCES submissions(id),
+            folder TEXT NOT NULL
+        )""",
+        "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE rating_history (
+            matches INTEGER NOT NULL,
+            version_id INTEGER NOT NULL,
+            elo REAL NOT NULL,
+            error95 REAL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (version_id, matches)
+        )""",
+    ),
+    (
+        """CREATE TABLE login_codes (
+            code_hash TEXT PRIMARY KEY,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            expires_at TEXT NOT NULL
+        )""",
+    ),
+    # 3: the match logs' retention (arena.server.retention): each log's size and deal as the pruner found it,
+    # whether and why it was pruned, and the pins that keep a deal's logs.
+    (
+        """CREATE TABLE match_logs (
+            match_id INTEGER PRIMARY KEY REFERENCES matches(id),
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            low INTEGER NOT NULL,
+            high INTEGER NOT NULL,
+            deal_first INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            pruned_at TEXT,
+            pruned_why TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX match_logs_kept ON match_logs (tournament_id, low, high, deal_first) WHERE pruned_at IS NULL",
+        "CREATE INDEX match_logs_by_deal ON match_logs (deal_first)",
+        """CREATE TABLE log_pins (
+            deal_first INTEGER NOT NULL,
+            participant_id INTEGER NOT NULL REFERENCES participants(id),
+            at TEXT NOT NULL,
+            PRIMARY KEY (deal_first, participant_id)
+        )""",
+        "CREATE INDEX log_pins_by_participant ON log_pins (participant_id)",
+    ),
+)
+"""The server's schema, as migrations in order. Append; never edit one that has shipped."""
+
+
+def version(db: sqlite3.Connection, table: str = "schema_migrations") -> int:
+    """How many migrations of the track kept in ``table`` have run (0 for a new database)."""
+    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+    if not exists:
+        return 0
+    return int(db.execute(f"SELECT COALESCE(MAX(version), 0) FROM {table}").fetchone()[0])
+
+
+def migrate(
+    db: sqlite3.Connection,
+    path: Path,
+    *,
+    table: str = "schema_migrations",
+    migrations: Sequence[Sequence[Step]] = MIGRATIONS,
+    what: str = "schema",
+) -> None:
+    """Run the migrations of a track that have not run, each in a transaction of its own with its record.
+
+    ``db`` is in autocommit mode (no transaction open). A database newer than
+    this arena is refused, saying so.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    found = version(db, table)
+    if found > len(migrations):
+        raise StoreError(
+            f"{path} has {what} version {found}, newer than this arena knows ({len(migrations)}): upgrade arena"
+        )
+    for number in range(found + 1, len(migrations) + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated between our read and our lock.
+            if not db.execute(f"SELECT 1 FROM {table} WHERE version = ?", (number,)).fetchone():
+                for step in migrations[number - 1]:
+                    if isinstance(step, str):
+                        db.execute(step)
+                    else:
+                        step(db)
+                db.execute(f"INSERT INTO {table} VALUES (?, ?)", (number, _now()))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
+def _fill_pair_totals(db: sqlite3.Connection) -> None:
+    """Schema 3: the pair totals of the matches recorded so far, deal by deal (each log's size read once)."""
+    for (tid,) in db.execute("SELECT id FROM tournaments").fetchall():
+        matches = read_matches(db, "m.tournament_id = ?", (tid,))
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        totals: dict[Pair, PairTotals] = {}
+        for deal_matches in by_deal.values():
+            for pair, part in deal_totals(deal_matches).items():
+                totals.setdefault(pair, PairTotals()).add(part)
+        logs: dict[int, int] = {}
+        for match in matches:
+            for vid, half in log_halves(match).items():
+                logs[vid] = logs.get(vid, 0) + half
+        for (version, opponent), pair_totals in totals.items():
+            values, faults = to_row(pair_totals)
+            db.execute(
+                f"INSERT INTO pair_totals (tournament_id, version, opponent, {', '.join(COLUMNS)}, faults, log_bytes,"
+                f" touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+                (tid, version, opponent, *values, faults, logs.pop(version, 0), 0),
+            )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,198 @@
+"""The standings as running totals per pair of versions: kept in the store beside each result, read in thousands.
+
+A leaderboard (:mod:`arena.competition.results`) needs, of the matches
+between the versions of a field, only sums: each version's wins, draws,
+losses and points against each opponent, the pentanomial counts of their
+duplicate pairs, the spread of its points over deals, the faults, and for
+the rating fit each pair's score and the sums its error bars take
+(:class:`~arena.competition.ratings.Fitter`). Each of these is a sum over
+*deals* of what that deal's matches make, so the store keeps, per ordered
+pair of versions, the totals (:class:`PairTotals`), and when a match is
+recorded it adds, in the same transaction, the difference between what its
+deal's matches made before and what they make with it (:func:`deal_totals`).
+
+The standings of any field are then a pass over the pairs of its versions
+(:func:`~arena.competition.results.tally_of_pairs`): a version that is replaced or disqualified leaves
+its rows out, and nothing is counted again. A server at a million matches
+reads its 45,000 pair rows at start, not the million matches.
+
+Exact: every total is the same float as the sum over matches would give,
+except the spread of points over deals, which is kept as a sum of squares
+(equal to the two-pass sum to about 1e-12 of the points' scale). Deals that
+more than one pairing played (``arena compare`` deals each board to NEW and
+BASE) are marked ``mixed``: their error bars need the deal's vector, so a
+board with such a pair is drawn from the matches instead (:func:`exact`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+from .records import SCORE, PlayedMatch, outcome_for
+from .sprt import PairCounts
+
+PENTANOMIAL = ("ll", "ld", "wl", "dd", "wd", "ww")
+
+
+@dataclass(slots=True)
+class PairTotals:
+    """What one version's matches against one opponent add up to, from the version's side."""
+
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points_for: float = 0.0
+    points_against: float = 0.0
+    deals: int = 0
+    """Deals the two played (a duplicate pair is one deal)."""
+    deal_means: float = 0.0
+    """The sum over those deals of the version's points per match on the deal."""
+    deal_squares: float = 0.0
+    """The sum of the squares of those means."""
+    ll: int = 0
+    ld: int = 0
+    wl: int = 0
+    dd: int = 0
+    wd: int = 0
+    ww: int = 0
+    unpaired: int = 0
+    """Deals of one match, or of more than two (the pentanomial counts do not describe those)."""
+    fit_score: float = 0.0
+    """The version's score (1, 0.5, 0 a match) over the matches the rating fit counts (not both seats forfeited)."""
+    fit_games: float = 0.0
+    unit_squares: float = 0.0
+    """Over deals: the sum of ``S^2``, ``S`` the version's fit score on the deal..."""
+    unit_products: float = 0.0
+    """... of ``n S``, ``n`` the deal's matches the fit counts ..."""
+    unit_counts: float = 0.0
+    """... and of ``n^2`` (the rating's error bars: see :class:`~arena.competition.ratings.Fitter`)."""
+    mixed: int = 0
+    """Deals of the two that another pairing also played."""
+    low: float = math.inf
+    """The lowest points either seat scored in their matches."""
+    high: float = -math.inf
+    faults: dict[str, int] = field(default_factory=dict)
+    """The version's faults in these matches, by kind."""
+
+    def add(self, other: PairTotals, sign: int = 1) -> None:
+        """Add ``other`` (``sign`` -1: take it away; the range only ever widens)."""
+        for name in _ADDITIVE:
+            setattr(self, name, getattr(self, name) + sign * getattr(other, name))
+        self.low, self.high = min(self.low, other.low), max(self.high, other.high)
+        for kind, count in other.faults.items():
+            left = self.faults.get(kind, 0) + sign * count
+            if left:
+                self.faults[kind] = left
+            else:
+                self.faults.pop(kind, None)
+
+    def difference(self, before: PairTotals) -> PairTotals:
+        """``self - before`` (the range is ``self``'s)."""
+        out = PairTotals(low=self.low, high=self.high, faults=dict(self.faults))
+        for name in _ADDITIVE:
+            setattr(out, name, getattr(self, name) - getattr(before, name))
+        for kind, count in before.faults.items():
+            out.faults[kind] = out.faults.get(kind, 0) - count
+        out.faults = {kind: count for kind, count in out.faults.items() if count}
+        return out
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing was counted."""
+        return self.matches == 0
+
+    def pentanomial(self) -> PairCounts:
+        """The pentanomial counts of the two's duplicate pairs, from the version's side."""
+        return PairCounts(self.ll, self.ld, self.wl, self.dd, self.wd, self.ww)
+
+
+_ADDITIVE = tuple(f.name for f in fields(PairTotals) if f.name not in ("low", "high", "faults"))
+COLUMNS = (*_ADDITIVE, "low", "high")
+"""The stored columns of a pair's totals, in order (its faults are rows of their own)."""
+
+Pair = tuple[int, int]
+"""An ordered pair of version ids: the version, then its opponent."""
+
+
+def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
+    """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions.
+
+    Matches not tied to two versions add nothing (a store's standings then
+    come from the matches: see :func:`exact`).
+    """
+    pairings = {frozenset(m.versions) for m in matches if None not in m.versions}
+    mixed = int(len(pairings) > 1)
+    out: dict[Pair, PairTotals] = {}
+    points: dict[Pair, float] = {}
+    scores: dict[Pair, list[float]] = {}
+    for m in matches:
+        va, vb = m.versions
+        if va is None or vb is None:
+            continue
+        for seat, side in (("A", (va, vb)), ("B", (vb, va))):
+            mine, theirs = (m.points[0], m.points[1]) if seat == "A" else (m.points[1], m.points[0])
+            totals = out.setdefault(side, PairTotals())
+            result = outcome_for(m, seat)
+            totals.matches += 1
+            totals.wins += result == "W"
+            totals.draws += result == "D"
+            totals.losses += result == "L"
+            totals.points_for += mine
+            totals.points_against += theirs
+            totals.low, totals.high = min(totals.low, *m.points), max(totals.high, *m.points)
+            points[side] = points.get(side, 0.0) + mine
+            scores.setdefault(side, []).append(SCORE[result])
+            for fault in m.faults:
+                if fault.seat == seat:
+                    totals.faults[fault.kind] = totals.faults.get(fault.kind, 0) + 1
+            if len(m.forfeit) < 2:
+                totals.fit_score += SCORE[result]
+                totals.fit_games += 1
+    for side, totals in out.items():
+        mean = points[side] / totals.matches
+        totals.deals, totals.deal_means, totals.deal_squares, totals.mixed = 1, mean, mean * mean, mixed
+        played = scores[side]
+        if len(played) != 2:
+            totals.unpaired = 1
+        if len(played) >= 2:
+            counts = PairCounts()
+            counts.add(played[0], played[1])
+            for name in PENTANOMIAL:
+                setattr(totals, name, getattr(counts, name))
+        if totals.fit_games:
+            s, n = totals.fit_score, totals.fit_games
+            totals.unit_squares, totals.unit_products, totals.unit_counts = s * s, n * s, n * n
+    return out
+
+
+def deal_change(before: Sequence[PlayedMatch], match: PlayedMatch) -> dict[Pair, PairTotals]:
+    """What recording ``match`` adds to each pair, given the matches of its deal recorded ``before`` it."""
+    old = deal_totals(before)
+    new = deal_totals([*before, match])
+    return {side: totals.difference(old.get(side, PairTotals())) for side, totals in new.items()}
+
+
+WHOLE = frozenset(f.name for f in fields(PairTotals) if f.type == "int")
+"""The columns that count (stored as integers)."""
+
+
+def from_row(values: Sequence[float], faults: str) -> PairTotals:
+    """A pair's totals from its stored columns (:data:`COLUMNS`, in order: the fields' own) and its faults (JSON)."""
+    totals = PairTotals(*values)  # type: ignore[arg-type]
+    if faults != "{}":
+        totals.faults = json.loads(faults)
+    return totals
+
+
+def to_row(totals: PairTotals) -> tuple[list[float], str]:
+    """A pair's totals as stored: its columns (:data:`COLUMNS`, in order) and its faults (JSON)."""
+    return [getattr(totals, name) for name in COLUMNS], json.dumps(totals.faults, sort_keys=True)
+
+
+def exact(pairs: Mapping[Pair, PairTotals]) -> bool:
+    """Whether a board drawn from these pairs is the board of their matches (no deal another pairing shared)."""
+    return not any(t.mixed for t in pairs.values())
