@@ -18,9 +18,10 @@ outside, with the ladder playing:
 * **RSS**: the server process's resident memory (its match worker apart);
 * **p95** of ``/``, a bot page, ``/api/matches?bot=``, a match page and
   ``/api/standings``, requested one after another for ``--seconds``;
-* **standings age**: ``now - as_of`` of ``/api/standings`` polled meanwhile
-  (the ladder records matches all the while, so this is how far behind the
-  last recorded match the standings are, at most);
+* **standings age**: ``now - as_of`` of ``/api/standings`` polled meanwhile,
+  counted when matches were recorded since the previous poll (a ladder that
+  pauses between pairs has nothing the standings could be behind): at most
+  how far behind the last recorded match they are;
 * ``arena results`` on the database: seconds and peak RSS.
 
 The machine may be shared: the load average is printed beside the figures,
@@ -207,7 +208,7 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
             times: dict[str, list[float]] = {name: [] for name in pages}
             ages: list[float] = []
             rss: list[int] = []
-            first_count = standings["matches"]
+            first_count = seen = standings["matches"]
             end = time.monotonic() + seconds
             while time.monotonic() < end:
                 for name, path in pages.items():
@@ -215,7 +216,10 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
                     response = client.get(path())
                     times[name].append(time.perf_counter() - began)
                     if name == "/api/standings" and response.status_code == 200:
-                        ages.append(time.time() - response.json()["as_of"])
+                        data = response.json()
+                        if data["matches"] > seen:  # results came since the last look: how far behind them it is
+                            ages.append(time.time() - data["as_of"])
+                        seen = data["matches"]
                 rss.append(server.memory_info().rss)
             last_count = client.get("/api/standings").json()["matches"]
         for name, values in times.items():
