@@ -368,6 +368,10 @@ class MatchWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            # A session of its own, as each bot has: with the kernel's autogroup scheduling (Debian's default) a
+            # session is a scheduling group with one fair share of a busy machine, and workers in their parent's
+            # session would split one share between them, however many CPUs they were started to use.
+            start_new_session=True,
         )
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
