@@ -3,7 +3,7 @@
 Plays one competition of ``--matches`` RPS Poker matches between cheap bots
 that keep their processes (``minimal-python`` and ``random-python`` by
 default; duplicate deals; no match logs, so the disk is not measured), in this
-process, and samples the arena's resident memory (RSS) and the clock as
+process or over ``--processes`` supervisor processes, and samples the arena's resident memory (RSS) and the clock as
 matches finish. It prints:
 
 * RSS after the first 1,000 matches (or the first 1% of a shorter run) and at
@@ -13,13 +13,14 @@ matches finish. It prints:
 * the load average of the machine beside them, since other work on it moves
   the rates.
 
-Usage: ``python benchmarks/bench_soak.py [--matches 100000] [--jobs 2] [--bots NAME ...]``
+Usage: ``python benchmarks/bench_soak.py [--matches 100000] [--jobs 2] [--processes 2] [--bots NAME ...]``
 (100,000 matches take about an hour on two cores; 20,000 show the trend).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -36,30 +37,56 @@ from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
 from arena.competition.plan import open_competition, prepare  # noqa: E402
 from arena.competition.runner import run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
+from arena.competition.worker import WORKER_MAIN  # noqa: E402
 from protocol import Limits  # noqa: E402
 
 RPS = REPO / "sample_bots" / "rps-poker"
 
 
 class Sampler:
-    """A progress display that records (matches done, seconds, RSS) as matches finish."""
+    """A progress display that records (matches done, seconds, RSS) as matches finish.
 
-    def __init__(self, total: int) -> None:
+    The RSS is the arena's: this process's, and with ``--processes`` over 1
+    its supervisor processes' (match workers') too, summed.
+    """
+
+    def __init__(self, total: int, processes: int = 1) -> None:
         self.total = total
         self.every = max(1, total // 200)
         self.samples: list[tuple[int, float, int]] = []
         self._process = psutil.Process()
+        self._processes = processes
+        self._workers: dict[int, psutil.Process] = {}
         self._t0 = 0.0
+
+    def rss(self) -> int:
+        """The resident memory of this process and of its supervisor processes."""
+        if self._processes > 1 and len(self._workers) < self._processes:
+            for child in self._process.children():  # a walk of /proc: only until every worker is found
+                with contextlib.suppress(psutil.Error):
+                    if WORKER_MAIN in " ".join(child.cmdline()):
+                        self._workers.setdefault(child.pid, child)
+        total = self._process.memory_info().rss
+        for pid, worker in list(self._workers.items()):
+            try:
+                total += worker.memory_info().rss
+            except psutil.Error:  # it died (and another took its place): counted no more
+                del self._workers[pid]
+        return int(total)
 
     def start(self, total: int, done: int) -> None:
         self._t0 = time.monotonic()
-        self.samples.append((done, 0.0, self._process.memory_info().rss))
+        self.samples.append((done, 0.0, self.rss()))
 
     def advance(self, done: int, total: int, leader: str) -> None:
         if done % self.every == 0 or done == total:
-            self.samples.append((done, time.monotonic() - self._t0, self._process.memory_info().rss))
+            self.samples.append((done, time.monotonic() - self._t0, self.rss()))
             if done % (self.every * 20) == 0:
-                print(f"  {done:>7} matches, {self.samples[-1][1]:8.1f} s, RSS {self.samples[-1][2] / 2**20:.1f} MiB")
+                print(
+                    f"  {done:>7} matches, {self.samples[-1][1]:8.1f} s, RSS {self.samples[-1][2] / 2**20:.1f} MiB,"
+                    f" load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
 
     def finished(self, match: object, done: int, total: int) -> None:
         pass  # advance() follows with the same count
@@ -76,6 +103,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20_000)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--processes", type=int, default=1, help="supervisor processes sharing the jobs (default 1: this one)"
+    )
     parser.add_argument("--bots", nargs="+", default=["minimal-python", "random-python"])
     args = parser.parse_args()
     pairs = len(args.bots) * (len(args.bots) - 1) // 2
@@ -93,14 +123,19 @@ def main() -> None:
             logs=False,
         )
         plan = prepare(config)
-        sampler = Sampler(total)
+        sampler = Sampler(total, args.processes)
         print(
-            f"Soak: {total} matches of {', '.join(args.bots)} (duplicate deals), jobs {args.jobs};"
+            f"Soak: {total} matches of {', '.join(args.bots)} (duplicate deals), jobs {args.jobs}"
+            f" in {args.processes} supervisor process(es);"
             f" load average at the start {os.getloadavg()[0]:.2f}"
         )
         with Store.open(config.db) as store:
             competition = open_competition(plan, store)
-            summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=args.jobs, progress=sampler))
+            summary = trio.run(
+                lambda: run_tournament(
+                    plan, store, competition, jobs=args.jobs, progress=sampler, processes=args.processes
+                )
+            )
     early = min(1000, max(1, total // 100))
     _, _, rss_early = sampler.at(early)
     _, _, rss_end = sampler.samples[-1]

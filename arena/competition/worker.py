@@ -143,10 +143,16 @@ async def _write_all(stream: trio.abc.SendStream, receive: trio.MemoryReceiveCha
     """Send what ``receive`` gives, in order, by one task (a stream takes one writer at a time).
 
     Ends quietly when the other end has gone: its reader sees the end of file and says what happened.
+    What is waiting goes in one write (a deal to forget and the next match to play, say): one wake-up of the reader
+    rather than one a message.
     """
     with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
         async for data in receive:
-            await stream.send_all(data)
+            more = []
+            with contextlib.suppress(trio.WouldBlock, trio.EndOfChannel):
+                while True:
+                    more.append(receive.receive_nowait())
+            await stream.send_all(b"".join((data, *more)) if more else data)
 
 
 # The worker's side ---------------------------------------------------------------------------------
@@ -541,6 +547,8 @@ class Supervisors:
         """Matches handed to each worker and not yet answered."""
         self.replayed = 0
         """Matches handed over again because the worker playing them died."""
+        self.unforgotten: list[list[int]] = [[] for _ in workers]
+        """Deals each worker is yet to be told it may forget: told with its next match (in the same write)."""
 
     @property
     def slots(self) -> int:
@@ -557,8 +565,12 @@ class Supervisors:
         for attempt in range(LOST_TRIES + 1):
             index = self._pick(scheduled)
             self.held[index] += 1
+            worker = self.workers[index]
+            for deal in self.unforgotten[index]:
+                worker.forget(deal)
+            self.unforgotten[index].clear()
             try:
-                return await self.workers[index].play(scheduled, self.specs, log_path)
+                return await worker.play(scheduled, self.specs, log_path)
             except MatchLost:
                 if attempt == LOST_TRIES:
                     raise WorkerError(
@@ -571,9 +583,13 @@ class Supervisors:
         raise AssertionError("unreachable")
 
     def forget(self, deal: int) -> None:
-        """No match on ``deal`` is left to play (see :meth:`BotPool.forget`): every worker is told."""
-        for worker in self.workers:
-            worker.forget(deal)
+        """No match on ``deal`` is left to play (:meth:`BotPool.forget`): each worker is told before its next match.
+
+        A process that played the deal is only ever passed over for a match on
+        it, so the news matters to a worker only when it is handed one.
+        """
+        for deals in self.unforgotten:
+            deals.append(deal)
 
     async def pool_stats(self) -> PoolStats:
         """The processes the live workers started and reused, summed (a dead worker's are lost with it)."""
