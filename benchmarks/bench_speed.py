@@ -699,6 +699,20 @@ def write_docs(report: Report) -> None:
     print(f"\nwrote the figures into {PAGE}")
 
 
+def write_every_core(report: Report) -> None:
+    """Replace the figures between the ``every-core`` markers of the performance page with this run's."""
+    text = PAGE.read_text()
+    first, last = "<!-- every-core: begin -->", "<!-- every-core: end -->"
+    begin, end = text.find(first), text.find(last)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"bench_speed: {PAGE} has no {first} ... {last} section to write")
+    lines = ["Measured by `python benchmarks/bench_speed.py --every-core --docs` (which wrote this part):", ""]
+    lines += [f"- {line}" for line in report.header if not line.startswith("  ")]
+    lines += ["", *report.table_lines(), "", "```", *report.details[1:], "```"]
+    PAGE.write_text(text[: begin + len(first)] + "\n" + "\n".join(lines) + "\n" + text[end:])
+    print(f"\nwrote the figures into {PAGE}")
+
+
 @contextlib.contextmanager
 def section(report: Report, title: str) -> Iterator[None]:
     report.section(title)
@@ -721,7 +735,9 @@ def main() -> None:
     )
     parser.add_argument("--docs", action="store_true", help="write the figures into docs/performance.md")
     parser.add_argument(
-        "--every-core", action="store_true", help="measure only --jobs 2 in 2 processes against --jobs 1 (1b)"
+        "--every-core",
+        action="store_true",
+        help="measure only --jobs 2 in 2 processes against --jobs 1 (1b; with --docs, written to its own part)",
     )
     args = parser.parse_args()
     if args.quick:
@@ -744,7 +760,9 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("", *report.table_lines(), sep="\n")
-    if args.docs:
+    if args.docs and args.every_core:
+        write_every_core(report)
+    elif args.docs:
         write_docs(report)
 
 
