@@ -268,3 +268,30 @@ def _recorded(db: Path) -> int:
             connection.close()
     except sqlite3.Error:
         return 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        command(db, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    left: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers := workers_of(process.pid)) < 2 or _recorded(db) < 2:
+            assert process.poll() is None, "the tournament ended before it could be stopped"
+            assert time.monotonic() < deadline, "no match was recorded in time"
+            time.sleep(0.02)
+        left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Leaderboard (" in out and "run the same command again to resume" in err
+    _, alive = psutil.wait_procs(left, timeout=5)  # stopped before the tournament exited: nothing to wait for
+    assert not alive, f"outlived the stopped tournament: {[(p.pid, p.name()) for p in alive]}"
