@@ -286,11 +286,15 @@ class MatchWorker:
     :meth:`forget` and :meth:`drop` are the pool's, forwarded.
     """
 
-    def __init__(self, setup: Setup, say: Callable[[str], None], *, otherwise: str = SERVER_OTHERWISE) -> None:
+    def __init__(
+        self, setup: Setup, say: Callable[[str], None], *, otherwise: str = SERVER_OTHERWISE, session: bool = False
+    ) -> None:
         self.setup = setup
         self.say = say
         self.otherwise = otherwise
         """What the organiser can do instead when no worker starts (said with the error)."""
+        self.session = session
+        """Start each worker in a session of its own (see :meth:`_spawn`)."""
         self._life: _Life | None = None
         self._changed = trio.Event()
         self._next_id = 0
@@ -374,10 +378,12 @@ class MatchWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
-            # A session of its own, as each bot has: with the kernel's autogroup scheduling (Debian's default) a
-            # session is a scheduling group with one fair share of a busy machine, and workers in their parent's
-            # session would split one share between them, however many CPUs they were started to use.
-            start_new_session=True,
+            # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
+            # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
+            # and workers in their parent's session would split one share between them, however many CPUs they
+            # were started to use. A server's one worker stays in the server's session, where its checks' bots,
+            # weighted down as background bots, were measured to get what the ladder leaves.
+            start_new_session=self.session,
         )
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -634,6 +640,7 @@ async def open_supervisors(
             ),
             say,
             otherwise="or play in one process (--processes 1)",
+            session=True,
         )
         for index, share in enumerate(shares)
     ]  # fmt: skip
