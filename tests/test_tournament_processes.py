@@ -295,3 +295,24 @@ def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> 
     assert "Leaderboard (" in out and "run the same command again to resume" in err
     _, alive = psutil.wait_procs(left, timeout=5)  # stopped before the tournament exited: nothing to wait for
     assert not alive, f"outlived the stopped tournament: {[(p.pid, p.name()) for p in alive]}"
+
+
+@pytest.mark.slow
+def test_a_bot_disqualified_over_two_processes_starts_no_match_and_the_rest_are_played(tmp_path: Path) -> None:
+    crashing = f"{sys.executable} {REPO / 'tests' / 'faulty' / 'bot.py'} exit_mid"
+    config = config_for(tmp_path, ["random-python", "minimal-python"], cycles=3, max_faults=1)
+    config.bots.append(BotEntry(text=crashing))
+    plan = prepare(config)
+    said: list[str] = []
+    summary, matches = play(plan, jobs=2, processes=2, say=said)
+    (crasher,) = set(plan.names) - {"random-python", "minimal-python"}
+    assert crasher in summary.disqualified
+    with_it = [m for m in matches if crasher in (m.bot_a, m.bot_b)]
+    # Two faults disqualify it; besides those, only matches already under way then were played (those waiting
+    # their turn in a worker were withdrawn and count as skipped, never played again nor lost).
+    assert len(with_it) <= 2 + summary.in_flight_at_disqualification[crasher]
+    assert summary.played == len(matches) and summary.played + summary.skipped == summary.scheduled
+    assert len({m.key for m in matches}) == len(matches)
+    others = [m for m in matches if crasher not in (m.bot_a, m.bot_b)]
+    assert len(others) == 3 * 2  # the other pair's every match
+    assert not [line for line in said if "died" in line]

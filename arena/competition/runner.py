@@ -135,6 +135,8 @@ class _Runner:
         self.executor: MatchExecutor | None = None
         self.forget_deal: Callable[[int], None] = lambda deal: None
         """Told each deal the processes may forget, besides the local pool (the executor's workers: their pools)."""
+        self.on_ban: Callable[[str], None] = lambda name: None
+        """Told each bot as it is disqualified (the executor: its matches waiting their turn are not played)."""
         self.watch: Callable[[PlayedMatch], bool] | None = None
         """Told each match this run records; returning True ends the run (matches in flight are abandoned)."""
         self.stopped = False
@@ -176,6 +178,7 @@ class _Runner:
                     f"{fault.bot} is disqualified, {why}; none of its matches starts from now"
                     + (f"; {under_way} already under way will finish" if under_way else "")
                 )
+                self.on_ban(fault.bot)
             if why:
                 self.banned[fault.bot] = why
 
@@ -288,6 +291,11 @@ class _Runner:
     async def _one(self, scheduled: Scheduled, pool: BotPool) -> None:
         try:
             match = await self._play(scheduled, pool)
+            if match is None:  # not played: a bot of it was disqualified while it waited its turn (elsewhere)
+                self.skipped += 1
+                self.total -= 1
+                self.progress.advance(self.done, self.total, self.leader())
+                return
             recorded = self.store.record_match(self.tid, match, arena=self.arena)
             if recorded:
                 self._count(match)
@@ -312,7 +320,7 @@ class _Runner:
             return None
         return self.log_dir / f"{scheduled.key}.jsonl.gz"  # compressed: arena replay and read_log read it
 
-    async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch:
+    async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch | None:
         if self.executor is not None:  # elsewhere, such as on a cluster
             return await self.executor(scheduled, self._log_path(scheduled))
         return await play_scheduled(
@@ -348,8 +356,11 @@ class MatchExecutor(Protocol):
         """How many matches it can play at once."""
         ...
 
-    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
-        """Play ``scheduled``, logged at ``log_path``, and return it as the store records it."""
+    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
+        """Play ``scheduled``, logged at ``log_path``, and return it as the store records it.
+
+        ``None``: it was not played, since a bot of it was disqualified before it began.
+        """
         ...
 
 
@@ -683,6 +694,7 @@ async def _run_in_processes(
         runner.executor = supervisors
         runner.jobs = supervisors.slots
         runner.forget_deal = supervisors.forget
+        runner.on_ban = supervisors.drop
         await runner.run(pool)
         return await supervisors.pool_stats()
 

@@ -75,6 +75,10 @@ SERVER_OTHERWISE = "or play in the server's process (workers = 0)"
 """What a server's organiser can do when no match worker starts."""
 
 
+class Withdrawn(MatchLost):
+    """A match handed to the worker was not played: a bot of it was dropped before its turn came."""
+
+
 class WorkerError(ArenaError):
     """The worker failed in a way that is not a lost match (a bug): it carries the worker's traceback."""
 
@@ -334,7 +338,7 @@ class MatchWorker:
         if answer.lost:
             raise MatchLost("the match worker died")
         if answer.withdrawn:
-            raise MatchLost("a bot of the match left the field before its turn came")
+            raise Withdrawn("a bot of the match left the field before its turn came")
         if answer.error:
             raise WorkerError(f"the match worker failed:\n{answer.error}")
         return answer.value
@@ -566,8 +570,8 @@ class Supervisors:
             return 0
         return min(range(len(self.workers)), key=lambda i: (self.held[i] - self.shares[i], i))
 
-    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
-        """Play ``scheduled`` in a worker, again in another if the first died meanwhile."""
+    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
+        """Play ``scheduled`` in a worker, again in another if the first died meanwhile (``None``: see :meth:`drop`)."""
         for attempt in range(LOST_TRIES + 1):
             index = self._pick(scheduled)
             self.held[index] += 1
@@ -577,6 +581,8 @@ class Supervisors:
             self.unforgotten[index].clear()
             try:
                 return await worker.play(scheduled, self.specs, log_path)
+            except Withdrawn:  # a bot of it was disqualified (drop) while it waited its turn
+                return None
             except MatchLost:
                 if attempt == LOST_TRIES:
                     raise WorkerError(
@@ -596,6 +602,15 @@ class Supervisors:
         """
         for deals in self.unforgotten:
             deals.append(deal)
+
+    def drop(self, name: str) -> None:
+        """Bot ``name`` is disqualified: none of its matches starts from now, those waiting their turn are not played.
+
+        As in one process, where a match waiting for a place never starts
+        once a bot of it is disqualified; those under way finish.
+        """
+        for worker in self.workers:
+            worker.drop(name)
 
     async def pool_stats(self) -> PoolStats:
         """The processes the live workers started and reused, summed (a dead worker's are lost with it)."""
