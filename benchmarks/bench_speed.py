@@ -40,7 +40,7 @@ reference's, the bots' not counted: goal 1x) and one request, 3 starts,
 ``--profile`` adds where the arena's CPU goes in a reused ``--jobs 1`` run
 (cProfile on CPU time, grouped by area), the figures behind any goal not met.
 
-Usage: ``python benchmarks/bench_speed.py [--cycles N] [--quick] [--profile]``
+Usage: ``python benchmarks/bench_speed.py [--cycles N] [--quick] [--profile] [--every-core]``
 (``--quick``: fewer repetitions, for a look; the figures in docs/performance.md are a full run).
 """
 
@@ -84,6 +84,7 @@ from arena.competition import runner  # noqa: E402
 from arena.competition.config import BotEntry, TournamentConfig  # noqa: E402
 from arena.competition.runner import admit, run_tournament  # noqa: E402
 from arena.competition.store import Store  # noqa: E402
+from arena.competition.worker import WORKER_MAIN  # noqa: E402
 from arena.games import derive_seed, get_game  # noqa: E402
 from arena.sandbox import summary as sandbox_summary  # noqa: E402
 from arena.sandbox._programs import find_program  # noqa: E402
@@ -102,6 +103,12 @@ GAME = "rps-poker"
 def load() -> float:
     """The one-minute load average now."""
     return os.getloadavg()[0]
+
+
+def cpu_all() -> float:
+    """CPU seconds this process and every descendant it has reaped (whose own reaped descendants count in it) used."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return cpu_self() + usage.ru_utime + usage.ru_stime
 
 
 def cpu_self() -> float:
@@ -234,10 +241,16 @@ class Run:
     arena_cpu_s: float
     started: int
     load: float
+    all_cpu_s: float = 0.0
+    """CPU of the arena and of every process it started and reaped (bots, launchers, supervisor processes)."""
 
     @property
     def rate(self) -> float:
         return self.matches / self.wall_s
+
+    @property
+    def all_cpu_per_match_ms(self) -> float:
+        return self.all_cpu_s / self.matches * 1000
 
     @property
     def cpu_per_match_ms(self) -> float:
@@ -263,10 +276,12 @@ def tournament(
     cycles: int,
     profile: cProfile.Profile | None = None,
     ahead: bool = True,
+    processes: int = 1,
 ) -> Run:
     """Play one fresh round-robin of ``folders`` and time its matches (the bots are built and admitted before).
 
     ``ahead=False``: no process is started ahead of its match (the baseline of the starts-ahead goal).
+    ``processes``: supervisor processes sharing the ``jobs`` (their CPU counts in the arena's, sampled).
     """
     with tempfile.TemporaryDirectory() as tmp, contextlib.nullcontext() if ahead else no_starts_ahead():
         config = TournamentConfig(
@@ -277,14 +292,53 @@ def tournament(
         with Store.open(config.db) as store:
             competition = _plan.open_competition(plan, store)
             trio.run(lambda: admit(plan, store, competition, log_dir=Path(tmp), jobs=1, say=lambda _: None))
-            before_load, cpu, started = load(), cpu_self(), time.perf_counter()
+            workers: dict[int, float] = {}
+
+            async def play() -> Any:
+                async with trio.open_nursery() as nursery:
+                    if processes > 1:
+                        nursery.start_soon(_sample_workers, workers, processes)
+                    summary = await run_tournament(
+                        plan, store, competition, jobs=jobs, reuse=reuse, processes=processes
+                    )
+                    nursery.cancel_scope.cancel()
+                return summary
+
+            before_load, cpu, started, everything = load(), cpu_self(), time.perf_counter(), cpu_all()
             if profile is not None:
                 profile.enable()
-            summary = trio.run(lambda: run_tournament(plan, store, competition, jobs=jobs, reuse=reuse))
+            summary = trio.run(play)
             if profile is not None:
                 profile.disable()
             wall = time.perf_counter() - started
-        return Run(summary.played, wall, cpu_self() - cpu, summary.pool.started, max(before_load, load()))
+        arena_cpu = cpu_self() - cpu + sum(workers.values())
+        everything = cpu_all() - everything
+        return Run(summary.played, wall, arena_cpu, summary.pool.started, max(before_load, load()), everything)
+
+
+async def _sample_workers(found: dict[int, float], count: int) -> None:
+    """Keep in ``found`` the CPU seconds each of the ``count`` supervisor processes (match workers) has used so far.
+
+    Read every 50 ms until cancelled, so a worker's last 50 ms before it
+    exits may be missed (a fraction of a millisecond a match over a run's
+    hundreds). The workers are looked for among this process's children
+    only until all are found: that look walks all of ``/proc``.
+    """
+    me = psutil.Process()
+    workers: dict[int, psutil.Process] = {}
+    while True:
+        if len(workers) < count:
+            for child in me.children():
+                with contextlib.suppress(psutil.Error):
+                    if child.pid not in workers and WORKER_MAIN in " ".join(child.cmdline()):
+                        workers[child.pid] = child
+        for pid, worker in list(workers.items()):
+            try:
+                times = worker.cpu_times()
+            except psutil.Error:
+                continue
+            found[pid] = times.user + times.system
+        await trio.sleep(0.05)
 
 
 STEADY_FACTOR = 5
@@ -306,6 +360,7 @@ def steady(short: Run, long: Run) -> Run:
         long.arena_cpu_s - short.arena_cpu_s,
         long.started - short.started,
         max(short.load, long.load),
+        long.all_cpu_s - short.all_cpu_s,
     )
 
 
@@ -680,6 +735,20 @@ def write_docs(report: Report) -> None:
     print(f"\nwrote the figures into {PAGE}")
 
 
+def write_every_core(report: Report) -> None:
+    """Replace the figures between the ``every-core`` markers of the performance page with this run's."""
+    text = PAGE.read_text()
+    first, last = "<!-- every-core: begin -->", "<!-- every-core: end -->"
+    begin, end = text.find(first), text.find(last)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"bench_speed: {PAGE} has no {first} ... {last} section to write")
+    lines = ["Measured by `python benchmarks/bench_speed.py --every-core --docs` (which wrote this part):", ""]
+    lines += [f"- {line}" for line in report.header if not line.startswith("  ")]
+    lines += ["", *report.table_lines(), "", "```", *report.details[1:], "```"]
+    PAGE.write_text(text[: begin + len(first)] + "\n" + "\n".join(lines) + "\n" + text[end:])
+    print(f"\nwrote the figures into {PAGE}")
+
+
 @contextlib.contextmanager
 def section(report: Report, title: str) -> Iterator[None]:
     report.section(title)
@@ -701,6 +770,11 @@ def main() -> None:
         "--profile", action="store_true", help="also print where the arena's CPU goes (reused, --jobs 1)"
     )
     parser.add_argument("--docs", action="store_true", help="write the figures into docs/performance.md")
+    parser.add_argument(
+        "--every-core",
+        action="store_true",
+        help="measure only --jobs 2 in 2 processes against --jobs 1 (1b; with --docs, written to its own part)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.cycles, args.requests, args.starts, args.long = 2, 500, 5, 400
@@ -714,11 +788,17 @@ def main() -> None:
         report.head(f"  {name:8} {how}")
     work = Path(tempfile.mkdtemp(prefix="arena-bench-speed-"))
     try:
-        _measure(args, report, names, work)
+        if args.every_core:
+            with section(report, "1b. Every core: light bots (a C bot answering at once), reused, round-robin of 4"):
+                every_core(args, report, work / "cores")
+        else:
+            _measure(args, report, names, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("", *report.table_lines(), sep="\n")
-    if args.docs:
+    if args.docs and args.every_core:
+        write_every_core(report)
+    elif args.docs:
         write_docs(report)
 
 
@@ -731,15 +811,17 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         reference = inprocess_rate(names, args.cycles, repeat=3)
         report.line(f"in-process reference (engine + Bot objects + JSON both ways)  {reference:8.1f} matches/s", load())
         folders = reusable_copies(names, work / "reused")
-        runs: dict[int, Run] = {}
-        long_runs: dict[int, Run] = {}
-        for _ in range(STEADY_REPEATS):  # in turns, so that a change of load hits both job counts alike
-            for jobs in (1, 2):
-                short = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles)
-                longer = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles * STEADY_FACTOR)
+        runs: dict[tuple[int, int], Run] = {}
+        long_runs: dict[tuple[int, int], Run] = {}
+        for _ in range(STEADY_REPEATS):  # in turns, so that a change of load hits every job count alike
+            for jobs, processes in ((1, 1), (2, 1), (2, 2)):
+                short = tournament(folders, jobs=jobs, reuse=True, cycles=args.cycles, processes=processes)
+                longer = tournament(
+                    folders, jobs=jobs, reuse=True, cycles=args.cycles * STEADY_FACTOR, processes=processes
+                )
                 run = steady(short, longer)
                 report.line(
-                    f"arena, reused processes, --jobs {jobs}, whole runs: {short.rate:6.1f} matches/s over "
+                    f"arena, reused processes, {how(jobs, processes)}, whole runs: {short.rate:6.1f} matches/s over "
                     f"{short.matches}, {longer.rate:6.1f} over {longer.matches} ({short.started} processes started)",
                     longer.load,
                 )
@@ -748,16 +830,20 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
                     f"({run.rate / reference:.3f}x), arena CPU {run.cpu_per_match_ms:.2f} ms/match",
                     run.load,
                 )
-                if jobs not in runs or run.rate > runs[jobs].rate:  # the best of the turns, as for the reference
-                    runs[jobs], long_runs[jobs] = run, longer
-        ratio = runs[1].rate / reference
+                key = (jobs, processes)
+                if key not in runs or run.rate > runs[key].rate:  # the best of the turns, as for the reference
+                    runs[key], long_runs[key] = run, longer
+        one, two = runs[1, 1], runs[2, 2]
+        ratio = one.rate / reference
         report.goal(Goal("1", "reused, --jobs 1, vs in-process (steady state)",
-                         f"{runs[1].rate:.1f} vs {reference:.0f} matches/s",
-                         ratio, ">= 0.5x", ratio >= 0.5, runs[1].load))  # fmt: skip
-        gain = runs[2].rate / runs[1].rate
-        shown = f"{runs[2].rate:.1f} vs {runs[1].rate:.1f} matches/s"
-        report.goal(Goal("1", "--jobs 2 vs --jobs 1 (steady state)", shown,
-                         gain, f"> 1x on {cpus} CPUs", gain > 1.0, runs[2].load))  # fmt: skip
+                         f"{one.rate:.1f} vs {reference:.0f} matches/s",
+                         ratio, ">= 0.5x", ratio >= 0.5, one.load))  # fmt: skip
+        gain = two.rate / one.rate
+        shown = f"{two.rate:.1f} vs {one.rate:.1f} matches/s (one process at --jobs 2: {runs[2, 1].rate:.1f})"
+        report.goal(Goal("1", "Python ports: --jobs 2 (2 processes) vs --jobs 1", shown,
+                         gain, f"> 1x on {cpus} CPUs", gain > 1.0, two.load))  # fmt: skip
+    with section(report, "1b. Every core: light bots (a C bot answering at once), reused, round-robin of 4"):
+        every_core(args, report, work / "cores")
 
     with section(report, "1b. The arena's CPU per match against the in-process reference's (issue 31, item 2)"):
         reference_cpu = inprocess_cpu_ms(names, args.cycles, repeat=3)
@@ -902,8 +988,69 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         print("\nWhere the arena's CPU goes: reused processes, --jobs 1 (cProfile, CPU time)", flush=True)
         profile = cProfile.Profile(time.process_time)
         run = tournament(folders, jobs=1, reuse=True, cycles=args.cycles * STEADY_FACTOR, profile=profile)
-        report.profile = profile_lines(profile, run, unprofiled=long_runs[1])
+        report.profile = profile_lines(profile, run, unprofiled=long_runs[1, 1])
         print(*report.profile, sep="\n")
+
+
+def how(jobs: int, processes: int) -> str:
+    """``--jobs N`` and, over one process, the supervisor processes that share them."""
+    return f"--jobs {jobs}" + (f" in {processes} processes" if processes > 1 else (" in 1 process" if jobs > 1 else ""))
+
+
+def steady_run(folders: list[Path], *, jobs: int, processes: int, cycles: int) -> Run:
+    """The steady-state figures (see :func:`steady`) of reused ``folders`` at ``jobs`` over ``processes``."""
+    short = tournament(folders, jobs=jobs, reuse=True, cycles=cycles, processes=processes)
+    longer = tournament(folders, jobs=jobs, reuse=True, cycles=cycles * STEADY_FACTOR, processes=processes)
+    return steady(short, longer)
+
+
+def every_core(args: argparse.Namespace, report: Report, into: Path) -> None:
+    """``--jobs 2`` over two supervisor processes against ``--jobs 1``, and the scaling on 1..N of this machine's CPUs.
+
+    Light bots, so that the arena's own work is what bounds the rate. The
+    scaling pins this process (and so every process it starts: workers,
+    launchers, bots) to the first k CPUs, as ``taskset -c 0-(k-1)`` would,
+    and plays ``--jobs k`` in k processes: on a machine with more CPUs than
+    this one, the same run shows how far it goes.
+    """
+    into.mkdir(parents=True, exist_ok=True)
+    folders = light_bots(into, delay_ms=0, count=4)
+    cycles = max(2, args.cycles * 2)  # 12 matches a cycle
+    allowed = sorted(os.sched_getaffinity(0))
+    runs: dict[int, Run] = {}
+    for _ in range(STEADY_REPEATS):  # in turns
+        for jobs in (1, 2):
+            run = steady_run(folders, jobs=jobs, processes=jobs, cycles=cycles)
+            report.line(
+                f"{how(jobs, jobs)}: steady state {run.rate:7.1f} matches/s over {run.matches}, arena CPU "
+                f"{run.cpu_per_match_ms:.2f} ms/match (all processes), {run.all_cpu_per_match_ms:.2f} with the bots",
+                run.load,
+            )
+            if jobs not in runs or run.rate > runs[jobs].rate:
+                runs[jobs] = run
+    one, two = runs[1], runs[2]
+    more = two.all_cpu_per_match_ms / one.all_cpu_per_match_ms
+    report.line(
+        f"what the load moves least: CPU a match, arena and bots, is {more:.2f}x in two processes; on two idle CPUs"
+        f" --jobs 2 can play at most {2000 / two.all_cpu_per_match_ms:.0f} matches/s"
+    )
+    gain = runs[2].rate / runs[1].rate
+    report.goal(Goal("1", "light bots: --jobs 2 (2 processes) vs --jobs 1", f"{runs[2].rate:.1f} vs "
+                     f"{runs[1].rate:.1f} matches/s", gain, ">= 1.6x", gain >= 1.6 if len(allowed) >= 2 else None,
+                     runs[2].load))  # fmt: skip
+    report.line(
+        f"scaling, pinned to the first k of this machine's {len(allowed)} CPUs (taskset), --jobs k in k processes:"
+    )
+    base = 0.0
+    try:
+        for count in range(1, len(allowed) + 1):
+            os.sched_setaffinity(0, allowed[:count])
+            run = steady_run(folders, jobs=count, processes=count, cycles=cycles)
+            base = base or run.rate
+            cpus = f"{allowed[0]}-{allowed[count - 1]}"
+            report.line(f"  taskset -c {cpus}: {run.rate:7.1f} matches/s ({run.rate / base:.2f}x one CPU)", run.load)
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 AREAS = (

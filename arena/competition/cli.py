@@ -17,7 +17,7 @@ from .config import TournamentConfig, effective_jobs
 from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
 from .results import RANK_BY, board_from_store, chosen_competition, matches_report, render, render_matches
-from .runner import OpenExecutor, run_tournament
+from .runner import OpenExecutor, run_tournament, supervisor_processes
 from .store import Store
 
 
@@ -72,6 +72,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     for note in plan.notes:
         print(f"arena: note: {note}", file=sys.stderr)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)
+    processes = 1 if config.cluster else supervisor_processes(args.processes, jobs)
     with Store.open(config.db) as store:
         competition = open_competition(plan, store, fresh=args.fresh)
         dup = "duplicate deals" if plan.duplicate else "no duplicate deals"
@@ -81,6 +82,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             f" {config.format}, {len(plan.specs)} bots, {competition.cycles} cycle(s), {dup}{deals};"
             f" seed {competition.seed}"
             + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
+            + (f" in {processes} supervisor processes" if processes > 1 else "")
         )
         for line in competition.changes:
             print(line)
@@ -97,6 +99,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 say=print,
                 executor=_cluster(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
                 recheck=args.recheck,
+                processes=processes,
             )
         )
         board = board_from_store(store, competition.id, rank_by=args.rank_by)
@@ -163,6 +166,9 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         "--deals", metavar="FILE", help="fixed deal seeds, one per line: cycle c deals number c to every pairing"
     )
     parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
+    parser.add_argument(
+        "--processes", type=number(int), help="supervisor processes sharing them (default: one per CPU, at most --jobs)"
+    )
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")
     dup.add_argument("--no-duplicate", dest="duplicate", action="store_false", help="each deal once")

@@ -33,7 +33,7 @@ from .compare import Comparison, Roles, check_roles, iter_compare_schedule, plur
 from .config import BotEntry, TournamentConfig, effective_jobs, expand_bot
 from .plan import Competition, Plan, open_competition, prepare
 from .progress import QuietProgress
-from .runner import admit, run_tournament
+from .runner import admit, run_tournament, supervisor_processes
 from .schedule import Entrant, Scheduled
 from .sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, MODELS, Sprt
 from .store import PlayedMatch, Store
@@ -172,7 +172,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _resume(comparison, store, competition.id)
         interrupted = False
         if not comparison.finished:
-            interrupted = _play(plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse)
+            processes = supervisor_processes(args.processes, jobs)
+            interrupted = _play(
+                plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse, processes=processes
+            )
         if not interrupted:
             _keep_verdict(store, competition.id, comparison)
     if interrupted:
@@ -255,6 +258,7 @@ def _play(
     *,
     jobs: int,
     reuse: bool,
+    processes: int = 1,
 ) -> bool:
     """Play until the comparison is finished, printing its lines; whether the run was interrupted (Ctrl-C)."""
 
@@ -275,6 +279,7 @@ def _play(
             say=print,
             refused=refused,  # admission has run
             watch=watch,
+            processes=processes,
         )
     )
     if not summary.interrupted and not comparison.finished:
@@ -360,6 +365,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--seed", type=int, help="the comparison's seed (default: resume the last one, or random)")
     parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
+    parser.add_argument(
+        "--processes", type=number(int), help="supervisor processes sharing them (default: one per CPU, at most --jobs)"
+    )
     parser.add_argument(
         "--max-faults",
         type=int,

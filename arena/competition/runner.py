@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import tempfile
 import time
@@ -132,6 +133,10 @@ class _Runner:
         self.played = 0
         self.left = 0
         self.executor: MatchExecutor | None = None
+        self.forget_deal: Callable[[int], None] = lambda deal: None
+        """Told each deal the processes may forget, besides the local pool (the executor's workers: their pools)."""
+        self.on_ban: Callable[[str], None] = lambda name: None
+        """Told each bot as it is disqualified (the executor: its matches waiting their turn are not played)."""
         self.watch: Callable[[PlayedMatch], bool] | None = None
         """Told each match this run records; returning True ends the run (matches in flight are abandoned)."""
         self.stopped = False
@@ -173,6 +178,7 @@ class _Runner:
                     f"{fault.bot} is disqualified, {why}; none of its matches starts from now"
                     + (f"; {under_way} already under way will finish" if under_way else "")
                 )
+                self.on_ban(fault.bot)
             if why:
                 self.banned[fault.bot] = why
 
@@ -280,10 +286,16 @@ class _Runner:
             self._closed.discard(seed)
             self._on_deal.pop(seed, None)
             pool.forget(seed)
+            self.forget_deal(seed)
 
     async def _one(self, scheduled: Scheduled, pool: BotPool) -> None:
         try:
             match = await self._play(scheduled, pool)
+            if match is None:  # not played: a bot of it was disqualified while it waited its turn (elsewhere)
+                self.skipped += 1
+                self.total -= 1
+                self.progress.advance(self.done, self.total, self.leader())
+                return
             recorded = self.store.record_match(self.tid, match, arena=self.arena)
             if recorded:
                 self._count(match)
@@ -308,7 +320,7 @@ class _Runner:
             return None
         return self.log_dir / f"{scheduled.key}.jsonl.gz"  # compressed: arena replay and read_log read it
 
-    async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch:
+    async def _play(self, scheduled: Scheduled, pool: BotPool) -> PlayedMatch | None:
         if self.executor is not None:  # elsewhere, such as on a cluster
             return await self.executor(scheduled, self._log_path(scheduled))
         return await play_scheduled(
@@ -344,8 +356,11 @@ class MatchExecutor(Protocol):
         """How many matches it can play at once."""
         ...
 
-    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
-        """Play ``scheduled``, logged at ``log_path``, and return it as the store records it."""
+    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
+        """Play ``scheduled``, logged at ``log_path``, and return it as the store records it.
+
+        ``None``: it was not played, since a bot of it was disqualified before it began.
+        """
         ...
 
 
@@ -553,9 +568,14 @@ async def run_tournament(
     recheck: bool = False,
     watch: Callable[[PlayedMatch], bool] | None = None,
     refused: dict[str, str] | None = None,
+    processes: int = 1,
 ) -> Summary:
     """Admit the field's bots, then play the matches of ``competition`` not yet in ``store``.
 
+    With ``processes`` over 1 (and ``jobs`` over 1), the ``jobs`` matches at
+    once are played by that many supervisor processes, each a share of them
+    (:class:`~arena.competition.worker.Supervisors`); the schedule, the
+    results, the progress and the fault counts stay in this process.
     With ``executor`` the matches are played by the executor it opens (a
     Dask cluster's workers: :mod:`arena.competition.cluster`), ``jobs`` at once (``0``: as
     many as the workers have threads); results are still recorded here.
@@ -641,6 +661,8 @@ async def run_tournament(
                                 runner.executor = opened
                                 runner.jobs = jobs or opened.slots
                                 await runner.run(pool)
+                        elif processes > 1 and runner.jobs > 1 and runner.done < runner.total:
+                            summary.pool = await _run_in_processes(runner, pool, processes, reuse=reuse, say=say)
                         else:
                             await runner.run(pool)
                     nursery.cancel_scope.cancel()
@@ -656,6 +678,41 @@ async def run_tournament(
     summary.disqualified = dict(runner.banned)
     summary.in_flight_at_disqualification = dict(runner.in_flight_at_ban)
     return summary
+
+
+async def _run_in_processes(
+    runner: _Runner, pool: BotPool, processes: int, *, reuse: bool, say: Callable[[str], None]
+) -> PoolStats:
+    """Play ``runner``'s matches in ``processes`` supervisor processes; what their pools did."""
+    from .worker import open_supervisors  # it imports this module (play_scheduled)
+
+    config = runner.plan.config
+    async with open_supervisors(
+        config.game, config.params, config.limits, runner.plan.specs, tournament_id=runner.tid, jobs=runner.jobs,
+        processes=processes, reuse=reuse, stderr_dir=runner.log_dir / "stderr" if runner.log_dir else None, say=say,
+    ) as supervisors:  # fmt: skip
+        runner.executor = supervisors
+        runner.jobs = supervisors.slots
+        runner.forget_deal = supervisors.forget
+        runner.on_ban = supervisors.drop
+        await runner.run(pool)
+        return await supervisors.pool_stats()
+
+
+def supervisor_processes(requested: int | None, jobs: int) -> int:
+    """How many supervisor processes play ``jobs`` matches at once: ``requested``, or one per CPU; never over ``jobs``.
+
+    A supervisor is one thread (a trio loop): more of them than the CPUs
+    this process may run on only add memory and contention, while more
+    matches than CPUs still help when the bots think slowly (one loop waits
+    on many bots at once for little).
+    """
+    if requested is None:
+        try:
+            requested = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            requested = os.cpu_count() or 1
+    return max(1, min(jobs, requested))
 
 
 async def _heartbeat(store: Store, arena: int) -> None:

@@ -55,7 +55,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
-from ..supervisor._pool import open_pool
+from ..supervisor._pool import PoolStats, open_pool
 from .ladder import MatchLost
 from .runner import play_scheduled
 from .schedule import Scheduled
@@ -69,6 +69,14 @@ STOP_GRACE_S = 10.0
 """How long a stopping worker may take to stop its bots before it is killed."""
 RESTART_DELAYS_S = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 """Waits before restarting a worker that keeps dying without finishing a match."""
+
+
+SERVER_OTHERWISE = "or play in the server's process (workers = 0)"
+"""What a server's organiser can do when no match worker starts."""
+
+
+class Withdrawn(MatchLost):
+    """A match handed to the worker was not played: a bot of it was dropped before its turn came."""
 
 
 class WorkerError(ArenaError):
@@ -95,6 +103,8 @@ class Setup:
 
     Left out, it is the game's origin in the process that builds the Setup (which knows the game), so a Setup
     made anywhere carries it to its worker."""
+    reuse: bool = True
+    """``False``: every match gets fresh processes (``arena tournament --no-reuse``)."""
 
     def __post_init__(self) -> None:
         if self.origin is None:
@@ -146,10 +156,16 @@ async def _write_all(stream: trio.abc.SendStream, receive: trio.MemoryReceiveCha
     """Send what ``receive`` gives, in order, by one task (a stream takes one writer at a time).
 
     Ends quietly when the other end has gone: its reader sees the end of file and says what happened.
+    What is waiting goes in one write (a deal to forget and the next match to play, say): one wake-up of the reader
+    rather than one a message.
     """
     with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
         async for data in receive:
-            await stream.send_all(data)
+            more = []
+            with contextlib.suppress(trio.WouldBlock, trio.EndOfChannel):
+                while True:
+                    more.append(receive.receive_nowait())
+            await stream.send_all(b"".join((data, *more)) if more else data)
 
 
 # The worker's side ---------------------------------------------------------------------------------
@@ -189,6 +205,7 @@ async def _serve(wire_in: int, wire_out: int) -> None:
         return setup.stderr_dir / f"{spec.name}.{setup.stamp}-{number}.log" if setup.stderr_dir else None
 
     dropped: dict[str, int] = {}  # bot name -> number of the last message that dropped it
+    waiting: dict[int, Mapping[str, BotSpec]] = {}  # the bots of the matches waiting their turn, in arrival order
     received = 0  # messages read so far
     playing: dict[int, trio.CancelScope] = {}  # what ends each match handed over, waiting or in play (abort)
 
@@ -197,13 +214,15 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     ) -> None:
         try:
             with trio.CancelScope() as playing[ident]:
+                waiting[ident] = specs
                 async with turns:
+                    del waiting[ident]
                     if any(dropped.get(spec.name, -1) > number for spec in specs.values()):  # it left meanwhile
                         send.send_nowait(frame(("withdrawn", ident)))
                         return
                     match = await play_scheduled(
                         game, specs, setup.limits, scheduled, pool, log_path=log_path,
-                        tournament_id=setup.tournament_id,
+                        tournament_id=setup.tournament_id, seated=start_next,
                     )  # fmt: skip
             if ident not in playing or playing[ident].cancelled_caught:  # aborted: the server asks no more
                 return
@@ -213,12 +232,20 @@ async def _serve(wire_in: int, wire_out: int) -> None:
             send.send_nowait(frame(("played", ident, match)))
         finally:
             playing.pop(ident, None)
+            waiting.pop(ident, None)
+
+    def start_next() -> None:
+        """Start the processes of the match next in turn here while this one plays (:meth:`BotPool.prepare`)."""
+        for specs in waiting.values():
+            for spec in specs.values():
+                pool.prepare(spec, setup.limits)
+            return
 
     async def warm(ident: int, spec: BotSpec, limits: Limits, count: int) -> None:
         await pool.warm(spec, limits, count)
         send.send_nowait(frame(("warmed", ident, None)))
 
-    async with open_pool(stderr_path=stderr_path) as pool, trio.open_nursery() as nursery:
+    async with open_pool(reuse=setup.reuse, stderr_path=stderr_path) as pool, trio.open_nursery() as nursery:
         nursery.start_soon(_write_all, trio.lowlevel.FdStream(wire_out), receive)
         send.send_nowait(frame(("ready", os.getpid())))
         while (message := await frames.receive()) is not None:
@@ -273,9 +300,15 @@ class MatchWorker:
     :meth:`forget` and :meth:`drop` are the pool's, forwarded.
     """
 
-    def __init__(self, setup: Setup, say: Callable[[str], None]) -> None:
+    def __init__(
+        self, setup: Setup, say: Callable[[str], None], *, otherwise: str = SERVER_OTHERWISE, session: bool = False
+    ) -> None:
         self.setup = setup
         self.say = say
+        self.otherwise = otherwise
+        """What the organiser can do instead when no worker starts (said with the error)."""
+        self.session = session
+        """Start each worker in a session of its own (see :meth:`_spawn`)."""
         self._life: _Life | None = None
         self._changed = trio.Event()
         self._next_id = 0
@@ -315,7 +348,7 @@ class MatchWorker:
         if answer.lost:
             raise MatchLost("the match worker died")
         if answer.withdrawn:
-            raise MatchLost("a bot of the match left the field before its turn came")
+            raise Withdrawn("a bot of the match left the field before its turn came")
         if answer.error:
             raise WorkerError(f"the match worker failed:\n{answer.error}")
         return answer.value
@@ -359,6 +392,12 @@ class MatchWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
+            # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
+            # and workers in their parent's session would split one share between them, however many CPUs they
+            # were started to use. A server's one worker stays in the server's session, where its checks' bots,
+            # weighted down as background bots, were measured to get what the ladder leaves.
+            start_new_session=self.session,
         )
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -400,7 +439,7 @@ class MatchWorker:
             if not life.ready and not self.restarts:
                 raise WorkerError(
                     f"the match worker ({sys.executable} -c '{WORKER_MAIN}') did not start (exit code"
-                    f" {code}): see the lines above; or play in the server's process (workers = 0)"
+                    f" {code}): see the lines above; {self.otherwise}"
                 )
             failures = 0 if life.played else failures + 1
             self.restarts += 1
@@ -465,13 +504,176 @@ async def open_match_worker(
     stderr_dir: Path | None,
     stamp: str,
     say: Callable[[str], None] = lambda _text: None,
+    reuse: bool = True,
+    otherwise: str = SERVER_OTHERWISE,
 ) -> AsyncIterator[MatchWorker]:
     """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
-    setup = Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp)
-    worker = MatchWorker(setup, say)
+    setup = match_setup(
+        game, params, limits, tournament_id=tournament_id, jobs=jobs, stderr_dir=stderr_dir, stamp=stamp, reuse=reuse
+    )
+    worker = MatchWorker(setup, say, otherwise=otherwise)
     async with trio.open_nursery() as nursery:
         await nursery.start(worker.run)
         try:
             yield worker
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+def match_setup(
+    game: str,
+    params: Mapping[str, object],
+    limits: Limits,
+    *,
+    tournament_id: int,
+    jobs: int,
+    stderr_dir: Path | None,
+    stamp: str,
+    reuse: bool = True,
+) -> Setup:
+    """The :class:`Setup` of a worker that plays ``game``'s matches, in this process's sandbox policy."""
+    return Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, reuse=reuse)
+
+
+# A tournament over several processes ---------------------------------------------------------------
+LOST_TRIES = 3
+"""Times a match is handed over again after the process playing it died, before the run stops with an error (a bug,
+or something that takes its supervisor down every time: better said than looped on)."""
+
+
+class Supervisors:
+    """A tournament's matches played by several match workers: a :class:`~arena.competition.runner.MatchExecutor`.
+
+    The tournament (:func:`~arena.competition.runner.run_tournament`) keeps
+    the schedule, the store, the progress and the fault counts in its own
+    process, and hands each match it may start to the worker with the most
+    room. Each worker plays its share of ``jobs`` at once and holds one more
+    match waiting its turn (whose processes it starts ahead, as the runner
+    does in one process), so it never idles while the tournament records a
+    result and hands the next one over. Every match of a persistent bot goes
+    to the first worker, where its one process lives; the runner hands them
+    over one at a time, in schedule order. A worker that dies loses the
+    matches it held (:class:`MatchLost`): they are handed over again, to the
+    new worker that takes its place or another, and recorded once, when one
+    is played to its end.
+    """
+
+    def __init__(self, workers: list[MatchWorker], shares: list[int], specs: Mapping[str, BotSpec]) -> None:
+        self.workers = workers
+        self.shares = shares
+        """How many matches each worker plays at once."""
+        self.specs = specs
+        self.held = [0] * len(workers)
+        """Matches handed to each worker and not yet answered."""
+        self.replayed = 0
+        """Matches handed over again because the worker playing them died."""
+        self.unforgotten: list[list[int]] = [[] for _ in workers]
+        """Deals each worker is yet to be told it may forget: told with its next match (in the same write)."""
+
+    @property
+    def slots(self) -> int:
+        """How many matches may be handed over at once: each worker's share, and one waiting in each."""
+        return sum(self.shares) + len(self.workers)
+
+    def _pick(self, scheduled: Scheduled) -> int:
+        if scheduled.persistent:  # their one process lives in the first worker
+            return 0
+        return min(range(len(self.workers)), key=lambda i: (self.held[i] - self.shares[i], i))
+
+    async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
+        """Play ``scheduled`` in a worker, again in another if the first died meanwhile (``None``: see :meth:`drop`)."""
+        for attempt in range(LOST_TRIES + 1):
+            index = self._pick(scheduled)
+            self.held[index] += 1
+            worker = self.workers[index]
+            for deal in self.unforgotten[index]:
+                worker.forget(deal)
+            self.unforgotten[index].clear()
+            try:
+                return await worker.play(scheduled, self.specs, log_path)
+            except Withdrawn:  # a bot of it was disqualified (drop) while it waited its turn
+                return None
+            except MatchLost:
+                if attempt == LOST_TRIES:
+                    raise WorkerError(
+                        f"match {scheduled.key}: the processes playing it died {LOST_TRIES + 1} times over"
+                        " (see the lines above); run it in one process (--processes 1) to see why"
+                    ) from None
+                self.replayed += 1
+            finally:
+                self.held[index] -= 1
+        raise AssertionError("unreachable")
+
+    def forget(self, deal: int) -> None:
+        """No match on ``deal`` is left to play (:meth:`BotPool.forget`): each worker is told before its next match.
+
+        A process that played the deal is only ever passed over for a match on
+        it, so the news matters to a worker only when it is handed one.
+        """
+        for deals in self.unforgotten:
+            deals.append(deal)
+
+    def drop(self, name: str) -> None:
+        """Bot ``name`` is disqualified: none of its matches starts from now, those waiting their turn are not played.
+
+        As in one process, where a match waiting for a place never starts
+        once a bot of it is disqualified; those under way finish.
+        """
+        for worker in self.workers:
+            worker.drop(name)
+
+    async def pool_stats(self) -> PoolStats:
+        """The processes the live workers started and reused, summed (a dead worker's are lost with it)."""
+        total = PoolStats()
+        for worker in self.workers:
+            if worker.pid is None:
+                continue
+            with trio.move_on_after(STOP_GRACE_S):
+                state = await worker.pool_state()
+                for name, count in state.stats.items():
+                    setattr(total, name, getattr(total, name) + count)
+        return total
+
+
+@contextlib.asynccontextmanager
+async def open_supervisors(
+    game: str,
+    params: Mapping[str, object],
+    limits: Limits,
+    specs: Mapping[str, BotSpec],
+    *,
+    tournament_id: int,
+    jobs: int,
+    processes: int,
+    reuse: bool,
+    stderr_dir: Path | None,
+    say: Callable[[str], None] = lambda _text: None,
+) -> AsyncIterator[Supervisors]:
+    """``processes`` match workers (no more than ``jobs``) sharing ``jobs`` matches at once, all started and ready.
+
+    On leaving, each stops its bots and exits (or is killed), as
+    :func:`open_match_worker`'s; a killed caller takes them with it
+    (``PR_SET_PDEATHSIG``), and the sandbox's lifelines their bots.
+    """
+    count = max(1, min(processes, jobs))
+    shares = [jobs // count + (index < jobs % count) for index in range(count)]
+    workers = [
+        MatchWorker(
+            match_setup(
+                game, params, limits, tournament_id=tournament_id, jobs=share, stderr_dir=stderr_dir,
+                stamp=f"p{index + 1}", reuse=reuse,
+            ),
+            say,
+            otherwise="or play in one process (--processes 1)",
+            session=True,
+        )
+        for index, share in enumerate(shares)
+    ]  # fmt: skip
+    async with trio.open_nursery() as nursery:
+        async with trio.open_nursery() as starting:  # side by side: each start is mostly Python's imports
+            for worker in workers:
+                starting.start_soon(nursery.start, worker.run)
+        try:
+            yield Supervisors(workers, shares, specs)
         finally:
             nursery.cancel_scope.cancel()

@@ -1,0 +1,318 @@
+"""A tournament's matches over several supervisor processes: the same results and logs as in one, kept safe."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import trio
+
+from arena.competition.config import BotEntry, TournamentConfig
+from arena.competition.plan import Plan, open_competition, prepare
+from arena.competition.runner import Summary, run_tournament
+from arena.competition.schedule import make_schedule
+from arena.competition.store import PlayedMatch, Store
+from arena.competition.worker import WORKER_MAIN
+from arena.sandbox import started_by
+from arena.supervisor.matchlog import read_log, strip_times
+from protocol import Limits
+
+from .conftest import REPO, SAMPLE_BOTS
+
+RPS = SAMPLE_BOTS / "rps-poker"
+FAST = Limits(startup_s=10.0, move_s=1.0, time_bank_s=2.0, move_wall_s=5.0)
+RESETTING = ["random-python", "simple-py", "minimal-valid-py"]
+"""Bots that reset at match_start: which of their processes plays a match cannot change it."""
+
+
+def config_for(tmp_path: Path, bots: list[str], **changes: Any) -> TournamentConfig:
+    config = TournamentConfig(
+        game="rps-poker", bots=[BotEntry(text=str(RPS / b)) for b in bots], seed=4242, limits=FAST,
+        db=tmp_path / "results.sqlite", log_dir=tmp_path / "logs",
+    )  # fmt: skip
+    for key, value in changes.items():
+        setattr(config, key, value)
+    return config
+
+
+def play(
+    plan: Plan, *, jobs: int, processes: int, reuse: bool = True, say: list[str] | None = None, during: Any = None
+) -> tuple[Summary, list[PlayedMatch]]:
+    said = say if say is not None else []
+
+    async def main() -> Summary:
+        with Store.open(plan.config.db) as store:
+            competition = open_competition(plan, store)
+            async with trio.open_nursery() as nursery:
+                if during is not None:
+                    nursery.start_soon(during, plan.config.db)
+                summary = await run_tournament(
+                    plan, store, competition, jobs=jobs, processes=processes, reuse=reuse, say=said.append
+                )
+                nursery.cancel_scope.cancel()
+            return summary
+
+    summary = trio.run(main)
+    with Store.open(plan.config.db) as store:
+        (tournament,) = store.tournaments()
+        return summary, store.matches(tournament.id)
+
+
+def results(matches: list[PlayedMatch]) -> list[tuple[Any, ...]]:
+    return sorted(
+        (m.key, m.bot_a, m.bot_b, m.seed, m.points, m.winner, m.forfeit, m.reason, m.faults, name_of(m.log_path))
+        for m in matches
+    )
+
+
+def name_of(path: str | None) -> str:
+    return Path(path or "").name
+
+
+def log_bytes(path: Path, *, renumbered: bool = False) -> bytes:
+    """The log without what depends on the clock, or on which process of a bot played (its stderr file's name).
+
+    ``renumbered``: each seat's request ids counted from 1 (a reused process numbers them on from match to match).
+    """
+    records = strip_times(read_log(path))
+    for bot in records[0]["bots"]:
+        bot.pop("stderr_log")
+    if renumbered:
+        ids: dict[tuple[str, int], int] = {}
+        for record in records:
+            message = record.get("msg")
+            if isinstance(message, dict) and "id" in message:
+                message["id"] = ids.setdefault((record["seat"], message["id"]), len(ids) + 1)
+    return b"".join(json.dumps(record).encode() + b"\n" for record in records)
+
+
+def logs_of(matches: list[PlayedMatch], *, renumbered: bool = False) -> dict[str, bytes]:
+    """Each match's log by key (see :func:`log_bytes`)."""
+    return {match.key: log_bytes(Path(match.log_path or ""), renumbered=renumbered) for match in matches}
+
+
+def stamps(matches: list[PlayedMatch]) -> set[str]:
+    """The stamps of the supervisor processes that played ``matches`` (``""``: this one), from their stderr files."""
+    names = {name for files in stderr_logs(matches).values() for name in files}
+    return {re.sub(r"^.*?\.(p\d+-)?\d+\.log$", r"\1", name).rstrip("-") for name in names}
+
+
+def stderr_logs(matches: list[PlayedMatch]) -> dict[str, set[str]]:
+    """Each bot's stderr files over ``matches`` (one per process that played it)."""
+    found: dict[str, set[str]] = {}
+    for match in matches:
+        for bot in read_log(Path(match.log_path or ""))[0]["bots"]:
+            found.setdefault(bot["name"], set()).add(Path(bot["stderr_log"]).name)
+    return found
+
+
+def workers_of(pid: int) -> list[psutil.Process]:
+    found = []
+    for child in psutil.Process(pid).children():
+        with contextlib.suppress(psutil.Error):
+            if WORKER_MAIN in " ".join(child.cmdline()):
+                found.append(child)
+    return found
+
+
+@pytest.mark.slow
+def test_two_processes_give_the_results_and_logs_of_one(tmp_path: Path) -> None:
+    # Fresh processes: every request id counts from 1 in each match, so the logs are the same byte for byte.
+    one_summary, one = play(prepare(config_for(tmp_path / "one", RESETTING)), jobs=1, processes=1, reuse=False)
+    two_summary, two = play(prepare(config_for(tmp_path / "two", RESETTING)), jobs=2, processes=2, reuse=False)
+    assert one_summary.played == two_summary.played == len(one) == len(two) == 6
+    assert [f for m in one + two for f in m.faults] == []
+    assert results(one) == results(two)
+    assert logs_of(one) == logs_of(two)
+    # Both processes played: each names its bots' stderr files with its own stamp (p1, p2).
+    assert stamps(two) == {"p1", "p2"} and stamps(one) == {""}
+    # Their pools are counted: two fresh processes a match, most started while the match before played.
+    assert two_summary.pool.started == 2 * 6 and two_summary.pool.reused == 0
+    assert two_summary.pool.prepared >= 2
+
+
+@pytest.mark.slow
+def test_two_processes_reusing_bots_give_the_results_of_one(tmp_path: Path) -> None:
+    one_summary, one = play(prepare(config_for(tmp_path / "one", RESETTING, cycles=2)), jobs=1, processes=1)
+    two_summary, two = play(prepare(config_for(tmp_path / "two", RESETTING, cycles=2)), jobs=2, processes=2)
+    assert one_summary.played == two_summary.played == len(two) == 12
+    assert results(one) == results(two)
+    # A reused process numbers its requests on from match to match: which process played a match shows only there.
+    assert logs_of(one, renumbered=True) == logs_of(two, renumbered=True)
+    assert logs_of(one) != logs_of(two)
+    assert stamps(two) == {"p1", "p2"}
+    assert two_summary.pool.started <= 2 * 2 * len(RESETTING)  # the legs of a deal apart, in each process
+    assert two_summary.pool.started + two_summary.pool.reused == 2 * 12
+
+
+@pytest.mark.slow
+def test_persistent_bots_keep_one_process_and_their_order_over_several_processes(tmp_path: Path) -> None:
+    # tsh-py and basic-odds-py keep state across matches ("persistent"): their results depend on the order.
+    bots = ["tsh-py", "basic-odds-py", "random-python"]
+    _, one = play(prepare(config_for(tmp_path / "one", bots, cycles=2)), jobs=1, processes=1)
+    plan = prepare(config_for(tmp_path / "two", bots, cycles=2))
+    assert plan.specs["tsh-py"].persistent and plan.specs["basic-odds-py"].persistent
+    _, two = play(plan, jobs=3, processes=2)
+    assert len(two) == 12
+    assert results(one) == results(two)
+    files = stderr_logs(two)
+    assert len(files["tsh-py"]) == len(files["basic-odds-py"]) == 1  # one process each, for all their matches
+    assert logs_of(one, renumbered=True) == logs_of(two, renumbered=True)
+
+
+@pytest.mark.slow
+def test_a_killed_supervisor_process_s_matches_are_played_again_and_recorded_once(tmp_path: Path) -> None:
+    killed: list[int] = []
+    orphans: list[psutil.Process] = []
+
+    async def kill_one_worker(db: Path) -> None:
+        while not killed:
+            await trio.sleep(0.05)
+            done = _recorded(db)
+            workers = workers_of(os.getpid())
+            if done >= 2 and len(workers) == 2:
+                victim = workers[0]
+                orphans.extend(started_by(victim.pid))  # its bots, to see that they die with it
+                victim.send_signal(signal.SIGKILL)
+                killed.append(victim.pid)
+
+    plan = prepare(config_for(tmp_path / "two", ["random-python", "minimal-python"], cycles=6))
+    said: list[str] = []
+    summary, matches = play(plan, jobs=2, processes=2, say=said, during=kill_one_worker)
+    assert killed
+    died = [line for line in said if f"(pid {killed[0]}) died" in line]
+    assert len(died) == 1, said
+    lost = int(re.search(r"(\d+) matches in play will be played again", died[0]).group(1))  # type: ignore[union-attr]
+    assert lost >= 1  # it held matches (its share and one waiting), which were handed over again
+    expected = sorted(m.key for m in make_schedule(plan.names, seed=4242, cycles=6, duplicate=True))
+    assert sorted(m.key for m in matches) == expected
+    assert summary.played == len(expected)
+    assert [f for m in matches for f in m.faults] == []
+    _, alive = psutil.wait_procs(orphans, timeout=10)
+    assert not alive, f"bots outlived their killed supervisor: {[p.pid for p in alive]}"
+
+
+def command(db: Path, tmp_path: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "arena", "tournament", "rps-poker",
+        *(str(RPS / b) for b in ("random-python", "simple-py", "minimal-python")),
+        "--cycles", "6", "--seed", "77", "--db", str(db), "--log-dir", str(tmp_path / "logs"),
+        "--jobs", "2", "--processes", "2",
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_sigkill_of_the_parent_leaves_no_process_and_a_rerun_records_each_match_once(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(command(db, tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    left: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, "the tournament ended before it could be killed"
+            assert time.monotonic() < deadline, "no match was recorded in time"
+            workers = workers_of(process.pid)
+            if len(workers) == 2 and _recorded(db) >= 3:
+                break
+            time.sleep(0.02)
+        left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
+        assert len(left) > 2  # the two supervisor processes and their bots
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        _, alive = psutil.wait_procs(left, timeout=15)
+        assert not alive, f"outlived the killed tournament: {[(p.pid, p.name()) for p in alive]}"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for proc in left:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+    before = _recorded(db)
+    expected = {
+        m.key
+        for m in make_schedule(["random-python", "simple-py", "minimal-python"], seed=77, cycles=6, duplicate=True)
+    }
+    assert 3 <= before < len(expected)
+    rerun = subprocess.run(command(db, tmp_path), capture_output=True, text=True, env=env, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"resuming: {before} of {len(expected)} recorded" in rerun.stdout
+    with Store.open(db) as store:
+        (tournament,) = store.tournaments()
+        keys = [m.key for m in store.matches(tournament.id)]
+    assert len(keys) == len(set(keys)) == len(expected)
+    assert set(keys) == expected
+
+
+def _recorded(db: Path) -> int:
+    """Matches recorded in ``db`` (read-only: the tournament writes it meanwhile)."""
+    if not db.exists():
+        return 0
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        command(db, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    left: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers := workers_of(process.pid)) < 2 or _recorded(db) < 2:
+            assert process.poll() is None, "the tournament ended before it could be stopped"
+            assert time.monotonic() < deadline, "no match was recorded in time"
+            time.sleep(0.02)
+        left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Leaderboard (" in out and "run the same command again to resume" in err
+    _, alive = psutil.wait_procs(left, timeout=5)  # stopped before the tournament exited: nothing to wait for
+    assert not alive, f"outlived the stopped tournament: {[(p.pid, p.name()) for p in alive]}"
+
+
+@pytest.mark.slow
+def test_a_bot_disqualified_over_two_processes_starts_no_match_and_the_rest_are_played(tmp_path: Path) -> None:
+    crashing = f"{sys.executable} {REPO / 'tests' / 'faulty' / 'bot.py'} exit_mid"
+    config = config_for(tmp_path, ["random-python", "minimal-python"], cycles=3, max_faults=1)
+    config.bots.append(BotEntry(text=crashing))
+    plan = prepare(config)
+    said: list[str] = []
+    summary, matches = play(plan, jobs=2, processes=2, say=said)
+    (crasher,) = set(plan.names) - {"random-python", "minimal-python"}
+    assert crasher in summary.disqualified
+    with_it = [m for m in matches if crasher in (m.bot_a, m.bot_b)]
+    # Two faults disqualify it; besides those, only matches already under way then were played (those waiting
+    # their turn in a worker were withdrawn and count as skipped, never played again nor lost).
+    assert len(with_it) <= 2 + summary.in_flight_at_disqualification[crasher]
+    assert summary.played == len(matches) and summary.played + summary.skipped == summary.scheduled
+    assert len({m.key for m in matches}) == len(matches)
+    others = [m for m in matches if crasher not in (m.bot_a, m.bot_b)]
+    assert len(others) == 3 * 2  # the other pair's every match
+    assert not [line for line in said if "died" in line]
