@@ -845,20 +845,20 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
     with section(report, "1b. Every core: light bots (a C bot answering at once), reused, round-robin of 4"):
         every_core(args, report, work / "cores")
 
-    with section(report, "1b. The arena's CPU per match against the in-process reference's (issue 31, item 2)"):
+    with section(report, "2. The arena's CPU per match against the in-process reference's (issue 31, item 2)"):
         reference_cpu = inprocess_cpu_ms(names, args.cycles, repeat=3)
         report.line(
             f"in-process reference, CPU per match (engine, five Bot objects, JSON)  {reference_cpu:6.2f} ms", load()
         )
-        arena_cpu = runs[1].cpu_per_match_ms
+        arena_cpu = runs[1, 1].cpu_per_match_ms
         report.line(
             f"arena, reused processes, --jobs 1, steady state, its own CPU per match {arena_cpu:6.2f} ms "
             f"({arena_cpu / reference_cpu:.2f}x; the bots' CPU not counted)",
-            runs[1].load,
+            runs[1, 1].load,
         )
         report.goal(Goal("2", "arena CPU per match vs the in-process reference's (reused, --jobs 1)",
                          f"{arena_cpu:.2f} vs {reference_cpu:.2f} ms", arena_cpu / reference_cpu, "<= 1x",
-                         arena_cpu <= reference_cpu, runs[1].load))  # fmt: skip
+                         arena_cpu <= reference_cpu, runs[1, 1].load))  # fmt: skip
 
     with section(report, "3. Fresh processes and starts (issue 31, item 3)"):
         fresh = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2))
