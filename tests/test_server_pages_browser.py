@@ -176,6 +176,16 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         link = page.locator("#board tbody tr a").first
         link.focus()
         page.evaluate("window.before = {board: document.getElementById('board'), focused: document.activeElement}")
+        # Rank changes are shown, in words too: the next update finds the page's two first rows swapped. (One
+        # update for both checks: with three bots the ladder may settle every pair soon, and then sends no more.)
+        page.evaluate(
+            """() => {
+                const rows = [...document.querySelectorAll('#board tbody tr[data-bot]')];
+                window.swapped = [rows[0].dataset.bot, rows[1].dataset.bot];
+                rows[0].dataset.rank = '2'; rows[1].dataset.rank = '1';
+                rows[1].parentNode.insertBefore(rows[1], rows[0]);
+            }"""
+        )
         played = page.evaluate("document.querySelector('#board-meta').innerText")
         page.wait_for_function(
             "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
@@ -185,18 +195,10 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         assert page.evaluate("document.activeElement === window.before.focused"), "keyboard focus was lost"
         assert page.evaluate("document.activeElement.closest('#board') !== null")
         assert page.errors == []
-        # Rank changes are shown, in words too: replay a board whose two first rows swapped.
-        page.evaluate(
-            """() => {
-                const rows = [...document.querySelectorAll('#board tbody tr[data-bot]')];
-                window.swapped = [rows[0].dataset.bot, rows[1].dataset.bot];
-                rows[0].dataset.rank = '2'; rows[1].dataset.rank = '1';
-                rows[1].parentNode.insertBefore(rows[1], rows[0]);
-            }"""
-        )
-        page.wait_for_selector("#board .move", timeout=120_000)
+        page.wait_for_selector("#board .move", timeout=10_000)
         moved = page.locator("#board .move").all_inner_texts()
-        assert any("up 1" in text for text in moved) and any("down 1" in text for text in moved), moved
+        # (the ladder's own results may move the ranks in the same update: by how much is theirs)
+        assert any(re.search(r"up \d+ since", t) for t in moved) and any(re.search(r"down \d+ since", t) for t in moved)
 
 
 def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path) -> None:
