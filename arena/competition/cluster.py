@@ -17,7 +17,7 @@ exactly as for a local run. Same tournament seed, same results table.
   directory). Matches then name the bundle only by its hash.
 * **Matches.** :func:`play_on_worker` plays one scheduled match on a worker
   with the same trio supervisor and sandbox as a local run
-  (:func:`arena.competition.runner.play_scheduled`) and returns a plain, picklable
+  (:func:`arena.competition.playing.play_scheduled`) and returns a plain, picklable
   :class:`~arena.competition.store.PlayedMatch`. A bot builds in its bundle folder on
   each worker (once per content, like locally). Each worker process keeps
   one trio loop in a thread with a bot pool (``_MatchHost``), so reusable
@@ -285,7 +285,7 @@ def _worker_address() -> str:
 def play_on_worker(order: MatchOrder) -> PlayedMatch:
     """Play ``order``'s match here, on a Dask worker, and return it as the store records it."""
     from ..games import get_game, provide
-    from .runner import play_scheduled
+    from .playing import play_scheduled
 
     try:
         provide(order.game, order.origin)

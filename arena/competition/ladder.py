@@ -53,7 +53,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor._pool import BotPool
-from .runner import play_scheduled
+from .playing import play_scheduled
 from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 

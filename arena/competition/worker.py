@@ -57,7 +57,7 @@ from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
 from ..supervisor._pool import PoolStats, open_pool
 from .ladder import MatchLost
-from .runner import play_scheduled
+from .playing import play_scheduled
 from .schedule import Scheduled
 from .store import PlayedMatch
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from .._errors import ConfigError
 from . import retention
 from .config import ServerConfig
-from .retention import size_text
+from .retention import relocate_logs, size_text  # (relocate_logs: where the service, which this imports, finds it)
 
 COPIED = ("bots", "logs")
 """The data folder's subfolders a backup copies (checks and incoming are a running server's scratch)."""
@@ -43,32 +43,6 @@ def backup_database(database: Path, target: Path) -> None:
     finally:
         source.close()
         copy.close()
-
-
-def relocate_logs(database: Path, logs: Path) -> int:
-    """Point the match logs' paths at ``logs`` when the data folder was moved (a backup restored elsewhere).
-
-    The matches record their logs by full path; a data folder copied to
-    another path finds its logs under its own ``logs/``. One look at the
-    last match's path decides (nothing to do, the usual case, costs one
-    indexed read); a move rewrites every path in one statement. How many
-    were rewritten.
-    """
-    with contextlib.closing(retention.connect(database)) as db:
-        row = db.execute("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
-        found = row.fetchone()
-        if found is None:
-            return 0
-        old = str(Path(found[0]).parent)
-        if old == str(logs) or not (logs / Path(found[0]).name).exists():
-            return 0  # in place, or not a copy of this folder's logs: left as they are
-        prefix = old + "/"
-        with retention.transaction(db):
-            changed = db.execute(
-                "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
-                (f"{logs}/", len(prefix) + 1, len(prefix), prefix),
-            ).rowcount
-        return int(changed)
 
 
 def backup(config: ServerConfig, dest: Path) -> list[str]:

@@ -292,3 +292,29 @@ def size_text(count: int) -> str:
     if count >= 1 << 30:
         return f"{count / (1 << 30):.1f} GiB"
     return f"{count / (1 << 20):.1f} MiB" if count >= 1 << 20 else f"{count / 1024:.0f} KiB"
+
+
+def relocate_logs(database: Path, logs: Path) -> int:
+    """Point the match logs' paths at ``logs`` when the data folder was moved (a backup restored elsewhere).
+
+    The matches record their logs by full path; a data folder copied to
+    another path finds its logs under its own ``logs/``. One look at the
+    last match's path decides (nothing to do, the usual case, costs one
+    indexed read); a move rewrites every path in one statement. How many
+    were rewritten.
+    """
+    with contextlib.closing(connect(database)) as db:
+        row = db.execute("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
+        found = row.fetchone()
+        if found is None:
+            return 0
+        old = str(Path(found[0]).parent)
+        if old == str(logs) or not (logs / Path(found[0]).name).exists():
+            return 0  # in place, or not a copy of this folder's logs: left as they are
+        prefix = old + "/"
+        with transaction(db):
+            changed = db.execute(
+                "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
+                (f"{logs}/", len(prefix) + 1, len(prefix), prefix),
+            ).rowcount
+        return int(changed)

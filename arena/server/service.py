@@ -60,7 +60,7 @@ from ._queue import FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
-from .maintain import relocate_logs
+from .retention import relocate_logs
 from .state import Entry, Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
