@@ -114,4 +114,4 @@ async def test_one_game_a_person_and_an_abandoned_game_ends_and_frees_its_slot(
                 if 'id="play-a"' in page:
                     break  # the slot is free again
                 await trio.sleep(0.1)
-        assert kit.competition.matches == []  # never a result of the competition
+        assert kit.competition.played == 0 and kit.matches == []  # never a result of the competition
