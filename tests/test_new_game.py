@@ -46,11 +46,12 @@ def test_a_bad_or_taken_name_is_a_one_line_error_and_writes_nothing(tmp_path: Pa
 
 
 def test_an_existing_folder_is_never_written_into(tmp_path: Path) -> None:
-    (tmp_path / "high-card").mkdir()
-    (tmp_path / "high-card" / "mine.txt").write_text("keep")
+    # (a name no example game takes: a test in the same process may have loaded examples/high-card)
+    (tmp_path / "tall-card").mkdir()
+    (tmp_path / "tall-card" / "mine.txt").write_text("keep")
     with pytest.raises(ConfigError, match="exists already"):
-        new_game("high-card", tmp_path)
-    assert [p.name for p in (tmp_path / "high-card").iterdir()] == ["mine.txt"]
+        new_game("tall-card", tmp_path)
+    assert [p.name for p in (tmp_path / "tall-card").iterdir()] == ["mine.txt"]
 
 
 def test_names_of_the_package_and_class() -> None:
