@@ -1176,13 +1176,14 @@ def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_s
     The replay names the match by its ``key``, as the server's pages do (the log's own id is what the bots
     were told).
     """
-    from ..replay import load_log, match_page
+    from ..replay import load_log, match_page, timeline_of
 
     log = load_log(path)
     log.stderr = [record for record in log.stderr if record.get("seat") in stderr_of]
+    timeline = timeline_of(log)  # (before the id is changed: the rules re-run the match as the bots were told it)
     if key:
         log.header = {**log.header, "match_id": key}
-    html = match_page(log, seat=seat, seed_shown=seed_shown)
+    html = match_page(log, seat=seat, seed_shown=seed_shown, timeline=timeline)
     at = html.rfind("</body>")
     return html[:at] + FRAME_SCRIPT + html[at:] if at >= 0 else html
 
