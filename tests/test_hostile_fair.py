@@ -212,7 +212,7 @@ def test_a_match_seed_and_both_seats_are_shown_only_once_its_deal_is_played_out(
         assert public["seed"] == seed and isinstance(public["seed"], str)
         replay = client.get(f"/matches/{key}/replay")
         assert replay.status_code == 200 and f'<meta name="arena-seed" content="{seed}">' in replay.text
-        assert f"seed {seed}" in client.get(f"/matches/{key}").text
+        assert f"<dt>seed</dt><dd><code>{seed}</code>" in client.get(f"/matches/{key}").text
 
 
 SHARES_DEALS = HOSTILE / "shares-deals"
