@@ -17,6 +17,7 @@ import io
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ import httpx
 import pytest
 
 from arena.cli import main
+from arena.server.web import BOT_PAGE_MATCHES
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import ServerProcess, minimal_bot, running, server_process, write_config
@@ -251,6 +253,11 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> No
     with site(tmp_path, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
         wait_matches(s.server.url, 80)
         bot = "minimal-python"
+        # The chart's points are taken as the standings are drawn (about once a second): wait for two.
+        deadline = time.monotonic() + 120
+        while len(httpx.get(f"{s.server.url}/api/bots/{bot}", timeout=30).json()["rating_history"]) < 2:
+            assert time.monotonic() < deadline, "the rating chart has fewer than two points"
+            time.sleep(0.5)
         page = s.page("phone")
         page.goto(f"{s.server.url}/bots/{bot}")
         chart = page.locator("#rating-chart")
@@ -274,9 +281,9 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> No
         assert all(t.endswith("drew") for t in page.locator("table.matches td.result").all_inner_texts())
         colour = page.eval_on_selector("table.matches tbody tr", "r => getComputedStyle(r).boxShadow")
         assert "rgb(93, 103, 120)" in colour, colour
-        # Paged: 25 a page, "Older matches" to go on (keyset: before the last one shown), "Newest" to come back.
+        # Paged: BOT_PAGE_MATCHES a page, "Older matches" (keyset: before the last one shown), "Newest" to come back.
         page.goto(f"{s.server.url}/bots/{bot}")
-        assert page.locator("table.matches tbody tr").count() == 25
+        assert page.locator("table.matches tbody tr").count() == BOT_PAGE_MATCHES
         first = page.locator("table.matches tbody tr a").first.inner_text()
         page.click("a[rel=next]")
         page.wait_for_load_state()
