@@ -164,7 +164,10 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> N
 
 
 def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder_does(tmp_path: Path) -> None:
-    with site(tmp_path) as s:
+    # Two bots that always draw never settle their pair, and its budget is large: the ladder plays on, so the
+    # standings are still updated when the page looks (quick bots settle an ordinary ladder in seconds).
+    ladder = "placement_pairs = 1\npair_budget = 100000"
+    with site(tmp_path, ladder=ladder, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
         page = s.page()
         page.goto(s.server.url + "/")
         assert page.locator("#live").count() == 0, "the permanent 'live' badge is back"
