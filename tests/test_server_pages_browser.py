@@ -182,9 +182,15 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
             if name == "live":  # the organiser's: the whole table so far, shown once a message has been played
                 page.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
                 page.frame_locator("#live-frames iframe:not([hidden])").locator("body[data-ready='1']").wait_for()
+                page.wait_for_function(  # the frame takes its table's height (a fixed one cuts it on a phone)
+                    "() => Math.abs(document.querySelector('#live-frames iframe:not([hidden])')"
+                    ".getBoundingClientRect().height - 640) > 8"
+                )
             problems = look(page, name, size, shots)
-        except Error:  # the match ended while the page was looked at (it went to the match's page)
-            continue
+        except Error:
+            if page.url == url + address:
+                raise
+            continue  # the match ended while the page was looked at (it went to the match's page)
         if page.url == url + address and key in page.content():
             return problems
     raise AssertionError(f"{name} at {size}: no match stayed in play while its page was looked at")
