@@ -184,7 +184,8 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 page.frame_locator("#live-frames iframe:not([hidden])").locator("body[data-ready='1']").wait_for()
                 page.wait_for_function(  # the frame takes its table's height (a fixed one cuts it on a phone)
                     "() => Math.abs(document.querySelector('#live-frames iframe:not([hidden])')"
-                    ".getBoundingClientRect().height - 640) > 8"
+                    ".getBoundingClientRect().height - 640) > 8",
+                    timeout=5_000,  # (told as the frame loads: within a match's time, so that a failure says this)
                 )
             problems = look(page, name, size, shots)
         except Error:
