@@ -211,8 +211,10 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
         alice.goto(f"{url}/bots/random-python/play")
         alice.click("#play-a")
         alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
-        alice.wait_for_selector("#moves button")
-        alice.locator("#moves button").first.click()  # (a move played: the transcript has a turn in it)
+        for _ in range(6):  # the draft's 5 picks and a turn: the transcript has a turn played in it
+            alice.wait_for_selector("#moves button")
+            alice.locator("#moves button").first.click()
+            alice.wait_for_load_state()
         alice.wait_for_selector("#moves button")
         game = alice.url.removeprefix(url)
         public = s.page()
