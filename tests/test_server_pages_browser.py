@@ -187,6 +187,9 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                     ".getBoundingClientRect().height - 640) > 8",
                     timeout=5_000,  # (told as the frame loads: within a match's time, so that a failure says this)
                 )
+                hidden = "(() => { const f = document.createElement('iframe'); f.className = 'replay'; f.hidden = true;"
+                hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
+                assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
             problems = look(page, name, size, shots)
         except Error:
             if page.url == url + address:
