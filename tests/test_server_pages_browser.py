@@ -190,6 +190,7 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 hidden = "(() => { const f = document.createElement('iframe'); f.className = 'replay'; f.hidden = true;"
                 hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
                 assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
+                page.wait_for_timeout(600)  # (the frame takes its replay's height, as on the match page)
             problems = look(page, name, size, shots)
         except Error:
             if page.url == url + address:
