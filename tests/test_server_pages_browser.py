@@ -118,7 +118,13 @@ def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
     problems = [f"{name} at {size}: scrolls {over} px sideways"] if (over := sideways(page)) else []
     problems += [f"{name} at {size}: {v}" for v in axe_violations(page)]
     suffix = "" if size == "desktop" else "-phone"
+    # Pictured in a window as tall as the page: a full-page picture taken in a shorter one leaves a framed
+    # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
+    height = int(page.evaluate("document.documentElement.scrollHeight"))
+    page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
+    page.wait_for_timeout(300)
     page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
+    page.set_viewport_size(SIZES[size])
     return problems
 
 
