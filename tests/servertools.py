@@ -28,6 +28,8 @@ from arena.server.web import create_app
 from .conftest import SAMPLE_BOTS
 
 RPS = SAMPLE_BOTS / "rps-poker"
+SLOW_BOT = Path(__file__).parent / "bots" / "slow-python"
+"""An RPS Poker bot that takes 0.4 s a move: its matches last long enough to be watched while they are played."""
 MINIMAL_BOT = RPS / "minimal-python"
 
 
@@ -150,6 +152,20 @@ async def running(
             nursery.cancel_scope.cancel()
     finally:
         competition.close()
+
+
+def in_play(url: str, bot: str, other: str, *, timeout: float = 420) -> str:
+    """The key of a match between ``bot`` and ``other`` that has just come into play (a second ago at most)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        page = httpx.get(f"{url}/live", timeout=30).text
+        for row in page.split("<tr><td>")[1:]:
+            key = row.split('href="/matches/')[1].split("/live")[0]
+            age = int(row.split("</td><td>")[3].split(" s")[0])
+            if bot in key and other in key and age <= 1:
+                return key
+        time.sleep(0.2)
+    raise AssertionError(f"no match of {bot} against {other} came into play")
 
 
 def bot_archive(files: dict[str, str | bytes]) -> bytes:

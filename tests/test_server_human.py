@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 from pathlib import Path
 
@@ -28,8 +27,6 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice_link = printed.getvalue().split("/login/")[1].split()[0]
     errors: list[str] = []
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
-    shots.mkdir(parents=True, exist_ok=True)
     with server_process(config) as server, sync_api.sync_playwright() as driver:
         url = server.url
         organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
@@ -61,8 +58,6 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
                 alice.wait_for_selector("#moves button, #game-over", timeout=30_000)
                 if alice.locator("#game-over").count():
                     break
-                if moves == 3:
-                    alice.screenshot(path=str(shots / "play.png"), full_page=True)
                 alice.locator("#moves button").first.click()
                 alice.wait_for_load_state()
                 moves += 1

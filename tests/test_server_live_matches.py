@@ -13,7 +13,6 @@ import base64
 import contextlib
 import io
 import json
-import os
 import time
 import zlib
 from pathlib import Path
@@ -27,10 +26,9 @@ from arena.server.live import shown_count
 from arena.supervisor.matchlog import read_log
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import RPS, minimal_bot, server_process
+from .servertools import RPS, SLOW_BOT, in_play, minimal_bot, server_process
 
 pytestmark = pytest.mark.slow
-SLOW_BOT = Path(__file__).parent / "bots" / "slow-python"
 
 
 def _config(folder: Path) -> Path:
@@ -41,20 +39,6 @@ def _config(folder: Path) -> Path:
         f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
     )
     return path
-
-
-def _in_play(url: str, bot: str, other: str, *, timeout: float = 420) -> str:
-    """The key of a match between ``bot`` and ``other`` that has just come into play (a second ago at most)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        page = httpx.get(f"{url}/live", timeout=30).text
-        for row in page.split("<tr><td>")[1:]:
-            key = row.split('href="/matches/')[1].split("/live")[0]
-            age = int(row.split("</td><td>")[3].split(" s")[0])
-            if bot in key and other in key and age <= 1:
-                return key
-        time.sleep(0.2)
-    raise AssertionError(f"no match of {bot} against {other} came into play")
 
 
 def _events(url: str, key: str, headers: dict[str, str], seconds: float) -> list[tuple[str, str, str]]:
@@ -98,15 +82,13 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
     token = printed.getvalue().split("token: ")[1].split()[0]
     alice = {"authorization": f"Bearer {token}"}
     errors: list[str] = []
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
-    shots.mkdir(parents=True, exist_ok=True)
     with server_process(config) as server, sync_api.sync_playwright() as driver:
         url = server.url
         sent = httpx.post(
             f"{url}/api/submissions", headers=alice, files={"file": ("bot.tar.gz", minimal_bot())}, timeout=60
         )
         assert sent.status_code == 201, sent.text
-        key = _in_play(url, "alice", "slow-python")
+        key = in_play(url, "alice", "slow-python")
         seat = (
             "A"
             if httpx.get(f"{url}/live", timeout=30).text.split(f"{key}</a></td><td>")[1].startswith("alice")
@@ -150,7 +132,7 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             stranger = browser.new_page()
             stranger.on("pageerror", lambda e: errors.append(str(e)))
 
-            key = _in_play(url, "alice", "slow-python")  # the next one, if that one has ended meanwhile
+            key = in_play(url, "alice", "slow-python")  # the next one, if that one has ended meanwhile
             for page in (organiser, owner, stranger):
                 page.goto(f"{url}/matches/{key}/live")
             assert stranger.locator("#live-hidden").is_visible()
@@ -161,7 +143,6 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
                 f"() => Number(document.getElementById('live-match').dataset.shown) > {first}", timeout=30_000
             )
             whole = organiser.frame_locator("#live-frames iframe:not([hidden])")
-            organiser.screenshot(path=str(shots / "live.png"), full_page=True)
             assert "Everything" in whole.locator("#views").inner_text()
             assert "does not match the rules" not in whole.locator("body").inner_text()  # the rules' own frames
             owner.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")

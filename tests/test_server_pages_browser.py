@@ -30,7 +30,7 @@ from arena.cli import main
 from arena.server.web import BOT_PAGE_MATCHES
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import ServerProcess, minimal_bot, running, server_process, write_config
+from .servertools import SLOW_BOT, ServerProcess, in_play, minimal_bot, running, server_process, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -113,6 +113,21 @@ def played_out(matches: list[dict[str, Any]]) -> str:
     return next(key for key in sorted(keys) if f"{key[:-1]}{'ab'[key.endswith('a')]}" in keys)
 
 
+def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
+    """What is wrong with ``page`` as shown now (sideways scroll, axe's violations); saved as ``NAME[-phone].png``."""
+    problems = [f"{name} at {size}: scrolls {over} px sideways"] if (over := sideways(page)) else []
+    problems += [f"{name} at {size}: {v}" for v in axe_violations(page)]
+    suffix = "" if size == "desktop" else "-phone"
+    # Pictured in a window as tall as the page: a full-page picture taken in a shorter one leaves a framed
+    # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
+    height = int(page.evaluate("document.documentElement.scrollHeight"))
+    page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
+    page.set_viewport_size(SIZES[size])
+    return problems
+
+
 def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
     shots.mkdir(parents=True, exist_ok=True)
@@ -153,12 +168,78 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> N
                 if name == "match":
                     page.frame_locator("iframe.replay").locator("body[data-ready='1']").wait_for()
                     page.wait_for_timeout(600)  # (the frame takes its replay's height)
-                if over := sideways(page):
-                    problems.append(f"{name} at {size}: scrolls {over} px sideways")
-                problems += [f"{name} at {size}: {v}" for v in axe_violations(page)]
-                suffix = "" if size == "desktop" else "-phone"
-                page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
+                problems += look(page, name, size, shots)
         for page in logged.values():
+            assert page.errors == [], page.errors
+    assert problems == [], "\n".join(problems)
+
+
+def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list[str]:
+    """:func:`look` at a page of a match in play: one that has just begun (a page seen after its match ended is
+    seen again, on the next match: the live page becomes the match's page at the end)."""
+    from playwright.sync_api import Error
+
+    for _ in range(5):
+        key = in_play(url, "slow-python", "random-python")
+        address = "/live" if name == "now-playing" else f"/matches/{key}/live"
+        try:
+            page.goto(url + address)
+            page.wait_for_load_state("load")
+            if name == "live":  # the organiser's: the whole table so far, shown once a message has been played
+                page.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
+                page.frame_locator("#live-frames iframe:not([hidden])").locator("body[data-ready='1']").wait_for()
+                page.wait_for_function(  # the frame takes its table's height (a fixed one cuts it on a phone)
+                    "() => Math.abs(document.querySelector('#live-frames iframe:not([hidden])')"
+                    ".getBoundingClientRect().height - 640) > 8",
+                    timeout=5_000,  # (told as the frame loads: within a match's time, so that a failure says this)
+                )
+                hidden = "(() => { const f = document.createElement('iframe'); f.className = 'replay'; f.hidden = true;"
+                hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
+                assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
+                page.wait_for_timeout(600)  # (the frame takes its replay's height, as on the match page)
+            problems = look(page, name, size, shots)
+        except Error:
+            if page.url == url + address:
+                raise
+            continue  # the match ended while the page was looked at (it went to the match's page)
+        if page.url == url + address and key in page.content():
+            return problems
+    raise AssertionError(f"{name} at {size}: no match stayed in play while its page was looked at")
+
+
+def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
+    """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
+    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    with site(tmp_path, house=(str(SLOW_BOT), "random-python")) as s:
+        url = s.server.url
+        organiser = s.page(login=s.organiser)
+        organiser.goto(f"{url}/bots/random-python/play")
+        organiser.click("#allow")
+        organiser.wait_for_selector("#play-a")
+        alice = s.page(login=s.alice)
+        alice.goto(f"{url}/bots/random-python/play")
+        alice.click("#play-a")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        for _ in range(6):  # the draft's 5 picks and a turn: the transcript has a turn played in it
+            alice.wait_for_selector("#moves button")
+            alice.locator("#moves button").first.click()
+            alice.wait_for_load_state()
+        alice.wait_for_selector("#moves button")
+        game = alice.url.removeprefix(url)
+        public = s.page()
+        problems: list[str] = []
+        for size in SIZES:
+            for name, page in (("now-playing", public), ("live", organiser), ("live-public", public)):
+                page.set_viewport_size(SIZES[size])
+                problems += look_in_play(page, url, name, size, shots)
+            for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):
+                page.set_viewport_size(SIZES[size])
+                page.goto(url + address)
+                page.wait_for_load_state("networkidle")
+                assert name != "play" or page.locator("#moves button").count(), "the game is not awaiting a move"
+                problems += look(page, name, size, shots)
+        for page in (organiser, alice, public):
             assert page.errors == [], page.errors
     assert problems == [], "\n".join(problems)
 

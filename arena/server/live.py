@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,9 +131,11 @@ class Pages(Protocol):
 class LivePages:
     """The "now playing" list, a match in play's page, its view so far, and its events."""
 
-    def __init__(self, pages: Pages, replay_csp: str) -> None:
+    def __init__(self, pages: Pages, replay_csp: str, framed: Callable[[str], str]) -> None:
         self.pages = pages
         self.replay_csp = replay_csp
+        self.framed = framed
+        """Adds to a replay page the script that tells the page framing it its height (the frame is sized to it)."""
         self.c = pages.c
         self.logs: dict[str, GrowingLog] = {}
         """The logs of the matches in play being watched, by key (dropped when their match ends)."""
@@ -186,7 +188,7 @@ class LivePages:
         log = self.log(playing)
         if log is None or not log.refresh():
             raise HTTPException(404, "this match's log has not begun yet: try again in a moment")
-        html = await trio.to_thread.run_sync(log.page, seat, seat is None)
+        html = self.framed(await trio.to_thread.run_sync(log.page, seat, seat is None))
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
 
     async def events(self, request: Request) -> Response:

@@ -235,7 +235,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 def create_app(competition: Competition, *, https_only: bool = False) -> Starlette:
     """The Starlette app serving ``competition``."""
     pages = Pages(competition)
-    live = LivePages(pages, REPLAY_CSP)
+    live = LivePages(pages, REPLAY_CSP, framed)
     human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     routes = [
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
@@ -1183,7 +1183,11 @@ def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_s
     timeline = timeline_of(log)  # (before the id is changed: the rules re-run the match as the bots were told it)
     if key:
         log.header = {**log.header, "match_id": key}
-    html = match_page(log, seat=seat, seed_shown=seed_shown, timeline=timeline)
+    return framed(match_page(log, seat=seat, seed_shown=seed_shown, timeline=timeline))
+
+
+def framed(html: str) -> str:
+    """The replay page ``html`` with :data:`FRAME_SCRIPT`, to be shown in a frame of a server page."""
     at = html.rfind("</body>")
     return html[:at] + FRAME_SCRIPT + html[at:] if at >= 0 else html
 

@@ -1,6 +1,7 @@
 // A match in play: its table so far (a replay page drawn by the server for this viewer) is loaded again each
 // time the server says the viewer's view grew, into a second frame swapped in once loaded (no blank flash);
-// when the match ends, the page goes to the match's own page.
+// each frame takes the height its replay tells (as on the match page: see web.py, FRAME_SCRIPT); when the match
+// ends, the page goes to the match's own page.
 (function () {
   var box = document.getElementById("live-match");
   if (!box || !window.EventSource) return;
@@ -32,6 +33,15 @@
     });
     frames.append(frame);
   }
+  window.addEventListener("message", function (event) {
+    if (!event.data || !event.data.arenaReplay || !frames) return;
+    var height = Number(event.data.arenaReplay.height);
+    frames.querySelectorAll("iframe").forEach(function (frame) {
+      if (frame.contentWindow === event.source && height > 0) {
+        frame.style.height = Math.min(Math.max(height + 4, 320), 6000) + "px";
+      }
+    });
+  });
   var source = new EventSource(box.dataset.events);
   source.addEventListener("step", function (event) {
     var data = JSON.parse(event.data);
