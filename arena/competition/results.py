@@ -359,10 +359,13 @@ class FrozenTally:
                     row.mean_low, row.mean_high = max(low, row.mean - half), min(high, row.mean + half)
         if head_to_head:
             _head_to_head(pairwise, self.meetings, ratings)
+        # Ratings compared to a millionth of a point: a fit warm-started from the last one (the server's) and a fit
+        # from scratch (arena results, a restored backup) agree to 1e-9, not to the last bit, and bots tied in fact
+        # must rank the same way in both (by mean, then name), not by rounding noise.
         if rank_by == "rating":
-            key = lambda r: (bool(r.disqualified), -r.rating, -_finite(r.mean), r.bot)  # noqa: E731
+            key = lambda r: (bool(r.disqualified), -round(r.rating, 6), -_finite(r.mean), r.bot)  # noqa: E731
         else:
-            key = lambda r: (bool(r.disqualified), -_finite(r.mean), -r.rating, r.bot)  # noqa: E731
+            key = lambda r: (bool(r.disqualified), -_finite(r.mean), -round(r.rating, 6), r.bot)  # noqa: E731
         order = sorted(rows.values(), key=key)
         for rank, row in enumerate(order, start=1):
             row.rank = rank
