@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,3 +108,17 @@ def seen_by(records: list[dict[str, Any]], seat: str, *, abbreviate_limits: bool
                 msg["limits"] = "..."
             seen.append(json.dumps(msg, separators=(",", ":")).replace('"limits":"..."', '"limits":{...}'))
     return [*seen, '{"type":"quit"}']
+
+
+def recorded(db: Path) -> int:
+    """Matches recorded in the results database ``db`` (read-only: a tournament may be writing it meanwhile)."""
+    if not db.exists():
+        return 0
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return 0

@@ -10,7 +10,6 @@ import random
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -40,7 +39,7 @@ from arena.competition.store import FaultRow, PlayedMatch, Store
 from arena.sandbox import started_by
 from arena.supervisor._pool import BotPool
 
-from .conftest import REPO, SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS, recorded
 
 H2H = Roles.named("new", "base")
 FIELD = Roles.named("new", "base", "x", "y")
@@ -305,19 +304,6 @@ def test_a_comparison_against_a_field_resumes_after_kill_9_and_ends_as_an_unbrok
     assert {row["bot"] for row in board["standings"]} == {
         "simple-py", "minimal-python", "random-python",
     }  # fmt: skip
-
-
-def recorded(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
-        finally:
-            connection.close()
-    except sqlite3.Error:
-        return 0
 
 
 REMEMBERS = REPO / "tests" / "hostile" / "remembers-deals"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from arena.competition.schedule import make_schedule
 from arena.competition.store import Store
 from arena.sandbox import started_by
 
-from .conftest import REPO, SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS, recorded
 
 RPS = SAMPLE_BOTS / "rps-poker"
 BOTS = ["random-python", "simple-py", "minimal-python"]
@@ -29,19 +28,6 @@ def command(db: Path, tmp_path: Path, *extra: str) -> list[str]:
         "--cycles", "6", "--seed", "77", "--db", str(db), "--log-dir", str(tmp_path / "logs"), "--jobs", "2",
         "--no-reuse", *extra,
     ]  # fmt: skip
-
-
-def recorded(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
-        finally:
-            connection.close()
-    except sqlite3.Error:
-        return 0
 
 
 def wait_for_matches(db: Path, process: subprocess.Popen[bytes], count: int) -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from arena.sandbox import started_by
 from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
 
-from .conftest import REPO, SAMPLE_BOTS
+from .conftest import REPO, SAMPLE_BOTS, recorded
 
 RPS = SAMPLE_BOTS / "rps-poker"
 FAST = Limits(startup_s=10.0, move_s=1.0, time_bank_s=2.0, move_wall_s=5.0)
@@ -179,7 +178,7 @@ def test_a_killed_supervisor_process_s_matches_are_played_again_and_recorded_onc
     async def kill_one_worker(db: Path) -> None:
         while not killed:
             await trio.sleep(0.05)
-            done = _recorded(db)
+            done = recorded(db)
             workers = workers_of(os.getpid())
             if done >= 2 and len(workers) == 2:
                 victim = workers[0]
@@ -224,7 +223,7 @@ def test_sigkill_of_the_parent_leaves_no_process_and_a_rerun_records_each_match_
             assert process.poll() is None, "the tournament ended before it could be killed"
             assert time.monotonic() < deadline, "no match was recorded in time"
             workers = workers_of(process.pid)
-            if len(workers) == 2 and _recorded(db) >= 3:
+            if len(workers) == 2 and recorded(db) >= 3:
                 break
             time.sleep(0.02)
         left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
@@ -240,7 +239,7 @@ def test_sigkill_of_the_parent_leaves_no_process_and_a_rerun_records_each_match_
         for proc in left:
             with contextlib.suppress(psutil.Error):
                 proc.kill()
-    before = _recorded(db)
+    before = recorded(db)
     expected = {
         m.key
         for m in make_schedule(["random-python", "simple-py", "minimal-python"], seed=77, cycles=6, duplicate=True)
@@ -256,20 +255,6 @@ def test_sigkill_of_the_parent_leaves_no_process_and_a_rerun_records_each_match_
     assert set(keys) == expected
 
 
-def _recorded(db: Path) -> int:
-    """Matches recorded in ``db`` (read-only: the tournament writes it meanwhile)."""
-    if not db.exists():
-        return 0
-    try:
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(connection.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
-        finally:
-            connection.close()
-    except sqlite3.Error:
-        return 0
-
-
 @pytest.mark.slow
 def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
@@ -280,7 +265,7 @@ def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> 
     left: list[psutil.Process] = []
     try:
         deadline = time.monotonic() + 120
-        while len(workers := workers_of(process.pid)) < 2 or _recorded(db) < 2:
+        while len(workers := workers_of(process.pid)) < 2 or recorded(db) < 2:
             assert process.poll() is None, "the tournament ended before it could be stopped"
             assert time.monotonic() < deadline, "no match was recorded in time"
             time.sleep(0.02)
