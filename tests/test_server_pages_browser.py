@@ -207,6 +207,21 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
     raise AssertionError(f"{name} at {size}: no match stayed in play while its page was looked at")
 
 
+def goto_after_live(page: Any, address: str) -> None:
+    """``page.goto(address)`` from a page that may have been a live match's: one whose match ends as it is left
+    goes to the match's page by itself, and that navigation can abort ours (net::ERR_ABORTED, or "interrupted by
+    another navigation"): go again."""
+    from playwright.sync_api import Error
+
+    for attempt in range(3):
+        try:
+            page.goto(address)
+            return
+        except Error as error:
+            if not ("ERR_ABORTED" in str(error) or "interrupted by another navigation" in str(error)) or attempt == 2:
+                raise
+
+
 def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
     """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
@@ -235,7 +250,7 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
                 problems += look_in_play(page, url, name, size, shots)
             for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):
                 page.set_viewport_size(SIZES[size])
-                page.goto(url + address)
+                goto_after_live(page, url + address)
                 page.wait_for_load_state("networkidle")
                 assert name != "play" or page.locator("#moves button").count(), "the game is not awaiting a move"
                 problems += look(page, name, size, shots)
