@@ -88,7 +88,7 @@ from arena.competition.worker import WORKER_MAIN  # noqa: E402
 from arena.games import derive_seed, get_game  # noqa: E402
 from arena.sandbox import summary as sandbox_summary  # noqa: E402
 from arena.sandbox._programs import find_program  # noqa: E402
-from arena.supervisor._process import open_bot  # noqa: E402
+from arena.supervisor._process import BotProcess, OutputWatch, open_bot  # noqa: E402
 from arena.supervisor.play import QUIT_LINE, spawn_options  # noqa: E402
 from arena.supervisor.wires import wire_for  # noqa: E402
 from protocol import SEATS, Limits, MatchEnd, MatchStart  # noqa: E402
@@ -214,6 +214,79 @@ def _inprocess_run(names: list[str], schedule: list[tuple[str, str, int]], clock
         for index, name in enumerate(seats):
             bots[name].feed(protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
     return clock() - started
+
+
+def relay_floor_cpu_ms(names: list[str], cycles: int, repeat: int) -> float:
+    """CPU milliseconds per match of the least any Python supervisor of bot processes does: the same matches, the
+    same engine and codec, each bot a bare process (no jail) written to with one ``os.write`` a request (its notices
+    in the same write) and read with one blocking ``readline``; no clocks, limits, log or faults (the least of
+    ``repeat``; this process's CPU only, as the arena's is counted)."""
+    schedule = round_robin(names, cycles)
+    return min(_relay_floor_run(names, schedule) for _ in range(repeat)) / len(schedule) * 1e3
+
+
+def _relay_floor_run(names: list[str], schedule: list[tuple[str, str, int]]) -> float:
+    game = get_game(GAME)
+    limits = Limits()
+    wires = {name: wire_for("json", game) for name in names}
+    processes = {}
+    for name in names:
+        spec = resolve(str(RPS / name))
+        processes[name] = subprocess.Popen(
+            bare_command(spec.command, spec.cwd), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            env=_bare_env(), start_new_session=True,
+        )  # fmt: skip
+    held: dict[str, list[bytes]] = {name: [] for name in names}
+
+    def write(name: str) -> None:
+        stdin = processes[name].stdin
+        assert stdin is not None
+        os.write(stdin.fileno(), b"".join(held[name]))
+        held[name].clear()
+
+    next_id = dict.fromkeys(names, 1)
+    try:
+        started = time.process_time()
+        for a, b, seed in schedule:
+            seats = (a, b)
+            state = game.new_match(seed)
+            for index, name in enumerate(seats):
+                start = MatchStart(
+                    match_id=f"{seed}", game=game.game_id, seat=SEATS[index], params=game.params,
+                    limits=limits, opponent=seats[1 - index],
+                )  # fmt: skip
+                held[name].append(protocol.encode(start))
+            for seat, notice in state.start().notices:
+                held[seats[seat]].append(protocol.encode(notice))
+            while not state.is_over:
+                actions = {}
+                requests = {}
+                for seat, request in sorted(state.requests().items()):
+                    name = seats[seat]
+                    requests[seat] = request = msgspec.structs.replace(request, id=next_id[name])
+                    next_id[name] += 1
+                    held[name].append(protocol.encode(request))
+                    write(name)
+                for seat, request in requests.items():
+                    stdout = processes[seats[seat]].stdout
+                    assert stdout is not None
+                    answer = wires[seats[seat]].decode(stdout.readline().rstrip(b"\n"), request)
+                    actions[seat] = state.check(seat, answer.action)
+                for seat, notice in state.apply(actions).notices:
+                    held[seats[seat]].append(protocol.encode(notice))
+            result = state.result()
+            for index, name in enumerate(seats):
+                held[name].append(protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
+        for name in names:
+            write(name)
+        return time.process_time() - started
+    finally:
+        for process in processes.values():
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(QUIT_LINE)
+            process.stdin.close()
+            process.wait()
+            process.stdout.close()
 
 
 # Tournaments through the arena -------------------------------------------------------------------
@@ -491,22 +564,32 @@ def bare_ping_pong(count: int) -> float:
 
 
 async def arena_ping_pong(count: int) -> float:
-    """Seconds per request through the arena's own path: open_bot (sandboxed), send, bounded read_line, decode."""
+    """Seconds per request through the arena's own path, as a match awaits an answer: open_bot (sandboxed), send,
+    the match's wait on its bots' output (:class:`OutputWatch`), a bounded read of the line, decode."""
     spec = resolve(str(RPS / PING_BOT))
     limits = Limits()
     wire = wire_for(spec.protocol, get_game(GAME))
     lines = request_lines(count + 50)
+    budget = 1 << 40
+
+    async def answer(bot: BotProcess, watch: OutputWatch) -> bytes:
+        deadline = trio.current_time() + limits.move_wall_s
+        while (line := await bot.poll_line(output_budget=budget)) is None:
+            if trio.current_time() >= deadline:
+                raise TimeoutError("no answer")
+            await watch.wait([bot], deadline)
+        return line
+
     async with open_bot(spec, spawn_options(spec, limits, None)) as bot:
-        budget = 1 << 40
-        for line in lines[:50]:
-            await bot.send(line)
-            await bot.read_line(output_budget=budget)
-        started = trio.current_time()
-        for number, line in enumerate(lines[50:], start=51):
-            await bot.send(line)
-            with trio.move_on_after(limits.move_wall_s):
-                wire.decode(await bot.read_line(output_budget=budget), DraftPick(id=number, round=1, cards=[]))
-        elapsed = trio.current_time() - started
+        with OutputWatch() as watch:
+            for line in lines[:50]:
+                await bot.send(line)
+                await answer(bot, watch)
+            started = trio.current_time()
+            for number, line in enumerate(lines[50:], start=51):
+                await bot.send(line)
+                wire.decode(await answer(bot, watch), DraftPick(id=number, round=1, cards=[]))
+            elapsed = trio.current_time() - started
         await bot.shutdown(polite=QUIT_LINE)
     return elapsed / count
 
@@ -849,6 +932,12 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         reference_cpu = inprocess_cpu_ms(names, args.cycles, repeat=3)
         report.line(
             f"in-process reference, CPU per match (engine, five Bot objects, JSON)  {reference_cpu:6.2f} ms", load()
+        )
+        floor_cpu = relay_floor_cpu_ms(names, args.cycles, repeat=3)
+        report.line(
+            f"least Python relay to bare processes, CPU per match (engine, JSON, one write and one blocking read a "
+            f"request, nothing else)  {floor_cpu:6.2f} ms ({floor_cpu / reference_cpu:.2f}x the reference)",
+            load(),
         )
         arena_cpu = runs[1, 1].cpu_per_match_ms
         report.line(

@@ -254,8 +254,12 @@ class BotCgroup:
         """CPU time used by every process that ever ran in the group."""
         try:
             if self.version == 1:
-                return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
-            for line in self._read("unified", "cpu.stat").splitlines():
+                fd = self._fds.get("cpuacct.usage", -1)  # (read at every request and answer: _read inlined)
+                return int(os.pread(fd, 64, 0) if fd >= 0 else self._read("cpuacct", "cpuacct.usage")) / 1e9
+            stat = self._read("unified", "cpu.stat")
+            if stat.startswith(b"usage_usec "):  # the kernel's first line
+                return int(stat[11 : stat.index(b"\n")]) / 1e6
+            for line in stat.splitlines():
                 key, _, value = line.partition(b" ")
                 if key == b"usage_usec":
                     return int(value) / 1e6

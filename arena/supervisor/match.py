@@ -111,6 +111,8 @@ class _Clock:
         """What is left of the match clock (wall seconds)."""
         self.deadline = math.inf
         """When the match's wall-clock cap strikes (trio time; set when the match starts)."""
+        self.now: Callable[[], float] = trio.current_time
+        """Trio's time (its clock's own method while the match runs: one call, where ``trio.current_time`` is three)."""
 
     def _startup(self, first_of_process: bool) -> float:
         return self.limits.startup_s if first_of_process else 0.0
@@ -121,8 +123,9 @@ class _Clock:
 
     def budget(self, first_of_process: bool, started: float | None = None) -> float:
         """Wall-clock cap of the next move begun at ``started`` (now): the backstop for bots that sleep or block."""
-        cap, _ = self._wall_cap(first_of_process, trio.current_time() if started is None else started)
-        return cap
+        startup = self.limits.startup_s if first_of_process else 0.0
+        left = self.deadline - (self.now() if started is None else started)
+        return min(self.limits.move_wall_s + startup, self.wall_left + startup, left if left > 0.0 else 0.0)
 
     def charge_idle(self, bot: BotProcess) -> Timeout | None:
         """Charge, as a move, the CPU ``bot`` used since its last answer (at a match's end: none goes free)."""
@@ -144,7 +147,7 @@ class _Clock:
         return None
 
     def _wall_cap(self, first_of_process: bool, started: float) -> tuple[float, str]:
-        """The wall-clock cap of a move begun at ``started``, and what sets it (for the fault's reason)."""
+        """The wall-clock cap of a move begun at ``started`` (:meth:`budget`), and what sets it (a fault's reason)."""
         startup = self._startup(first_of_process)
         caps = [
             (self.limits.move_wall_s + startup, ""),
@@ -181,7 +184,7 @@ class _Clock:
         )
 
     def _check(self, bot: BotProcess, move: _Move, cpu_budget: float) -> BotFault | None:
-        wall = trio.current_time() - move.started
+        wall = self.now() - move.started
         cpu = move.used_cpu(bot)
         if move.cpu_at_start is not None and cpu > cpu_budget:
             return move.over_budget(cpu, cpu_budget)
@@ -225,7 +228,7 @@ class _Move:
         CPU includes what the bot used before the request, which a bot
         answering at once would otherwise never be judged on.
         """
-        self.wall_s = trio.current_time() - self.started
+        self.wall_s = self.clock.now() - self.started
         now = bot.cpu_seconds()
         self.cpu_s = self._used(now)
         if now is not None:
@@ -247,7 +250,7 @@ class _Move:
 
     def _used(self, now: float | None) -> float:
         if now is None or self.cpu_at_start is None:
-            return trio.current_time() - self.started
+            return self.clock.now() - self.started
         return max(0.0, now - self.cpu_at_start)
 
 
@@ -336,6 +339,7 @@ class MatchRunner:
         self.seats = [dataclasses.replace(seat, limits=match_limits(seat.limits, game)) for seat in seats]
         self.match_id = match_id
         self.log = log or MatchLog(None)
+        self._log_on = self.log.enabled
         self.narrate = narrate or (lambda line: None)
         self.header_extra = header_extra or {}
         self.clocks = [_Clock(s.limits) for s in self.seats]
@@ -345,6 +349,8 @@ class MatchRunner:
         self._watch: OutputWatch
         """What the seats' answers are awaited with, while the match runs."""
         self._outbox: tuple[list[bytes], list[bytes]] = ([], [])
+        self._now: Callable[[], float] = trio.current_time
+        """Trio's time (its clock's own method while the match runs)."""
         """Lines held for each seat until its next write: notices go out with the request after them."""
 
     def _name(self, seat: int) -> str:
@@ -381,10 +387,12 @@ class MatchRunner:
 
     async def run(self) -> MatchRecord:
         """Play the match to its end (or a forfeit) and return its record."""
-        started = trio.current_time()
+        self._now = now = trio.lowlevel.current_clock().current_time
+        started = now()
         deadline = started + max(seat.limits.match_wall_s for seat in self.seats)
         for clock in self.clocks:
             clock.deadline = deadline
+            clock.now = now
         self._write_header()
         taps = [_StderrTap(self.log) for _ in self.seats] if self.log.enabled else []
         for seat, tap in zip(self.seats, taps, strict=False):  # no taps when the match is not logged
@@ -405,7 +413,7 @@ class MatchRunner:
             self.stats[index].bytes_out = seat.bot.stats.bytes_out - self._out_at_start[index]
             seat.bot.matches_played += 1
         self._write_stderr(taps)
-        duration = trio.current_time() - started
+        duration = self._now() - started
         self.log.write(
             {
                 "type": "result",
@@ -505,7 +513,7 @@ class MatchRunner:
 
     def _queue(self, seat: int, message: protocol.Message) -> None:
         """Log ``message`` as sent to ``seat`` and hold its line for the seat's next write."""
-        if self.log.enabled:
+        if self._log_on:
             self.log.write({"type": "send", "seat": SEATS[seat], "msg": msgspec.to_builtins(message)})
         line = self.seats[seat].wire.encode(message)
         if line is not None:
@@ -552,7 +560,7 @@ class MatchRunner:
 
     def _left(self) -> float:
         """Wall seconds left before the match's cap (a little, at least, for a write that would not block)."""
-        return max(0.05, self.clocks[0].deadline - trio.current_time())
+        return max(0.05, self.clocks[0].deadline - self._now())
 
     def _fault(self, seat: int, fault: BotFault, request: Request | None) -> Fault:
         return Fault(
@@ -588,7 +596,7 @@ class MatchRunner:
         # A seat not asked now gets its notices now; an asked seat gets them in one write with its request.
         await self._flush_notices([seat for seat in (0, 1) if seat not in requests])
         for seat, request in requests.items():
-            started[seat] = trio.current_time()
+            started[seat] = self._now()
             try:
                 bot = self.seats[seat].bot
                 if bot.breach is not None:  # ended while idle (in a pool): its fault is this match's
@@ -611,7 +619,7 @@ class MatchRunner:
         }
         ready = {seat for seat in waiting if self.seats[seat].bot.has_read_ahead}  # lines read before the request
         while waiting:
-            now = trio.current_time()
+            now = self._now()
             due = {seat for seat, awaited in waiting.items() if now >= awaited.next_check}
             for seat in sorted((ready | due) & waiting.keys()):
                 try:
@@ -632,11 +640,11 @@ class MatchRunner:
                     faults[seat] = self._fault(seat, ended, requests[seat])
                     del waiting[seat]
                 else:
-                    awaited.next_check = trio.current_time() + awaited.move.poll_s
+                    awaited.next_check = self._now() + awaited.move.poll_s
             if waiting:
                 bots = {self.seats[seat].bot.stdout_fd: seat for seat in waiting}
                 deadline = min(awaited.next_check for awaited in waiting.values())
-                deadline = min(deadline, self._rest_over(trio.current_time()))
+                deadline = min(deadline, self._rest_over(self._now()))
                 woken = await self._watch.wait([self.seats[s].bot for s in waiting], deadline)
                 # A seat judged (and so no longer awaited) while its descriptor was armed may be among them.
                 ready = {bots[fd] for fd in woken if fd in bots}
@@ -657,7 +665,7 @@ class MatchRunner:
             move=move,
             records=records,
             output_budget=self._out_at_start[seat] + player.limits.output_bytes,
-            next_check=trio.current_time() + move.poll_s,
+            next_check=self._now() + move.poll_s,
         )
 
     async def _take_answer(self, seat: int, awaited: _Awaited) -> tuple[bool, Any]:
@@ -668,7 +676,7 @@ class MatchRunner:
             line = await bot.poll_line(output_budget=awaited.output_budget, move_budget=move.output_budget)
             if line is None:
                 return False, None
-            if self.log.enabled:
+            if self._log_on:
                 bot.pull_stderr()  # what it wrote to stderr before this line is logged before it
             answer = self._decode(seat, line, awaited.request, awaited.records, unasked=bot.line_unasked)
             if answer is not None:
@@ -688,8 +696,9 @@ class MatchRunner:
         self, seat: int, line: bytes, request: Request, records: list[dict[str, Any]], *, unasked: bool
     ) -> protocol.Answer | None:
         """The answer to ``request`` on ``line``; ``None`` for a late answer to an abandoned request (ignored)."""
-        record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]}
-        if self.log.enabled:
+        logged = self._log_on
+        record: dict[str, Any] = {"type": "recv", "seat": SEATS[seat]} if logged else {}
+        if logged:
             record.update(logged_line(line))
             if unasked:
                 record["unasked"] = True
@@ -707,7 +716,7 @@ class MatchRunner:
 
     def _keep(self, records: list[dict[str, Any]], record: dict[str, Any]) -> None:
         """Hold a received line's record for the log, stamped now (nothing to hold when the match is not logged)."""
-        if self.log.enabled:
+        if self._log_on:
             records.append(self.log.stamp(record))
 
 
