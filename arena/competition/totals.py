@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
@@ -80,8 +81,11 @@ class PairTotals:
 
     def add(self, other: PairTotals, sign: int = 1) -> None:
         """Add ``other`` (``sign`` -1: take it away; the range only ever widens)."""
-        for name in _ADDITIVE:
-            setattr(self, name, getattr(self, name) + sign * getattr(other, name))
+        # Read in one C call each; a match's change is mostly zeros, and adding a zero changes nothing (no total is
+        # ever -0.0: every one starts at 0.0, and x + y is -0.0 only when both are).
+        for name, mine, theirs in zip(_ADDITIVE, _additive(self), _additive(other), strict=True):
+            if theirs:
+                setattr(self, name, mine + sign * theirs)
         self.low, self.high = min(self.low, other.low), max(self.high, other.high)
         for kind, count in other.faults.items():
             left = self.faults.get(kind, 0) + sign * count
@@ -92,9 +96,9 @@ class PairTotals:
 
     def difference(self, before: PairTotals) -> PairTotals:
         """``self - before`` (the range is ``self``'s)."""
-        out = PairTotals(low=self.low, high=self.high, faults=dict(self.faults))
-        for name in _ADDITIVE:
-            setattr(out, name, getattr(self, name) - getattr(before, name))
+        differences = [mine - theirs for mine, theirs in zip(_additive(self), _additive(before), strict=True)]
+        # (positional: the fields are _ADDITIVE's, then low, high and faults, as the module asserts)
+        out = PairTotals(*differences, self.low, self.high, dict(self.faults))  # type: ignore[call-arg]
         for kind, count in before.faults.items():
             out.faults[kind] = out.faults.get(kind, 0) - count
         out.faults = {kind: count for kind, count in out.faults.items() if count}
@@ -111,6 +115,9 @@ class PairTotals:
 
 
 _ADDITIVE = tuple(f.name for f in fields(PairTotals) if f.name not in ("low", "high", "faults"))
+assert [f.name for f in fields(PairTotals)] == [*_ADDITIVE, "low", "high", "faults"]
+_additive = operator.attrgetter(*_ADDITIVE)
+"""The additive totals of a :class:`PairTotals`, as a tuple in :data:`_ADDITIVE`'s order."""
 COLUMNS = (*_ADDITIVE, "low", "high")
 """The stored columns of a pair's totals, in order (its faults are rows of their own)."""
 
@@ -190,7 +197,8 @@ def from_row(values: Sequence[float], faults: str) -> PairTotals:
 
 def to_row(totals: PairTotals) -> tuple[list[float], str]:
     """A pair's totals as stored: its columns (:data:`COLUMNS`, in order) and its faults (JSON)."""
-    return [getattr(totals, name) for name in COLUMNS], json.dumps(totals.faults, sort_keys=True)
+    faults = json.dumps(totals.faults, sort_keys=True) if totals.faults else "{}"
+    return [*_additive(totals), totals.low, totals.high], faults
 
 
 def exact(pairs: Mapping[Pair, PairTotals]) -> bool:
