@@ -937,6 +937,9 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         report.goal(Goal("1", "reused, --jobs 1, vs in-process (steady state)",
                          f"{one.rate:.1f} vs {reference:.0f} matches/s",
                          ratio, ">= 0.5x", ratio >= 0.5, one.load))  # fmt: skip
+        report.goal(Goal("1", "the bound: least Python relay of the same bots' processes vs in-process",
+                         f"{floor:.1f} vs {reference:.0f} matches/s", floor / reference,
+                         "(0.5x needs more)", None, one.load))  # fmt: skip
         gain = two.rate / one.rate
         shown = f"{two.rate:.1f} vs {one.rate:.1f} matches/s (one process at --jobs 2: {runs[2, 1].rate:.1f})"
         report.goal(Goal("1", "Python ports: --jobs 2 (2 processes) vs --jobs 1", shown,
@@ -964,6 +967,9 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         report.goal(Goal("2", "arena CPU per match vs the in-process reference's (reused, --jobs 1)",
                          f"{arena_cpu:.2f} vs {reference_cpu:.2f} ms", arena_cpu / reference_cpu, "<= 1x",
                          arena_cpu <= reference_cpu, runs[1, 1].load))  # fmt: skip
+        report.goal(Goal("2", "the bound: least Python relay's CPU per match vs the reference's",
+                         f"{floor_cpu:.2f} vs {reference_cpu:.2f} ms", floor_cpu / reference_cpu,
+                         "(no clocks, limits, log)", None, runs[1, 1].load))  # fmt: skip
 
     with section(report, "3. Fresh processes and starts (issue 31, item 3)"):
         fresh = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2))
@@ -978,8 +984,20 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
             f"(with starts ahead: {fresh.rate / serial.rate:.2f}x this)",
             serial.load,
         )
-        fresh2 = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2))
-        report.line(f"arena, fresh process per match, --jobs 2: {fresh2.rate:8.1f} matches/s", fresh2.load)
+        busy = fresh.all_cpu_s / fresh.wall_s
+        report.line(
+            f"  CPU of the arena, launchers and bots: {fresh.all_cpu_s / fresh.matches * 1e3:.0f} ms a match, "
+            f"{busy:.2f} of this machine's {cpus} CPUs kept busy at --jobs 1: at most "
+            f"{cpus / (fresh.all_cpu_s / fresh.matches):.1f} matches/s at any --jobs here",
+            fresh.load,
+        )
+        fresh2 = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2), processes=2)
+        report.line(f"arena, fresh process per match, --jobs 2 in 2 processes: {fresh2.rate:8.1f} matches/s",
+                    fresh2.load)  # fmt: skip
+        fresh2_one = tournament(folders, jobs=2, reuse=False, cycles=max(1, args.cycles // 2))
+        report.line(f"arena, fresh process per match, --jobs 2 in 1 process: {fresh2_one.rate:8.1f} matches/s",
+                    fresh2_one.load)  # fmt: skip
+        fresh2 = max(fresh2, fresh2_one, key=lambda run: run.rate)
         bot = RPS / PING_BOT
         spec = resolve(str(bot))
         request = protocol.encode(DraftPick(id=1, round=1, cards=["R3", "P7"]))
@@ -994,6 +1012,22 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         report.line(f"bare start of {shown!r} (start, one answer, exit)    {bare * 1e3:7.1f} ms", now)
         report.line(
             f"sandboxed start of the same through open_bot                {boxed * 1e3:7.1f} ms ({boxed / bare:.2f}x)",
+            now,
+        )
+        (work / "starts").mkdir(exist_ok=True)
+        light = light_bots(work / "starts", delay_ms=0, count=1)[0]
+        light_spec = resolve(str(light))
+        bare_c, boxed_c = interleaved(
+            args.starts,
+            lambda: bare_start(bare_command(light_spec.command, light_spec.cwd), light_spec.cwd, request),
+            lambda: trio.run(sandboxed_start, light, request),
+        )
+        now = load()
+        fixed = boxed_c - bare_c
+        report.line(
+            f"the same for a C bot: bare {bare_c * 1e3:.1f} ms, sandboxed {boxed_c * 1e3:.1f} ms: the jail's own "
+            f"cost a start, whatever the bot, {fixed * 1e3:.1f} ms (1.5x of the Python bot's bare start leaves "
+            f"{bare * 0.5e3:.1f} ms for it)",
             now,
         )
         bwrap = jail_bwrap_args(bot) or [true]
