@@ -1,0 +1,111 @@
+"""The wait for the bots' answers (OutputWatch): in the thread when a process has one match, through trio otherwise."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import trio
+
+from arena.supervisor import _process
+from arena.supervisor._process import OutputWatch
+
+
+@dataclass
+class _Pipe:
+    """What OutputWatch needs of a bot: the descriptor its answers are read from."""
+
+    stdout_fd: int
+    write_fd: int
+
+
+@pytest.fixture
+def pipe() -> Iterator[_Pipe]:
+    read, write = os.pipe()
+    yield _Pipe(read, write)
+    os.close(read)
+    os.close(write)
+
+
+@pytest.fixture
+def trio_waits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors waited on through trio's loop (trio.lowlevel.wait_readable) while the test runs."""
+    waited: list[int] = []
+    real = trio.lowlevel.wait_readable
+
+    async def counted(fd: int) -> None:
+        waited.append(fd)
+        await real(fd)
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", counted)
+    return waited
+
+
+async def test_the_only_match_of_a_process_takes_a_quick_answer_without_trios_loop(
+    pipe: _Pipe, trio_waits: list[int]
+) -> None:
+    with OutputWatch() as watch:
+        os.write(pipe.write_fd, b"{}\n")
+        woken = await watch.wait([pipe], trio.current_time() + 5)  # type: ignore[list-item]
+    assert woken == {pipe.stdout_fd}
+    assert trio_waits == []
+
+
+async def test_a_slow_answer_is_waited_for_in_trios_loop_which_runs_the_other_tasks(
+    pipe: _Pipe, trio_waits: list[int]
+) -> None:
+    ran: list[str] = []
+
+    async def other_task() -> None:
+        ran.append("other")
+        await trio.sleep(0.05)
+        os.write(pipe.write_fd, b"{}\n")
+
+    with OutputWatch() as watch:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(other_task)
+            woken = await watch.wait([pipe], trio.current_time() + 5)  # type: ignore[list-item]
+    assert woken == {pipe.stdout_fd}
+    assert ran == ["other"]
+    assert len(trio_waits) == 1  # after at most SYNC_WAIT_S in the thread
+
+
+async def test_with_two_matches_in_the_process_every_wait_goes_through_trios_loop(
+    pipe: _Pipe, trio_waits: list[int]
+) -> None:
+    with OutputWatch() as watch, OutputWatch():
+        os.write(pipe.write_fd, b"{}\n")
+        woken = await watch.wait([pipe], trio.current_time() + 5)  # type: ignore[list-item]
+    assert woken == {pipe.stdout_fd}
+    assert len(trio_waits) == 1  # the other match's bots are never kept waiting by this one's
+
+
+async def test_nothing_by_the_deadline_returns_nothing_at_the_deadline(pipe: _Pipe) -> None:
+    with OutputWatch() as watch:
+        started = trio.current_time()
+        woken = await watch.wait([pipe], started + 0.1)  # type: ignore[list-item]
+        elapsed = trio.current_time() - started
+    assert woken == set()
+    assert elapsed >= 0.1
+
+
+async def test_the_server_process_never_waits_in_the_thread(
+    pipe: _Pipe, trio_waits: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_process, "SYNC_WAIT_S", 0.0)  # as `arena serve` sets it for its web process
+    with OutputWatch() as watch:
+        os.write(pipe.write_fd, b"{}\n")
+        woken = await watch.wait([pipe], trio.current_time() + 5)  # type: ignore[list-item]
+    assert woken == {pipe.stdout_fd}
+    assert len(trio_waits) == 1
+
+
+def test_a_closed_watch_is_no_longer_counted() -> None:
+    before = OutputWatch.open_watches
+    watch = OutputWatch()
+    assert OutputWatch.open_watches == before + 1
+    watch.close()
+    watch.close()  # (twice: counted once)
+    assert OutputWatch.open_watches == before
