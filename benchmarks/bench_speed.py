@@ -584,10 +584,11 @@ async def arena_ping_pong(count: int) -> float:
 
     async def answer(bot: BotProcess, watch: OutputWatch) -> bytes:
         deadline = trio.current_time() + limits.move_wall_s
-        while (line := await bot.poll_line(output_budget=budget)) is None:
+        ready = bot.has_read_ahead  # as the match: a pipe is read once the wait says it has something
+        while not ready or (line := await bot.poll_line(output_budget=budget)) is None:
             if trio.current_time() >= deadline:
                 raise TimeoutError("no answer")
-            await watch.wait([bot], deadline)
+            ready = bool(await watch.wait([bot], deadline))
         return line
 
     async with open_bot(spec, spawn_options(spec, limits, None)) as bot:

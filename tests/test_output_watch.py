@@ -109,3 +109,16 @@ def test_a_closed_watch_is_no_longer_counted() -> None:
     watch.close()
     watch.close()  # (twice: counted once)
     assert OutputWatch.open_watches == before
+
+
+async def test_the_ready_tasks_count_is_trios_own() -> None:
+    # ready_tasks reads trio's run queue (its public statistics walk every watched descriptor): the same number.
+    count = _process.ready_tasks()
+    public = trio.lowlevel.current_statistics
+    assert count() == public().tasks_runnable == 0
+    async with trio.open_nursery() as nursery:
+        for _ in range(3):
+            nursery.start_soon(trio.sleep, 0)
+        assert count() == public().tasks_runnable == 3
+        await trio.sleep(0)
+        assert count() == public().tasks_runnable
