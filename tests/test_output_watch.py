@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import trio
 
 from arena.supervisor import _process
 from arena.supervisor._process import OutputWatch
+from protocol import Limits
 
 
 @dataclass
@@ -122,3 +124,34 @@ async def test_the_ready_tasks_count_is_trios_own() -> None:
         assert count() == public().tasks_runnable == 3
         await trio.sleep(0)
         assert count() == public().tasks_runnable
+
+
+def test_a_servers_matches_never_wait_in_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server's checks play in its web process (trio's loop always); its ladder's matches, in the match worker or
+    # on a cluster, wait the same way, so that the time to the next request does not tell a check from the ladder.
+    from arena.competition import cluster, worker
+    from arena.server import service
+
+    made: list[bool] = []
+
+    class Made(Exception):
+        pass
+
+    def match_worker(setup: worker.Setup, *args: object, **kwargs: object) -> None:
+        made.append(setup.sync_waits)
+        raise Made
+
+    async def open_one() -> None:
+        async with worker.open_match_worker(
+            "rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp=""
+        ):
+            pass
+
+    monkeypatch.setattr(worker, "MatchWorker", match_worker)
+    with pytest.raises(Made):
+        trio.run(open_one)
+    assert made == [False]  # the server's match worker
+    tournament = worker.match_setup("rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp="")
+    assert tournament.sync_waits  # a tournament's workers may
+    assert cluster.MatchOrder.__dataclass_fields__["sync_waits"].default is True
+    assert "open_executor(address, plan, self.tid, sync_waits=False)" in Path(service.__file__).read_text()

@@ -270,6 +270,8 @@ class MatchOrder:
     """Keep reusable bots' processes between matches on the worker (off: fresh processes per match)."""
     origin: Origin | None = None
     """Where the game comes from: a worker loads a ``--game-module`` file from there, or names the package it lacks."""
+    sync_waits: bool = True
+    """``False`` for a competition server's matches: see :attr:`arena.competition.worker.Setup.sync_waits`."""
 
 
 def _worker_address() -> str:
@@ -292,6 +294,10 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
     except GamePluginError as exc:  # said on the coordinator in one line, naming this worker and the plugin
         raise GamePluginError(f"Dask worker {_worker_address()}: {exc}") from None
     game = get_game(order.game, order.params)
+    if not order.sync_waits:  # (for good: this worker serves a competition server)
+        from ..supervisor import _process
+
+        _process.SYNC_WAIT_S = 0.0
     cache = cache_dir()
     log_path = Path(order.log_path) if order.log_path else None
     scheduled = order.scheduled
@@ -438,9 +444,12 @@ def _names_local_files(spec: BotSpec) -> bool:
 class ClusterExecutor:
     """Plays one tournament's matches on a Dask cluster; call it with a :class:`Scheduled` match."""
 
-    def __init__(self, client: Client, plan: Plan, tournament_id: int, *, reuse: bool = True) -> None:
+    def __init__(
+        self, client: Client, plan: Plan, tournament_id: int, *, reuse: bool = True, sync_waits: bool = True
+    ) -> None:
         self.client = client
         self._reuse = reuse
+        self._sync_waits = sync_waits
         self._plan = plan
         self._tid = tournament_id
         self.bots, self.bundles = remote_bots(plan.specs)
@@ -493,6 +502,7 @@ class ClusterExecutor:
             log_path=str(log_path.resolve()) if log_path else None,
             reuse=self._reuse,
             origin=origin_of(config.game),
+            sync_waits=self._sync_waits,
         )
 
     async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch:
@@ -569,12 +579,12 @@ def connect(address: str) -> Client:
 
 @contextlib.asynccontextmanager
 async def open_executor(
-    address: str, plan: Plan, tournament_id: int, *, reuse: bool = True
+    address: str, plan: Plan, tournament_id: int, *, reuse: bool = True, sync_waits: bool = True
 ) -> AsyncIterator[ClusterExecutor]:
     """A :class:`ClusterExecutor` on the cluster at ``address``, with every bot's bundle shared with its workers."""
     client = await trio.to_thread.run_sync(connect, address)
     try:
-        executor = ClusterExecutor(client, plan, tournament_id, reuse=reuse)
+        executor = ClusterExecutor(client, plan, tournament_id, reuse=reuse, sync_waits=sync_waits)
         await trio.to_thread.run_sync(executor.share_bundles)
         yield executor
     finally:

@@ -55,6 +55,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
+from ..supervisor import _process
 from ..supervisor._pool import PoolStats, open_pool
 from .ladder import MatchLost
 from .playing import play_scheduled
@@ -105,6 +106,11 @@ class Setup:
     made anywhere carries it to its worker."""
     reuse: bool = True
     """``False``: every match gets fresh processes (``arena tournament --no-reuse``)."""
+    sync_waits: bool = True
+    """Whether a match alone in the worker may wait for quick answers in its thread (``OutputWatch``). ``False`` on
+    a competition server: its checks play in the web process, which always waits through trio's loop, and its
+    ladder matches then wait the same way, so that no bot tells a check from a ladder match by how soon the next
+    request follows its answer."""
 
     def __post_init__(self) -> None:
         if self.origin is None:
@@ -196,6 +202,8 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     if setup is None:
         return
     configure(setup.policy)
+    if not setup.sync_waits:
+        _process.SYNC_WAIT_S = 0.0
     provide(setup.game, setup.origin)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
@@ -509,8 +517,9 @@ async def open_match_worker(
 ) -> AsyncIterator[MatchWorker]:
     """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
     setup = match_setup(
-        game, params, limits, tournament_id=tournament_id, jobs=jobs, stderr_dir=stderr_dir, stamp=stamp, reuse=reuse
-    )
+        game, params, limits, tournament_id=tournament_id, jobs=jobs, stderr_dir=stderr_dir, stamp=stamp, reuse=reuse,
+        sync_waits=False,  # (a server's: see Setup.sync_waits)
+    )  # fmt: skip
     worker = MatchWorker(setup, say, otherwise=otherwise)
     async with trio.open_nursery() as nursery:
         await nursery.start(worker.run)
@@ -530,9 +539,13 @@ def match_setup(
     stderr_dir: Path | None,
     stamp: str,
     reuse: bool = True,
+    sync_waits: bool = True,
 ) -> Setup:
     """The :class:`Setup` of a worker that plays ``game``'s matches, in this process's sandbox policy."""
-    return Setup(game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, reuse=reuse)
+    return Setup(
+        game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, reuse=reuse,
+        sync_waits=sync_waits,
+    )  # fmt: skip
 
 
 # A tournament over several processes ---------------------------------------------------------------

@@ -1126,7 +1126,7 @@ class Competition:
 
         playing = {v.row.name: self.specs[v.id].with_name(v.row.name) for v in self.versions() if v.id in self.specs}
         plan = Plan(config=self.plan.config, game=self.game, specs=playing, duplicate=True)
-        executor = await stack.enter_async_context(open_executor(address, plan, self.tid))
+        executor = await stack.enter_async_context(open_executor(address, plan, self.tid, sync_waits=False))
         sharing = trio.Lock()
 
         async def play(scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> PlayedMatch:
