@@ -15,6 +15,32 @@ def test_a_record_cut_off_by_a_killed_arena_is_left_out(tmp_path: Path) -> None:
     assert read_log(packed) == read_log(log)
 
 
+def test_a_compressed_log_cut_off_by_a_killed_arena_reads_as_far_as_it_goes(tmp_path: Path) -> None:
+    # As the arena writes one (MatchLog: a GzipFile, flushed a piece at a time) and kill -9 leaves it: no trailer,
+    # maybe half a compressed block. Each cut reads as the records whole before it, never an error.
+    import zlib
+
+    records = b"".join(b'{"type":"send","n":%d}\n' % n for n in range(400))
+    whole = tmp_path / "whole.jsonl.gz"
+    with gzip.GzipFile(whole, "wb") as file:
+        file.write(records[:6000])
+        file.flush(zlib.Z_SYNC_FLUSH)
+        file.write(records[6000:])
+    data = whole.read_bytes()
+    assert len(read_log(whole)) == 400
+    cut = tmp_path / "cut.jsonl.gz"
+    seen = []
+    for end in range(20, len(data), 37):
+        cut.write_bytes(data[:end])
+        got = read_log(cut)
+        assert [r["n"] for r in got] == list(range(len(got)))
+        seen.append(len(got))
+    assert seen == sorted(seen) and seen[-1] >= 200  # more the further it goes (at least the flushed part)
+    cut.write_bytes(b"not gzip at all\n")
+    with pytest.raises(ValueError, match="gzip"):
+        read_log(cut)
+
+
 def test_a_corrupt_line_inside_a_log_is_named(tmp_path: Path) -> None:
     log = tmp_path / "m.jsonl"
     log.write_bytes(b'{"type":"header"}\n\n{broken\n{"type":"result"}\n')

@@ -181,7 +181,7 @@ def read_log(path: Path | str) -> list[dict[str, Any]]:
     Any other line that is not JSON raises :class:`ValueError` naming it.
     """
     path = Path(path)
-    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    data = _gunzipped(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     lines = data.split(b"\n")
     if lines and lines[-1].strip():
         lines.pop()  # cut off mid-record
@@ -194,6 +194,22 @@ def read_log(path: Path | str) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise ValueError(f"line {number} is not JSON ({exc})") from None
     return records
+
+
+def _gunzipped(data: bytes) -> bytes:
+    """What a gzip file holds, as far as it goes: one cut off by ``kill -9`` has no end, and what was written
+    before stands (a live log is flushed whole records at a time). A corrupt one raises :class:`ValueError`."""
+    out = []
+    while data:
+        stream = zlib.decompressobj(wbits=31)  # (31: a gzip header and trailer)
+        try:
+            out.append(stream.decompress(data))
+        except zlib.error as exc:
+            raise ValueError(f"not a gzip file, or a corrupt one ({exc})") from None
+        if not stream.eof:
+            break  # cut off
+        data = stream.unused_data
+    return b"".join(out)
 
 
 def strip_times(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
