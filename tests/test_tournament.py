@@ -430,6 +430,19 @@ def test_arena_tournament_resumes_and_arena_results_prints_every_format(
     assert "no results database" in capsys.readouterr().err
 
 
+def test_duplicate_deals_are_refused_on_a_game_that_is_not_duplicable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena import ConfigError
+
+    monkeypatch.setattr(type(get_game("rps-poker")), "duplicate_deals", False)  # as a plugin game may say
+    assert not prepare(config_for(tmp_path, ["minimal-python", "random-python"])).duplicate  # its own default
+    with pytest.raises(ConfigError, match=r"rps-poker is not duplicable .* leave out duplicate_deals = true"):
+        prepare(config_for(tmp_path, ["minimal-python", "random-python"], duplicate_deals=True))
+    with pytest.raises(ConfigError, match="arena compare plays duplicate pairs, but rps-poker is not duplicable"):
+        prepare(config_for(tmp_path, ["minimal-python", "random-python"], duplicate_deals=True, format="compare"))
+
+
 def test_config_file_errors_reach_the_user_as_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "t.toml"
     path.write_text('game = "rps-poker"\njobs = -2\nbots = ["a", "b"]\n', encoding="utf-8")

@@ -192,6 +192,14 @@ def prepare(config: TournamentConfig) -> Plan:
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two bots")
     duplicate = type(game).duplicate_deals if config.duplicate_deals is None else config.duplicate_deals
+    if duplicate and not type(game).duplicate_deals:  # asked for: a deal replayed with seats swapped is no pair here
+        compare = config.format == "compare"
+        asked = "arena compare plays duplicate pairs" if compare else "duplicate deals were asked for"
+        raise ConfigError(
+            f"{asked}, but {type(game).id} is not duplicable (its duplicate_deals is False: a deal played again with "
+            "the seats swapped does not give each bot what the other had); leave out duplicate_deals = true and "
+            "--duplicate"
+        )
     if config.format == "gauntlet":
         pairs(list(specs), "gauntlet", challengers or config.challenger)  # checks the challenger's name
     deals, digest = read_deals(config.deals) if config.deals else ((), "")
