@@ -86,6 +86,36 @@ def test_a_game_that_does_not_declare_its_secrets_fails_hidden_information(tmp_p
     assert "define MatchState.secrets(seat)" in out
 
 
+def test_a_game_that_loops_in_its_own_code_is_said_to_be_stuck_once_not_waited_for(tmp_path: Path) -> None:
+    # The third round's apply never returns (and swallows what it can): the kit stops the match after
+    # --match-seconds, fails termination with why, and leaves the other checks unproven without waiting again.
+    source = (KIT_GAMES / "kit_ok.py").read_text().replace('id = "kit-ok"', 'id = "kit-loop"')
+    source += (
+        "\n\nclass LoopingMatch(KitGame.match):\n"
+        "    def apply(self, actions):\n"
+        "        while self.steps_played >= 2:\n"
+        "            try:\n"
+        "                pass\n"
+        "            except Exception:\n"
+        "                pass\n"
+        "        self.steps_played += 1\n"
+        "        return super().apply(actions)\n\n"
+        "LoopingMatch.steps_played = 0\n"
+        "KitOk.match = LoopingMatch\n"
+    )
+    (tmp_path / "kit_loop.py").write_text(source)
+    (tmp_path / "kit-loop.md").write_text((KIT_GAMES / "kit-ok.md").read_text())
+    (tmp_path / "kitbase.py").write_text((KIT_GAMES / "kitbase.py").read_text())
+    module = ("--game-module", str(tmp_path / "kit_loop.py"))
+    status, words, out = check_game("kit-loop", *module, *SMALL, "--match-seconds", "0.5")
+    assert status == 1, out
+    assert words["termination"] == "FAIL", out
+    assert "the match took more than 0.5 s: does the game's code loop" in out, out
+    assert {words[name] for name in CHECKS if name != "termination"} == {"SKIP"}, out
+    took = re.search(r"FAILED: termination \(([0-9.]+) s\)", out)
+    assert took is not None and float(took.group(1)) < 5, out  # stuck once (0.5 s), not once a check
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["rps-poker", "gops", "card-jitsu", "six-card-poker", "badugi"])
 def test_the_built_in_games_pass_the_kit(game: str) -> None:

@@ -14,13 +14,16 @@ that every message goes through the codec unchanged. A problem is a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import random
+import signal
+import threading
 import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -59,6 +62,36 @@ class Endless(KitFailure):
     """A match did not end within the game's declared length (the termination check's failure, met by any)."""
 
 
+class Stuck(Endless):
+    """A match took longer than :attr:`Playout.wall_s`: the game's own code loops (or all but)."""
+
+
+class _Overtime(BaseException):
+    """Raised by the kit's alarm in the game's code (a BaseException: a game's ``except Exception`` lets it by)."""
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """Raise :class:`_Overtime` in this thread after ``seconds`` (again every second, should the game swallow it).
+
+    Only in the main thread, where signals are delivered; elsewhere nothing is timed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(_signum: int, _frame: object) -> None:
+        raise _Overtime
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @dataclass
 class Audit:
     """What a playout checks as it goes (each costs time, so a check turns on only its own)."""
@@ -95,10 +128,20 @@ class Playout:
     """Whether a seat had a secret at some message (a game with no hidden information never has)."""
     _held: list[set[Any]] = field(default_factory=lambda: [set(), set()])
 
+    wall_s: ClassVar[float] = 10.0
+    """How long one match may take (wall clock) before the kit says the game is stuck in its own code."""
+
     def play(self, *, stop_at: int | None = None) -> Playout:
         """Play to the end (or ``stop_at`` steps, 0 for the deal alone); raise :class:`KitFailure` at a broken rule."""
         try:
-            self._play(stop_at)
+            with _alarm(self.wall_s):
+                self._play(stop_at)
+        except _Overtime:
+            raise self.failure(
+                f"the match took more than {self.wall_s:g} s: does the game's code loop (new_match, start, requests, "
+                "check, apply, result)?",
+                Stuck,
+            ) from None
         except KitFailure:
             raise
         except Exception as exc:  # the game's own code raised: the kit reports it with where, not a traceback dump

@@ -54,6 +54,7 @@ from ._kit import (
     Endless,
     KitFailure,
     Playout,
+    Stuck,
     check_forfeit,
     check_result,
     digests,
@@ -83,6 +84,8 @@ class Sizes:
     """Deals dealt twice, to other players, by the duplicate fairness check."""
     seed: int = 0
     """The first seed; the checks play seeds ``seed``, ``seed + 1``, ..."""
+    match_wall_s: float = 10.0
+    """How long one match may take before the game is said to be stuck in its own code (the termination check)."""
 
     @property
     def audited(self) -> int:
@@ -109,22 +112,40 @@ def check_game(
         ("duplicate fairness", lambda: _duplicate_fairness(game, sizes)),
         ("messages", lambda: _messages(game, sizes)),
     ]
-    for name, run in runs:
-        started = time.perf_counter()
+    stuck: Stuck | None = None  # a match that took too long: met once, not waited for again by every check
+    Playout.wall_s, wall_s = sizes.match_wall_s, Playout.wall_s
+    try:
+        for name, run in runs:
+            check, failure = _run_check(name, run, stuck)
+            checks.append(check)
+            if stuck is None and isinstance(failure, Stuck):
+                stuck = failure
+            if say is not None:
+                for line in check.lines():
+                    say(line)
+    finally:
+        Playout.wall_s = wall_s
+    return checks
+
+
+def _run_check(name: str, run: Callable[[], Check], stuck: Stuck | None) -> tuple[Check, KitFailure | None]:
+    """The check ``run`` makes, and the :class:`Endless` that left it unproven or failed it, if one did."""
+    started = time.perf_counter()
+    failure: KitFailure | None = stuck
+    if stuck is not None:  # every check plays: none would finish either
+        check = Check(name, False, str(stuck)) if name == "termination" else Check(name, None, UNPROVEN)
+    else:
         try:
             check = run()
-        except Endless as failure:  # the termination check says so; another check is left unproven, not failed twice
-            check = Check(name, False, str(failure)) if name == "termination" else Check(name, None, UNPROVEN)
-        except KitFailure as failure:
-            check = Check(name, False, str(failure))
+        except Endless as endless:  # the termination check says so; another check is left unproven, not failed twice
+            failure = endless
+            check = Check(name, False, str(endless)) if name == "termination" else Check(name, None, UNPROVEN)
+        except KitFailure as broken:
+            check = Check(name, False, str(broken))
         except Exception as exc:  # the game's code raised outside a match (new_match, secrets, shown)
             check = Check(name, False, f"the game raised {exception_text(exc)}")
-        check.took_s = time.perf_counter() - started
-        checks.append(check)
-        if say is not None:
-            for line in check.lines():
-                say(line)
-    return checks
+    check.took_s = time.perf_counter() - started
+    return check, failure
 
 
 def _budgeted(game: Game, sizes: Sizes, matches: int, requests: int, audit: Audit) -> Iterator[Playout]:
@@ -324,7 +345,7 @@ def cmd_check_game(args: argparse.Namespace) -> int:
     """Check a game and print a line per check; exit status 1 when any fails."""
     load_game_modules(args)
     game = get_game(args.game, params_from(args.param))
-    sizes = Sizes(matches=args.matches, requests=args.requests, seed=args.seed)
+    sizes = Sizes(matches=args.matches, requests=args.requests, seed=args.seed, match_wall_s=args.match_seconds)
     print(f"Checking {printable(game.title)} ({printable(game.game_id)}) with random play from seed {args.seed}")
     checks = check_game(game, sizes, modules=tuple(args.game_module), say=print)
     failed = [c.name for c in checks if c.passed is False]
@@ -351,6 +372,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="most requests answered by the termination check (default %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="the first seed played (default %(default)s)")
+    parser.add_argument(
+        "--match-seconds",
+        type=number(float),
+        default=Sizes.match_wall_s,
+        metavar="S",
+        help="how long one match may take before the game is said to loop (default %(default)s)",
+    )
     game_module_args(parser)
     parser.set_defaults(handler=cmd_check_game)
 
