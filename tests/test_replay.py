@@ -365,3 +365,21 @@ def test_a_bid_of_a_card_value_is_not_read_as_an_index_into_the_hand() -> None:
     assert plain(renderer_for("gops/1").action(bid, 1)) == "1"
     draft = {"type": "draft_pick", "id": 1, "round": 1, "cards": ["P4", "S6"]}
     assert plain(renderer_for("rps-poker/1").action(draft, 1)) == "1 = S6"
+
+
+def test_a_match_cut_off_before_its_result_replays_without_a_dangling_separator(rps_log: Path, tmp_path: Path) -> None:
+    # A live match's page, or a log cut off by kill -9: no result yet, so no "· " left after the match's id.
+    import re
+
+    from arena.replay import match_page
+    from arena.replay._log import load_log
+
+    cut = tmp_path / "cut.jsonl"
+    lines = rps_log.read_bytes().splitlines(keepends=True)
+    cut.write_bytes(b"".join(lines[: len(lines) // 2]))
+    for path, ended in ((rps_log, True), (cut, False)):
+        html = match_page(load_log(path))
+        sub = re.search(r'<div class="sub">(.*?)</div>', html, re.S)
+        assert sub is not None
+        assert ('id="result"' in sub.group(1)) is ended
+        assert not re.search(r"&middot;\s*$", sub.group(1)), sub.group(1)

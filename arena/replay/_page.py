@@ -388,7 +388,7 @@ def match_fragment(
         match_id=html.escape(log.match_id),
         seen=html.escape(seen),
         leg=leg,
-        result=html.escape(data["result"]),
+        result=f'&middot; <span id="result">{html.escape(data["result"])}</span>' if data["result"] else "",
         track=track_html,
         noscript=_noscript(data),
         data=packed,
@@ -430,7 +430,7 @@ def match_page(
 _BODY = """<header class="top">
   <h1 id="title">{title}</h1>
   <div class="sub">{game} &middot; seed <code id="seed">{seed}</code> &middot; match <code>{match_id}</code>{seen}
-    &middot; <span id="result">{result}</span>{leg}</div>
+    {result}{leg}</div>
 </header>
 <main class="replay">
 <div class="note" id="note" hidden></div>
