@@ -733,8 +733,9 @@ class OutputWatch:
 
     The bots' output pipes are in an epoll set of its own, and trio's loop
     watches that set's one file descriptor: a match awaits both seats'
-    answers with one wait per wake-up, no task per seat. Close it (or use
-    ``with``) when done.
+    answers with one wait per wake-up, no task per seat. The only match of
+    a process first waits in the thread, briefly (:data:`SYNC_WAIT_S`): see
+    :meth:`wait`. Close it (or use ``with``) when done.
     """
 
     open_watches = 0
@@ -764,8 +765,9 @@ class OutputWatch:
     async def wait(self, bots: Iterable[BotProcess], deadline: float) -> set[int]:
         """The output descriptors of ``bots`` that have something to read (or closed), once one has or at ``deadline``.
 
-        Each is armed for one report (a bot that writes on while it is no
-        longer awaited wakes nobody); the set may be empty at the deadline.
+        Through trio's loop, each is armed for one report (a bot that writes
+        on while it is no longer awaited wakes nobody); in the thread, only
+        the awaited pipes are polled. The set may be empty at the deadline.
         """
         fds = [bot.stdout_fd for bot in bots]
         if OutputWatch.open_watches == 1 and SYNC_WAIT_S > 0 and not self._ready_tasks():
