@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,30 @@ def test_a_game_that_loops_in_its_own_code_is_said_to_be_stuck_once_not_waited_f
     assert {words[name] for name in CHECKS if name != "termination"} == {"SKIP"}, out
     took = re.search(r"FAILED: termination \(([0-9.]+) s\)", out)
     assert took is not None and float(took.group(1)) < 5, out  # stuck once (0.5 s), not once a check
+
+
+def test_the_kits_alarm_puts_back_the_callers_timer_and_handler() -> None:
+    import signal
+
+    rang: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: rang.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        Playout(get_game("rps-poker"), 1).play()
+        left, _interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 25 < left <= 30  # the caller's timer goes on, less the match's time
+        assert rang == []
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        time.sleep(0.2)  # (the caller's handler rings, not the kit's: no _Overtime here)
+        assert rang == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_match_seconds_out_of_range_is_one_line() -> None:
+    status, _words, out = check_game("rps-poker", "--match-seconds", "inf")
+    assert status == 2 and "--match-seconds must be more than 0 and at most 86400, not inf" in out, out
 
 
 @pytest.mark.slow

@@ -104,13 +104,18 @@ async def test_the_server_process_never_waits_in_the_thread(
     assert len(trio_waits) == 1
 
 
-def test_a_closed_watch_is_no_longer_counted() -> None:
-    before = OutputWatch.open_watches
+async def test_a_closed_watch_is_no_longer_counted_and_counts_are_per_trio_loop() -> None:
+    before = _process.open_watches()
     watch = OutputWatch()
-    assert OutputWatch.open_watches == before + 1
+    assert _process.open_watches() == before + 1
+
+    async def counted_there() -> int:
+        return _process.open_watches()
+
+    assert await trio.to_thread.run_sync(trio.run, counted_there) == 0  # (another thread's loop: its own count)
     watch.close()
     watch.close()  # (twice: counted once)
-    assert OutputWatch.open_watches == before
+    assert _process.open_watches() == before
 
 
 async def test_the_ready_tasks_count_is_trios_own() -> None:
@@ -155,3 +160,18 @@ def test_a_servers_matches_never_wait_in_the_thread(monkeypatch: pytest.MonkeyPa
     assert tournament.sync_waits  # a tournament's workers may
     assert cluster.MatchOrder.__dataclass_fields__["sync_waits"].default is True
     assert "open_executor(address, plan, self.tid, sync_waits=False)" in Path(service.__file__).read_text()
+
+
+async def test_a_server_process_waits_in_trios_loop_while_it_serves(tmp_path: Path) -> None:
+    from arena.server.config import load
+    from arena.server.serve import run_server
+
+    from .servertools import write_config
+
+    assert _process.SYNC_WAIT_S > 0
+    config = load(write_config(tmp_path))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lambda task_status: run_server(config, jobs=0, say=lambda _: None, task_status=task_status))
+        assert _process.SYNC_WAIT_S == 0  # its checks, a person's game, or the ladder played here
+        nursery.cancel_scope.cancel()
+    assert _process.SYNC_WAIT_S > 0  # put back as it stops

@@ -886,3 +886,17 @@ async def test_a_check_that_breaks_fails_that_upload_and_the_server_goes_on(
         assert (version.admission, version.reason) == ("not_admitted", service.CHECK_BROKE)  # not "pending" forever
         second = await kit.upload(token, minimal_bot(**{"notes.txt": "again"}))
         assert (await kit.wait_submission(token, second.json()["id"]))["status"] == "passed"
+
+
+def test_a_server_refuses_a_game_that_is_not_duplicable_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena import ConfigError
+    from arena.games import get_game
+    from arena.server.config import load
+
+    from .servertools import write_config
+
+    monkeypatch.setattr(type(get_game("rps-poker")), "duplicate_deals", False)  # as a plugin game may say
+    with pytest.raises(ConfigError, match=r"rps-poker is not duplicable .* a ladder plays every deal twice"):
+        load(write_config(tmp_path))

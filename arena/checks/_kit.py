@@ -20,6 +20,7 @@ import itertools
 import random
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -74,21 +75,30 @@ class _Overtime(BaseException):
 def _alarm(seconds: float) -> Iterator[None]:
     """Raise :class:`_Overtime` in this thread after ``seconds`` (again every second, should the game swallow it).
 
-    Only in the main thread, where signals are delivered; elsewhere nothing is timed.
+    Only in the main thread, where signals are delivered; elsewhere nothing is timed. A timer and a handler the
+    caller had are put back (the timer less the time taken); once the block is left the alarm raises nothing,
+    even if it rings before it is put away.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    armed = True
 
     def ring(_signum: int, _frame: object) -> None:
-        raise _Overtime
+        if armed:
+            raise _Overtime
 
+    started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
-        yield
+        outer = signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+        try:
+            yield
+        finally:
+            armed = False
+            left = outer[0] - (time.monotonic() - started) if outer[0] else 0.0
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer[0] else 0.0, outer[1])
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 

@@ -46,6 +46,7 @@ import msgspec
 
 import protocol
 
+from .._errors import ConfigError
 from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
@@ -67,6 +68,8 @@ from .hints import printable
 SEATED_STEPS = 4
 """Steps played by the duplicate fairness check: enough for each seat to be asked once in a game's first turns."""
 UNPROVEN = 'not proven: a match did not end (see "termination")'
+MAX_MATCH_SECONDS = 86_400.0
+"""The longest ``--match-seconds`` (a day: the alarm's timer takes no more)."""
 CHECKS = ("determinism", "termination", "illegal answers", "hidden information", "duplicate fairness", "messages")
 
 
@@ -182,8 +185,11 @@ def _determinism(game: Game, sizes: Sizes, modules: tuple[str, ...]) -> Check:
 
 def _digests_elsewhere(game: Game, seeds: range, modules: tuple[str, ...], hash_seed: str) -> list[str]:
     order = json.dumps(
-        {"game": game.game_id, "params": game.params, "modules": list(modules), "seeds": [seeds.start, seeds.stop]}
-    )
+        {
+            "game": game.game_id, "params": game.params, "modules": list(modules), "seeds": [seeds.start, seeds.stop],
+            "match_wall_s": Playout.wall_s,
+        }
+    )  # fmt: skip
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     done = subprocess.run(
         [sys.executable, "-c", "from arena.checks.game import digest_main; digest_main()", order],
@@ -206,6 +212,7 @@ def digest_main() -> None:
     for path in order["modules"]:
         load_game_module(path)
     game = get_game(order["game"], order["params"])
+    Playout.wall_s = order["match_wall_s"]
     print(json.dumps(digests(game, range(*order["seeds"]))))
 
 
@@ -345,6 +352,9 @@ def cmd_check_game(args: argparse.Namespace) -> int:
     """Check a game and print a line per check; exit status 1 when any fails."""
     load_game_modules(args)
     game = get_game(args.game, params_from(args.param))
+    if not 0 < args.match_seconds <= MAX_MATCH_SECONDS:
+        top = f"{MAX_MATCH_SECONDS:g}"
+        raise ConfigError(f"--match-seconds must be more than 0 and at most {top}, not {args.match_seconds:g}")
     sizes = Sizes(matches=args.matches, requests=args.requests, seed=args.seed, match_wall_s=args.match_seconds)
     print(f"Checking {printable(game.title)} ({printable(game.game_id)}) with random play from seed {args.seed}")
     checks = check_game(game, sizes, modules=tuple(args.game_module), say=print)

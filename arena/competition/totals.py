@@ -115,7 +115,8 @@ class PairTotals:
 
 
 _ADDITIVE = tuple(f.name for f in fields(PairTotals) if f.name not in ("low", "high", "faults"))
-assert [f.name for f in fields(PairTotals)] == [*_ADDITIVE, "low", "high", "faults"]
+if [f.name for f in fields(PairTotals)] != [*_ADDITIVE, "low", "high", "faults"]:  # (PairTotals.difference's order)
+    raise ImportError("PairTotals: its additive fields must come first, then low, high and faults")
 _additive = operator.attrgetter(*_ADDITIVE)
 """The additive totals of a :class:`PairTotals`, as a tuple in :data:`_ADDITIVE`'s order."""
 COLUMNS = (*_ADDITIVE, "low", "high")

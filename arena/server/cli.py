@@ -82,9 +82,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _say(sandbox_line(config))  # before anything is made: a refusal leaves nothing behind
     refuse_exposed_data(config)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
-    from ..supervisor import _process
-
-    _process.SYNC_WAIT_S = 0.0  # this process serves pages: a check or a person's game here waits in trio's loop
     with locked(config.data_dir):
         trio.run(
             functools.partial(

@@ -73,6 +73,7 @@ from ..competition.config import (
     load_game_file,
     read_toml,
 )
+from ..games import get_game
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
 from .archive import UploadLimits
 from .retention import Retention
@@ -181,6 +182,12 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     params = check.get(data, ("params",), dict, {})
     game_module = load_game_file(check, data, base)
     _check_game(check, game, params)
+    if not type(get_game(game)).duplicate_deals:
+        raise check.error(
+            ("game",),
+            f"{game} is not duplicable (its duplicate_deals is False), and a ladder plays every deal twice with the "
+            "seats swapped: serve a game whose deals can be so played",
+        )
     tables = {name: check.get(data, (name,), dict, {}) for name in _TABLES}
     for name, keys in _TABLES.items():
         check.unknown(tables[name], keys, (name,))

@@ -16,6 +16,7 @@ from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 
 from .._errors import ConfigError
+from ..supervisor import _process
 from .config import ServerConfig
 from .service import Competition
 from .web import create_app
@@ -69,6 +70,7 @@ async def run_server(
     competition = Competition(config, fresh=fresh)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    sync_wait, _process.SYNC_WAIT_S = _process.SYNC_WAIT_S, 0.0  # pages and checks here wait in trio's loop only
     try:
         for line in [*competition.opening, *competition.add_house_bots()]:
             say(line)
@@ -101,6 +103,7 @@ async def run_server(
             task_status.started(address)
     finally:
         sys.setswitchinterval(switch)
+        _process.SYNC_WAIT_S = sync_wait
         competition.close()
 
 

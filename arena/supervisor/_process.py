@@ -738,9 +738,6 @@ class OutputWatch:
     :meth:`wait`. Close it (or use ``with``) when done.
     """
 
-    open_watches = 0
-    """Matches waiting on their bots in this process now (one watch a match)."""
-
     def __init__(self) -> None:
         self._epoll = select.epoll()
         self._known: set[int] = set()
@@ -749,7 +746,7 @@ class OutputWatch:
         """The awaited pipes when waited for in the thread (level-triggered: nothing to re-arm between waits)."""
         self._polled: list[int] = []
         self._checkpoint_at = 0.0
-        OutputWatch.open_watches += 1
+        self._counted = _count_watch(+1)
 
     def __enter__(self) -> OutputWatch:
         return self
@@ -760,7 +757,8 @@ class OutputWatch:
     def close(self) -> None:
         if not self._epoll.closed:
             self._epoll.close()
-            OutputWatch.open_watches -= 1
+            if self._counted:
+                _count_watch(-1)
 
     async def wait(self, bots: Iterable[BotProcess], deadline: float) -> set[int]:
         """The output descriptors of ``bots`` that have something to read (or closed), once one has or at ``deadline``.
@@ -770,8 +768,8 @@ class OutputWatch:
         the awaited pipes are polled. The set may be empty at the deadline.
         """
         fds = [bot.stdout_fd for bot in bots]
-        if OutputWatch.open_watches == 1 and SYNC_WAIT_S > 0 and not self._ready_tasks():
-            # The process's only match, and no other task ready to run (one would run while the bots think, as it
+        if SYNC_WAIT_S > 0 and _OPEN_WATCHES.get() == 1 and not self._ready_tasks():
+            # The loop's only match, and no other task queued to run (one would run while the bots think, as it
             # does in trio's loop): a quick answer is waited for in this thread, with one poll() of the awaited
             # pipes, without a trip through trio's loop (a cancel scope, a registration and a wake-up: a quarter
             # of the arena's CPU a request). Nothing else in the process waits longer than SYNC_WAIT_S for it, and
@@ -805,15 +803,35 @@ class OutputWatch:
         return {fd for fd, _ in self._epoll.poll(0)}
 
 
+_OPEN_WATCHES: trio.lowlevel.RunVar[int] = trio.lowlevel.RunVar("arena_open_watches", default=0)
+"""Matches waiting on their bots in this trio loop now (one :class:`OutputWatch` a match): a loop is one thread."""
+
+
+def _count_watch(change: int) -> bool:
+    """Add ``change`` to the open watches of the current trio loop; ``False`` outside one (nothing counted)."""
+    try:
+        _OPEN_WATCHES.set(_OPEN_WATCHES.get() + change)
+    except RuntimeError:
+        return False
+    return True
+
+
+def open_watches() -> int:
+    """Matches waiting on their bots in the current trio loop."""
+    return _OPEN_WATCHES.get()
+
+
 def ready_tasks() -> Callable[[], int]:
-    """A call that tells how many tasks are ready to run in the current trio loop (call it in that loop).
+    """A call that tells how many tasks are queued to run in the current trio loop (call it in that loop).
 
     Trio's public figure (``current_statistics().tasks_runnable``) comes with
     statistics that walk every descriptor the loop watches: 2 µs here with a
     few, more with hundreds of bots, paid at every wait for an answer. The
     length of its run queue is the same number in one C call; should trio's
     internals change, the public figure (``tests/test_output_watch.py`` checks
-    that the two agree).
+    that the two agree). Neither sees the rest of the batch trio is running
+    now, nor I/O it has not collected yet: the wait in the thread is short
+    (:data:`SYNC_WAIT_S`) because of that.
     """
     from trio._core import _run
 

@@ -349,9 +349,9 @@ class MatchRunner:
         self._watch: OutputWatch
         """What the seats' answers are awaited with, while the match runs."""
         self._outbox: tuple[list[bytes], list[bytes]] = ([], [])
+        """Lines held for each seat until its next write: notices go out with the request after them."""
         self._now: Callable[[], float] = trio.current_time
         """Trio's time (its clock's own method while the match runs)."""
-        """Lines held for each seat until its next write: notices go out with the request after them."""
 
     def _name(self, seat: int) -> str:
         return self.seats[seat].name or self.seats[seat].bot.spec.name

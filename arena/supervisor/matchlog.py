@@ -200,7 +200,7 @@ def _gunzipped(data: bytes) -> bytes:
     """What a gzip file holds, as far as it goes: one cut off by ``kill -9`` has no end, and what was written
     before stands (a live log is flushed whole records at a time). A corrupt one raises :class:`ValueError`."""
     out = []
-    while data:
+    while data := data.lstrip(b"\0"):  # (zeros after a member: padding, or what a crash left)
         stream = zlib.decompressobj(wbits=31)  # (31: a gzip header and trailer)
         try:
             out.append(stream.decompress(data))
