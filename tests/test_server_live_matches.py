@@ -13,6 +13,7 @@ import base64
 import contextlib
 import io
 import json
+import re
 import time
 import zlib
 from pathlib import Path
@@ -133,8 +134,18 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             stranger.on("pageerror", lambda e: errors.append(str(e)))
 
             key = in_play(url, "alice", "slow-python")  # the next one, if that one has ended meanwhile
-            for page in (organiser, owner, stranger):
-                page.goto(f"{url}/matches/{key}/live")
+            with contextlib.ExitStack() as taken:  # this address's four streams taken: the stranger's is refused
+                for _ in range(4):
+                    taken.enter_context(httpx.stream("GET", f"{url}/matches/{key}/live/events", timeout=30))
+                for page in (organiser, owner, stranger):
+                    page.goto(f"{url}/matches/{key}/live")
+                refused = stranger.evaluate(
+                    "() => new Promise(done => { const s = new EventSource(document.getElementById('live-match')"
+                    ".dataset.events); s.onerror = () => { done(s.readyState === EventSource.CLOSED); s.close(); };"
+                    " s.onopen = () => { done(false); s.close(); }; })"
+                )
+                assert refused, "a fifth stream from one address was not refused"
+            # (its page opens its stream again a few seconds later, and so still sees the end below)
             assert stranger.locator("#live-hidden").is_visible()
             assert stranger.locator("iframe").count() == 0
             organiser.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
@@ -150,8 +161,13 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             assert "saw it" in seen.locator("header").inner_text()
             assert "Everything" not in seen.locator("#views").inner_text()
 
-            for page in (organiser, owner, stranger):  # the match ends: each page becomes the match's page
-                page.wait_for_url(f"{url}/matches/{key}", timeout=60_000)
+            # The match ends: each page becomes the match's page (whose replay frame may have put its #step in
+            # the address by the time it is looked at).
+            match_page = re.compile("^" + re.escape(f"{url}/matches/{key}") + r"(#.*)?$")
+            for page in (organiser, owner, stranger):
+                page.wait_for_url(match_page, timeout=60_000)
+            ended = httpx.get(f"{url}/matches/{key}/live/events", timeout=30)  # a page that comes back too late
+            assert ended.status_code == 200 and f'event: end\ndata: {{"url": "/matches/{key}"}}' in ended.text
             assert organiser.frame_locator("iframe.replay").locator("#views").inner_text()
             if key.endswith("-a"):  # its deal's other leg is still to play: the stranger still sees no table
                 assert "replay is shown once both legs" in stranger.locator("main").inner_text()

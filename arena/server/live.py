@@ -200,6 +200,9 @@ class LivePages:
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
+            if self.c.match(key) is not None:  # it ended before this stream (a page that reconnects): say so
+                ended = f"event: end\ndata: {json.dumps({'url': f'/matches/{key}'})}\n\n"
+                return Response(ended, media_type="text/event-stream", headers={"cache-control": "no-store"})
             raise HTTPException(404, "no such match in play")
         viewer = self.pages.who(request)
         allowed, seat = self.pages.replay_access(viewer, playing.scheduled)

@@ -42,14 +42,22 @@
       }
     });
   });
-  var source = new EventSource(box.dataset.events);
-  source.addEventListener("step", function (event) {
-    var data = JSON.parse(event.data);
-    if (count) count.textContent = data.shown + " messages so far.";
-    if (data.shown > 0) load(data.shown);
-  });
-  source.addEventListener("end", function (event) {
-    source.close();
-    window.location.assign(JSON.parse(event.data).url);
-  });
+  // A stream the server refused (too many watched from here: 429) or lost is opened again a few seconds later
+  // (EventSource itself gives up on an HTTP error); a match that ended meanwhile answers with its "end".
+  function listen() {
+    var source = new EventSource(box.dataset.events);
+    source.addEventListener("step", function (event) {
+      var data = JSON.parse(event.data);
+      if (count) count.textContent = data.shown + " messages so far.";
+      if (data.shown > 0) load(data.shown);
+    });
+    source.addEventListener("end", function (event) {
+      source.close();
+      window.location.assign(JSON.parse(event.data).url);
+    });
+    source.addEventListener("error", function () {
+      if (source.readyState === EventSource.CLOSED) setTimeout(listen, 5000);
+    });
+  }
+  listen();
 })();
