@@ -178,15 +178,23 @@ def inprocess_cpu_ms(names: list[str], cycles: int, repeat: int) -> float:
     return min(_inprocess_run(names, schedule, time.process_time) for _ in range(repeat)) / len(schedule) * 1e3
 
 
-def _inprocess_run(names: list[str], schedule: list[tuple[str, str, int]], clock: Callable[[], float]) -> float:
-    """Play ``schedule`` in process (fresh ``Bot`` objects, each reused over its matches); the ``clock`` it took."""
+Asked = dict[int, tuple[str, bytes]]
+"""A step's requests: by seat, the bot asked and the request's line."""
+
+
+def _play_schedule(
+    names: list[str],
+    schedule: list[tuple[str, str, int]],
+    tell: Callable[[str, bytes], None],
+    ask: Callable[[Asked], dict[int, bytes]],
+) -> None:
+    """Play ``schedule`` with the game engine and codec alone: ``tell`` a bot a line (a notice, its match's start
+    and end), ``ask`` bots a step's requests and get their answers' lines. The in-process reference and the least
+    relay are this loop, around bots in this process or in processes of their own."""
     game = get_game(GAME)
-    modules = {name: _load_port(name) for name in names}
     limits = Limits()
-    bots = {name: _InProcessBot(module) for name, module in modules.items()}  # one object per bot, reused
     wires = {name: wire_for("json", game) for name in names}
     next_id = dict.fromkeys(names, 1)
-    started = clock()
     for a, b, seed in schedule:
         seats = (a, b)
         state = game.new_match(seed)
@@ -195,24 +203,44 @@ def _inprocess_run(names: list[str], schedule: list[tuple[str, str, int]], clock
                 match_id=f"{seed}", game=game.game_id, seat=SEATS[index], params=game.params,
                 limits=limits, opponent=seats[1 - index],
             )  # fmt: skip
-            bots[name].feed(protocol.encode(start))
+            tell(name, protocol.encode(start))
         for seat, notice in state.start().notices:
-            bots[seats[seat]].feed(protocol.encode(notice))
+            tell(seats[seat], protocol.encode(notice))
         while not state.is_over:
-            actions = {}
+            requests = {}
             for seat, request in sorted(state.requests().items()):
                 name = seats[seat]
-                request = msgspec.structs.replace(request, id=next_id[name])
+                requests[seat] = msgspec.structs.replace(request, id=next_id[name])
                 next_id[name] += 1
-                line = bots[name].feed(protocol.encode(request))
-                assert line is not None
-                answer = wires[name].decode(line.rstrip(b"\n"), request)
+            lines = ask({seat: (seats[seat], protocol.encode(request)) for seat, request in requests.items()})
+            actions = {}
+            for seat, request in requests.items():
+                answer = wires[seats[seat]].decode(lines[seat].rstrip(b"\n"), request)
                 actions[seat] = state.check(seat, answer.action)
             for seat, notice in state.apply(actions).notices:
-                bots[seats[seat]].feed(protocol.encode(notice))
+                tell(seats[seat], protocol.encode(notice))
         result = state.result()
         for index, name in enumerate(seats):
-            bots[name].feed(protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
+            tell(name, protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
+
+
+def _inprocess_run(names: list[str], schedule: list[tuple[str, str, int]], clock: Callable[[], float]) -> float:
+    """Play ``schedule`` in process (fresh ``Bot`` objects, each reused over its matches); the ``clock`` it took."""
+    bots = {name: _InProcessBot(_load_port(name)) for name in names}  # one object per bot, reused
+
+    def ask(asked: Asked) -> dict[int, bytes]:
+        answers = {}
+        for seat, (name, line) in asked.items():
+            answer = bots[name].feed(line)
+            assert answer is not None
+            answers[seat] = answer
+        return answers
+
+    def tell(name: str, line: bytes) -> None:
+        bots[name].feed(line)  # (a notice: no answer)
+
+    started = clock()
+    _play_schedule(names, schedule, tell, ask)
     return clock() - started
 
 
@@ -234,9 +262,6 @@ def relay_floor_rate(names: list[str], cycles: int, repeat: int) -> float:
 
 def _relay_floor_run(names: list[str], schedule: list[tuple[str, str, int]]) -> tuple[float, float]:
     """Play ``schedule`` through the least relay (the bots started before the clock starts): its CPU and wall s."""
-    game = get_game(GAME)
-    limits = Limits()
-    wires = {name: wire_for("json", game) for name in names}
     processes = {}
     for name in names:
         spec = resolve(str(RPS / name))
@@ -244,7 +269,7 @@ def _relay_floor_run(names: list[str], schedule: list[tuple[str, str, int]]) -> 
             bare_command(spec.command, spec.cwd), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             env=_bare_env(), start_new_session=True,
         )  # fmt: skip
-    held: dict[str, list[bytes]] = {name: [] for name in names}
+    held: dict[str, list[bytes]] = {name: [] for name in names}  # lines to a bot, until its next request
 
     def write(name: str) -> None:
         stdin = processes[name].stdin
@@ -252,41 +277,24 @@ def _relay_floor_run(names: list[str], schedule: list[tuple[str, str, int]]) -> 
         os.write(stdin.fileno(), b"".join(held[name]))
         held[name].clear()
 
-    next_id = dict.fromkeys(names, 1)
+    def ask(asked: Asked) -> dict[int, bytes]:
+        for name, line in asked.values():
+            held[name].append(line)
+            write(name)
+        answers = {}
+        for seat, (name, _line) in asked.items():
+            stdout = processes[name].stdout
+            assert stdout is not None
+            answers[seat] = stdout.readline()
+        return answers
+
+    def tell(name: str, line: bytes) -> None:
+        held[name].append(line)
+
     try:
-        started, wall = 0.0, 0.0
-        for played, (a, b, seed) in enumerate([*schedule, *schedule]):  # the first pass untimed: the bots start
-            if played == len(schedule):
-                started, wall = time.process_time(), time.perf_counter()
-            seats = (a, b)
-            state = game.new_match(seed)
-            for index, name in enumerate(seats):
-                start = MatchStart(
-                    match_id=f"{seed}", game=game.game_id, seat=SEATS[index], params=game.params,
-                    limits=limits, opponent=seats[1 - index],
-                )  # fmt: skip
-                held[name].append(protocol.encode(start))
-            for seat, notice in state.start().notices:
-                held[seats[seat]].append(protocol.encode(notice))
-            while not state.is_over:
-                actions = {}
-                requests = {}
-                for seat, request in sorted(state.requests().items()):
-                    name = seats[seat]
-                    requests[seat] = request = msgspec.structs.replace(request, id=next_id[name])
-                    next_id[name] += 1
-                    held[name].append(protocol.encode(request))
-                    write(name)
-                for seat, request in requests.items():
-                    stdout = processes[seats[seat]].stdout
-                    assert stdout is not None
-                    answer = wires[seats[seat]].decode(stdout.readline().rstrip(b"\n"), request)
-                    actions[seat] = state.check(seat, answer.action)
-                for seat, notice in state.apply(actions).notices:
-                    held[seats[seat]].append(protocol.encode(notice))
-            result = state.result()
-            for index, name in enumerate(seats):
-                held[name].append(protocol.encode(MatchEnd(match_id=f"{seed}", seat=SEATS[index], result=result)))
+        _play_schedule(names, schedule, tell, ask)  # untimed: the bots start during it
+        started, wall = time.process_time(), time.perf_counter()
+        _play_schedule(names, schedule, tell, ask)
         for name in names:
             write(name)
         return time.process_time() - started, time.perf_counter() - wall
