@@ -21,6 +21,8 @@ class _Pipe:
 
     stdout_fd: int
     write_fd: int
+    stderr_fd: int = -1
+    """Its stderr pipe while a task drains it (-1: none)."""
 
 
 @pytest.fixture
@@ -72,6 +74,36 @@ async def test_a_slow_answer_is_waited_for_in_trios_loop_which_runs_the_other_ta
     assert woken == {pipe.stdout_fd}
     assert ran == ["other"]
     assert len(trio_waits) == 1  # after at most SYNC_WAIT_S in the thread
+
+
+async def test_a_bot_whose_stderr_waits_to_be_read_lets_trios_loop_run(
+    pipe: _Pipe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its stderr is drained by a task in trio's loop: a wait that finds it waiting visits the loop (a match that
+    # took every answer in the thread would leave a chatty bot blocked on a full stderr pipe meanwhile).
+    visits: list[int] = []
+    real = trio.lowlevel.checkpoint
+
+    async def counted() -> None:
+        visits.append(1)
+        await real()
+
+    monkeypatch.setattr(trio.lowlevel, "checkpoint", counted)
+    err_read, err_write = os.pipe()
+    try:
+        bot = _Pipe(pipe.stdout_fd, pipe.write_fd, stderr_fd=err_read)
+        with OutputWatch() as watch:
+            os.write(pipe.write_fd, b"{}\n")
+            assert await watch.wait([bot], trio.current_time() + 5) == {pipe.stdout_fd}  # type: ignore[list-item]
+            assert len(visits) == 1  # the first answer visits the loop; the next, within 2 ms, would not...
+            os.read(pipe.stdout_fd, 100)
+            os.write(pipe.write_fd, b"{}\n")
+            os.write(err_write, b"debug line\n")  # ... but for the bot's stderr waiting to be read
+            assert await watch.wait([bot], trio.current_time() + 5) == {pipe.stdout_fd}  # type: ignore[list-item]
+            assert len(visits) == 2
+    finally:
+        os.close(err_read)
+        os.close(err_write)
 
 
 async def test_with_two_matches_in_the_process_every_wait_goes_through_trios_loop(

@@ -347,6 +347,13 @@ class BotProcess:
         return self.process.stdout.fileno()  # type: ignore[attr-defined, no-any-return]
 
     @property
+    def stderr_fd(self) -> int:
+        """The arena's end of the bot's stderr pipe while its draining task reads it, else -1."""
+        if not self._stderr_open or self.process.stderr is None:
+            return -1
+        return self.process.stderr.fileno()  # type: ignore[attr-defined, no-any-return]
+
+    @property
     def has_read_ahead(self) -> bool:
         """Whether output already read waits in the buffer (a line, or part of one)."""
         return bool(self._buffer)
@@ -775,21 +782,27 @@ class OutputWatch:
             # of the arena's CPU a request). Nothing else in the process waits longer than SYNC_WAIT_S for it, and
             # the loop is visited at least every SYNC_WAIT_S even when every answer is quick (stderr drains, the
             # worker's pipe, cancellation).
-            if fds != self._polled:
+            # Their stderr pipes too: what a bot writes there is drained by a task of its own, which runs in trio's
+            # loop; a bot whose stderr waits to be read sends this wait through that loop, as before.
+            errs = [fd for fd in (bot.stderr_fd for bot in bots) if fd >= 0]
+            polled = fds + errs
+            if polled != self._polled:
                 for fd in self._polled:
                     self._poll.unregister(fd)
-                for fd in fds:
+                for fd in polled:
                     self._poll.register(fd, select.POLLIN)
-                self._polled = fds
+                self._polled = polled
             now = trio.current_time()
             timeout_ms = max(0.0, min(deadline - now, SYNC_WAIT_S)) * 1e3
-            woken = {fd for fd, flags in self._poll.poll(timeout_ms) if not flags & select.POLLNVAL}
+            ready = {fd for fd, flags in self._poll.poll(timeout_ms) if not flags & select.POLLNVAL}
+            stderr_waits = not ready.isdisjoint(errs)
+            woken = ready.difference(errs)
             if woken:
-                if now >= self._checkpoint_at:
+                if stderr_waits or now >= self._checkpoint_at:
                     self._checkpoint_at = now + SYNC_WAIT_S
                     await trio.lowlevel.checkpoint()
                 return woken
-            if trio.current_time() >= deadline:
+            if not stderr_waits and trio.current_time() >= deadline:
                 await trio.lowlevel.checkpoint()
                 return set()
         for fd in fds:
