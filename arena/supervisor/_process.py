@@ -857,8 +857,10 @@ def ready_tasks() -> Callable[[], int]:
 
 _ARMED = select.EPOLLIN | select.EPOLLONESHOT
 SYNC_WAIT_S = 0.002
-"""How long the only match of a process waits for an answer in its own thread before it waits in trio's loop
-(0: always in trio's loop; the competition server's web process, whose requests must not wait on a check)."""
+"""How long the only match of a trio loop waits for an answer in its own thread before it waits in the loop.
+0: always in the loop, as every process of a competition server sets it (its web process in ``run_server``, its
+match worker by ``Setup.sync_waits``, its cluster's workers by ``MatchOrder.sync_waits``): a check and a ladder
+match must not differ in how soon the next request follows an answer."""
 
 
 def _runnable(pid: int) -> bool:
