@@ -36,6 +36,69 @@ the pentanomial variance of chess-engine testing (:mod:`arena.competition.sprt`)
 and credits draws for the variance they remove. From the covariance come the
 error of any difference between two ratings and the likelihood that one bot
 is stronger than another (LOS).
+
+**Deals at two tables** (:class:`TableDeal`, :meth:`Fitter.add_tables`). A
+competition server never lets one bot hold both seats of a deal: a deal is
+played at two tables, seats kept, by four versions of four owners, table 1
+``a1`` (seat A) against ``b1``, table 2 ``a2`` against ``b2``. As in duplicate
+bridge, team ONE is ``{a1, b2}`` (between them they held both hands of the
+deal) and team TWO ``{a2, b1}``; the deal's result is team ONE's total
+``t = score1 + (1 - score2)``, one of 0, 0.5, 1, 1.5, 2 (its pentanomial
+class ``2t``).
+
+The model: at each table, seat A wins with probability
+``sigmoid(theta_A - theta_B + delta)``, where ``delta`` is the deal's: its
+luck (how much its cards favour seat A) and the seat's advantage, any size,
+the same at both tables because the cards are. That ``delta`` is not
+estimated but conditioned away, as a matched-pairs (conditional logistic)
+analysis does: a deal whose two tables went the same way (``t = 1``) says
+nothing about the players, and given that they went different ways, team ONE
+won (``t = 2`` rather than 0) with probability
+``P = sigmoid(theta_a1 + theta_b2 - theta_a2 - theta_b1)``, whatever
+``delta`` was (the ``exp(delta)`` factors cancel). So a table deal is a game
+between two teams whose strengths are sums, and with draws counted as half a
+win and half a loss, as everywhere here, a deal with ``t`` counts
+``max(t - 1, 0)`` wins of team ONE and ``max(1 - t, 0)`` of team TWO. From a
+quad's (``a1, b1, a2, b2``) pentanomial counts ``n0..n4``: wins
+``W = n4 + n3 / 2``, losses ``L = n0 + n1 / 2``; with ``v`` the contrast
+``e_a1 + e_b2 - e_a2 - e_b1``, the log-likelihood is
+``W log P + L log(1 - P)``, its gradient ``(W - (W + L) P) v``, its
+information ``(W + L) P (1 - P) v v'`` (a logistic likelihood: the Newton
+step of the pairs' fit, the same concave problem), and the sandwich's middle
+sums each deal's squared score ``(max(t - 1, 0) - |t - 1| P)^2 v v'``:
+``(n0 + n1 / 4) P^2 + (n4 + n3 / 4) (1 - P)^2`` times ``v v'``. Pair outcomes
+and table deals add their terms to one likelihood; without table deals
+nothing of the pairs' fit changes.
+
+Why this and not the team's mean score: the team total's mean,
+``1 + sigmoid(d1 + delta) - sigmoid(d2 + delta)``, still depends on the
+deal's luck (it cancels only to first order), and a deal where luck decided
+both tables (``t = 1``) would pull every strength towards 0; the conditional
+likelihood is exactly free of ``delta``. (Treating ``t`` as two games won by
+a team at ``P``, the mean-score form, would also halve the scale: it fits a
+swapped pair ``(a, b, b, a)`` at ``sigmoid(2 (theta_a - theta_b))`` where the
+pairs' fit has ``sigmoid(theta_a - theta_b)``.) What it assumes: the
+logistic model at each table with the deal's effect additive on the log-odds
+(a deal may favour seat A by any amount, but not favour one *bot* over
+another); outcomes of different deals independent; draws as half a win.
+
+Its scale: without deal luck the table fit and the pairs' fit estimate the
+same strengths (a swapped pair fed as a table deal ``(a, b, b, a)`` has
+``P = sigmoid(2 (theta_a - theta_b))``, the chance that ``a`` won both legs
+rather than lost both). With luck, the pairs' fit (and that of single deals)
+estimates strengths *averaged over deals*, which luck pulls together (every
+expected score is nearer a half); the table fit estimates strengths *within
+a deal*, which it does not: on a lucky game a server's ratings spread wider
+than a local tournament's of the same bots, each consistent in itself.
+
+Paired statistics (:mod:`arena.competition.sprt`) map as follows. A table
+deal's total is pentanomial, so the score, normalized Elo, LOS and SPRT of
+that module apply unchanged to a comparison of two *teams*: team ONE's
+counts, ``(n0, ..., n4)``. Two *bots* are compared on one contrast only when
+the other two are the same bot (``b1 = b2 = R``: ``v = e_a1 - e_a2``, NEW and
+OLD each against R on the same cards), and then R holds the same hand at both
+tables, which only a trusted reference may; so ``arena compare`` between
+trusted bots keeps swapped seats, whose pentanomial is the pair's own.
 """
 
 from __future__ import annotations
@@ -68,6 +131,38 @@ class Outcome:
     second: str
     score: float
     unit: str = ""
+
+
+@dataclass(frozen=True)
+class TableDeal:
+    """One deal at two tables, seats kept, for the rating fit: seat A's score at each table.
+
+    Table 1 is ``a1`` (seat A) against ``b1``, table 2 ``a2`` (seat A) against
+    ``b2``, on the same cards; ``score1`` is what ``a1`` scored (1 for a win,
+    0.5 for a draw, 0 for a loss), ``score2`` what ``a2`` scored. Team ONE,
+    ``a1`` and ``b2``, held both hands of the deal between them; the deal's
+    result is their total (see the module's docstring).
+    """
+
+    a1: str
+    b1: str
+    a2: str
+    b2: str
+    score1: float
+    score2: float
+
+    @property
+    def total(self) -> float:
+        """Team ONE's total: 0, 0.5, 1, 1.5 or 2."""
+        return self.score1 + (1.0 - self.score2)
+
+    @property
+    def pentanomial(self) -> int:
+        """The deal's class, 0 to 4: twice team ONE's total."""
+        for score in (self.score1, self.score2):
+            if score not in (0.0, 0.5, 1.0):
+                raise ValueError(f"a table's score is 1, 0.5 or 0, not {score!r}")
+        return round(2 * self.total)
 
 
 @dataclass(frozen=True)
@@ -123,8 +218,10 @@ class Ratings(Mapping[str, Rating]):
         return NormalDist().cdf(diff.elo / sd)
 
 
-def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float = DEFAULT_PRIOR_GAMES) -> Ratings:
-    """Fit Bradley-Terry strengths to ``outcomes``; ratings centred on the field's mean.
+def fit(
+    names: Sequence[str], outcomes: Iterable[Outcome | TableDeal], *, prior_games: float = DEFAULT_PRIOR_GAMES
+) -> Ratings:
+    """Fit Bradley-Terry strengths to ``outcomes`` (matches, deals at two tables); ratings centred on the field's mean.
 
     With ``prior_games = 0`` the plain maximum-likelihood fit is returned; it
     is finite only when every bot has won and lost (or drawn) something.
@@ -135,11 +232,18 @@ def fit(names: Sequence[str], outcomes: Iterable[Outcome], *, prior_games: float
     duplicate pairs it is the pentanomial variance fastchess uses; for
     matches without draws, one per unit, it equals the inverse information.
     The prior's virtual games add their own expected variance to ``M``, so a
-    run of identical results still leaves an error bar.
+    run of identical results still leaves an error bar. A :class:`TableDeal`
+    is one unit of its own, in the conditional likelihood of the module's
+    docstring.
     """
     fitter = Fitter(names)
     for outcome in outcomes:
-        fitter.add(outcome)
+        if isinstance(outcome, TableDeal):
+            counts = [0] * 5
+            counts[outcome.pentanomial] = 1
+            fitter.add_tables(outcome.a1, outcome.b1, outcome.a2, outcome.b2, counts)
+        else:
+            fitter.add(outcome)
     return fitter.ratings(prior_games)
 
 
@@ -175,6 +279,10 @@ class Fitter:
         self._wins_array: Matrix | None = None
         self._sum_arrays: tuple[Places, Places, Matrix] | None = None
         """(:meth:`of_arrays`: its totals as they came, never added to.)"""
+        self._tables: dict[tuple[int, int, int, int], list[int]] = {}
+        """Deals at two tables by quad ``(a1, b1, a2, b2)``: their pentanomial counts (never all 0)."""
+        self._table_arrays: list[tuple[Places, npt.NDArray[np.int64]]] = []
+        """Quads and counts added in bulk (:meth:`add_table_arrays`), as they came."""
 
     def add(self, outcome: Outcome) -> None:
         """Count one more outcome."""
@@ -200,6 +308,43 @@ class Fitter:
         else:
             self._mixed.add(outcome.unit)
 
+    def add_tables(self, a1: str, b1: str, a2: str, b2: str, pentanomial: Sequence[int], sign: int = 1) -> None:
+        """Count (``sign = -1``: uncount) deals at two tables of these four bots in these seats.
+
+        Table 1 is ``a1`` (seat A) against ``b1``, table 2 ``a2`` against
+        ``b2``; ``pentanomial[k]`` is how many of the deals team ONE (``a1``
+        and ``b2``) scored ``k / 2`` on. Uncounting what was counted leaves
+        the fitter as it was before, bit for bit.
+        """
+        if sign not in (1, -1):
+            raise ValueError(f"sign is 1 (add) or -1 (remove), not {sign!r}")
+        if len(pentanomial) != 5 or any(int(c) != c or c < 0 for c in pentanomial):
+            raise ValueError(f"a quad's pentanomial is 5 counts, each a whole number from 0, not {list(pentanomial)!r}")
+        quad = (self.index[a1], self.index[b1], self.index[a2], self.index[b2])
+        counts = self._tables.get(quad, [0] * 5)
+        new = [c + sign * int(k) for c, k in zip(counts, pentanomial, strict=True)]
+        if min(new) < 0:
+            raise ValueError(
+                f"cannot remove {list(pentanomial)} deals of {a1}, {b1}, {a2}, {b2}: only {counts} were added"
+            )
+        if any(new):
+            self._tables[quad] = new
+        else:
+            self._tables.pop(quad, None)
+
+    def add_table_arrays(self, quads: Places, counts: npt.NDArray[np.int64]) -> None:
+        """:meth:`add_tables` in bulk: row ``k`` of ``quads`` is ``(a1, b1, a2, b2)`` as places in ``names``, of
+        ``counts`` its pentanomial counts (a server's 100,000 quads, no call for each). Not undone by a ``sign``."""
+        quads = np.asarray(quads, dtype=np.intp).reshape(-1, 4)
+        counts = np.asarray(counts, dtype=np.int64).reshape(-1, 5)
+        if len(quads) != len(counts):
+            raise ValueError(f"{len(quads)} quads but {len(counts)} rows of counts")
+        if len(quads) and (quads.min() < 0 or quads.max() >= len(self.names)):
+            raise ValueError(f"a quad's places must be from 0 to {len(self.names) - 1}")
+        if len(counts) and counts.min() < 0:
+            raise ValueError("a pentanomial count is never negative")
+        self._table_arrays = [*self._table_arrays, (quads.copy(), counts.copy())]
+
     def add_name(self, name: str) -> None:
         """Fit ``name`` too, from now on (it has no outcomes yet); copies made before keep their names."""
         self.names = [*self.names, name]
@@ -217,6 +362,8 @@ class Fitter:
         twin._sums = {pair: sums[:] for pair, sums in self._sums.items()}
         twin._mixed = set(self._mixed)
         twin._wins_array, twin._sum_arrays = self._wins_array, self._sum_arrays  # (never added to: shared)
+        twin._tables = {quad: counts[:] for quad, counts in self._tables.items()}
+        twin._table_arrays = self._table_arrays  # (replaced, never changed: shared)
         return twin
 
     def _count(self, pair: tuple[int, int], total: float, count: float, sign: float) -> None:
@@ -273,9 +420,15 @@ class Fitter:
             return Ratings((), (), ())
         wins = self._wins_array if self._wins_array is not None else np.array(self.wins, dtype=np.float64)
         first = None if start is None else np.array([start.get(name, 0.0) for name in self.names])
-        theta = _strengths(wins, prior_games, first)
+        tables = self._table_totals()
+        theta = _strengths(wins, prior_games, first, tables)
         _, hessian = _derivatives(theta, wins, prior_games)
-        covariance = _covariance(hessian, self._meat(theta, prior_games), prior_games)
+        meat = self._meat(theta, prior_games)
+        if tables is not None:  # (only then: without table deals the pairs' fit is what it always was, bit for bit)
+            _, table_info, table_meat = tables.terms(theta, meat=True)
+            hessian = hessian + table_info
+            meat = meat + table_meat
+        covariance = _covariance(hessian, meat, prior_games)
         centred = (theta - theta.mean()) * ELO_PER_NAT
         scale = ELO_PER_NAT * ELO_PER_NAT
         return Ratings(
@@ -284,6 +437,19 @@ class Fitter:
             covariance=tuple(tuple(row) for row in (covariance * scale).tolist()),
             strengths=tuple(theta.tolist()),
         )
+
+    def _table_totals(self) -> _Tables | None:
+        """The deals at two tables as arrays, in an order that does not depend on the order they were added in."""
+        parts = [(places, counts) for places, counts in self._table_arrays if len(places)]
+        if self._tables:
+            quads = sorted(self._tables)
+            parts.append((np.array(quads, dtype=np.intp), np.array([self._tables[q] for q in quads], dtype=np.int64)))
+        if not parts:
+            return None
+        places = np.concatenate([p for p, _ in parts])
+        counts = np.concatenate([c for _, c in parts])
+        order = np.lexsort((*counts.T[::-1], *places.T[::-1]))
+        return _Tables(len(self.names), places[order], counts[order])
 
     def _meat(self, theta: Matrix, prior: float) -> Matrix:
         """Sum over units of the outer product of each unit's score vector (the gradient of its log-likelihood)."""
@@ -340,12 +506,17 @@ def ratings_from_scores(
     return {name: (float(theta[i]) - mean) * ELO_PER_NAT for name, i in index.items()}
 
 
-def _strengths(wins: Matrix | list[list[float]], prior_games: float, start: Matrix | None = None) -> Matrix:
+def _strengths(
+    wins: Matrix | list[list[float]], prior_games: float, start: Matrix | None = None, tables: _Tables | None = None
+) -> Matrix:
     """The maximum (penalised) likelihood strengths, by Newton's method (from ``start``, or from 0)."""
     table: Matrix = np.asarray(wins, dtype=np.float64)
     theta: Matrix = np.zeros(len(table)) if start is None else np.array(start, dtype=np.float64)
     for _ in range(200):
         gradient, hessian = _derivatives(theta, table, prior_games)
+        if tables is not None:
+            table_gradient, table_info, _ = tables.terms(theta)
+            gradient, hessian = gradient + table_gradient, hessian + table_info
         step = _solve(_regularised(hessian, prior_games), gradient)
         theta = theta + step
         if not len(step) or float(np.max(np.abs(step))) < 1e-12:
@@ -374,6 +545,50 @@ def _derivatives(theta: Matrix, wins: Matrix, prior: float) -> tuple[Matrix, Mat
     info = -weight
     info[np.diag_indices(n)] = weight.sum(axis=1) + prior * p0 * (1 - p0)
     return gradient, info
+
+
+TEAM_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
+"""Each seat's sign in a table deal's contrast ``e_a1 - e_b1 - e_a2 + e_b2``: team ONE is ``a1`` and ``b2``."""
+
+
+class _Tables:
+    """Deals at two tables, by quad, as a fit reads them: the terms they add to the likelihood's derivatives."""
+
+    def __init__(self, n: int, places: Places, counts: npt.NDArray[np.int64]) -> None:
+        self.n = n
+        self.places = places
+        c = counts.astype(np.float64)
+        self.wins = c[:, 4] + 0.5 * c[:, 3]
+        """Team ONE's: a deal it won at both tables counts 1, won at one and drew at the other a half."""
+        self.losses = c[:, 0] + 0.5 * c[:, 1]
+        self.won_squares = c[:, 4] + 0.25 * c[:, 3]
+        """Per quad, the sum over its deals of each deal's win count squared (``n4 + n3 / 4``)."""
+        self.lost_squares = c[:, 0] + 0.25 * c[:, 1]
+        # The 16 cells of v v' each quad adds to, flattened, and their signs (a bot in two seats adds twice).
+        self.cells = (places[:, :, None] * n + places[:, None, :]).reshape(-1)
+        self.cell_signs = np.outer(TEAM_SIGNS, TEAM_SIGNS).reshape(-1)
+
+    def terms(self, theta: Matrix, *, meat: bool = False) -> tuple[Matrix, Matrix, Matrix]:
+        """The gradient of the log-likelihood, the information, and (``meat``) the sum of the deals' outer scores."""
+        n, places = self.n, self.places
+        contrast = theta[places] @ TEAM_SIGNS
+        p = _sigmoid(contrast)
+        decided = self.wins + self.losses
+        residual = self.wins - decided * p
+        gradient = np.zeros(n)
+        for seat in range(4):
+            gradient += TEAM_SIGNS[seat] * np.bincount(places[:, seat], weights=residual, minlength=n)
+        info = self._spread(decided * p * (1.0 - p))
+        outer = np.zeros((0, 0))
+        if meat:  # each deal's score is (its wins - its decided share x P) v: lost ones -P v, won ones (1 - P) v
+            outer = self._spread(self.lost_squares * p * p + self.won_squares * (1.0 - p) ** 2)
+        return gradient, info, outer
+
+    def _spread(self, weight: Matrix) -> Matrix:
+        """``sum_q weight_q v_q v_q'`` as an ``n x n`` matrix."""
+        values = (weight[:, None] * self.cell_signs[None, :]).reshape(-1)
+        total = np.bincount(self.cells, weights=values, minlength=self.n * self.n)
+        return np.asarray(total, dtype=np.float64).reshape(self.n, self.n)
 
 
 def _regularised(info: Matrix, prior: float) -> Matrix:
