@@ -118,7 +118,7 @@ def test_the_gradient_and_information_are_the_derivatives_of_the_log_likelihood(
 
 
 def test_the_sandwich_sums_each_table_deal_as_its_definition_does() -> None:
-    names, outcomes, tables = _random_history(2)
+    names, _, tables = _random_history(2)
     fitter = Fitter(names)
     for t in tables:
         fitter.add_tables(t.a1, t.b1, t.a2, t.b2, [int(k == t.pentanomial) for k in range(5)])
@@ -271,5 +271,5 @@ def test_a_table_deals_class_is_twice_team_ones_total() -> None:
     assert TableDeal("a", "b", "c", "d", 1.0, 0.0).pentanomial == 4  # a1 won, and b2 beat a2
     assert TableDeal("a", "b", "c", "d", 1.0, 1.0).pentanomial == 2  # seat A won at both: the deal's cards
     assert TableDeal("a", "b", "c", "d", 0.5, 1.0).pentanomial == 1
-    with pytest.raises(ValueError, match="1, 0.5 or 0"):
+    with pytest.raises(ValueError, match=r"1, 0\.5 or 0"):
         _ = TableDeal("a", "b", "c", "d", 0.7, 1.0).pentanomial
