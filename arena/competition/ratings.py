@@ -261,7 +261,10 @@ class Fitter:
     ``sum S^2 - 2 p sum nS + p^2 sum n^2``). Scores are halves, so every
     total is exact: the same outcomes give the same floats in any order.
     Units that more than one pair played (a deal ``arena compare`` gives two
-    pairings) are summed one by one, in the units' order.
+    pairings) are summed one by one, in the units' order. Deals at two tables
+    are kept as each quad's five pentanomial counts (:meth:`add_tables`, or
+    in bulk :meth:`add_table_arrays`), whole numbers too: a fit sums each
+    quad once, in the quads' order, however they came.
     """
 
     def __init__(self, names: Sequence[str]) -> None:
