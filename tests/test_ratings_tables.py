@@ -200,7 +200,7 @@ def test_known_strengths_are_recovered_from_simulated_deals_with_luck_and_a_seat
     errors = [ratings[name].elo - centred[i] for i, name in enumerate(names)]
     assert max(abs(e) for e in errors) < 30  # Elo
     for error, name in zip(errors, names, strict=True):
-        assert abs(error) < 1.5 * ratings[name].error95  # (1.5: 8 bots, a 1.6% chance each to pass 1.5 x 95%)
+        assert abs(error) < 1.5 * ratings[name].error95  # (a chance of 0.3% each to pass 1.5 x the 95% half-width)
         assert 8 < ratings[name].error95 < 40
 
 

@@ -35,6 +35,12 @@ From the counts this module computes what fastchess and OpenBench print:
 The same functions take the three outcomes (loss, draw, win) of single
 matches (the trinomial model), for matches that are not played in pairs.
 
+A deal played at two tables, seats kept, by four bots (a competition
+server's duplicate: :mod:`arena.competition.ratings`) is pentanomial too,
+from team ONE's side: ``PairCounts.add(score1, 1 - score2)``, ``score1`` the
+first table's seat A, ``score2`` the second's. The statistics below then
+compare two *teams*, not two bots.
+
 Reference values: fastchess's ``app/tests/sprt_test.cpp`` and
 ``app/tests/elo_test.cpp`` (published to two decimals), and fishtest's
 ``server/fishtest/stats/LLRcalc.py`` and ``stat_util.py`` (full precision) on
