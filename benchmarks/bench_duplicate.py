@@ -13,7 +13,9 @@ scored against the truth:
 * **single deals**: each deal played once.
 
 The game: at a table seat A wins with probability
-``sigmoid(theta_A - theta_B + seat + luck)``, no draws, where ``seat`` is seat
+``sigmoid(theta_A - theta_B + seat + luck)`` (no draws by default;
+``--draw NU`` adds Davidson's draws, a draw weighing ``NU`` times the
+geometric mean of a win's and a loss's weights), where ``seat`` is seat
 A's advantage (``--seat``, in Elo) and ``luck`` the deal's, drawn for each
 deal from a normal distribution of the standard deviation in the table's
 first column (the same at both tables of a deal, and at both legs of a
@@ -71,6 +73,8 @@ class Setup:
     """Standard deviations of a deal's luck, Elo."""
     seat: float
     """Seat A's advantage, Elo."""
+    draw: float = 0.0
+    """Davidson's draw weight ``nu``: a table's win, draw and loss weigh ``e^x``, ``nu e^(x/2)``, 1."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -83,6 +87,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--replications", type=int, default=None, help="(100; quick: 10)")
     parser.add_argument("--seat", type=float, default=50.0, help="seat A's advantage, Elo (50)")
+    parser.add_argument("--draw", type=float, default=0.0, help="Davidson's draw weight nu (0: no draws)")
     parser.add_argument("--versions", type=int, default=None, help="the scale test's field (300; quick: 100)")
     parser.add_argument("--quads", type=int, default=None, help="the scale test's quads (100000; quick: 10000)")
     return parser.parse_args(argv)
@@ -92,7 +97,15 @@ def _sigmoid(x: Floats) -> Floats:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * x)), dtype=np.float64)
 
 
-def marginal_differences(theta: Floats, luck: float, seat: float) -> Floats:
+def chances(x: Floats, draw: float) -> tuple[Floats, Floats]:
+    """Seat A's chances to win and to draw at log-odds ``x``, in Davidson's model (no draws when ``draw`` is 0)."""
+    half = np.exp(-0.5 * np.abs(x))  # (e^(x/2) over the larger of e^x and 1: no overflow)
+    big, small = np.where(x >= 0, 1.0, half * half), np.where(x >= 0, half * half, 1.0)
+    total = big + draw * half + small
+    return np.asarray(big / total, dtype=np.float64), np.asarray(draw * half / total, dtype=np.float64)
+
+
+def marginal_differences(theta: Floats, luck: float, seat: float, draw: float = 0.0) -> Floats:
     """``logit`` of each pair's expected score over deals and both seats: what pair and single fits estimate."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(96)
     weights = weights / weights.sum()
@@ -101,7 +114,8 @@ def marginal_differences(theta: Floats, luck: float, seat: float) -> Floats:
     edge = seat / ELO_PER_NAT
 
     def expected(x: Floats) -> Floats:
-        return np.asarray(_sigmoid(x[..., None] + spread) @ weights, dtype=np.float64)
+        won, drawn = chances(x[..., None] + spread, draw)
+        return np.asarray((won + 0.5 * drawn) @ weights, dtype=np.float64)
 
     mean = 0.5 * (expected(d + edge) + expected(d - edge))
     return np.asarray(np.log(mean) - np.log1p(-mean), dtype=np.float64)
@@ -142,9 +156,11 @@ class Score:
         return self.covered / self.pairs
 
 
-def play(p: Floats, rng: np.random.Generator) -> Floats:
-    """Seat A's scores (1 or 0) for win probabilities ``p``."""
-    return np.asarray(rng.random(p.shape) < p, dtype=np.float64)
+def play(x: Floats, rng: np.random.Generator, draw: float = 0.0) -> Floats:
+    """Seat A's scores (1, 0.5 or 0) at log-odds ``x``."""
+    won, drawn = chances(x, draw)
+    u = rng.random(x.shape)
+    return np.asarray(np.where(u < won, 1.0, np.where(u < won + drawn, 0.5, 0.0)), dtype=np.float64)
 
 
 def replication(
@@ -163,8 +179,8 @@ def replication(
     # Swapped seats: a deal, two legs, seats swapped.
     first, second = _distinct(rng, n, deals, 2).T
     cards = rng.normal(0.0, spread, deals) + seat
-    leg1 = play(_sigmoid(theta[first] - theta[second] + cards), rng)
-    leg2 = play(_sigmoid(theta[second] - theta[first] + cards), rng)
+    leg1 = play(theta[first] - theta[second] + cards, rng, setup.draw)
+    leg2 = play(theta[second] - theta[first] + cards, rng, setup.draw)
     fitter = Fitter(names)
     for k in range(deals):
         a, b = names[first[k]], names[second[k]]
@@ -175,8 +191,8 @@ def replication(
     # Two tables: four bots, seats kept, the same cards.
     quads = _distinct(rng, n, deals, 4)
     cards = rng.normal(0.0, spread, deals) + seat
-    table1 = play(_sigmoid(theta[quads[:, 0]] - theta[quads[:, 1]] + cards), rng)
-    table2 = play(_sigmoid(theta[quads[:, 2]] - theta[quads[:, 3]] + cards), rng)
+    table1 = play(theta[quads[:, 0]] - theta[quads[:, 1]] + cards, rng, setup.draw)
+    table2 = play(theta[quads[:, 2]] - theta[quads[:, 3]] + cards, rng, setup.draw)
     counts = np.zeros((deals, 5), dtype=np.int64)
     counts[np.arange(deals), np.rint(2 * (table1 + 1 - table2)).astype(np.int64)] = 1
     fitter = Fitter(names)
@@ -192,7 +208,7 @@ def replication(
     # Single deals: a deal, one match (a random pair in random seats).
     first, second = _distinct(rng, n, setup.matches, 2).T
     cards = rng.normal(0.0, spread, setup.matches) + seat
-    result = play(_sigmoid(theta[first] - theta[second] + cards), rng)
+    result = play(theta[first] - theta[second] + cards, rng, setup.draw)
     fitter = Fitter(names)
     for k in range(setup.matches):
         fitter.add(Outcome(names[first[k]], names[second[k]], float(result[k])))
@@ -204,19 +220,26 @@ def _distinct(rng: np.random.Generator, n: int, rows: int, k: int) -> Ints:
     return np.asarray(np.argsort(rng.random((rows, n)), axis=1)[:, :k], dtype=np.int64)
 
 
+def _draws(draw: float) -> str:
+    if not draw:
+        return "no draws"
+    return f"Davidson's draws, nu = {draw:g}: {100 * draw / (2 + draw):.0f}% of matches between equal bots without luck"
+
+
 def precision(setup: Setup, seed: int) -> list[str]:
     """The markdown table of the four schemes at each luck size."""
     rng = np.random.default_rng(seed)
     theta = np.linspace(-1.0, 1.0, setup.bots)  # +-174 Elo: a field of bots of one game, weakest to strongest
     lines = [
         f"{setup.bots} bots, strengths evenly from -174 to +174 Elo; {setup.matches} matches per scheme, "
-        f"{setup.replications} replications; seat A's advantage {setup.seat:g} Elo; no draws; seed {seed}",
+        f"{setup.replications} replications; seat A's advantage {setup.seat:g} Elo; {_draws(setup.draw)}; "
+        + f"seed {seed}",
         "",
         "| luck (SD, Elo) | scheme | RMSE (Elo) | rel. error | matches x | cover |",
         "|---:|:---|---:|---:|---:|---:|",
     ]
     for luck in setup.luck:
-        marginal = marginal_differences(theta, luck, setup.seat)
+        marginal = marginal_differences(theta, luck, setup.seat, setup.draw)
         truth = {"marginal": marginal, "latent": theta[:, None] - theta[None, :]}
         scores = {scheme: Score() for scheme in SCHEMES}
         for _ in range(setup.replications):
@@ -246,8 +269,8 @@ def scale(versions: int, quads: int, seed: int) -> list[str]:
     deals = rng.integers(1, 6, quads)  # each quad 1 to 5 deals, each deal its own luck
     quad_of = np.repeat(np.arange(quads), deals)
     cards = rng.normal(0.0, 1.0, len(quad_of))
-    won1 = play(_sigmoid(theta[places[quad_of, 0]] - theta[places[quad_of, 1]] + cards), rng)
-    won2 = play(_sigmoid(theta[places[quad_of, 2]] - theta[places[quad_of, 3]] + cards), rng)
+    won1 = play(theta[places[quad_of, 0]] - theta[places[quad_of, 1]] + cards, rng)
+    won2 = play(theta[places[quad_of, 2]] - theta[places[quad_of, 3]] + cards, rng)
     counts = np.zeros((quads, 5), dtype=np.int64)
     np.add.at(counts, (quad_of, np.rint(2 * (won1 + 1 - won2)).astype(np.int64)), 1)
     pairs = Fitter(names)  # every pair of the field, the totals of a server's 100 matches each
@@ -304,6 +327,7 @@ def main(argv: list[str] | None = None) -> None:
         replications=args.replications or (10 if quick else 100),
         luck=(0.0, 350.0) if quick else (0.0, 100.0, 200.0, 350.0, 700.0),
         seat=args.seat,
+        draw=args.draw,
     )
     started = time.perf_counter()
     print("\n".join(precision(setup, args.seed)))

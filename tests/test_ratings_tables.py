@@ -26,20 +26,22 @@ def _sig(x: float) -> float:
 
 def test_three_orthogonal_team_splits_of_four_bots_give_the_closed_form_fit_and_errors() -> None:
     # Each quad sets one of the three ways of splitting a, b, c, d into two teams, and those contrasts are
-    # orthogonal: the fit separates into three one-quad fits, each P = W / (W + L) with W = n4 + n3/2, L = n0 + n1/2.
+    # orthogonal: the fit separates into three one-quad fits. Totals 2 and 0 compare the teams at P = sigmoid(gap),
+    # totals 1.5 and 0.5 at H = sigmoid(gap / 2); totals of 1 say nothing.
     quads = {
-        ("a", "b", "c", "d"): ((1, 0, 3, 2, 4), (1, -1, -1, 1)),  # team ONE {a, d}: W 5, L 1
-        ("a", "c", "d", "b"): ((2, 0, 0, 0, 2), (1, 1, -1, -1)),  # team ONE {a, b}: W 2, L 2
-        ("a", "b", "d", "c"): ((0, 2, 0, 0, 3), (1, -1, 1, -1)),  # team ONE {a, c}: W 3, L 1
+        ("a", "b", "c", "d"): ((1, 0, 3, 0, 4), (1, -1, -1, 1)),  # team ONE {a, d}: P = 4/5
+        ("a", "c", "d", "b"): ((0, 1, 5, 1, 0), (1, 1, -1, -1)),  # team ONE {a, b}: H = 1/2
+        ("a", "b", "d", "c"): ((0, 1, 0, 3, 0), (1, -1, 1, -1)),  # team ONE {a, c}: H = 3/4
     }
     fitter = Fitter(NAMES)
     for quad, (counts, _) in quads.items():
         fitter.add_tables(*quad, counts)
     ratings = fitter.ratings(0)
-    gaps = [math.log(5), 0.0, math.log(3)]
-    # Var(gap) = (A P^2 + B (1-P)^2) / ((W + L) P (1-P))^2, A = n0 + n1/4, B = n4 + n3/4, by hand:
-    variances = [(25 / 36 + 4.5 / 36) / (30 / 36) ** 2, (0.5 + 0.5) / 1.0**2, (0.5 * 9 / 16 + 3 / 16) / 0.75**2]
-    assert variances == pytest.approx([1.18, 1.0, 5 / 6])
+    gaps = [math.log(4), 0.0, 2 * math.log(3)]
+    # Var = meat / information^2, of the gap where P, of half the gap where H (P = 4/5, n0 = 1, n4 = 4:
+    # meat 1 P^2 + 4 (1-P)^2 = 0.8, information 5 P (1-P) = 0.8; H = 1/2: 0.5 and 0.5; H = 3/4: 0.75, 0.75), by hand:
+    variances = [0.8 / 0.8**2, 4 * 0.5 / 0.5**2, 4 * 0.75 / 0.75**2]
+    assert variances == pytest.approx([1.25, 8.0, 16 / 3])
     for k, name in enumerate(NAMES):
         theta = sum(gap * signs[k] for gap, (_, signs) in zip(gaps, quads.values(), strict=True)) / 4
         assert ratings[name].elo == pytest.approx(theta * ELO_PER_NAT, abs=1e-9)
@@ -81,7 +83,8 @@ def _log_likelihood(
         total += o.score * math.log(_sig(d)) + (1 - o.score) * math.log(_sig(-d))
     for t in tables:
         contrast = theta[at[t.a1]] + theta[at[t.b2]] - theta[at[t.a2]] - theta[at[t.b1]]
-        total += max(t.total - 1, 0) * math.log(_sig(contrast)) + max(1 - t.total, 0) * math.log(_sig(-contrast))
+        if t.total != 1:  # 2 or 0: a game of the teams at the contrast; 1.5 or 0.5: at half of it
+            total += math.log(_sig(math.copysign(1, t.total - 1) * contrast * (1 if t.total in (0, 2) else 0.5)))
     for x in theta:
         total += prior * (0.5 * math.log(_sig(x)) + 0.5 * math.log(_sig(-x)))
     return total
@@ -128,34 +131,48 @@ def test_the_sandwich_sums_each_table_deal_as_its_definition_does() -> None:
     _, _, meat = totals.terms(theta, meat=True)
     at = {name: i for i, name in enumerate(names)}
     expected = np.zeros((len(names), len(names)))
-    for t in tables:  # each deal's score: (its wins of team ONE - its decided part x P) times the contrast v
+    for t in tables:  # each deal's score: (won - P) v for totals 2 and 0, (won - H) v / 2 for 1.5 and 0.5
         v = np.zeros(len(names))
         for name, sign in ((t.a1, 1), (t.b1, -1), (t.a2, -1), (t.b2, 1)):
             v[at[name]] += sign
-        p = _sigmoid(np.array(v @ theta))
-        score = (max(t.total - 1, 0) - abs(t.total - 1) * float(p)) * v
+        if t.total in (0.5, 1.5):
+            v = v / 2
+        score = (float(t.total > 1) - float(_sigmoid(np.array(v @ theta)))) * v * (t.total != 1)
         expected += np.outer(score, score)
     assert meat == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
-def _expected_counts(theta: dict[str, float], quad: tuple[str, str, str, str], luck: float) -> list[int]:
-    """A quad's pentanomial counts, as frequencies in 10^14 deals, no draws, seat A favoured by ``luck``."""
+def _table(theta: dict[str, float], a: str, b: str, luck: float, draw: float) -> tuple[float, float, float]:
+    """Seat A's chances to lose, draw, win, in Davidson's model."""
+    weights = (math.exp(theta[b]), draw * math.exp((theta[a] + luck + theta[b]) / 2), math.exp(theta[a] + luck))
+    return (weights[0] / sum(weights), weights[1] / sum(weights), weights[2] / sum(weights))
+
+
+def _expected_counts(
+    theta: dict[str, float], quad: tuple[str, str, str, str], luck: float, draw: float = 0.0
+) -> list[int]:
+    """A quad's pentanomial counts, as frequencies in 10^14 deals, seat A favoured by ``luck``.
+
+    Davidson's draws: a table's win, draw and loss weigh ``e^(A + luck)``, ``draw e^((A + luck + B) / 2)``, ``e^B``.
+    """
     a1, b1, a2, b2 = quad
-    p1 = _sig(theta[a1] - theta[b1] + luck)  # a1 wins table 1
-    p2 = _sig(theta[a2] - theta[b2] + luck)  # a2 wins table 2
-    both_won, both_lost = p1 * (1 - p2), (1 - p1) * p2  # team ONE's 2, its 0
-    return [round(1e14 * x) for x in (both_lost, 0.0, 1 - both_won - both_lost, 0.0, both_won)]
+    one, two = _table(theta, a1, b1, luck, draw), _table(theta, a2, b2, luck, draw)
+    classes = [0.0] * 5
+    for s1, p1 in zip((0, 1, 2), one, strict=True):  # in halves: 0 loss, 1 draw, 2 win
+        for s2, p2 in zip((0, 1, 2), two, strict=True):
+            classes[s1 + 2 - s2] += p1 * p2  # team ONE's total, in halves
+    return [round(1e14 * x) for x in classes]
 
 
 QUADS = [("a", "b", "c", "d"), ("a", "c", "d", "b"), ("b", "d", "a", "c"), ("c", "a", "b", "d"), ("a", "b", "d", "c")]
 
 
-@pytest.mark.parametrize("luck", [-3.0, 0.0, 1.0, 4.0])
-def test_a_luck_the_same_at_both_tables_leaves_the_fit_as_it_was(luck: float) -> None:
+@pytest.mark.parametrize(("luck", "draw"), [(-3.0, 0.0), (0.0, 0.0), (1.0, 0.0), (4.0, 0.0), (0.0, 1.5), (2.5, 0.7)])
+def test_a_luck_the_same_at_both_tables_leaves_the_fit_as_it_was(luck: float, draw: float) -> None:
     theta = {"a": 0.8, "b": 0.1, "c": -0.3, "d": -0.6}
     fitter = Fitter(NAMES)
     for k, quad in enumerate(QUADS):
-        fitter.add_tables(*quad, _expected_counts(theta, quad, luck + 0.7 * k))  # each quad a luck of its own
+        fitter.add_tables(*quad, _expected_counts(theta, quad, luck + 0.7 * k, draw))  # each quad a luck of its own
     ratings = fitter.ratings(0)
     for name in NAMES:
         assert ratings[name].elo == pytest.approx(theta[name] * ELO_PER_NAT, abs=1e-5)
@@ -164,7 +181,8 @@ def test_a_luck_the_same_at_both_tables_leaves_the_fit_as_it_was(luck: float) ->
     for k, quad in enumerate(QUADS):
         a1, b1, a2, b2 = quad
         for seat_a, seat_b in ((a1, b1), (a2, b2)):
-            p = _sig(theta[seat_a] - theta[seat_b] + luck + 0.7 * k)
+            _, drawn, won = _table(theta, seat_a, seat_b, luck + 0.7 * k, draw)
+            p = won + drawn / 2
             naive.wins[naive.index[seat_a]][naive.index[seat_b]] += p
             naive.wins[naive.index[seat_b]][naive.index[seat_a]] += 1 - p
     off = max(abs(naive.ratings(0)[name].elo - theta[name] * ELO_PER_NAT) for name in NAMES)

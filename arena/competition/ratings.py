@@ -56,17 +56,22 @@ nothing about the players, and given that they went different ways, team ONE
 won (``t = 2`` rather than 0) with probability
 ``P = sigmoid(theta_a1 + theta_b2 - theta_a2 - theta_b1)``, whatever
 ``delta`` was (the ``exp(delta)`` factors cancel). So a table deal is a game
-between two teams whose strengths are sums, and with draws counted as half a
-win and half a loss, as everywhere here, a deal with ``t`` counts
-``max(t - 1, 0)`` wins of team ONE and ``max(1 - t, 0)`` of team TWO. From a
-quad's (``a1, b1, a2, b2``) pentanomial counts ``n0..n4``: wins
-``W = n4 + n3 / 2``, losses ``L = n0 + n1 / 2``; with ``v`` the contrast
-``e_a1 + e_b2 - e_a2 - e_b1``, the log-likelihood is
-``W log P + L log(1 - P)``, its gradient ``(W - (W + L) P) v``, its
-information ``(W + L) P (1 - P) v v'`` (a logistic likelihood: the Newton
-step of the pairs' fit, the same concave problem), and the sandwich's middle
-sums each deal's squared score ``(max(t - 1, 0) - |t - 1| P)^2 v v'``:
-``(n0 + n1 / 4) P^2 + (n4 + n3 / 4) (1 - P)^2`` times ``v v'``. Pair outcomes
+between two teams whose strengths are sums. Draws: with Davidson's model, the
+draw extension of Bradley-Terry (a table's win, draw and loss weigh
+``exp(theta_A + delta)``, ``nu exp((theta_A + delta + theta_B) / 2)``,
+``exp(theta_B)``), a deal with one table drawn (``t = 1.5`` or 0.5) is the
+same comparison at half the contrast: given ``t`` in {0.5, 1.5}, team ONE had
+1.5 with probability ``H = sigmoid((theta_a1 + theta_b2 - theta_a2 -
+theta_b1) / 2)``, whatever ``delta`` and the draw weight ``nu`` were (the
+two ways to each total share their factors). With ``v`` the contrast
+``e_a1 + e_b2 - e_a2 - e_b1`` and a quad's (``a1, b1, a2, b2``) pentanomial
+counts ``n0..n4``, the log-likelihood is
+``n4 log P + n0 log(1 - P) + n3 log H + n1 log(1 - H)``, its gradient
+``(n4 - (n0 + n4) P + (n3 - (n1 + n3) H) / 2) v``, its information
+``((n0 + n4) P (1 - P) + (n1 + n3) H (1 - H) / 4) v v'`` (logistic
+likelihoods: the Newton step of the pairs' fit, the same concave problem),
+and the sandwich's middle sums each deal's outer score,
+``(n0 P^2 + n4 (1 - P)^2 + (n1 H^2 + n3 (1 - H)^2) / 4) v v'``. Pair outcomes
 and table deals add their terms to one likelihood; without table deals
 nothing of the pairs' fit changes.
 
@@ -77,19 +82,23 @@ both tables (``t = 1``) would pull every strength towards 0; the conditional
 likelihood is exactly free of ``delta``. (Treating ``t`` as two games won by
 a team at ``P``, the mean-score form, would also halve the scale: it fits a
 swapped pair ``(a, b, b, a)`` at ``sigmoid(2 (theta_a - theta_b))`` where the
-pairs' fit has ``sigmoid(theta_a - theta_b)``.) What it assumes: the
-logistic model at each table with the deal's effect additive on the log-odds
-(a deal may favour seat A by any amount, but not favour one *bot* over
-another); outcomes of different deals independent; draws as half a win.
+pairs' fit has ``sigmoid(theta_a - theta_b)``.) Nor does a drawn table count
+as half a win here, as it does in the pairs' fit: read so, a deal with one
+draw would compare the teams at the full contrast where Davidson's model has
+half, and its luck would no longer cancel. What it assumes: the logistic
+model at each table with the deal's effect additive on the log-odds (a deal
+may favour seat A by any amount, but not favour one *bot* over another);
+draws as Davidson's model has them; outcomes of different deals independent.
 
-Its scale: without deal luck the table fit and the pairs' fit estimate the
-same strengths (a swapped pair fed as a table deal ``(a, b, b, a)`` has
-``P = sigmoid(2 (theta_a - theta_b))``, the chance that ``a`` won both legs
-rather than lost both). With luck, the pairs' fit (and that of single deals)
-estimates strengths *averaged over deals*, which luck pulls together (every
-expected score is nearer a half); the table fit estimates strengths *within
-a deal*, which it does not: on a lucky game a server's ratings spread wider
-than a local tournament's of the same bots, each consistent in itself.
+Its scale: without deal luck or draws the table fit and the pairs' fit
+estimate the same strengths (a swapped pair fed as a table deal
+``(a, b, b, a)`` has ``P = sigmoid(2 (theta_a - theta_b))``, the chance that
+``a`` won both legs rather than lost both). With luck, the pairs' fit (and
+that of single deals) estimates strengths *averaged over deals*, which luck
+pulls together (every expected score is nearer a half), and draws counted as
+half a win pull them together too; the table fit estimates strengths
+*within a deal*, which neither does: a server's ratings spread wider than a
+local tournament's of the same bots, each consistent in itself.
 
 Paired statistics (:mod:`arena.competition.sprt`) map as follows. A table
 deal's total is pentanomial, so the score, normalized Elo, LOS and SPRT of
@@ -574,30 +583,34 @@ class _Tables:
         self.n = n
         self.places = places
         c = counts.astype(np.float64)
-        self.wins = c[:, 4] + 0.5 * c[:, 3]
-        """Team ONE's: a deal it won at both tables counts 1, won at one and drew at the other a half."""
-        self.losses = c[:, 0] + 0.5 * c[:, 1]
-        self.won_squares = c[:, 4] + 0.25 * c[:, 3]
-        """Per quad, the sum over its deals of each deal's win count squared (``n4 + n3 / 4``)."""
-        self.lost_squares = c[:, 0] + 0.25 * c[:, 1]
+        self.lost, self.half_lost, self.half_won, self.won = c[:, 0], c[:, 1], c[:, 3], c[:, 4]
+        """Team ONE's deals by class: totals 0, 0.5, 1.5, 2 (a total of 1 tells nothing)."""
         # The 16 cells of v v' each quad adds to, flattened, and their signs (a bot in two seats adds twice).
         self.cells = (places[:, :, None] * n + places[:, None, :]).reshape(-1)
         self.cell_signs = np.outer(TEAM_SIGNS, TEAM_SIGNS).reshape(-1)
 
     def terms(self, theta: Matrix, *, meat: bool = False) -> tuple[Matrix, Matrix, Matrix]:
-        """The gradient of the log-likelihood, the information, and (``meat``) the sum of the deals' outer scores."""
+        """The gradient of the log-likelihood, the information, and (``meat``) the sum of the deals' outer scores.
+
+        A deal of total 2 or 0 is a game of the teams at ``P = sigmoid(v'theta)``, one of 1.5 or 0.5 a game at
+        ``H = sigmoid(v'theta / 2)`` along ``v / 2``: each adds its residual times its contrast to the gradient.
+        """
         n, places = self.n, self.places
         contrast = theta[places] @ TEAM_SIGNS
-        p = _sigmoid(contrast)
-        decided = self.wins + self.losses
-        residual = self.wins - decided * p
+        p, h = _sigmoid(contrast), _sigmoid(0.5 * contrast)
+        residual = (self.won - (self.won + self.lost) * p) + 0.5 * (
+            self.half_won - (self.half_won + self.half_lost) * h
+        )
         gradient = np.zeros(n)
         for seat in range(4):
             gradient += TEAM_SIGNS[seat] * np.bincount(places[:, seat], weights=residual, minlength=n)
-        info = self._spread(decided * p * (1.0 - p))
+        info = self._spread(
+            (self.won + self.lost) * p * (1 - p) + 0.25 * (self.half_won + self.half_lost) * h * (1 - h)
+        )
         outer = np.zeros((0, 0))
-        if meat:  # each deal's score is (its wins - its decided share x P) v: lost ones -P v, won ones (1 - P) v
-            outer = self._spread(self.lost_squares * p * p + self.won_squares * (1.0 - p) ** 2)
+        if meat:  # a deal's score: (1 - P) v won, -P v lost; (1 - H) v / 2 half won, -H v / 2 half lost
+            squares = self.lost * p * p + self.won * (1 - p) ** 2
+            outer = self._spread(squares + 0.25 * (self.half_lost * h * h + self.half_won * (1 - h) ** 2))
         return gradient, info, outer
 
     def _spread(self, weight: Matrix) -> Matrix:
