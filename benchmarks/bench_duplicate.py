@@ -290,7 +290,7 @@ def scale(versions: int, quads: int, seed: int) -> list[str]:
         return fitter
 
     rows: dict[str, list[float]] = {}
-    for _ in range(3):  # interleaved, the best of three
+    for _ in range(5):  # interleaved, the best of five
         for label, action in (
             ("pairs only: ratings()", pairs.ratings),
             ("tables: add_table_arrays", bulk),
@@ -311,7 +311,7 @@ def scale(versions: int, quads: int, seed: int) -> list[str]:
         f"{versions} versions, {quads} quads ({int(deals.sum())} deals); load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs",
         "",
-        "| step | seconds (best of 3) | x pairs-only fit |",
+        "| step | seconds (best of 5) | x pairs-only fit |",
         "|:---|---:|---:|",
     ]
     lines += [f"| {label} | {min(times):.3f} | {min(times) / base:.2f} |" for label, times in rows.items()]
