@@ -288,3 +288,19 @@ def test_a_table_deals_class_is_twice_team_ones_total() -> None:
     assert TableDeal("a", "b", "c", "d", 0.5, 1.0).pentanomial == 1
     with pytest.raises(ValueError, match=r"1, 0\.5 or 0"):
         _ = TableDeal("a", "b", "c", "d", 0.7, 1.0).pentanomial
+
+
+def test_a_fitter_of_stored_pair_totals_takes_table_deals_too() -> None:
+    names, outcomes, tables = _random_history(8)
+    one = fit(names, [*outcomes, *tables])
+    running = Fitter(names)
+    for o in outcomes:
+        running.add(o)
+    stored = Fitter.of_pairs(names, np.array(running.wins), {pair: tuple(s) for pair, s in running._sums.items()})
+    assert not running._mixed, "(every unit here is one pair's: the stored sums hold them all)"
+    for t in tables:
+        stored.add_tables(t.a1, t.b1, t.a2, t.b2, [int(k == t.pentanomial) for k in range(5)])
+    got = stored.ratings()
+    for name in names:
+        assert got[name].elo == pytest.approx(one[name].elo, abs=1e-9)
+        assert got[name].error95 == pytest.approx(one[name].error95, abs=1e-9)
