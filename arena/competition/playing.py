@@ -86,8 +86,8 @@ async def play_scheduled(
             pool.release(bot, faulted=True)
         raise
     offenders = {f.seat for f in record.faults}
-    for seat, bot in zip(SEATS, bots, strict=True):
-        pool.release(bot, faulted=seat in offenders)
+    for seat, bot in zip(SEATS, bots, strict=True):  # after a game error a bot may still be awaited: not reused
+        pool.release(bot, faulted=seat in offenders or bool(record.game_error))
     return _played(
         scheduled,
         record.result,
@@ -98,6 +98,7 @@ async def play_scheduled(
         duration_s=record.duration_s,
         peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
         log_path=str(record.log_path) if record.log_path else None,
+        game_error=record.game_error,
     )
 
 
@@ -117,6 +118,7 @@ def _played(
     duration_s: float = 0.0,
     peak_rss: tuple[int | None, int | None] = (None, None),
     log_path: str | None = None,
+    game_error: str = "",
 ) -> PlayedMatch:
     """``scheduled`` as the store records it, once it ended with ``result``."""
     return PlayedMatch(
@@ -136,6 +138,7 @@ def _played(
         peak_rss=peak_rss,
         log_path=log_path,
         versions=scheduled.versions,
+        game_error=game_error,
     )
 
 

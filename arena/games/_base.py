@@ -146,6 +146,26 @@ class MatchState(ABC):
         table from it; ``None``, the default, draws none)."""
         return None
 
+    @property
+    def hand(self) -> int:
+        """The hand in play, ``1``, ``2``, ... in a game played in hands; ``0`` (the default) in a game that is not.
+
+        ``arena check-game`` bounds each hand by :meth:`Game.hand_requests` and
+        compares each hand's deal (:meth:`dealt`) between two plays of a seed.
+        """
+        return 0
+
+    def dealt(self) -> Mapping[str, Any] | None:
+        """What chance has dealt so far in the hand in play, by name (optional; ``None``, the default: not said).
+
+        Such as ``{"A": "Js", "B": "Qh", "board": "Kh"}``, the board once
+        turned. Duplicate fairness needs a deal to depend on the seed and the
+        hand's number alone, never on the play: ``arena check-game`` plays each
+        seed twice, differently, and fails the game when a hand's deal differs
+        (a card both plays dealt, under the same name).
+        """
+        return None
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
@@ -253,7 +273,22 @@ class Game(ABC):
         """A new match, dealt from ``seed``."""
 
     def points_total(self) -> float | None:
-        """The sum of both seats' points in every match played to its end, when the rules fix one."""
+        """The sum of both seats' points in every match played to its end, when the rules fix one.
+
+        ``0.0`` for a zero-sum game (chips won), the total for a constant-sum
+        one (tricks taken); ``None`` when the rules fix none. ``arena
+        check-game`` fails a game that does not say (that keeps this default)
+        whose points do not add up to the same in every match, and ``arena play``
+        and ``replay --verify`` warn when a match's points break the total.
+        """
+        return None
+
+    def hand_requests(self) -> int | None:
+        """The most requests one seat can be asked in one hand (:attr:`MatchState.hand`), when the rules bound a hand.
+
+        ``arena check-game`` fails a game whose random play asks a seat more in
+        one hand (an uncapped raise); ``None`` (the default): no bound is said.
+        """
         return None
 
     @abstractmethod

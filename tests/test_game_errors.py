@@ -1,0 +1,109 @@
+"""A game's own error ends its match as a game error, never a crash and never a bot's fault.
+
+The game is the Leduc test game (``tests/leduc``), planted with a raise or a
+broken length in a copy, loaded in a child ``arena`` with ``--game-module``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena._errors import GAME_ERROR_STATUS
+from arena.competition.schedule import make_schedule
+
+from .conftest import REPO
+
+LEDUC = REPO / "tests" / "leduc"
+BOTS = LEDUC / "bots"
+APPLY = "    def apply(self, actions: Mapping[int, Any]) -> Step:\n"
+
+
+def planted(tmp_path: Path, old: str, new: str) -> Path:
+    """A copy of the Leduc game with ``old`` replaced by ``new`` (and its rules page beside it)."""
+    source = (LEDUC / "leduc.py").read_text()
+    assert old in source
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "leduc.py").write_text(source.replace(old, new, 1))
+    (folder / "leduc.md").write_text((LEDUC / "leduc.md").read_text())
+    return folder / "leduc.py"
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=BOTS,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+
+
+def test_a_game_that_raises_ends_arena_play_as_a_game_error_and_verify_reproduces_it(tmp_path: Path) -> None:
+    module = planted(tmp_path, APPLY, APPLY + '        if self.number == 2:\n            raise KeyError("planted")\n')
+    logs = tmp_path / "logs"
+    played = arena(
+        "play", "--game-module", str(module), "--param", "hands=3", "--log-dir", str(logs), "--seed", "3",
+        "raiser", "caller",
+    )  # fmt: skip
+    assert played.returncode == GAME_ERROR_STATUS, played.stdout + played.stderr
+    assert "Traceback" not in played.stdout + played.stderr
+    assert "Result: no result: game error (the game's own code failed, not a bot): KeyError: 'planted'" in played.stdout
+    (log,) = logs.glob("*.jsonl")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    (error,) = [r for r in records if r["type"] == "game_error"]
+    assert error["error"] == "KeyError: 'planted'" and 'raise KeyError("planted")' in error["traceback"]
+    assert not [r for r in records if r["type"] == "fault"]
+    assert records[-1]["reason"] == "game error: KeyError: 'planted'" and records[-1]["winner"] is None
+    verified = arena("replay", "--game-module", str(module), "--verify", str(log))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    # The same log against the rules without the error: the rules no longer produce it.
+    fixed = arena("replay", "--game-module", str(LEDUC / "leduc.py"), "--verify", str(log))
+    assert fixed.returncode == 1 and fixed.stdout.startswith("NOT verified: "), fixed.stdout + fixed.stderr
+
+
+def test_a_game_that_asks_more_than_max_requests_is_the_game_s_error_not_a_bot_s(tmp_path: Path) -> None:
+    too_short = "        return hands * self.hand_requests()\n"
+    module = planted(tmp_path, too_short, "        return 3\n")
+    played = arena("play", "--game-module", str(module), "--no-log", "--seed", "1", "raiser", "raiser")
+    assert played.returncode == GAME_ERROR_STATUS, played.stdout + played.stderr
+    assert "seat A was asked more than max_requests() = 3 requests" in played.stdout
+    assert "fault" not in played.stdout
+
+
+@pytest.mark.slow
+def test_a_game_that_raises_in_one_match_of_fifty_leaves_49_recorded_and_says_so(tmp_path: Path) -> None:
+    schedule = make_schedule(["raiser", "caller"], seed=3, cycles=25, duplicate=True)
+    assert len(schedule) == 50
+    broken = next(m for m in schedule if m.key == "c13-raiser-vs-caller-a")
+    # Both legs of a deal share its seed; only the leg where the raiser sits in A raises first in hand 2.
+    module = planted(
+        tmp_path,
+        APPLY,
+        APPLY + f'        if self.seed == {broken.seed} and self.number == 2 and self.rounds == ["r"]:\n'
+        '            raise ZeroDivisionError("planted")\n',
+    )
+    db, logs = tmp_path / "r.sqlite", tmp_path / "logs"
+    done = arena(
+        "tournament", "leduc", "raiser", "caller", "--game-module", str(module), "--param", "hands=3",
+        "--cycles", "25", "--db", str(db), "--log-dir", str(logs), "--seed", "3", "--progress", "none",
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == GAME_ERROR_STATUS, out
+    assert "Traceback" not in out
+    assert "Leaderboard (49 matches of 50)" in out, out
+    assert "arena: 1 game error(s): the game's own code failed" in done.stderr
+    assert f"c13-raiser-vs-caller-a (seed {broken.seed}): ZeroDivisionError: planted" in done.stderr
+    log = logs / "tournament-1" / "c13-raiser-vs-caller-a.jsonl.gz"
+    with gzip.open(log, "rt") as lines:
+        assert any(json.loads(line)["type"] == "game_error" for line in lines)
+    verified = arena("replay", "--game-module", str(module), "--verify", str(log))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
