@@ -48,7 +48,7 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_game_that_raises_ends_arena_play_as_a_game_error_and_verify_reproduces_it(tmp_path: Path) -> None:
-    module = planted(tmp_path, APPLY, APPLY + '        if self.number == 2:\n            raise KeyError("planted")\n')
+    module = planted(tmp_path, APPLY, APPLY + '        if self.hand == 2:\n            raise KeyError("planted")\n')
     logs = tmp_path / "logs"
     played = arena(
         "play", "--game-module", str(module), "--param", "hands=3", "--log-dir", str(logs), "--seed", "3",
@@ -88,7 +88,7 @@ def test_a_game_that_raises_in_one_match_of_fifty_leaves_49_recorded_and_says_so
     module = planted(
         tmp_path,
         APPLY,
-        APPLY + f'        if self.seed == {broken.seed} and self.number == 2 and self.rounds == ["r"]:\n'
+        APPLY + f'        if self.seed == {broken.seed} and self.hand == 2 and self.rounds == ["r"]:\n'
         '            raise ZeroDivisionError("planted")\n',
     )
     db, logs = tmp_path / "r.sqlite", tmp_path / "logs"

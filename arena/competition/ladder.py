@@ -581,7 +581,7 @@ class Ladder:
             if self.game_errors >= MAX_GAME_ERRORS and not self.paused:
                 self.paused = True
                 self.store.log_change(
-                    self.tid, "paused", f"{self.game_errors} game errors: no new pair starts (fix the game, then resume)"
+                    self.tid, "paused", f"{self.game_errors} game errors: no new pair starts (fix the game; resume)"
                 )
             return
         if self.store.record_match(self.tid, match):

@@ -146,14 +146,13 @@ class MatchState(ABC):
         table from it; ``None``, the default, draws none)."""
         return None
 
-    @property
-    def hand(self) -> int:
-        """The hand in play, ``1``, ``2``, ... in a game played in hands; ``0`` (the default) in a game that is not.
+    hand: int = 0
+    """The hand in play, ``1``, ``2``, ... in a game played in hands (set as it deals); ``0`` in one that is not.
 
-        ``arena check-game`` bounds each hand by :meth:`Game.hand_requests` and
-        compares each hand's deal (:meth:`dealt`) between two plays of a seed.
-        """
-        return 0
+    ``arena check-game`` bounds each hand by :meth:`Game.hand_requests` and
+    compares each hand's deal (:meth:`dealt`, else each seat's secrets as the
+    hand begins) between two plays of a seed.
+    """
 
     def dealt(self) -> Mapping[str, Any] | None:
         """What chance has dealt so far in the hand in play, by name (optional; ``None``, the default: not said).

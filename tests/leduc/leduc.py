@@ -92,16 +92,16 @@ class LeducMatch(MatchState):
         self.seed = seed
         self.hands = hands
         self.raises = raises
-        self.number = 0
+        self.hand = 0
         self.score = [0, 0]
         self._folded_before: list[set[str]] = [set(), set()]
         self._shown_before: set[str] = set()
         self._deal()
 
     def _deal(self) -> None:
-        self.number += 1
+        self.hand += 1
         deck = list(DECK)
-        Rng(derive_seed(self.seed, "leduc-hand", self.number)).shuffle(deck)
+        Rng(derive_seed(self.seed, "leduc-hand", self.hand)).shuffle(deck)
         self.cards = deck[:2]
         self.next_board = deck[2]
         self.board: str | None = None
@@ -109,12 +109,8 @@ class LeducMatch(MatchState):
         self.put = [ANTE, ANTE]
 
     @property
-    def hand(self) -> int:
-        return self.number
-
-    @property
     def is_over(self) -> bool:
-        return self.number > self.hands
+        return self.hand > self.hands
 
     @property
     def moves(self) -> str:
@@ -132,7 +128,7 @@ class LeducMatch(MatchState):
             return {}
         seat = self.to_act
         act = LeducAct(
-            hand=self.number,
+            hand=self.hand,
             round=len(self.rounds),
             card=self.cards[seat],  # type: ignore[arg-type]
             board=self.board,  # type: ignore[arg-type]
@@ -191,7 +187,7 @@ class LeducMatch(MatchState):
         step = Step()
         for s in (0, 1):
             end = LeducHandEnd(
-                hand=self.number,
+                hand=self.hand,
                 history="/".join(self.rounds),
                 your_card=self.cards[s],  # type: ignore[arg-type]
                 opponent_card=self.cards[1 - s] if showdown else None,  # type: ignore[arg-type]
@@ -200,7 +196,7 @@ class LeducMatch(MatchState):
                 score=[self.score[s], self.score[1 - s]],
             )
             step.notices.append((s, end))
-        step.narration.append(f"Hand {self.number}: {'/'.join(self.rounds)}: A {won[0]:+}, B {won[1]:+}")
+        step.narration.append(f"Hand {self.hand}: {'/'.join(self.rounds)}: A {won[0]:+}, B {won[1]:+}")
         self._folded_before = [set() if showdown else {self.cards[s]} for s in (0, 1)]
         self._shown_before = (set(self.cards) if showdown else set()) | ({self.board} if self.board else set())
         self._deal()
@@ -227,7 +223,7 @@ class LeducMatch(MatchState):
         if self.is_over:
             return Shown(public={"hands": self.hands}, seats=({"chips": self.score[0]}, {"chips": self.score[1]}))
         return Shown(
-            public={"hand": self.number, "board": [self.board] if self.board else [], "pot": sum(self.put)},
+            public={"hand": self.hand, "board": [self.board] if self.board else [], "pot": sum(self.put)},
             seats=({"chips": self.score[0]}, {"chips": self.score[1]}),
             private=({"card": [self.cards[0]]}, {"card": [self.cards[1]]}),
         )
@@ -239,7 +235,7 @@ class LeducMatch(MatchState):
         points = [float(chips) for chips in self.score]
         if len(offenders) == 1 and not self.is_over:
             (offender,) = offenders
-            lost = self.put[offender] + ANTE * (self.hands - self.number)
+            lost = self.put[offender] + ANTE * (self.hands - self.hand)
             points[offender] -= lost
             points[1 - offender] += lost
         return forfeit_result(points, offenders, reason)
