@@ -357,7 +357,6 @@ def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
         )
     deals = range(sizes.seed, sizes.seed + sizes.deals)
     audit = Audit(deal=_declares_secrets(game))
-    hands = _every_hand(game, sizes)
     for seed in deals:
         one, other = (Playout(game, seed, audit, chooser_seed=c).play(stop_at=SEATED_STEPS) for c in (seed, ~seed))
         if one.opening != other.opening:
@@ -371,6 +370,7 @@ def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
                     f"seat {'AB'[seat]} is dealt other cards when the other seat answers otherwise before it is "
                     "first asked: with seats swapped the bots would not get what the other had"
                 )
+    hands = _every_hand(game, sizes)
     return Check(
         "duplicate fairness",
         True,
@@ -395,10 +395,10 @@ def _every_hand(game: Game, sizes: Sizes) -> str:
             for name in dealt.keys() & again.keys():
                 if dealt[name] != again[name]:
                     where = f"hand {hand}'s" if hand else "the match's"
-                    raise one.failure(
-                        f"{where} deal differs when the match is played otherwise: {name} is {dealt[name]!r} in one "
-                        f"play of seed {seed} and {again[name]!r} in another. A deal must come from the seed and the "
-                        "hand's number alone (shuffle each hand with Rng(derive_seed(seed, name, hand))), never from "
+                    raise KitFailure(
+                        f"seed {seed}: {where} deal differs when the match is played otherwise: {name} is "
+                        f"{dealt[name]!r} in one play and {again[name]!r} in another. A deal must come from the seed "
+                        "and the hand's number alone (shuffle each hand with Rng(derive_seed(seed, name, hand))), never from "
                         "the play, or swapped seats do not get the same cards"
                     )
                 compared += 1
