@@ -398,8 +398,8 @@ def _every_hand(game: Game, sizes: Sizes) -> str:
                     raise KitFailure(
                         f"seed {seed}: {where} deal differs when the match is played otherwise: {name} is "
                         f"{dealt[name]!r} in one play and {again[name]!r} in another. A deal must come from the seed "
-                        "and the hand's number alone (shuffle each hand with Rng(derive_seed(seed, name, hand))), never from "
-                        "the play, or swapped seats do not get the same cards"
+                        "and the hand's number alone (shuffle each hand with Rng(derive_seed(seed, name, hand))), "
+                        "never from the play, or swapped seats do not get the same cards"
                     )
                 compared += 1
         answered += sum(one.requests) + sum(other.requests)
