@@ -124,6 +124,11 @@ def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec
         if record.log_path:
             print(f"Log: {record.log_path} (it holds the game's traceback; arena replay --verify reproduces it)")
         return
+    from .games._base import broken_total
+
+    broken = broken_total(game, result)
+    if broken:
+        print(f"arena: warning: {broken}", file=sys.stderr)
     if result.winner is None:
         verdict = "draw" if not result.forfeit else "no winner (both faulted)"
     else:

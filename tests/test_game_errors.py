@@ -107,3 +107,19 @@ def test_a_game_that_raises_in_one_match_of_fifty_leaves_49_recorded_and_says_so
         assert any(json.loads(line)["type"] == "game_error" for line in lines)
     verified = arena("replay", "--game-module", str(module), "--verify", str(log))
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_play_and_verify_warn_when_a_match_s_points_break_the_game_s_declared_total(tmp_path: Path) -> None:
+    rake = "[chips - 1 if s == winner else -chips for s in (0, 1)]"
+    module = planted(tmp_path, "[chips if s == winner else -chips for s in (0, 1)]", rake)
+    logs = tmp_path / "logs"
+    played = arena(
+        "play", "--game-module", str(module), "--param", "hands=3", "--log-dir", str(logs), "--seed", "3",
+        "raiser", "caller",
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    warning = "arena: warning: the points 5 and -8 add up to -3, not to the game's points_total() = 0"
+    assert warning in played.stderr, played.stdout + played.stderr
+    (log,) = logs.glob("*.jsonl")
+    verified = arena("replay", "--game-module", str(module), "--verify", str(log))
+    assert verified.returncode == 0 and warning in verified.stderr, verified.stdout + verified.stderr

@@ -312,6 +312,21 @@ def forfeit_result(points: Sequence[float], offenders: frozenset[int], reason: s
     return Result(points=list(points), winner=winner, forfeit=[SEATS[s] for s in sorted(offenders)], reason=reason)
 
 
+def broken_total(game: Game, result: Result) -> str:
+    """What is wrong when a match played to its end has points that do not add up to ``game.points_total()``; ""
+    when nothing is (or the game fixes no total, or the match ended early: a forfeit, a game error)."""
+    total = game.points_total()
+    if total is None or result.forfeit or result.reason or len(result.points) != 2:
+        return ""
+    found = sum(result.points)
+    if abs(found - total) <= 1e-9:
+        return ""
+    return (
+        f"the points {' and '.join(f'{p:g}' for p in result.points)} add up to {found:g}, not to the game's "
+        f"points_total() = {total:g}: the game's rules broke their own total (arena check-game {game.id})"
+    )
+
+
 def seat_name(seat: int) -> str:
     """``"A"`` or ``"B"``."""
     return SEATS[seat]
