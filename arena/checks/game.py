@@ -424,7 +424,7 @@ def _messages(games: list[Game], budgets: list[Sizes]) -> Check:
     for each, sizes in zip(games, budgets, strict=False):
         try:
             for playout in _budgeted(
-                each, sizes, sizes.audited, sizes.audited_requests, Audit(codec=True, fields=True), Explorer()
+                each, sizes, sizes.audited, sizes.audited_requests, Audit(codec=True, fields=True)
             ):
                 played += 1
                 seen |= playout.seen_types

@@ -238,12 +238,20 @@ class _Runner:
                 self.frames[0].shown = self.shown(state)
                 # What the game says as it opens (Badugi's first hand) heads the first frame.
                 pending = [Event("narration", text=line) for line in opening.narration]
+                # The generic table heads steps by hand (a game that says MatchState.hand), and ends each hand with
+                # a step of its own: the table as the hand ended, and what each seat was told (the showdown).
+                by_hand, hand, move = not type(self.game).view, state.hand, 0
                 while not state.is_over:
                     requests = state.requests()
                     for seat in requests:  # as the supervisor judges it: the game's error, not a bot's
                         if self.asked[seat] >= self.max_requests:
                             raise GameBroke.too_long(seat, self.max_requests)
-                    frame = Frame(frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()}))
+                    title = frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()})
+                    if by_hand and state.hand:
+                        hand, move = state.hand, move + 1 if state.hand == hand else 1
+                        title = f"hand {hand}, move {move}: {title}"
+                    before = self.frames[-1].shown  # the table as this step finds it
+                    frame = Frame(title)
                     frame.events += pending
                     pending = []
                     self.frames.append(frame)
@@ -260,9 +268,15 @@ class _Runner:
                         raise _Faulted(step_faults)
                     step = state.apply(actions)
                     frame.events += [Event("narration", text=line) for line in step.narration]
+                    ended = by_hand and hand and state.hand != hand
+                    if ended:  # the next hand is dealt already: its table is drawn from its first move on
+                        frame.shown = before
+                        frame.score = self.told_score
+                        self.frames.append(Frame(f"hand {hand} ends", shown=before))
                     self.send_all(step.notices)
-                    frame.score = score_of(state) or self.told_score
-                    frame.shown = self.shown(state)
+                    self.frames[-1].score = score_of(state) or self.told_score
+                    if not ended:
+                        frame.shown = self.shown(state)
                 result = state.result()
             except _Faulted as faulted:
                 faults = faulted.faults
