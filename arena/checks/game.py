@@ -7,22 +7,30 @@ prove five things of a game, one ``PASS``/``FAIL`` line each:
   byte for byte, played twice here and once in each of two other Python
   processes (with other hash seeds, so set and dict order cannot hide);
 * **termination**: matches of random legal play end, no seat asked more than
-  the game's declared ``max_requests()``, results that add up, forfeits that
-  are the offender's loss;
+  the game's declared ``max_requests()`` (nor ``hand_requests()`` in a hand),
+  results that add up (to ``points_total()``, or to one sum when the game
+  declares none), forfeits that are the offender's loss; the play explores
+  (:class:`~arena.checks._kit.Explorer`), so a rare path is played on purpose;
 * **illegal answers**: junk answers are refused with ``IllegalAction``, never
   another exception, and refusing them changes nothing of the match;
-* **hidden information**: no message to one seat carries a secret of the
+* **hidden information**: no message to one seat, nor a part of the replay
+  table (``MatchState.shown``) that seat sees, carries a secret of the
   other's (``MatchState.secrets``) before the rules reveal it;
 * **duplicate fairness**: the deal (the start's notices, the first requests,
   each seat's secrets before anyone answers and when it is first asked) is
   the same whoever plays it, so a deal played again with the seats swapped gives each
   bot what the other had; or the game says it is not duplicable
   (``duplicate_deals = False``) and tournaments play each deal once and say
-  so. Cards dealt later are not compared: a draw game deals them by the
-  answers, as its rules say;
+  so; and every hand's deal (``MatchState.dealt``) the same in two whole
+  plays of a seed;
 * **messages**: every message goes through the codec and back unchanged, the
-  game declares the messages it sends, and the JSON examples on its rules
-  page decode to its Structs and encode back to the same text.
+  game declares the messages it sends, no declared field is always null or
+  always one value, and the JSON examples on its rules page decode to its
+  Structs and encode back to the same text.
+
+Every check but determinism runs again with each number parameter at its
+smallest legal value (:func:`smallest`), where a rare path at the defaults is
+a common one.
 
 Sizes are budgets (``--matches``, ``--requests``): the kit stops a check at
 whichever comes first, so a long game is checked over as many requests as a
