@@ -60,6 +60,7 @@ import protocol
 from .._errors import ConfigError
 from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
+from ..games._base import smallest
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
 from ._kit import (
     Audit,
@@ -149,31 +150,6 @@ def check_game(
     finally:
         Playout.wall_s = wall_s
     return checks
-
-
-def smallest(game: Game) -> list[Game]:
-    """``game`` with each number parameter at its smallest legal value, when that is not the default (else none).
-
-    A rare path at the defaults (the last hand of a hundred) is a common one
-    there (the only hand), and the kit explores it through.
-    """
-    changed: dict[str, object] = {}
-    for param in type(game).params_table:
-        if isinstance(param.default, bool) or not isinstance(param.default, int | float):
-            continue
-        numbers = [c for c in param.choices if isinstance(c, int | float) and not isinstance(c, bool)]
-        low = min(numbers) if numbers else None if param.choices else param.minimum
-        if low is None or low == game.params[param.name]:
-            continue
-        changed[param.name] = type(param.default)(low)
-    # All at once; else (the smallest values together are not a legal game: a big blind below the small) the
-    # first parameter alone, in the table's order (a game's length first, by custom), that makes a legal game.
-    for tried in [changed, *({name: value} for name, value in changed.items())] if changed else []:
-        try:
-            return [get_game(game.game_id, {**game.params, **tried})]
-        except ValueError:
-            continue
-    return []
 
 
 def at_params(game: Game, default: Game) -> str:

@@ -295,6 +295,31 @@ class Game(ABC):
         """The most requests one seat can be asked in one match: the game's length, which a match's clock follows."""
 
 
+def smallest(game: Game) -> list[Game]:
+    """``game`` with each number parameter at its smallest legal value, when that is not the default (else none).
+
+    A rare path at the defaults (the last hand of a hundred) is a common one
+    there (the only hand), and the kit explores it through.
+    """
+    changed: dict[str, object] = {}
+    for param in type(game).params_table:
+        if isinstance(param.default, bool) or not isinstance(param.default, int | float):
+            continue
+        numbers = [c for c in param.choices if isinstance(c, int | float) and not isinstance(c, bool)]
+        low = min(numbers) if numbers else None if param.choices else param.minimum
+        if low is None or low == game.params[param.name]:
+            continue
+        changed[param.name] = type(param.default)(low)
+    # All at once; else (the smallest values together are not a legal game: a big blind below the small) the
+    # first parameter alone, in the table's order (a game's length first, by custom), that makes a legal game.
+    for tried in [changed, *({name: value} for name, value in changed.items())] if changed else []:
+        try:
+            return [type(game)({**game.params, **tried})]
+        except ValueError:  # (ParamError, or the game's own check of the values together)
+            continue
+    return []
+
+
 def points_result(points: Sequence[float]) -> Result:
     """A finished match's result: more points wins, equal points draw."""
     a, b = points
