@@ -53,8 +53,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor._pool import BotPool
-from .playing import play_scheduled
-from .runner import MAX_GAME_ERRORS
+from .playing import MAX_GAME_ERRORS, play_scheduled
 from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 

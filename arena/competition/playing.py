@@ -23,6 +23,10 @@ from ..supervisor.wires import wire_for
 from .schedule import Scheduled
 from .store import FaultRow, PlayedMatch
 
+MAX_GAME_ERRORS = 3
+"""Matches the game's own code may end (:attr:`PlayedMatch.game_error`) before a tournament starts no more and a
+ladder pauses: a broken game would only fail again."""
+
 
 async def play_scheduled(
     game: Game,

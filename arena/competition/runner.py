@@ -61,14 +61,12 @@ from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
 from .plan import Competition, Plan
-from .playing import play_scheduled
+from .playing import MAX_GAME_ERRORS, play_scheduled
 from .progress import Progress, QuietProgress
 from .results import disqualification
 from .schedule import Entrant, Scheduled
 from .store import HEARTBEAT_S, Holder, PlayedMatch, Store, VersionRow
 
-MAX_GAME_ERRORS = 3
-"""Matches the game's own code may end in one run before the run stops starting matches."""
 WINDOW_PER_JOB = 4
 """How far ahead of the oldest waiting match the runner looks for one it may start (times ``jobs``)."""
 
