@@ -96,12 +96,14 @@ PLANTS = [
         "and the game does not say whether they should: define Game.points_total()",
     ),
     Plant(
-        "an exception on a legal but rare path (the last hand, after the most raises)",
+        "an exception on a legal but rare path (the last hand, a king, the most raises in both rounds)",
         (
             (
                 "        showdown = winner is None\n",
                 "        showdown = winner is None\n"
-                '        if showdown and self.hand == self.hands and self.moves.count("r") == self.raises:\n'
+                "        if showdown and self.hand == self.hands and self.cards[0][0] == 'K' and all(\n"
+                "            moves.count('r') == self.raises for moves in self.rounds\n"
+                "        ):\n"
                 "            raise KeyError(self.moves)\n",
             ),
         ),
