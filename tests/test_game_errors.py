@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,27 @@ def test_play_and_verify_warn_when_a_match_s_points_break_the_game_s_declared_to
     (log,) = logs.glob("*.jsonl")
     verified = arena("replay", "--game-module", str(module), "--verify", str(log))
     assert verified.returncode == 0 and warning in verified.stderr, verified.stdout + verified.stderr
+
+
+def test_the_generic_table_heads_steps_by_hand_and_ends_each_hand_with_a_step_of_its_own(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    played = arena(
+        "play", "--game-module", str(LEDUC / "leduc.py"), "--param", "hands=2", "--log-dir", str(logs),
+        "--seed", "5", "--quiet", "raiser", "caller",
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    (log,) = logs.glob("*.jsonl")
+    shown = arena("replay", "--game-module", str(LEDUC / "leduc.py"), str(log)).stdout
+    headings = [line for line in shown.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
+    assert headings[:7] == [
+        "[1/12] match start",
+        "[2/12] hand 1, move 1: leduc_act hand 1 round 1",
+        "[3/12] hand 1, move 2: leduc_act hand 1 round 1",
+        "[4/12] hand 1, move 3: leduc_act hand 1 round 2",
+        "[5/12] hand 1, move 4: leduc_act hand 1 round 2",
+        "[6/12] hand 1 ends",
+        "[7/12] hand 2, move 1: leduc_act hand 2 round 1",
+    ], shown
+    end = shown.split("[6/12] hand 1 ends")[1].split("[7/12]")[0]
+    assert "A told    leduc_hand_end hand 1" in end and "B told    leduc_hand_end hand 1" in end
+    assert "table: hand 1 · pot 10 · board Jh" in end  # the hand's table as it ended, not the next deal's
