@@ -148,3 +148,4 @@ def test_the_generic_table_heads_steps_by_hand_and_ends_each_hand_with_a_step_of
     end = shown.split("[6/12] hand 1 ends")[1].split("[7/12]")[0]
     assert "A told    leduc_hand_end hand 1" in end and "B told    leduc_hand_end hand 1" in end
     assert "table: hand 1 · pot 10 · board Jh" in end  # the hand's table as it ended, not the next deal's
+    assert "raiser: chips -7 · card Qh" in end and "» Hand 1: rc/rc: A -7, B +7" in end  # the chips it moved

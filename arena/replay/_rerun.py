@@ -267,12 +267,14 @@ class _Runner:
                     if step_faults:
                         raise _Faulted(step_faults)
                     step = state.apply(actions)
-                    frame.events += [Event("narration", text=line) for line in step.narration]
                     ended = by_hand and hand and state.hand != hand
                     if ended:  # the next hand is dealt already: its table is drawn from its first move on
                         frame.shown = before
                         frame.score = self.told_score
-                        self.frames.append(Frame(f"hand {hand} ends", shown=before))
+                        after = self.shown(state)  # the seats' parts (chips) as the hand left them, its cards
+                        shown = {**before, "seats": after["seats"]} if before and after else before
+                        self.frames.append(Frame(f"hand {hand} ends", shown=shown))
+                    self.frames[-1].events += [Event("narration", text=line) for line in step.narration]
                     self.send_all(step.notices)
                     self.frames[-1].score = score_of(state) or self.told_score
                     if not ended:
