@@ -149,3 +149,17 @@ def test_the_generic_table_heads_steps_by_hand_and_ends_each_hand_with_a_step_of
     assert "A told    leduc_hand_end hand 1" in end and "B told    leduc_hand_end hand 1" in end
     assert "table: hand 1 · pot 10 · board Jh" in end  # the hand's table as it ended, not the next deal's
     assert "raiser: chips -7 · card Qh" in end and "» Hand 1: rc/rc: A -7, B +7" in end  # the chips it moved
+
+
+def test_a_comparison_whose_game_fails_stops_after_three_game_errors_without_a_verdict(tmp_path: Path) -> None:
+    module = planted(tmp_path, APPLY, APPLY + '        raise ZeroDivisionError("planted")\n')
+    done = arena(
+        "compare", "leduc", "raiser", "caller", "--game-module", str(module), "--param", "hands=2",
+        "--db", str(tmp_path / "r.sqlite"), "--log-dir", str(tmp_path / "logs"), "--seed", "1", "--jobs", "1",
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == GAME_ERROR_STATUS, out
+    assert "Traceback" not in out
+    assert "3 game errors: no further match starts (fix the game, then resume)" in done.stdout, out
+    assert "No verdict" in done.stdout and "3 game errors (the game's own code failed)" in done.stdout, out
+    assert "arena: 3 game error(s): the game's own code failed" in done.stderr, out

@@ -326,8 +326,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Plays NEW and BASE on the same deals, both seatings of each: head to head (no OPPONENT), or each "
             "against the same OPPONENTs. A sequential probability ratio test over the deal pairs (pentanomial "
             "model) stops as soon as the evidence is enough. Exit status: 0 NEW is better (H1 accepted), 1 it is "
-            "not (H0 accepted), 2 no verdict (the test needs more matches, or an error). Running the same "
-            "command again resumes."
+            "not (H0 accepted), 2 no verdict (the test needs more matches, or an error), 3 no verdict: the "
+            "game's own code failed (game errors). Running the same command again resumes."
         ),
     )
     parser.add_argument("game", metavar="GAME", help="game id, such as rps-poker (see `arena games`)")
