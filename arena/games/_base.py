@@ -315,7 +315,7 @@ def smallest(game: Game) -> list[Game]:
     for tried in [changed, *({name: value} for name, value in changed.items())] if changed else []:
         try:
             return [type(game)({**game.params, **tried})]
-        except ValueError:  # (ParamError, or the game's own check of the values together)
+        except Exception:  # (ParamError, or the game's own check of the values together): not a legal game
             continue
     return []
 
