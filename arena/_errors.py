@@ -18,6 +18,13 @@ class GamePluginError(ConfigError):
     """A game plugin (a package's game, a ``--game-module`` file) that cannot be used; the message names it."""
 
 
+GAME_ERROR = "game error"
+"""A match the game's own code ended (it raised, or asked a seat more than its ``max_requests()``): its result's
+reason starts so; it is nobody's fault and no bot's result."""
+GAME_ERROR_STATUS = 3
+"""The exit status of a command whose matches the game's own code ended (``arena play``, ``tournament``...)."""
+
+
 class BuildError(ArenaError):
     """A bot's build command failed; the message names the bot and shows the output's tail."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from ._errors import ArenaError, ConfigError
+from ._errors import GAME_ERROR, GAME_ERROR_STATUS, ArenaError, ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             )
         )
         _print_result(record, game, specs)
-    return 0
+    return GAME_ERROR_STATUS if record.game_error else 0
 
 
 def _play_human(args: argparse.Namespace, seat: int) -> int:
@@ -108,7 +108,7 @@ def _play_human(args: argparse.Namespace, seat: int) -> int:
     print(f"Seed {seed} (it dealt both seats' cards)")
     person = BotSpec(name=HUMAN, command=(HUMAN,), cwd=Path.cwd())  # (its fault's hints: the JSON protocol's)
     _print_result(record, game, (person, other) if seat == 0 else (other, person))
-    return 0
+    return GAME_ERROR_STATUS if record.game_error else 0
 
 
 def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec]) -> None:
@@ -117,6 +117,18 @@ def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec
 
     result = record.result
     names = [printable(name) for name in record.names]
+    if record.game_error:
+        print(
+            f"Result: no result: {GAME_ERROR} (the game's own code failed, not a bot): {printable(record.game_error)}"
+        )
+        if record.log_path:
+            print(f"Log: {record.log_path} (it holds the game's traceback; arena replay --verify reproduces it)")
+        return
+    from .games._base import broken_total
+
+    broken = broken_total(game, result)
+    if broken:
+        print(f"arena: warning: {broken}", file=sys.stderr)
     if result.winner is None:
         verdict = "draw" if not result.forfeit else "no winner (both faulted)"
     else:

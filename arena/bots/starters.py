@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .._errors import ConfigError
 from ..games import BUILTIN_GAMES, GAMES
+from .plugin_starters import PLUGIN_LANGUAGES, RequestKind, for_plugin, request_kinds
 from .samples import starters
 from .spec import MANIFEST
 
@@ -88,10 +89,16 @@ def games_in(text: str) -> set[str]:
 
 def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
     """Copy ``language``'s starter for ``game_id`` into ``folder`` (new, or empty); the files written."""
-    if game_id not in BUILTIN_GAMES:
-        more = "; a plugin game's package brings its own bots" if game_id in GAMES else ""
-        raise ConfigError(f"arena new has starters for {', '.join(BUILTIN_GAMES)}, not {game_id!r}{more}")
     lang = language_named(language)
+    plugin = game_id not in BUILTIN_GAMES
+    if plugin and game_id not in GAMES:
+        raise ConfigError(
+            f"arena new has starters for {', '.join(GAMES)}, not {game_id!r} (a game of a file: --game-module FILE)"
+        )
+    if plugin and lang.name not in PLUGIN_LANGUAGES:
+        raise ConfigError(
+            f"a starter for the plugin game {game_id} is made in {', '.join(PLUGIN_LANGUAGES)}, not {lang.title}"
+        )
     source = starters() / lang.name
     if not source.is_dir():
         raise ConfigError(f"the {lang.title} starter is missing from this installation ({source})")
@@ -99,6 +106,13 @@ def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
         raise ConfigError(f"{folder} exists and is not a folder: name a new folder")
     if folder.is_dir() and any(folder.iterdir()):
         raise ConfigError(f"{folder} exists and is not empty: name a new folder (arena new overwrites nothing)")
+    kinds: list[RequestKind] = []
+    if plugin:
+        from ..games import get_game
+        from ..games._base import smallest
+
+        game = get_game(game_id)  # (played to find each request's answer)
+        kinds = request_kinds(game, [game, *smallest(game)])
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for file in sorted(source.iterdir()):
@@ -107,6 +121,8 @@ def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
         text = file.read_text(encoding="utf-8")
         if file.name == MANIFEST:
             text = f'game = "{game_id}"  # arena check, play and submit use it when no game is given\n{text}'
+        elif plugin:
+            text = for_plugin(text, lang.name, kinds, is_begin=_BEGIN.match, is_end=_END.match)
         else:
             text = for_game(text, game_id)
         target = folder / file.name
@@ -121,7 +137,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     lang = language_named(args.language)
     folder = Path(args.folder or f"{args.game}-{lang.name}")
     written = new_bot(args.game, lang.name, folder)
-    title = GAMES[args.game].title
+    title = GAMES.lookup(args.game).title
     print(f"Made {folder}/ from the {lang.title} starter for {title}: {', '.join(p.name for p in written)}")
     print(f"Edit {folder / lang.source}: it answers each request with a legal action; make it play better.")
     print("Then check it (it builds, starts, answers, plays and exits as it must):")
@@ -136,9 +152,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="start a bot: copy a starter for GAME in LANGUAGE into a new folder",
         description="Copy the LANGUAGE starter bot for GAME, with its bot.toml, into FOLDER, ready to edit.",
     )
-    parser.add_argument("game", metavar="GAME", help=f"the game: {', '.join(BUILTIN_GAMES)}")
+    parser.add_argument(
+        "game",
+        metavar="GAME",
+        help=f"the game: {', '.join(BUILTIN_GAMES)}, or an installed plugin's (in {', '.join(PLUGIN_LANGUAGES)})",
+    )
     parser.add_argument("language", metavar="LANGUAGE", help=f"the language: {', '.join(LANGUAGES)}")
     parser.add_argument("folder", metavar="FOLDER", nargs="?", help="a new or empty folder (default: GAME-LANGUAGE)")
+    parser.add_argument(
+        "--game-module",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a Python file defining a game (a Game subclass) to use beside the installed games; may be repeated",
+    )
     parser.set_defaults(handler=cmd_new)
 
 

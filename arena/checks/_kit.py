@@ -113,7 +113,41 @@ class Audit:
     codec: bool = False
     """Fail when a message does not come back unchanged through the codec's encoder and decoder."""
     deal: bool = False
-    """Keep each seat's secrets at the start and when it is first asked (:attr:`Playout.first_asked`)."""
+    """Keep each seat's secrets at the start and when it is first asked (:attr:`Playout.first_asked`), and each
+    hand's deal (:attr:`Playout.deals`)."""
+    fields: bool = False
+    """Keep, for each message type's field, up to two values it took and whether it was ever other than null."""
+
+
+class Explorer:
+    """Biased random play toward answers not yet tried, shared by the playouts of one check.
+
+    At each decision it has met (a seat and a request, ids aside) it tries
+    first the legal answers it has not tried there, so a rare line of play
+    (the last hand after the most raises) is played on purpose, not by luck;
+    where every answer was tried, it plays at random. Decisions are told apart
+    by what the request says: a short match (a game at its smallest
+    parameters) meets the same ones again and again, and is explored through.
+    """
+
+    MAX_DECISIONS = 200_000
+    """Decisions remembered at most (past it, play is plain random): memory stays small whatever the game."""
+
+    def __init__(self) -> None:
+        self.tried: dict[tuple[int, bytes], set[int]] = {}
+
+    def choose(self, chooser: random.Random, seat: int, request: Request, options: list[Any]) -> Any:
+        """The answer to play: an untried one at this decision when there is one, else any."""
+        key = (seat, protocol.encode(msgspec.structs.replace(request, id=0)))
+        tried = self.tried.get(key)
+        if tried is None:
+            if len(self.tried) >= self.MAX_DECISIONS:
+                return chooser.choice(options)
+            tried = self.tried[key] = set()
+        untried = [index for index in range(len(options)) if index not in tried]
+        index = chooser.choice(untried) if untried else chooser.randrange(len(options))
+        tried.add(index)
+        return options[index]
 
 
 @dataclass
@@ -125,6 +159,8 @@ class Playout:
     audit: Audit = field(default_factory=Audit)
     chooser_seed: int | None = None
     """Seeds the random player (default: the deal's seed); another value plays the same deal differently."""
+    explorer: Explorer | None = None
+    """Plays toward answers not yet tried (:class:`Explorer`); ``None``: plain random play."""
     lines: list[bytes] = field(default_factory=list)
     requests: list[int] = field(default_factory=lambda: [0, 0])
     steps: int = 0
@@ -136,6 +172,16 @@ class Playout:
     seen_types: set[str] = field(default_factory=set)
     kept_secrets: bool = False
     """Whether a seat had a secret at some message (a game with no hidden information never has)."""
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Each hand's deal, as :meth:`MatchState.dealt` says it as the hand goes (with :attr:`Audit.deal`)."""
+    field_values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    """For each message tag and field: up to two distinct values it took (with :attr:`Audit.fields`)."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Messages of each tag sent (with :attr:`Audit.fields`)."""
+    filled: set[tuple[str, str]] = field(default_factory=set)
+    """The message tags and fields that were other than null at least once (with :attr:`Audit.fields`)."""
+    answers: list[str] = field(default_factory=list)
+    """The answers of the hand in play (the match's, in a game not played in hands): a failure quotes them."""
     _held: list[set[Any]] = field(default_factory=lambda: [set(), set()])
 
     wall_s: ClassVar[float] = 10.0
@@ -155,8 +201,16 @@ class Playout:
         except KitFailure:
             raise
         except Exception as exc:  # the game's own code raised: the kit reports it with where, not a traceback dump
-            raise self.failure(f"the game raised {exception_text(exc)}") from exc
+            raise self.failure(f"the game raised {exception_text(exc)}{self._line_of_play()}") from exc
         return self
+
+    def _line_of_play(self) -> str:
+        """The answers that led here, when play explored (a seed alone does not replay it)."""
+        if self.explorer is None or not self.answers:
+            return ""
+        hand = f" in hand {self.state.hand}" if self.state is not None and self.state.hand else ""
+        shown = ", ".join(self.answers[-24:])
+        return f", after the answers{hand} {'... ' if len(self.answers) > 24 else ''}{shown}"
 
     def failure(self, text: str, kind: type[KitFailure] = KitFailure) -> KitFailure:
         """A :class:`KitFailure` saying ``text`` at this seed and step."""
@@ -168,6 +222,8 @@ class Playout:
         prober = random.Random(~self.seed)  # junk of its own stream, so offering it leaves the play as it was
         self.state = state = game.new_match(self.seed)
         limit = game.max_requests()
+        hand_limit = game.hand_requests()
+        hand, in_hand = state.hand, [0, 0]
         self._send(state.start().notices)
         first = state.requests() if not state.is_over else {}
         self.opening = [
@@ -177,20 +233,32 @@ class Playout:
         ]
         while not state.is_over and self.steps != stop_at:
             self.steps += 1
-            if (
-                self.audit.secrets
-            ):  # what a seat held before a step is its own to be told of, though the other holds it now
+            if self.audit.secrets:  # what a seat held before a step is its own to be told of, though the other has it
                 self._held = [set(secrets_of(state, 0)), set(secrets_of(state, 1))]
+                self._check_shown(state)
             requests = state.requests()
             if not requests:
                 raise self.failure("the match is not over, yet no seat is asked to act", Endless)
+            if state.hand != hand:
+                hand, in_hand = state.hand, [0, 0]
+                self.answers.clear()
+            if self.audit.deal:
+                self._keep_deal(state)
             actions = {}
             for seat, request in sorted(requests.items()):
                 self.requests[seat] += 1
+                in_hand[seat] += 1
                 if self.requests[seat] > limit:
                     raise self.failure(
                         f"seat {'AB'[seat]} was asked more than max_requests() = {limit} requests: "
                         "the match does not end within the game's declared length",
+                        Endless,
+                    )
+                if hand_limit is not None and in_hand[seat] > hand_limit:
+                    raise self.failure(
+                        f"seat {'AB'[seat]} was asked more than hand_requests() = {hand_limit} requests in hand "
+                        f"{hand}: a hand does not end within the game's declared length (is a raise capped?)"
+                        f"{self._line_of_play()}",
                         Endless,
                     )
                 if self.audit.deal and seat not in self.first_asked:
@@ -203,8 +271,25 @@ class Playout:
                     raise self.failure(f"no legal answer found for seat {'AB'[seat]} to {_short(request)}")
                 if self.audit.junk:
                     self._offer_junk(state, seat, request, prober)
-                actions[seat] = state.check(seat, chooser.choice(options))
+                if self.explorer is not None:
+                    answer = self.explorer.choose(chooser, seat, request, options)
+                    self.answers.append(f"{'AB'[seat]} {answer!r:.30}")
+                else:
+                    answer = chooser.choice(options)
+                actions[seat] = state.check(seat, answer)
             self._send(state.apply(actions).notices)
+            if self.audit.deal and not state.is_over:
+                self._keep_deal(state)
+        if self.audit.secrets and state.is_over:
+            self._check_shown(state)
+
+    def _keep_deal(self, state: MatchState) -> None:
+        """Add what the hand in play has dealt so far to :attr:`deals` (a name dealt stays as first seen)."""
+        dealt = state.dealt()
+        if dealt is not None:
+            kept = self.deals.setdefault(state.hand, {})
+            for name, value in dealt.items():
+                kept.setdefault(name, value)
 
     def _send(self, messages: Iterable[tuple[int, Message]]) -> None:
         assert self.state is not None
@@ -224,6 +309,8 @@ class Playout:
             raise self.failure(f"{type(message).__name__} has no tag: declare it as class X(Notice, tag='x_name')")
         self.seen_types.add(tag)
         fields = msgspec.json.decode(line)
+        if self.audit.fields:
+            self._keep_fields(tag, fields)
         if isinstance(message, Notice) and "id" in fields:
             raise self.failure(f"notice {tag} has a key named 'id': bots take any message with an id for a request")
         try:
@@ -232,6 +319,18 @@ class Playout:
             raise self.failure(f"{tag} does not decode as its own Struct ({exc}): {_clip(line)}") from None
         if back != message or protocol.encode(back) != line:
             raise self.failure(f"{tag} does not come back unchanged through the codec: {_clip(line)}")
+
+    def _keep_fields(self, tag: str, fields: dict[str, Any]) -> None:
+        self.counts[tag] = self.counts.get(tag, 0) + 1
+        for name, value in fields.items():
+            if name in ("type", "id"):
+                continue
+            key = (tag, name)
+            if value is not None:
+                self.filled.add(key)
+            values = self.field_values.setdefault(key, [])
+            if len(values) < 2 and value not in values:
+                values.append(value)
 
     def _check_secrets(self, state: MatchState, seat: int, message: Message) -> None:
         theirs = set(secrets_of(state, 1 - seat))
@@ -243,6 +342,38 @@ class Playout:
                 f"a message to seat {'AB'[seat]} shows seat {'AB'[1 - seat]}'s secret "
                 f"{', '.join(sorted(map(repr, shown)))} before the rules reveal it: {_short(message)}"
             )
+
+    def _check_shown(self, state: MatchState) -> None:
+        """The replay table (:meth:`MatchState.shown`) shows a seat's secret only in that seat's private part.
+
+        Its public part and both seats' shared parts are in every replay, seen
+        as either seat: a secret of either there is shown to the other. Seat
+        ``s``'s private part is seen as seat ``s`` alone: the other's secret there is shown to ``s``.
+        """
+        try:
+            shown = state.shown()
+        except NotImplementedError:
+            return
+        if shown is None:
+            return
+        declared = _declares_own_secrets(state)
+        theirs = [set(secrets_of(state, 0)), set(secrets_of(state, 1))]
+        for owner in (0, 1):
+            other = theirs[owner] - theirs[1 - owner] - self._held[1 - owner]
+            if not other:
+                continue
+            parts = {"public": shown.public, f"seat {'AB'[1 - owner]}'s shared part": shown.seats[1 - owner]}
+            parts[f"seat {'AB'[owner]}'s shared part"] = shown.seats[owner]
+            if declared:  # (secrets read from the private parts are there by definition)
+                parts[f"seat {'AB'[1 - owner]}'s private part"] = shown.private[1 - owner]
+            for part, values in parts.items():
+                leaked = other.intersection(values_in(msgspec.to_builtins(values)))
+                if leaked:
+                    raise self.failure(
+                        f"the replay table (shown()) shows seat {'AB'[owner]}'s secret "
+                        f"{', '.join(sorted(map(repr, leaked)))} in its {part}, which a replay seen as seat "
+                        f"{'AB'[1 - owner]} shows: put it in shown().private[{owner}]"
+                    )
 
     def _offer_junk(self, state: MatchState, seat: int, request: Request, chooser: random.Random) -> None:
         offers = [*JUNK, chooser.random(), [chooser.randrange(-3, 60) for _ in range(chooser.randrange(1, 7))]]
@@ -283,6 +414,11 @@ def secrets_of(state: MatchState, seat: int) -> set[Any]:
     return {
         value for item in shown.private[seat].values() for value in values_in(item) if isinstance(value, str | tuple)
     }
+
+
+def _declares_own_secrets(state: MatchState) -> bool:
+    """Whether ``state``'s game says its secrets itself (else they are read from ``shown().private``)."""
+    return type(state).secrets is not MatchState.secrets
 
 
 def _line(seat: int, message: Message) -> bytes:

@@ -7,22 +7,30 @@ prove five things of a game, one ``PASS``/``FAIL`` line each:
   byte for byte, played twice here and once in each of two other Python
   processes (with other hash seeds, so set and dict order cannot hide);
 * **termination**: matches of random legal play end, no seat asked more than
-  the game's declared ``max_requests()``, results that add up, forfeits that
-  are the offender's loss;
+  the game's declared ``max_requests()`` (nor ``hand_requests()`` in a hand),
+  results that add up (to ``points_total()``, or to one sum when the game
+  declares none), forfeits that are the offender's loss; the play explores
+  (:class:`~arena.checks._kit.Explorer`), so a rare path is played on purpose;
 * **illegal answers**: junk answers are refused with ``IllegalAction``, never
   another exception, and refusing them changes nothing of the match;
-* **hidden information**: no message to one seat carries a secret of the
+* **hidden information**: no message to one seat, nor a part of the replay
+  table (``MatchState.shown``) that seat sees, carries a secret of the
   other's (``MatchState.secrets``) before the rules reveal it;
 * **duplicate fairness**: the deal (the start's notices, the first requests,
   each seat's secrets before anyone answers and when it is first asked) is
   the same whoever plays it, so a deal played again with the seats swapped gives each
   bot what the other had; or the game says it is not duplicable
   (``duplicate_deals = False``) and tournaments play each deal once and say
-  so. Cards dealt later are not compared: a draw game deals them by the
-  answers, as its rules say;
+  so; and every hand's deal (``MatchState.dealt``) the same in two whole
+  plays of a seed;
 * **messages**: every message goes through the codec and back unchanged, the
-  game declares the messages it sends, and the JSON examples on its rules
-  page decode to its Structs and encode back to the same text.
+  game declares the messages it sends, no declared field is always null or
+  always one value, and the JSON examples on its rules page decode to its
+  Structs and encode back to the same text.
+
+Every check but determinism runs again with each number parameter at its
+smallest legal value (:func:`smallest`), where a rare path at the defaults is
+a common one.
 
 Sizes are budgets (``--matches``, ``--requests``): the kit stops a check at
 whichever comes first, so a long game is checked over as many requests as a
@@ -32,12 +40,15 @@ short one and every game takes seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+import types
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +60,12 @@ import protocol
 from .._errors import ConfigError
 from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
+from ..games._base import smallest
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
 from ._kit import (
     Audit,
     Endless,
+    Explorer,
     KitFailure,
     Playout,
     Stuck,
@@ -107,13 +120,21 @@ def check_game(
     """Run every check on ``game``; ``modules`` are the ``--game-module`` files the other processes need."""
     sizes = sizes or Sizes()
     checks = []
+    games = [game, *smallest(game)]
+    small = dataclasses.replace(
+        sizes, matches=max(1, sizes.matches // 4), requests=max(1, sizes.requests // 4), deals=max(1, sizes.deals // 4)
+    )  # a quarter of the play at the smallest parameters, where a match is short: paths repeat, and are explored
+
+    def _each(run: Callable[[Game, Sizes], Check]) -> Check:
+        return _each_game(games, lambda g: run(g, sizes if g is game else small))
+
     runs: list[tuple[str, Callable[[], Check]]] = [
         ("determinism", lambda: _determinism(game, sizes, modules)),
-        ("termination", lambda: _termination(game, sizes)),
-        ("illegal answers", lambda: _illegal_answers(game, sizes)),
-        ("hidden information", lambda: _hidden_information(game, sizes)),
-        ("duplicate fairness", lambda: _duplicate_fairness(game, sizes)),
-        ("messages", lambda: _messages(game, sizes)),
+        ("termination", lambda: _each(_termination)),
+        ("illegal answers", lambda: _each(_illegal_answers)),
+        ("hidden information", lambda: _each(_hidden_information)),
+        ("duplicate fairness", lambda: _each(_duplicate_fairness)),
+        ("messages", lambda: _messages(games, [sizes, small])),
     ]
     stuck: Stuck | None = None  # a match that took too long: met once, not waited for again by every check
     Playout.wall_s, wall_s = sizes.match_wall_s, Playout.wall_s
@@ -129,6 +150,33 @@ def check_game(
     finally:
         Playout.wall_s = wall_s
     return checks
+
+
+def at_params(game: Game, default: Game) -> str:
+    """``" at hands=1, raises=1"``: the parameters of ``game`` that are not ``default``'s ("" when none)."""
+    changed = [f"{name}={value}" for name, value in game.params.items() if default.params.get(name) != value]
+    return f" at {', '.join(changed)}" if changed else ""
+
+
+def _each_game(games: list[Game], run: Callable[[Game], Check]) -> Check:
+    """One check of each of ``games`` (the defaults, then the smallest parameters): the first failure, or a pass."""
+    first: Check | None = None
+    for game in games:
+        try:
+            check = run(game)
+        except KitFailure as broken:
+            if game is games[0]:
+                raise
+            kind = type(broken)
+            raise kind(f"{at_params(game, games[0]).strip()}: {broken}") from broken
+        if check.passed is False:
+            where = at_params(game, games[0]).strip()
+            return Check(check.name, False, f"{where}: {check.detail}" if where else check.detail)
+        first = first or check
+    assert first is not None
+    if len(games) > 1 and first.passed:
+        return Check(first.name, True, f"{first.detail} (and{at_params(games[-1], games[0])})")
+    return first
 
 
 def _run_check(name: str, run: Callable[[], Check], stuck: Stuck | None) -> tuple[Check, KitFailure | None]:
@@ -151,11 +199,13 @@ def _run_check(name: str, run: Callable[[], Check], stuck: Stuck | None) -> tupl
     return check, failure
 
 
-def _budgeted(game: Game, sizes: Sizes, matches: int, requests: int, audit: Audit) -> Iterator[Playout]:
+def _budgeted(
+    game: Game, sizes: Sizes, matches: int, requests: int, audit: Audit, explorer: Explorer | None = None
+) -> Iterator[Playout]:
     """Random playouts, audited as asked, until ``matches`` were played or ``requests`` answered."""
     answered = 0
     for seed in range(sizes.seed, sizes.seed + matches):
-        playout = Playout(game, seed, audit).play()
+        playout = Playout(game, seed, audit, explorer=explorer).play()
         yield playout
         answered += sum(playout.requests)
         if answered >= requests:
@@ -219,10 +269,25 @@ def digest_main() -> None:
 def _termination(game: Game, sizes: Sizes) -> Check:
     played = longest = 0
     limit = game.max_requests()
-    for playout in _budgeted(game, sizes, sizes.matches, sizes.requests, Audit()):
+    totals: dict[float, int] = {}
+    explorer = Explorer()
+    for playout in _budgeted(game, sizes, sizes.matches, sizes.requests, Audit(), explorer):
         check_result(playout)
         played += 1
         longest = max(longest, *playout.requests)
+        assert playout.state is not None
+        total = round(sum(playout.state.result().points), 9)
+        if total not in totals:
+            totals[total] = playout.seed
+    if len(totals) > 1 and type(game).points_total is Game.points_total:
+        (a, seed_a), (b, seed_b) = sorted(totals.items())[:2]
+        return Check(
+            "termination",
+            False,
+            f"the points add up to {a:g} (seed {seed_a}) in one match and {b:g} (seed {seed_b}) in another, and the "
+            "game does not say whether they should: define Game.points_total() (0.0 for a zero-sum game, the "
+            "total for a constant-sum one), or return None from it when the rules fix no total",
+        )
     for seed in range(sizes.seed, sizes.seed + min(50, sizes.matches)):  # a fault at any point is the offender's loss
         playout = Playout(game, seed).play(stop_at=1 + seed * 7 % limit)
         if not playout.state or not playout.state.is_over:
@@ -259,7 +324,11 @@ def _hidden_information(game: Game, sizes: Sizes) -> Check:
         kept += playout.kept_secrets
     if not kept:
         return Check("hidden information", True, "the game declares no private state: nothing to hide")
-    return Check("hidden information", True, f"no message of {played} matches showed a seat the other's secrets")
+    return Check(
+        "hidden information",
+        True,
+        f"no message nor replay table (shown()) of {played} matches showed a seat the other's secrets",
+    )
 
 
 def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
@@ -285,11 +354,42 @@ def _duplicate_fairness(game: Game, sizes: Sizes) -> Check:
                     f"seat {'AB'[seat]} is dealt other cards when the other seat answers otherwise before it is "
                     "first asked: with seats swapped the bots would not get what the other had"
                 )
+    hands = _every_hand(game, sizes)
     return Check(
         "duplicate fairness",
         True,
-        f"{len(deals)} deals gave each seat the same cards whoever played, so swapped seats swap what the bots get",
+        f"{len(deals)} deals gave each seat the same cards whoever played, so swapped seats swap what the bots get"
+        + hands,
     )
+
+
+def _every_hand(game: Game, sizes: Sizes) -> str:
+    """Each hand's deal (:meth:`MatchState.dealt`) the same in two plays of a seed, or :class:`KitFailure`; what
+    was compared, for the check's line ("" for a game that does not say what it deals)."""
+    first = game.new_match(sizes.seed)
+    if first.dealt() is None:
+        return "; only the first deal is compared: define MatchState.dealt() to have every hand's deal compared"
+    audit = Audit(deal=True)
+    compared = answered = played = 0
+    for seed in range(sizes.seed, sizes.seed + sizes.deals):
+        one, other = (Playout(game, seed, audit, chooser_seed=c).play() for c in (seed, ~seed))
+        played += 1
+        for hand, dealt in one.deals.items():
+            again = other.deals.get(hand, {})
+            for name in dealt.keys() & again.keys():
+                if dealt[name] != again[name]:
+                    where = f"hand {hand}'s" if hand else "the match's"
+                    raise KitFailure(
+                        f"seed {seed}: {where} deal differs when the match is played otherwise: {name} is "
+                        f"{dealt[name]!r} in one play and {again[name]!r} in another. A deal must come from the seed "
+                        "and the hand's number alone (shuffle each hand with Rng(derive_seed(seed, name, hand))), "
+                        "never from the play, or swapped seats do not get the same cards"
+                    )
+                compared += 1
+        answered += sum(one.requests) + sum(other.requests)
+        if answered >= sizes.audited_requests:
+            break
+    return f"; every hand's deal (dealt()) was the same in two plays of each of {played} seeds ({compared} cards)"
 
 
 def _declares_secrets(game: Game) -> bool:
@@ -300,16 +400,29 @@ def _declares_secrets(game: Game) -> bool:
     return True
 
 
-def _messages(game: Game, sizes: Sizes) -> Check:
+def _messages(games: list[Game], budgets: list[Sizes]) -> Check:
+    game, sizes = games[0], budgets[0]
     seen: set[str] = set()
     played = 0
-    for playout in _budgeted(game, sizes, sizes.audited, sizes.audited_requests, Audit(codec=True)):
-        played += 1
-        seen |= playout.seen_types
+    fields = Playout(game, sizes.seed)  # (only its field tallies: every playout's are added to it)
+    for each, sizes in zip(games, budgets, strict=False):
+        try:
+            for playout in _budgeted(
+                each, sizes, sizes.audited, sizes.audited_requests, Audit(codec=True, fields=True)
+            ):
+                played += 1
+                seen |= playout.seen_types
+                _add_fields(fields, playout)
+        except KitFailure as broken:
+            where = at_params(each, game)
+            raise type(broken)(f"{where.strip()}: {broken}" if where else str(broken)) from broken
     declared = {str(cls.__struct_config__.tag) for cls in getattr(type(game), "messages", ())}
     if declared and not seen <= declared:
         undeclared = ", ".join(sorted(seen - declared))
         return Check("messages", False, f"the game sends messages it does not declare in Game.messages: {undeclared}")
+    idle = _idle_field(type(game).messages, fields, set(map(json.dumps, game.params.values())))
+    if idle:
+        return Check("messages", False, idle)
     examples = _rules_examples(game)
     if isinstance(examples, str):
         return Check("messages", False, examples)
@@ -317,6 +430,70 @@ def _messages(game: Game, sizes: Sizes) -> Check:
     return Check(
         "messages", True, f"{len(seen)} kinds of message in {played} matches went through the codec unchanged{shown}"
     )
+
+
+IDLE_AFTER = 20
+"""Messages of a kind the field audit needs before it calls a field idle (always null, never varying)."""
+
+
+def _add_fields(into: Playout, playout: Playout) -> None:
+    for tag, count in playout.counts.items():
+        into.counts[tag] = into.counts.get(tag, 0) + count
+    into.filled |= playout.filled
+    for key, values in playout.field_values.items():
+        kept = into.field_values.setdefault(key, [])
+        for value in values:
+            if len(kept) < 2 and value not in kept:
+                kept.append(value)
+
+
+def _idle_field(messages: tuple[type[protocol.Message], ...], tally: Playout, params: set[str]) -> str:
+    """What is wrong with a declared field that carries nothing: null in every message, or always one value.
+
+    A field that is always one of the game's parameters' values (``hands``: 100) is taken to tell it.
+    """
+    for cls in messages:
+        tag = str(cls.__struct_config__.tag)
+        count = tally.counts.get(tag, 0)
+        if count < IDLE_AFTER:
+            continue
+        for info in msgspec.structs.fields(cls):
+            if info.encode_name == "id":
+                continue
+            key = (tag, info.encode_name)
+            nullable = _may_be_null(info.type)
+            if nullable and key not in tally.filled:
+                return (
+                    f"the field {info.encode_name} of {tag} is null in all {count} messages sent, though it is "
+                    f"declared to carry a value ({_type_text(info.type)}): fill it, or take it out of the message"
+                )
+            values = tally.field_values.get(key, [])
+            constant = len(values) == 1 and _may_vary(info.type) and json.dumps(values[0]) not in params
+            if constant and not (nullable and values == [None]):
+                return (
+                    f"the field {info.encode_name} of {tag} is {json.dumps(values[0])[:60]} in all {count} messages "
+                    f"sent (at the defaults and the smallest parameters), though it is declared as "
+                    f"{_type_text(info.type)}: fill it with what it says, or take it out of the message"
+                )
+    return ""
+
+
+def _may_be_null(kind: object) -> bool:
+    return kind is None or type(None) in typing.get_args(kind)
+
+
+def _may_vary(kind: object) -> bool:
+    """Whether a field of type ``kind`` has more than one value to take (a one-value ``Literal`` has not)."""
+    if typing.get_origin(kind) is typing.Literal:
+        return len(typing.get_args(kind)) > 1
+    args = [arg for arg in typing.get_args(kind) if arg is not type(None)]
+    if args and typing.get_origin(kind) in (typing.Union, types.UnionType):
+        return len(args) > 1 or _may_vary(args[0])
+    return kind is not None and kind is not type(None)
+
+
+def _type_text(kind: object) -> str:
+    return getattr(kind, "__name__", None) or str(kind).replace("typing.", "")
 
 
 EXAMPLE = re.compile(r'^[<>\s]*(\{"type":.*\})\s*$', re.MULTILINE)

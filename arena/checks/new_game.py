@@ -210,7 +210,12 @@ What the conformance kit (``arena check-game $name``) holds a game to:
 * ``check`` refuses a bad answer with ``IllegalAction`` and changes nothing;
 * no seat is asked more than ``max_requests()`` in a match;
 * ``secrets(seat)`` says what of a seat the other must not see, and no
-  message to the other shows it before the rules do.
+  message to the other, nor the replay table's public part (``shown()``),
+  shows it before the rules do;
+* each hand (here a round: ``hand``) is dealt from the seed and its number
+  alone, as ``dealt()`` says, so swapped seats get the same cards; no seat is
+  asked more than ``hand_requests()`` in one;
+* the points add up to ``points_total()`` (0: what one wins the other loses).
 """
 
 from __future__ import annotations
@@ -219,7 +224,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step, derive_seed
-from arena.games._base import forfeit_result, points_result
+from arena.game_kit import forfeit_result, points_result
 from protocol import Result
 
 from .messages import MESSAGES, RoundEnd, Turn
@@ -245,6 +250,7 @@ class ${cls}Match(MatchState):
 
     def _deal(self) -> None:
         self.round += 1
+        self.hand = self.round  # each round is dealt afresh: a hand, in the kit's words
         deck = list(CARDS)
         Rng(derive_seed(self.seed, "$name-round", self.round)).shuffle(deck)
         self.cards = deck[:2]
@@ -305,6 +311,10 @@ class ${cls}Match(MatchState):
         """The seat's card, until both play; a card shown at a round's end may be dealt again in the next."""
         return set() if self.is_over else {self.cards[seat]} - self._shown
 
+    def dealt(self) -> dict[str, Any]:
+        """What chance dealt this round: each seat's card (the kit compares it between two plays of a seed)."""
+        return {"A": self.cards[0], "B": self.cards[1]}
+
     def shown(self) -> Shown:
         """What a replay's generic table draws: the round, both scores, each seat's card (private)."""
         points = ({"points": self.points[0]}, {"points": self.points[1]})
@@ -340,6 +350,14 @@ class $cls(Game):
         rounds = self.params["rounds"]
         assert isinstance(rounds, int)
         return ${cls}Match(seed, rounds)
+
+    def points_total(self) -> float:
+        """Zero-sum: what one seat wins, the other loses (say None if your game's points have no fixed total)."""
+        return 0.0
+
+    def hand_requests(self) -> int:
+        """Each seat is asked once a round."""
+        return 1
 
     def max_requests(self) -> int:
         rounds = self.params["rounds"]
@@ -407,7 +425,7 @@ for line in sys.stdin:
 """$title's tests: its rules by example, and Arena's conformance kit (``arena check-game``) at small sizes."""
 
 import pytest
-from arena.checks.game import Sizes, check_game
+from arena.game_kit import Sizes, check_game
 from arena.games import IllegalAction
 
 from $package.game import $cls, ${cls}Match

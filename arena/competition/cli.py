@@ -17,7 +17,7 @@ from .config import TournamentConfig, effective_jobs
 from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
 from .results import RANK_BY, board_from_store, chosen_competition, matches_report, render, render_matches
-from .runner import OpenExecutor, run_tournament, supervisor_processes
+from .runner import OpenExecutor, game_error_status, run_tournament, supervisor_processes
 from .store import Store
 
 
@@ -119,7 +119,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         )
         return 130
     print(f"Results: {config.db} (arena results {config.db})")
-    return 0
+    return game_error_status(summary)
 
 
 def progress_for(args: argparse.Namespace, pairs: bool, points_name: str) -> Progress:

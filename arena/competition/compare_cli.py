@@ -25,7 +25,7 @@ from typing import Any
 
 import trio
 
-from .._errors import ConfigError
+from .._errors import GAME_ERROR_STATUS, ConfigError
 from ..checks.hints import printable
 from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from . import config as config_mod
@@ -33,7 +33,7 @@ from .compare import Comparison, Roles, check_roles, iter_compare_schedule, plur
 from .config import BotEntry, TournamentConfig, effective_jobs, expand_bot
 from .plan import Competition, Plan, open_competition, prepare
 from .progress import QuietProgress
-from .runner import admit, run_tournament, supervisor_processes
+from .runner import admit, game_error_status, run_tournament, supervisor_processes
 from .schedule import Entrant, Scheduled
 from .sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, MODELS, Sprt
 from .store import PlayedMatch, Store
@@ -170,10 +170,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
         _describe(plan, competition, roles, jobs)
         _resume(comparison, store, competition.id)
-        interrupted = False
+        interrupted, game_errors = False, 0
         if not comparison.finished:
             processes = supervisor_processes(args.processes, jobs)
-            interrupted = _play(
+            interrupted, game_errors = _play(
                 plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse, processes=processes
             )
         if not interrupted:
@@ -191,7 +191,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else f"--tournament {competition.id}"  # a name a terminal cannot show as it is
     )
     print(f"Results: arena results {shlex.quote(str(config.db))} {which}")
-    return comparison.exit_code
+    return GAME_ERROR_STATUS if game_errors and comparison.verdict is None else comparison.exit_code
 
 
 def _admitted_roles(
@@ -259,8 +259,9 @@ def _play(
     jobs: int,
     reuse: bool,
     processes: int = 1,
-) -> bool:
-    """Play until the comparison is finished, printing its lines; whether the run was interrupted (Ctrl-C)."""
+) -> tuple[bool, int]:
+    """Play until the comparison is finished, printing its lines; whether the run was interrupted (Ctrl-C), and how
+    many matches the game's own code ended (not recorded: said on stderr)."""
 
     def watch(match: PlayedMatch) -> bool:
         for line in comparison.add(match):
@@ -289,7 +290,10 @@ def _play(
             f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
         )
         comparison.stopped += "; run the same command again to go on"
-    return summary.interrupted
+    if summary.game_errors:
+        comparison.stopped = f"{plural(len(summary.game_errors), 'game error')} (the game's own code failed)"
+        game_error_status(summary)
+    return summary.interrupted, len(summary.game_errors)
 
 
 def _keep_verdict(store: Store, tid: int, comparison: Comparison) -> None:
@@ -322,8 +326,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Plays NEW and BASE on the same deals, both seatings of each: head to head (no OPPONENT), or each "
             "against the same OPPONENTs. A sequential probability ratio test over the deal pairs (pentanomial "
             "model) stops as soon as the evidence is enough. Exit status: 0 NEW is better (H1 accepted), 1 it is "
-            "not (H0 accepted), 2 no verdict (the test needs more matches, or an error). Running the same "
-            "command again resumes."
+            "not (H0 accepted), 2 no verdict (the test needs more matches, or an error), 3 no verdict: the "
+            "game's own code failed (game errors). Running the same command again resumes."
         ),
     )
     parser.add_argument("game", metavar="GAME", help="game id, such as rps-poker (see `arena games`)")

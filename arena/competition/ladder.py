@@ -53,7 +53,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor._pool import BotPool
-from .playing import play_scheduled
+from .playing import MAX_GAME_ERRORS, play_scheduled
 from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 
@@ -430,6 +430,8 @@ class Ladder:
         self.remote = remote
         self.state = LadderState(book=book if book is not None else PairBook.of(store.match_keys(tournament_id)))
         self.paused = False
+        self.game_errors = 0
+        """Matches the game's own code ended (not recorded); at :data:`MAX_GAME_ERRORS` the ladder pauses."""
         self._changed = trio.Event()
         self._pool: Pool | None = None
         self._playing: dict[Pair, Mapping[str, Player]] = {}
@@ -571,6 +573,16 @@ class Ladder:
             match = await play_scheduled(
                 self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
             )
+        if match.game_error:  # the game's own code failed: nobody's result; too many, and the ladder pauses
+            self.game_errors += 1
+            log = f"; log: {match.log_path}" if match.log_path else ""
+            self.store.log_change(self.tid, "game error", f"match {match.key} not recorded: {match.game_error}{log}")
+            if self.game_errors >= MAX_GAME_ERRORS and not self.paused:
+                self.paused = True
+                self.store.log_change(
+                    self.tid, "paused", f"{self.game_errors} game errors: no new pair starts (fix the game; resume)"
+                )
+            return
         if self.store.record_match(self.tid, match):
             self.state.book.record(match.key)
             self.state.played += 1

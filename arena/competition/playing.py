@@ -23,6 +23,10 @@ from ..supervisor.wires import wire_for
 from .schedule import Scheduled
 from .store import FaultRow, PlayedMatch
 
+MAX_GAME_ERRORS = 3
+"""Matches the game's own code may end (:attr:`PlayedMatch.game_error`) before a tournament starts no more and a
+ladder pauses: a broken game would only fail again."""
+
 
 async def play_scheduled(
     game: Game,
@@ -86,8 +90,8 @@ async def play_scheduled(
             pool.release(bot, faulted=True)
         raise
     offenders = {f.seat for f in record.faults}
-    for seat, bot in zip(SEATS, bots, strict=True):
-        pool.release(bot, faulted=seat in offenders)
+    for seat, bot in zip(SEATS, bots, strict=True):  # after a game error a bot may still be awaited: not reused
+        pool.release(bot, faulted=seat in offenders or bool(record.game_error))
     return _played(
         scheduled,
         record.result,
@@ -98,6 +102,7 @@ async def play_scheduled(
         duration_s=record.duration_s,
         peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
         log_path=str(record.log_path) if record.log_path else None,
+        game_error=record.game_error,
     )
 
 
@@ -117,6 +122,7 @@ def _played(
     duration_s: float = 0.0,
     peak_rss: tuple[int | None, int | None] = (None, None),
     log_path: str | None = None,
+    game_error: str = "",
 ) -> PlayedMatch:
     """``scheduled`` as the store records it, once it ended with ``result``."""
     return PlayedMatch(
@@ -136,6 +142,7 @@ def _played(
         peak_rss=peak_rss,
         log_path=log_path,
         versions=scheduled.versions,
+        game_error=game_error,
     )
 
 

@@ -45,6 +45,9 @@ class PlayedMatch:
     faults: tuple[FaultRow, ...] = field(default=())
     versions: tuple[int | None, int | None] = (None, None)
     """The store's ids of the bot versions in seats A and B (``None`` for a match not tied to versions)."""
+    game_error: str = ""
+    """What the game's own code did wrong when it ended the match ("" when it did not): such a match is not
+    recorded, and no bot's result."""
     row_id: int = field(default=0, compare=False)
     """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
 

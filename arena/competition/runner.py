@@ -25,6 +25,11 @@
   is played twice; the claims of an arena that died are taken over.
 * **Faults** cost only the offender (the game's forfeit rules); a bot with
   more than ``max_faults`` faults is disqualified and plays no more matches.
+* **A game's error** (its own code raised in a match, or asked a seat more
+  than its ``max_requests()``) is nobody's fault: that match is not recorded
+  (its log holds the game's traceback), the run goes on, and after
+  :data:`MAX_GAME_ERRORS` of them no further match starts (a broken game
+  would only fail again). ``Summary.game_errors`` says which.
 * **Flat over long runs.** Nothing grows with the number of matches played:
   the schedule is made one match at a time, standings and fault counts are
   kept as running totals, and finished matches live only in the database.
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import tempfile
 import time
 from collections import Counter, deque
@@ -47,14 +53,15 @@ import trio
 
 from protocol import SEATS
 
-from .._errors import BuildError
+from .._errors import GAME_ERROR_STATUS, BuildError
 from ..bots.spec import BotSpec
 from ..checks.bot import handshake
+from ..checks.hints import printable
 from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
 from .plan import Competition, Plan
-from .playing import play_scheduled
+from .playing import MAX_GAME_ERRORS, play_scheduled
 from .progress import Progress, QuietProgress
 from .results import disqualification
 from .schedule import Entrant, Scheduled
@@ -87,6 +94,10 @@ class Summary:
     in_flight_at_disqualification: dict[str, int] = field(default_factory=dict)
     """For each bot disqualified in this run: how many of its matches were under way when it was (they finished)."""
     not_admitted: dict[str, str] = field(default_factory=dict)
+    game_errors: list[str] = field(default_factory=list)
+    """One line for each match the game's own code ended (not recorded): its key, what failed, its log."""
+    stopped_by_game: bool = False
+    """The run stopped starting matches after :data:`MAX_GAME_ERRORS` game errors."""
 
 
 class _Runner:
@@ -137,6 +148,7 @@ class _Runner:
         self.watch: Callable[[PlayedMatch], bool] | None = None
         """Told each match this run records; returning True ends the run (matches in flight are abandoned)."""
         self.stopped = False
+        self.game_errors: list[str] = []
         self.say: Callable[[str], None] = lambda line: None
         self.in_flight_at_ban: dict[str, int] = {}
         """For each bot disqualified in this run: how many of its matches were under way when it was."""
@@ -293,6 +305,9 @@ class _Runner:
                 self.total -= 1
                 self.progress.advance(self.done, self.total, self.leader())
                 return
+            if match.game_error:
+                self._game_error(match)
+                return
             recorded = self.store.record_match(self.tid, match, arena=self.arena)
             if recorded:
                 self._count(match)
@@ -311,6 +326,18 @@ class _Runner:
             self._forget(scheduled, pool)
             self._running -= 1
             self._wake.set()
+
+    def _game_error(self, match: PlayedMatch) -> None:
+        """The game's own code ended ``match``: not recorded, said, and the run stops after too many."""
+        log = f"; log: {match.log_path}" if match.log_path else ""
+        self.game_errors.append(f"{match.key} (seed {match.seed}): {match.game_error}{log}")
+        self.say(f"game error in match {match.key}, not recorded (the game's own code failed): {match.game_error}{log}")
+        self.total -= 1
+        self.progress.advance(self.done, self.total, self.leader())
+        if len(self.game_errors) >= MAX_GAME_ERRORS and self._scope is not None and not self.stopped:
+            self.say(f"{len(self.game_errors)} game errors: no further match starts (fix the game, then resume)")
+            self.stopped = True
+            self._scope.cancel()
 
     def _log_path(self, scheduled: Scheduled) -> Path | None:
         if self.log_dir is None:
@@ -554,11 +581,28 @@ async def run_tournament(
     summary.played = runner.played
     summary.skipped = runner.skipped
     summary.stopped = runner.stopped
+    summary.game_errors = list(runner.game_errors)
+    summary.stopped_by_game = len(runner.game_errors) >= MAX_GAME_ERRORS
     summary.left_to_others = runner.left
     summary.elapsed_s = time.monotonic() - started
     summary.disqualified = dict(runner.banned)
     summary.in_flight_at_disqualification = dict(runner.in_flight_at_ban)
     return summary
+
+
+def game_error_status(summary: Summary) -> int:
+    """Say the matches the game's own code ended, on stderr; the exit status: 0, or GAME_ERROR_STATUS when any."""
+    if not summary.game_errors:
+        return 0
+    stopped = "; the run stopped starting matches" if summary.stopped_by_game else ""
+    print(
+        f"arena: {len(summary.game_errors)} game error(s): the game's own code failed, those matches are not"
+        f" recorded{stopped} (each log holds the game's traceback; arena replay --verify LOG reproduces it):",
+        file=sys.stderr,
+    )
+    for line in summary.game_errors:
+        print(f"  {printable(line)}", file=sys.stderr)
+    return GAME_ERROR_STATUS
 
 
 async def _run_in_processes(

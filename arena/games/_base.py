@@ -146,6 +146,25 @@ class MatchState(ABC):
         table from it; ``None``, the default, draws none)."""
         return None
 
+    hand: int = 0
+    """The hand in play, ``1``, ``2``, ... in a game played in hands (set as it deals); ``0`` in one that is not.
+
+    ``arena check-game`` bounds each hand by :meth:`Game.hand_requests` and
+    compares each hand's deal (:meth:`dealt`, else each seat's secrets as the
+    hand begins) between two plays of a seed.
+    """
+
+    def dealt(self) -> Mapping[str, Any] | None:
+        """What chance has dealt so far in the hand in play, by name (optional; ``None``, the default: not said).
+
+        Such as ``{"A": "Js", "B": "Qh", "board": "Kh"}``, the board once
+        turned. Duplicate fairness needs a deal to depend on the seed and the
+        hand's number alone, never on the play: ``arena check-game`` plays each
+        seed twice, differently, and fails the game when a hand's deal differs
+        (a card both plays dealt, under the same name).
+        """
+        return None
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``check`` accepts from ``seat`` now (optional; the random-playout test uses it)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
@@ -253,12 +272,52 @@ class Game(ABC):
         """A new match, dealt from ``seed``."""
 
     def points_total(self) -> float | None:
-        """The sum of both seats' points in every match played to its end, when the rules fix one."""
+        """The sum of both seats' points in every match played to its end, when the rules fix one.
+
+        ``0.0`` for a zero-sum game (chips won), the total for a constant-sum
+        one (tricks taken); ``None`` when the rules fix none. ``arena
+        check-game`` fails a game that does not say (that keeps this default)
+        whose points do not add up to the same in every match, and ``arena play``
+        and ``replay --verify`` warn when a match's points break the total.
+        """
+        return None
+
+    def hand_requests(self) -> int | None:
+        """The most requests one seat can be asked in one hand (:attr:`MatchState.hand`), when the rules bound a hand.
+
+        ``arena check-game`` fails a game whose random play asks a seat more in
+        one hand (an uncapped raise); ``None`` (the default): no bound is said.
+        """
         return None
 
     @abstractmethod
     def max_requests(self) -> int:
         """The most requests one seat can be asked in one match: the game's length, which a match's clock follows."""
+
+
+def smallest(game: Game) -> list[Game]:
+    """``game`` with each number parameter at its smallest legal value, when that is not the default (else none).
+
+    A rare path at the defaults (the last hand of a hundred) is a common one
+    there (the only hand), and the kit explores it through.
+    """
+    changed: dict[str, object] = {}
+    for param in type(game).params_table:
+        if isinstance(param.default, bool) or not isinstance(param.default, int | float):
+            continue
+        numbers = [c for c in param.choices if isinstance(c, int | float) and not isinstance(c, bool)]
+        low = min(numbers) if numbers else None if param.choices else param.minimum
+        if low is None or low == game.params[param.name]:
+            continue
+        changed[param.name] = type(param.default)(low)
+    # All at once; else (the smallest values together are not a legal game: a big blind below the small) the
+    # first parameter alone, in the table's order (a game's length first, by custom), that makes a legal game.
+    for tried in [changed, *({name: value} for name, value in changed.items())] if changed else []:
+        try:
+            return [type(game)({**game.params, **tried})]
+        except Exception:  # (ParamError, or the game's own check of the values together): not a legal game
+            continue
+    return []
 
 
 def points_result(points: Sequence[float]) -> Result:
@@ -276,6 +335,21 @@ def forfeit_result(points: Sequence[float], offenders: frozenset[int], reason: s
     """
     winner = SEATS[1 - next(iter(offenders))] if len(offenders) == 1 else None
     return Result(points=list(points), winner=winner, forfeit=[SEATS[s] for s in sorted(offenders)], reason=reason)
+
+
+def broken_total(game: Game, result: Result) -> str:
+    """What is wrong when a match played to its end has points that do not add up to ``game.points_total()``; ""
+    when nothing is (or the game fixes no total, or the match ended early: a forfeit, a game error)."""
+    total = game.points_total()
+    if total is None or result.forfeit or result.reason or len(result.points) != 2:
+        return ""
+    found = sum(result.points)
+    if abs(found - total) <= 1e-9:
+        return ""
+    return (
+        f"the points {' and '.join(f'{p:g}' for p in result.points)} add up to {found:g}, not to the game's "
+        f"points_total() = {total:g}: the game's rules broke their own total (arena check-game {game.id})"
+    )
 
 
 def seat_name(seat: int) -> str:

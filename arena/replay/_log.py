@@ -74,6 +74,9 @@ class LoggedMatch:
     fault_lines: list[int] = field(default_factory=list)
     result: dict[str, Any] | None = None
     result_line: int = 0
+    game_error: str | None = None
+    """What the game's own code did wrong when it ended the match (its ``game_error`` record), if it did."""
+    game_error_line: int = 0
     stderr: list[dict[str, Any]] = field(default_factory=list)
     """The ``stderr`` records: what each seat wrote to stderr during the match, with times."""
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -162,6 +165,8 @@ def index_records(path: Path, records: list[dict[str, Any]]) -> LoggedMatch:
             log.fault_lines.append(number)
         elif kind == "stderr" and seat is not None:
             log.stderr.append(record)
+        elif kind == "game_error":
+            log.game_error, log.game_error_line = str(record.get("error", "")), number
         elif kind == "result":
             log.result = {k: record.get(k) for k in ("points", "winner", "forfeit", "reason")}
             log.result_line = number

@@ -20,6 +20,7 @@ from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
 from .._errors import ArenaError, BotFault, ConfigError, IllegalMove
 from ..games import GAMES, Game, IllegalAction, MatchState, get_game
+from ..supervisor.match import GameBroke, game_error_result
 from ..supervisor.wires import Wire, unexpected_answer, wire_for
 from ._log import LoggedMatch
 from ._timeline import Event, Frame, Timeline, frame_title, score_from
@@ -104,6 +105,7 @@ class _Runner:
         self.wires: list[Wire] = [wire_for(str(log.bot(s).get("protocol", "json")), game) for s in (0, 1)]
         self.sent: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
         self.asked = [0, 0]
+        self.max_requests = game.max_requests()
         first = [log.requests(s)[0].msg.get("id") if log.requests(s) else None for s in (0, 1)]
         self.first_id = [f if isinstance(f, int) else 1 for f in first]
         self.notice_faults = {
@@ -236,9 +238,20 @@ class _Runner:
                 self.frames[0].shown = self.shown(state)
                 # What the game says as it opens (Badugi's first hand) heads the first frame.
                 pending = [Event("narration", text=line) for line in opening.narration]
+                # The generic table heads steps by hand (a game that says MatchState.hand), and ends each hand with
+                # a step of its own: the table as the hand ended, and what each seat was told (the showdown).
+                by_hand, hand, move = not type(self.game).view, state.hand, 0
                 while not state.is_over:
                     requests = state.requests()
-                    frame = Frame(frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()}))
+                    for seat in requests:  # as the supervisor judges it: the game's error, not a bot's
+                        if self.asked[seat] >= self.max_requests:
+                            raise GameBroke.too_long(seat, self.max_requests)
+                    title = frame_title({s: msgspec.to_builtins(r) for s, r in requests.items()})
+                    if by_hand and state.hand:
+                        hand, move = state.hand, move + 1 if state.hand == hand else 1
+                        title = f"hand {hand}, move {move}: {title}"
+                    before = self.frames[-1].shown  # the table as this step finds it
+                    frame = Frame(title)
                     frame.events += pending
                     pending = []
                     self.frames.append(frame)
@@ -254,10 +267,18 @@ class _Runner:
                     if step_faults:
                         raise _Faulted(step_faults)
                     step = state.apply(actions)
-                    frame.events += [Event("narration", text=line) for line in step.narration]
+                    ended = by_hand and hand and state.hand != hand
+                    if ended:  # the next hand is dealt already: its table is drawn from its first move on
+                        frame.shown = before
+                        frame.score = self.told_score
+                        after = self.shown(state)  # the seats' parts (chips) as the hand left them, its cards
+                        shown = {**before, "seats": after["seats"]} if before and after else before
+                        self.frames.append(Frame(f"hand {hand} ends", shown=shown))
+                    self.frames[-1].events += [Event("narration", text=line) for line in step.narration]
                     self.send_all(step.notices)
-                    frame.score = score_of(state) or self.told_score
-                    frame.shown = self.shown(state)
+                    self.frames[-1].score = score_of(state) or self.told_score
+                    if not ended:
+                        frame.shown = self.shown(state)
                 result = state.result()
             except _Faulted as faulted:
                 faults = faulted.faults
@@ -274,12 +295,24 @@ class _Runner:
             self._end(result, faults)
         except _Stop as stop:
             out.stopped, out.stopped_seat, out.stopped_line = stop.text, stop.seat, stop.line
-        except (ArenaError, ValueError, KeyError, IndexError, TypeError, AssertionError) as exc:
-            # The rules refused the logged history outright (a log edited into nonsense).
-            out.stopped = f"the rules failed on this log: {type(exc).__name__}: {exc}"
+        except GameBroke as broke:
+            self._game_broke(broke)
+        except Exception as exc:
+            if self.log.game_error is not None and not isinstance(exc, ArenaError):
+                self._game_broke(GameBroke.raised(exc))  # it failed when played: it fails again, the same way
+            else:  # the rules refused the logged history outright (a log edited into nonsense)
+                out.stopped = f"the rules failed on this log: {type(exc).__name__}: {exc}"
         out.sent, out.faults = self.sent, faults
         out.timeline = self._timeline(out.result)
         return out
+
+    def _game_broke(self, broke: GameBroke) -> None:
+        """The game's own code ended the match here, as the supervisor ends it: no fault, no match_end."""
+        result = game_error_result(broke.line)
+        self.result = msgspec.to_builtins(result)
+        self.frames[-1].events.append(Event("narration", text=f"game error (the game's own code): {broke.line}"))
+        shown = self.frames[-1].shown if self.frames else None
+        self.frames.append(Frame("result", [Event("result", msg=self.result)], score=[0.0, 0.0], shown=shown))
 
     def _end(self, result: Result, faults: list[dict[str, Any]]) -> None:
         self.result = msgspec.to_builtins(result)

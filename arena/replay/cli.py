@@ -8,22 +8,24 @@ import functools
 import sys
 from pathlib import Path
 
+import msgspec
 import trio
 from rich.console import Console
 
-from protocol import SEATS
+from protocol import SEATS, Result
 
 from .._errors import ConfigError, StoreError
 from ..bots.spec import resolve
 from ..competition.cli import competition_args
 from ..competition.results import chosen_competition, find_match
 from ..competition.store import Store
+from ..games._base import broken_total
 from ..supervisor.options import game_module_args
 from ._log import LoggedMatch, load_log
 from ._page import match_page, timeline_of
 from ._regress import regress
 from ._render import renderer_for
-from ._rerun import RulesUnavailable
+from ._rerun import RulesUnavailable, rules_for
 from ._terminal import show
 from ._timeline import for_seat
 from ._verify import verify
@@ -114,10 +116,15 @@ def _verify(log: LoggedMatch) -> int:
         print(f"cannot verify: {exc}")
         return 1
     if verdict.difference is None:
+        error = f" (the game's own error, {log.game_error}, included)" if log.game_error else ""
         print(
             f"verified: {log.path} ({log.game}, seed {log.seed}): {verdict.checked['messages']} messages, "
-            f"{verdict.checked['faults']} faults and the result are what the rules produce"
+            f"{verdict.checked['faults']} faults and the result are what the rules produce{error}"
         )
+        result = verdict.rerun.result
+        broken = broken_total(rules_for(log), msgspec.convert(result, Result)) if result is not None else ""
+        if broken:
+            print(f"arena: warning: {broken}", file=sys.stderr)
         return 0
     print(f"NOT verified: {log.path}\n{verdict.difference}")
     return 1

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ import trio
 import protocol
 from protocol import SEATS, Limits, MatchEnd, MatchStart, Request, Result
 
-from .._errors import BotFault, IllegalMove, Timeout
+from .._errors import GAME_ERROR, BotFault, IllegalMove, Timeout
 from ..games import Game, IllegalAction, MatchState
 from ._process import REST_S, BotProcess, OutputWatch
 from .matchlog import LOG_FORMAT, MatchLog, logged_line
@@ -72,6 +73,8 @@ class MatchRecord:
     stats: tuple[SeatStats, SeatStats] = field(default_factory=lambda: (SeatStats(), SeatStats()))
     stderr_logs: tuple[Path | None, Path | None] = (None, None)
     """Where each seat's stderr was kept (``None`` when it was not)."""
+    game_error: str = ""
+    """What the game's own code did wrong, in one line, when it ended the match (:func:`game_error_result`)."""
 
 
 LOAD_FACTOR = 2.0
@@ -309,6 +312,39 @@ class _Faulted(Exception):
         self.faults = faults
 
 
+class GameBroke(Exception):
+    """The game's own code failed in a match: it raised, or asked a seat more than its ``max_requests()``.
+
+    ``line`` says what, in one line and the same on any machine (a replay's
+    ``--verify`` compares it); ``trace`` is the game's traceback, for the log.
+    """
+
+    def __init__(self, line: str, trace: str = "") -> None:
+        super().__init__(line)
+        self.line = line
+        self.trace = trace
+
+    @classmethod
+    def raised(cls, exc: Exception) -> GameBroke:
+        """The failure of a game whose code raised ``exc``."""
+        text = " ".join(str(exc).split())
+        line = f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+        return cls(line, "".join(traceback.format_exception(exc)))
+
+    @classmethod
+    def too_long(cls, seat: int, limit: int) -> GameBroke:
+        """The failure of a game that asks ``seat`` one request more than its ``max_requests()`` (``limit``)."""
+        return cls(
+            f"seat {SEATS[seat]} was asked more than max_requests() = {limit} requests: "
+            "the match did not end within the game's declared length"
+        )
+
+
+def game_error_result(line: str) -> Result:
+    """The result of a match the game's own code ended: nobody wins, nobody forfeits, no points."""
+    return Result(points=[0.0, 0.0], winner=None, reason=f"{GAME_ERROR}: {line}")
+
+
 @dataclass
 class Seat:
     """A bot process in a seat of a match, with its limits and wire format."""
@@ -345,6 +381,10 @@ class MatchRunner:
         self.clocks = [_Clock(s.limits) for s in self.seats]
         self.stats = (SeatStats(), SeatStats())
         self.faults: list[Fault] = []
+        self.game_error = ""
+        self._asked = [0, 0]
+        """Requests sent to each seat: more than the game's ``max_requests()`` is the game's error."""
+        self._max_requests = game.max_requests()
         self._out_at_start = [s.bot.stats.bytes_out for s in seats]
         self._watch: OutputWatch
         """What the seats' answers are awaited with, while the match runs."""
@@ -433,6 +473,7 @@ class MatchRunner:
             log_path=self.log.path,
             stats=self.stats,
             stderr_logs=(self.seats[0].bot.options.stderr_path, self.seats[1].bot.options.stderr_path),
+            game_error=self.game_error,
         )
 
     def _write_stderr(self, taps: Sequence[_StderrTap]) -> None:
@@ -447,8 +488,24 @@ class MatchRunner:
                 self.log.write({"type": "stderr", "seat": SEATS[index], "omitted": tap.omitted})
 
     async def _play(self) -> Result:
-        """Play the match to its end (or a forfeit); the result."""
-        state = self.game.new_match(self.seed)
+        """Play the match to its end (or a forfeit, or the game's error); the result.
+
+        Every call into the game is guarded: an exception there (or a seat
+        asked more than ``max_requests()``) is :class:`GameBroke`, the game's
+        fault, never a bot's nor the arena's.
+        """
+        try:
+            try:
+                state = self.game.new_match(self.seed)
+            except Exception as exc:
+                raise GameBroke.raised(exc) from exc
+            result = await self._play_state(state)
+        except GameBroke as broke:
+            return self._game_broke(broke)
+        await self._end(result)
+        return result
+
+    async def _play_state(self, state: MatchState) -> Result:
         try:
             for index in (0, 1):
                 start = MatchStart(
@@ -460,31 +517,58 @@ class MatchRunner:
                     opponent=self._name(1 - index),
                 )
                 self._queue(index, start)
-            opening = state.start()
+            try:
+                opening = state.start()
+                self._queue_all(opening.notices)  # encoding the game's messages is the game's code too
+            except Exception as exc:
+                raise GameBroke.raised(exc) from exc
             for line in opening.narration:
                 self.narrate(line)
-            self._queue_all(opening.notices)
-            while not state.is_over:
+            while True:
+                try:
+                    if state.is_over:
+                        break
+                except Exception as exc:
+                    raise GameBroke.raised(exc) from exc
                 actions = await self._ask_all(state)
-                step = state.apply(actions)
+                try:
+                    step = state.apply(actions)
+                    self._queue_all(step.notices)
+                except Exception as exc:
+                    raise GameBroke.raised(exc) from exc
                 for line in step.narration:
                     self.narrate(line)
-                self._queue_all(step.notices)
             await self._flush_notices((0, 1))
             self._judge_at_end()
-            result = state.result()
+            try:
+                return state.result()
+            except Exception as exc:
+                raise GameBroke.raised(exc) from exc
         except _Faulted as faulted:
             self.faults = faulted.faults
             offenders = frozenset(SEATS.index(f.seat) for f in faulted.faults)
             reason = "; ".join(f"{f.seat} {f.kind}: {f.reason}" for f in faulted.faults)
-            result = state.forfeit(offenders, reason)
+            try:
+                result = state.forfeit(offenders, reason)
+            except Exception as exc:
+                raise GameBroke.raised(exc) from exc
             for fault in faulted.faults:
                 self.log.write({"type": "fault", **_logged(fault)})
                 self.narrate(
                     f"Fault by {fault.seat} ({self._name(SEATS.index(fault.seat))}): {fault.kind}: {fault.reason}"
                 )
-        await self._end(result)
-        return result
+            return result
+
+    def _game_broke(self, broke: GameBroke) -> Result:
+        """End the match on the game's error: logged with the game's traceback, nobody's fault, no points."""
+        self.faults = []  # a fault judged in the step the game broke is not judged: the match was not played out
+        self.game_error = broke.line
+        record: dict[str, Any] = {"type": "game_error", "error": broke.line}
+        if broke.trace:
+            record["traceback"] = broke.trace
+        self.log.write(record)
+        self.narrate(f"Game error (the game's own code, not a bot): {broke.line}")
+        return game_error_result(broke.line)
 
     async def _end(self, result: Result) -> None:
         faulted = {f.seat for f in self.faults}
@@ -585,9 +669,17 @@ class MatchRunner:
         before it is judged, so the time this task spends on the other seat
         never counts against it.
         """
+        try:
+            asked = state.requests()
+        except Exception as exc:
+            raise GameBroke.raised(exc) from exc
+        for seat in asked:
+            self._asked[seat] += 1
+            if self._asked[seat] > self._max_requests:  # a bot is not blamed for a game that never ends
+                raise GameBroke.too_long(seat, self._max_requests)
         requests = {
             seat: msgspec.structs.replace(request, id=self.seats[seat].bot.take_id())
-            for seat, request in sorted(state.requests().items())
+            for seat, request in sorted(asked.items())
         }
         actions: dict[int, Any] = {}
         faults: dict[int, Fault] = {}
@@ -630,6 +722,8 @@ class MatchRunner:
                         actions[seat] = state.check(seat, action)
                     except IllegalAction as exc:
                         raise IllegalMove(str(exc)) from None
+                    except Exception as exc:  # the game's own code: a bot's answer must never crash it
+                        raise GameBroke.raised(exc) from exc
                 except BotFault as fault:
                     faults[seat] = self._fault(seat, fault, requests[seat])
                 del waiting[seat]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from arena.game_kit import forfeit_result, points_result
 from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step, TextProtocol
-from arena.games._base import forfeit_result, points_result
 from protocol import Message, Notice, Request, Result
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from arena.game_kit import forfeit_result, points_result
 from arena.games import Game, IllegalAction, MatchState, Rng, Step, derive_seed
-from arena.games._base import forfeit_result, points_result
 from protocol import Notice, Request, Result
 
 ROUNDS = 5

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from arena.game_kit import forfeit_result, points_result
 from arena.games import Game, IllegalAction, MatchState, Param, Rng, Shown, Step, derive_seed
-from arena.games._base import forfeit_result, points_result
 from protocol import Result
 
 from .messages import MESSAGES, Card, KuhnAct, KuhnHandEnd
@@ -162,6 +162,10 @@ class KuhnMatch(MatchState):
             return set()
         return ({self.cards[seat]} | self._folded_before[seat]) - self._shown_before
 
+    def dealt(self) -> dict[str, Any]:
+        """Each seat's card in the hand in play (``arena check-game`` compares every hand's between plays)."""
+        return {"A": self.cards[0], "B": self.cards[1]}
+
     def shown(self) -> Shown:
         """The table a replay draws without a view of its own: the hand, its moves and pot; chips; each card."""
         if self.is_over:
@@ -209,6 +213,9 @@ class KuhnPoker(Game):
 
     def points_total(self) -> float:
         return 0.0
+
+    def hand_requests(self) -> int:
+        return 2  # "pbb": player 1 is asked twice, player 2 once
 
     def max_requests(self) -> int:
         hands = self.params["hands"]
