@@ -412,6 +412,8 @@ class Jail:
         self._cpu_seen = 0.0
         self.pid = 0
         self.lifeline_r = self._lifeline_w = -1
+        self._bwrap_data: list[bytes] = []
+        """The contents bubblewrap binds over /proc's counters (see :func:`._masks.bwrap_args`)."""
         self.note = ""
         """Said with a crash: the program the bot ran, when it is not the one the organiser's PATH finds."""
 
@@ -496,6 +498,7 @@ class Jail:
             }
         if "bwrap" in self.layers and self.caps.bwrap:
             config["bwrap"] = self._bwrap_args(cwd, readable)
+            config["bwrap_data"] = self._bwrap_data
             config["setpriv"] = shutil.which("setpriv") or "setpriv"
         # The launcher learns of the arena's death by this pipe's end-of-file.
         self.lifeline_r, self._lifeline_w = os.pipe()
@@ -506,7 +509,7 @@ class Jail:
     def _counter_masks(self) -> dict[str, list[Any]]:
         """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""
         masks = self._mask_files()
-        hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
+        hidden = [*_masks.hidden_in_proc(), *_masks.hidden_in_dev(), *(["/sys"] if Path("/sys").is_dir() else [])]
         return {"masks": masks, "hidden": hidden}
 
     def _freezer_config(self) -> dict[str, str] | None:
@@ -634,7 +637,8 @@ class Jail:
                 args += ["--ro-bind", top, top]
         binds = [name for name in BWRAP_SYSTEM if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
-        args += ["--proc", "/proc", *self._bwrap_counter_masks(), "--dev", "/dev"]
+        masks, self._bwrap_data = _masks.bwrap_args(self.limits.memory_bytes)
+        args += ["--proc", "/proc", "--dev", "/dev", *masks]
         made = {"/", "/proc", "/dev", *binds}
         mounts = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
         mounts = [item for item in mounts if Path(item[0]) not in self.writable]
@@ -659,17 +663,8 @@ class Jail:
         return args
 
     def _mask_files(self) -> list[tuple[str, str]]:
-        """The constant files over /proc's counters, this jail's own (in its home, gone with it)."""
+        """The constant files over /proc's counters and /dev's terminals, this jail's own (in its home, gone with it)."""
         return _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
-
-    def _bwrap_counter_masks(self) -> list[str]:
-        """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
-        args = []
-        for fake, target in self._mask_files():
-            args += ["--ro-bind", fake, target]
-        for folder in _masks.hidden_in_proc():
-            args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
-        return args
 
     # --- while the bot runs -------------------------------------------------------------------
 
