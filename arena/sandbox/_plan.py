@@ -663,7 +663,7 @@ class Jail:
         return args
 
     def _mask_files(self) -> list[tuple[str, str]]:
-        """The constant files over /proc's counters and /dev's terminals, this jail's own (in its home, gone with it)."""
+        """The constant files over /proc's counters and /dev's terminals, this jail's own (in its home)."""
         return _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
 
     # --- while the bot runs -------------------------------------------------------------------
