@@ -613,11 +613,23 @@ class _Shared:
             os.close(fd)
 
     def _masked(self, on: bool, done: dict[str, str]) -> None:
-        """What the jail's masks cover (and two kernel-wide numbers no mask can): hold ptys and eventfds, move ext4's
-        extent statistics (a seek for data asks ext4 where a file's extents are), make and close pipes."""
+        """What the jail's masks cover (and two kernel-wide numbers no mask can): hold ptys and eventfds for a 1;
+        at every command, move ext4's extent statistics (a seek for data asks ext4 where a file's extents are:
+        counted, they differ between any two looks) and make pipes."""
         for fd in self.kernel_objects:
             os.close(fd)
         self.kernel_objects = []
+        fd = os.open(sys.executable, os.O_RDONLY)
+        try:
+            for _ in range(EXTENT_SEEKS):
+                with contextlib.suppress(OSError):
+                    os.lseek(fd, 0, os.SEEK_DATA)
+                    os.lseek(fd, 0, os.SEEK_HOLE)
+        finally:
+            os.close(fd)
+        for _ in range(MADE_PIPES):
+            for end in os.pipe():
+                os.close(end)
         if not on:
             return
         try:
@@ -628,17 +640,6 @@ class _Shared:
             done["pty"] = f"refused: {exc.strerror}"
         for _ in range(HELD_EVENTFDS):
             self.kernel_objects.append(os.eventfd(0))
-        for _ in range(MADE_PIPES):
-            for fd in os.pipe():
-                os.close(fd)
-        fd = os.open(sys.executable, os.O_RDONLY)
-        try:
-            for _ in range(EXTENT_SEEKS):
-                with contextlib.suppress(OSError):
-                    os.lseek(fd, 0, os.SEEK_DATA)
-                    os.lseek(fd, 0, os.SEEK_HOLE)
-        finally:
-            os.close(fd)
         done["kernel_objects"] = f"{HELD_EVENTFDS} eventfds held, {MADE_PIPES} pipes made, {EXTENT_SEEKS} seeks"
 
     @staticmethod
