@@ -12,15 +12,20 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import trio
 
 from arena.bots.spec import load_folder, resolve
 from arena.checks.sandbox import _collusion
 from arena.sandbox import capabilities, configure, current_policy
+from arena.server.config import load
 from arena.supervisor._process import open_bot
 from arena.supervisor.play import spawn_options
 from protocol import Limits
+
+from .servertools import bot_archive, server_process, write_config
+from .test_hostile_fair import said_in, token_printed, upload_and_wait, wait_for_matches
 
 LIMITS = Limits(startup_s=10.0, move_s=1.0, memory_bytes=256 << 20, processes=32)
 JAIL_SHAPES = {"bubblewrap": {"bwrap"}, "the launcher's namespaces": {"pidns", "netns", "mntns"}}
@@ -146,3 +151,54 @@ def test_a_server_bot_reads_no_host_path_at_pid_1_nor_anywhere_but_its_own_folde
     for name, text in seen.items():
         rest = str(text).replace(str(folder), "<own folder>")
         assert str(data) not in rest, f"{shape}: {name} names the data folder beyond the bot's own: {rest}"
+
+
+WHAT_A_SERVER_BOT_SEES = r"""
+import json, os, sys
+seen = {"cwd": os.getcwd(), "environ": dict(os.environ), "pid": str(os.getpid())}
+for pid in sorted(name for name in os.listdir("/proc") if name.isdigit()):
+    for name in ("cmdline", "environ", "mountinfo"):
+        if name == "mountinfo" and pid != "1":
+            continue  # every process of the jail has the same: PID 1's stands for them
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as file:
+                seen[f"/proc/{pid}/{name}"] = file.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError as exc:
+            seen[f"/proc/{pid}/{name}"] = exc.strerror
+print("I-SEE " + json.dumps(seen), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.slow
+def test_a_bot_on_a_real_server_reads_neither_the_data_folder_nor_its_number_at_pid_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 36's leak, on a real `arena serve`: the bot's check and its ladder matches print what every process
+    # of the jail shows; PID 1 (and any process but the bot) names neither the data folder nor the submission's
+    # number, and the bot itself reads nothing of the data folder but its own folder's path.
+    if "bwrap" not in capabilities().available:
+        pytest.skip(f"bubblewrap (the jail whose PID 1 is not the bot): {capabilities().missing.get('bwrap')}")
+    config = write_config(tmp_path, extra="workers = 1")
+    token = token_printed([str(config), "--add", "peeker"], capsys)
+    archive = bot_archive({"bot.py": WHAT_A_SERVER_BOT_SEES, "bot.toml": 'name = "peeker"\nrun = "python3 bot.py"\n'})
+    data_dir = load(config).data_dir
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        checked = upload_and_wait(client, token, archive)
+        assert checked["status"] == "passed", checked
+        wait_for_matches(client, "peeker", 2)
+    number = f"s{checked['id']}"
+    views = [json.loads(line.split("I-SEE ", 1)[1]) for line in said_in(data_dir, "I-SEE ")]
+    assert len(views) >= 3, f"only {len(views)} jails reported (a check's and the ladder's expected)"
+    for seen in views:
+        assert "bwrap --args" in seen["/proc/1/cmdline"], seen["/proc/1/cmdline"]  # PID 1 is bubblewrap
+        for name, text in seen.items():
+            if name.startswith("/proc/") and name.split("/")[2] != seen["pid"] and not name.endswith("mountinfo"):
+                assert str(data_dir) not in text and number not in text, f"{name} names the data folder: {text}"
+            own = json.dumps(text).replace(json.dumps(seen["cwd"])[1:-1], "<own folder>")
+            assert str(data_dir) not in own, f"{name} names the data folder beyond the bot's own: {own}"
