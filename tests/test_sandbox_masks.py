@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -146,8 +148,13 @@ def test_a_server_bot_reads_no_host_path_at_pid_1_nor_anywhere_but_its_own_folde
     for name, text in others.items():
         for secret in (str(data), "s4242", "data-folder-7f3a", str(tmp_path)):
             assert secret not in str(text), f"{shape}: {name} names {secret!r}: {text}"
-    # The bot's own view: its folder is where it runs (and mountinfo names the bind's source), nothing more of
-    # the data folder.
+    # The bot's own view. Under bubblewrap as root its folder is /bot, an overlay whose options name descriptors:
+    # nothing of the data folder at all. Elsewhere its folder is where it runs (and mountinfo names the bind's
+    # source), nothing more of the data folder.
+    if shape == "bubblewrap" and os.geteuid() == 0:
+        assert seen["cwd"] == "/bot", seen["cwd"]
+        for secret in (str(data), "s4242", "data-folder-7f3a"):
+            assert secret not in json.dumps(seen), f"{shape}: the jail names {secret!r}"
     for name, text in seen.items():
         rest = str(text).replace(str(folder), "<own folder>")
         assert str(data) not in rest, f"{shape}: {name} names the data folder beyond the bot's own: {rest}"
@@ -197,8 +204,13 @@ def test_a_bot_on_a_real_server_reads_neither_the_data_folder_nor_its_number_at_
     assert len(views) >= 3, f"only {len(views)} jails reported (a check's and the ladder's expected)"
     for seen in views:
         assert "bwrap --args" in seen["/proc/1/cmdline"], seen["/proc/1/cmdline"]  # PID 1 is bubblewrap
+        if os.geteuid() == 0:  # the bot's folder is /bot, an overlay: the data folder is nowhere
+            assert seen["cwd"] == "/bot", seen["cwd"]
+            assert str(data_dir) not in json.dumps(seen), json.dumps(seen)
+            assert not re.search(rf"/{number}(?![0-9])", json.dumps(seen)), json.dumps(seen)
         for name, text in seen.items():
             if name.startswith("/proc/") and name.split("/")[2] != seen["pid"] and not name.endswith("mountinfo"):
-                assert str(data_dir) not in text and number not in text, f"{name} names the data folder: {text}"
+                assert str(data_dir) not in text, f"{name} names the data folder: {text}"
+                assert not re.search(rf"/{number}(?![0-9])", text), f"{name} names the submission: {text}"
             own = json.dumps(text).replace(json.dumps(seen["cwd"])[1:-1], "<own folder>")
             assert str(data_dir) not in own, f"{name} names the data folder beyond the bot's own: {own}"

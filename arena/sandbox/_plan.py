@@ -38,7 +38,7 @@ from protocol import Limits
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
 from . import _builds, _cgroup, _masks, _tree
-from ._launch import LAUNCH_CODE, landlock_abi, seccomp_filter
+from ._launch import LAUNCH_CODE, OVERLAID, landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
@@ -51,6 +51,19 @@ BWRAP_TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 BWRAP_SYSTEM = ("/usr", "/etc", "/opt")
 """System folders bubblewrap binds read-only into every jail, whole."""
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+BOT_FOLDER = "/bot"
+"""Where a folder bot's folder is, and its working folder, under bubblewrap as root (see :meth:`Jail._overlay_for`)."""
+
+
+@cache
+def _overlay_known() -> bool:
+    """Whether this kernel has overlayfs (``/proc/filesystems``)."""
+    try:
+        return any(line.split()[-1:] == ["overlay"] for line in Path("/proc/filesystems").read_text().splitlines())
+    except OSError:
+        return False
+
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
 """Every layer by its short name, strongest-first is not implied (see docs/sandbox/index.md)."""
@@ -413,6 +426,7 @@ class Jail:
         self.pid = 0
         self.lifeline_r = self._lifeline_w = -1
         self._bwrap_data: list[bytes] = []
+        self._overlay: dict[str, str] | None = None
         """The contents bubblewrap binds over /proc's counters (see :func:`._masks.bwrap_args`)."""
         self.note = ""
         """Said with a crash: the program the bot ran, when it is not the one the organiser's PATH finds."""
@@ -497,6 +511,9 @@ class Jail:
                 "dev": list(_DEVICES),
             }
         if "bwrap" in self.layers and self.caps.bwrap:
+            self._overlay = self._overlay_for(cwd)
+            if self._overlay is not None:
+                config["overlay"] = self._overlay
             config["bwrap"] = self._bwrap_args(cwd, readable)
             config["bwrap_data"] = self._bwrap_data
             config["setpriv"] = shutil.which("setpriv") or "setpriv"
@@ -647,6 +664,10 @@ class Jail:
         for name, how in mounts:
             if not Path(name).exists() or any(name == m or name.startswith(m.rstrip("/") + "/") for m in binds):
                 continue
+            if self._overlay is not None and name == self._overlay["lower"]:
+                args += ["--ro-bind", OVERLAID, BOT_FOLDER]  # the launcher's overlay (or, failing that, the folder)
+                binds.append(name)
+                continue
             # bubblewrap (as root) makes missing parents 0700: make them searchable for the bot's UID.
             for parent in reversed(Path(name).parents):
                 if str(parent) not in made:
@@ -659,8 +680,25 @@ class Jail:
             else:
                 args += [how, name, name]
             binds.append(name)
-        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
+        inside = BOT_FOLDER if self._overlay is not None and str(cwd) == self._overlay["lower"] else str(cwd)
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", inside]
         return args
+
+    def _overlay_for(self, cwd: Path) -> dict[str, str] | None:
+        """Where the launcher shows a folder bot's folder, as :data:`BOT_FOLDER` (see ``_launch.overlay_folder``).
+
+        Under bubblewrap as root, for a folder bot that writes nothing in its
+        folder (not a build): its working folder is then ``/bot`` and
+        ``/proc/self/mountinfo`` names no path of the host for it (on a
+        server, the data folder, the participant's name and the submission's
+        number). ``None`` where it does not apply.
+        """
+        if os.geteuid() != 0 or self.writable or not (cwd / MANIFEST).is_file() or not _overlay_known():
+            return None
+        at, empty = self.home / "bot", self.home / "layer"
+        at.mkdir(mode=0o755)
+        empty.mkdir(mode=0o755)
+        return {"lower": str(cwd), "empty": str(empty), "at": str(at)}
 
     def _mask_files(self) -> list[tuple[str, str]]:
         """The constant files over /proc's counters and /dev's terminals, this jail's own (in its home)."""
