@@ -56,6 +56,16 @@ BOT_FOLDER = "/bot"
 """Where a folder bot's folder is, and its working folder, under bubblewrap as root (see :meth:`Jail._overlay_for`)."""
 
 
+def _inside(arg: str, folder: Path) -> str:
+    """``arg`` with the path ``folder`` (or a path in it) as the jail sees it, at :data:`BOT_FOLDER`."""
+    for name in dict.fromkeys((str(folder), str(folder.resolve()))):
+        if arg == name:
+            return BOT_FOLDER
+        if arg.startswith(name.rstrip("/") + "/"):
+            return BOT_FOLDER + arg[len(name.rstrip("/")) :]
+    return arg
+
+
 @cache
 def _overlay_known() -> bool:
     """Whether this kernel has overlayfs (``/proc/filesystems``)."""
@@ -456,6 +466,10 @@ class Jail:
                 _builds.lend(lent, self.uid)
         cwd, argv, readable = self._stage()
         argv, readable, folder = self._program(argv, readable, env)
+        if "bwrap" in self.layers and self.caps.bwrap:
+            self._overlay = self._overlay_for(cwd)
+        if self._overlay is not None:  # the folder is at /bot: so are the files the command names in it
+            argv, folder = [_inside(a, cwd) for a in argv], _inside(folder, cwd)
         profile = PROFILES.get(self.spec.profile, PROFILES["native"])
         memory = self.limits.memory_bytes
         self.env = {
@@ -511,7 +525,6 @@ class Jail:
                 "dev": list(_DEVICES),
             }
         if "bwrap" in self.layers and self.caps.bwrap:
-            self._overlay = self._overlay_for(cwd)
             if self._overlay is not None:
                 config["overlay"] = self._overlay
             config["bwrap"] = self._bwrap_args(cwd, readable)
