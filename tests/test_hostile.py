@@ -539,20 +539,23 @@ async def test_no_new_user_namespace(tmp_path: Path) -> None:
 
 FAKE_BWRAP = """
 import os, signal, sys, time
+assert sys.argv[1] == "--args"  # the launcher hands bubblewrap its options in a descriptor
+token = os.read(int(sys.argv[2]), 4096).split(b"\\0")[0].decode()
 if os.fork() == 0:  # like bubblewrap's own half in a new PID namespace, waiting for a sign from the other
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", sys.argv[1]])
+    os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", token])
 os.wait()
 """
 
 
 def test_when_the_arena_dies_during_set_up_no_half_of_the_jail_survives(tmp_path: Path) -> None:
     fake = tmp_path / "fake_bwrap.py"
-    fake.write_text(FAKE_BWRAP)
+    fake.write_text(f"#!{sys.executable}\n{FAKE_BWRAP}")
+    fake.chmod(0o755)
     token = f"arena-half-jail-{secrets.token_hex(4)}"
     lifeline_r, lifeline_w = os.pipe()
     config = {"argv": ["true"], "cwd": "/", "env": {"PATH": "/usr/bin:/bin"}, "lifeline": lifeline_r,
-              "bwrap": [sys.executable, str(fake), token]}  # fmt: skip
+              "bwrap": [str(fake), token]}  # fmt: skip
     launcher = subprocess.Popen(launch_argv(config), pass_fds=(lifeline_r,))
     os.close(lifeline_r)
     try:

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from ..supervisor._process import BotProcess
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
+OPEN_ON_A_SHARED_KERNEL = "open:"
+"""Begins the name of what the collusion canary reads that no mask closes (the canary's constant of that name)."""
 CANARY_LIMITS = Limits(
     memory_bytes=128 << 20, processes=32, line_bytes=1 << 16, move_output_bytes=1 << 18, disk_bytes=16 << 20
 )
@@ -404,17 +406,32 @@ async def _collusion() -> Verdict:
                 seen_off = await ask(observer, "observe")
     except (BotFault, trio.TooSlowError, ValueError) as exc:
         return Verdict(False, f"the canaries did not finish their exchange ({exc})")
-    leaks = [key for key in seen_on if key not in ("sees_other_process", "signal_other_process")
+    judged_apart = ("sees_other_process", "signal_other_process", "pid1_paths")
+    leaks = [key for key in seen_on if key not in judged_apart and not key.startswith(OPEN_ON_A_SHARED_KERNEL)
              and seen_on[key] != seen_off.get(key)]  # fmt: skip
+    shown = sorted({*seen_on.get("pid1_paths", []), *seen_off.get("pid1_paths", [])}, key=len, reverse=True)
+    if shown:
+        leaks.append(f"PID 1's command line names the host's {', '.join(shown[:3])}" + (" ..." if shown[3:] else ""))
     if seen_on.get("sees_other_process") or seen_off.get("sees_other_process"):
         leaks.append("sees the other's process in /proc")
     if "allowed" in (seen_on.get("signal_other_process"), seen_off.get("signal_other_process")):
         leaks.append("may signal the other's process")
+    still_open = _still_open(seen_on, seen_off)
     if leaks:
-        return Verdict(False, "a bit passed between the two jails through: " + ", ".join(leaks))
+        return Verdict(False, "a bit passed between the two jails through: " + ", ".join(leaks) + still_open)
     return Verdict(True, f"none of {len(seen_on)} shared objects carried a bit (locks, file notices, abstract "
                          "sockets, System V IPC, message queues, shared folders, futexes, /proc, signals, the "
-                         "machine's counters, the page cache)")  # fmt: skip
+                         "machine's counters, /proc/fs, ptys, the page cache) and PID 1 names no host path"
+                         + still_open)  # fmt: skip
+
+
+def _still_open(seen_on: dict[str, Any], seen_off: dict[str, Any]) -> str:
+    """What moved among the kernel-wide numbers no mask closes on a shared kernel (said, not judged)."""
+    moved = [key.removeprefix(OPEN_ON_A_SHARED_KERNEL) for key in seen_on
+             if key.startswith(OPEN_ON_A_SHARED_KERNEL) and seen_on[key] != seen_off.get(key)]  # fmt: skip
+    if not moved:
+        return ""
+    return f"; open on a shared kernel, as documented: {', '.join(moved)} moved"
 
 
 async def _build() -> Verdict:

@@ -105,7 +105,8 @@ def mechanisms(
     add("collusion", has("seccomp") and sockets and signals and processes and places and counters,
         "seccomp: locks, file notices, System V IPC, message queues, shared futex waits return at once, "
         "page-cache probes and sysinfo refused; namespaces or Landlock keep sockets, signals, processes and "
-        "writable places apart; /proc's global counters are constants in the jail's mount namespace")  # fmt: skip
+        "writable places apart; /proc's global counters are constants, /proc/fs and the ptys hidden, in the "
+        "jail's mount namespace")  # fmt: skip
     jailed = all(found[prop] for prop in ("network", "secret", "write_outside", "escape"))
     add("build", jailed, "built in the bot's own jail, its process tree killed at the end")
     add("build_quota", build_tmpfs, "the build's folder a tmpfs of build_disk_bytes (mounted by the arena, as root); "

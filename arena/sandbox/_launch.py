@@ -511,13 +511,10 @@ def main(config: dict[str, Any]) -> None:
     bwrap: list[str] | None = config.get("bwrap")
     argv: list[str] = config["argv"]
     if bwrap is not None:
-        if seccomp is not None:
-            memfd = os.memfd_create("arena-seccomp", 0)
-            if os.write(memfd, seccomp) != len(seccomp):
-                fail("the seccomp program could not be handed to bubblewrap")
-            os.lseek(memfd, 0, os.SEEK_SET)
-            os.set_inheritable(memfd, True)
-            bwrap = [*bwrap, "--seccomp", str(memfd)]
+        if config.get("overlay") is not None:
+            source = overlay_folder(config["overlay"])
+            bwrap = [source if arg == OVERLAID else arg for arg in bwrap]
+        bwrap = bwrap_command(bwrap, config.get("bwrap_data", []), seccomp)
         if uid is not None:
             # As root bubblewrap mounts the bot's view first; setpriv then drops to the bot's UID inside.
             argv = [config["setpriv"], f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
@@ -544,6 +541,67 @@ def main(config: dict[str, Any]) -> None:
     if seccomp is not None:
         load_seccomp(seccomp)
     exec_bot(argv, config)
+
+
+OVERLAID = "@overlaid"
+"""In bubblewrap's options: the bot's folder as :func:`overlay_folder` shows it."""
+MS_NOSUID_NODEV_RDONLY = MS_NOSUID | MS_NODEV | MS_RDONLY
+
+
+def overlay_folder(overlay: dict[str, str]) -> str:
+    """The bot's folder through an overlay whose options name no path of the host; the folder itself if it fails.
+
+    ``/proc/self/mountinfo`` names the source of a bind by its path in its
+    file system (a server's data folder, the participant's name and the
+    submission's number, for an upload), and no mount can cover that file
+    (one per process). An overlay is a file system of its own, shown from
+    its root; its lower layers are given as this process's descriptors, so
+    its options read ``lowerdir=/proc/self/fd/N:/proc/self/fd/M``. Mounted
+    in a mount namespace of the launcher's own, it goes with the jail.
+    """
+    if _libc.unshare(ctypes.c_int(CLONE_NEWNS)) != 0:
+        return overlay["lower"]
+    if _libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None) != 0:
+        return overlay["lower"]
+    layers = []
+    try:
+        for name in (overlay["lower"], overlay["empty"]):
+            layers.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        options = "lowerdir=" + ":".join(f"/proc/self/fd/{fd}" for fd in layers)
+        flags = ctypes.c_ulong(MS_NOSUID_NODEV_RDONLY)
+        if _libc.mount(b"overlay", os.fsencode(overlay["at"]), b"overlay", flags, options.encode()) != 0:
+            return overlay["lower"]
+    except OSError:
+        return overlay["lower"]
+    finally:
+        for fd in layers:
+            os.close(fd)
+    return overlay["at"]
+
+
+def handed(data: bytes, what: str) -> str:
+    """A descriptor bubblewrap inherits, holding ``data`` from its start (it reads it, then closes it)."""
+    memfd = os.memfd_create("arena-jail", 0)
+    if data and os.write(memfd, data) != len(data):
+        fail(f"{what} could not be handed to bubblewrap")
+    os.lseek(memfd, 0, os.SEEK_SET)
+    os.set_inheritable(memfd, True)
+    return str(memfd)
+
+
+def bwrap_command(bwrap: list[str], data: list[bytes], seccomp: bytes | None) -> list[str]:
+    """bubblewrap with its options in a descriptor (``--args``): its command line is then only ``bwrap --args N``.
+
+    Under ``--unshare-pid`` bubblewrap is the jail's PID 1, and its command
+    line, which any process of the jail reads in ``/proc/1/cmdline``, named
+    the jail's home, the bot's folders (a server's data folder and the
+    submission's number) and the arena's Python. ``@data:N`` in the options
+    becomes a descriptor holding ``data[N]`` (a /proc mask, ``_masks.bwrap_args``).
+    """
+    options = [handed(data[int(arg[6:])], "a mask") if arg.startswith("@data:") else arg for arg in bwrap[1:]]
+    if seccomp is not None:
+        options += ["--seccomp", handed(seccomp, "the seccomp program")]
+    return [bwrap[0], "--args", handed(b"".join(os.fsencode(arg) + b"\0" for arg in options), "the options")]
 
 
 def exec_bot(argv: list[str], config: dict[str, Any]) -> None:

@@ -38,7 +38,7 @@ from protocol import Limits
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
 from . import _builds, _cgroup, _masks, _tree
-from ._launch import LAUNCH_CODE, landlock_abi, seccomp_filter
+from ._launch import LAUNCH_CODE, OVERLAID, landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
@@ -51,6 +51,29 @@ BWRAP_TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 BWRAP_SYSTEM = ("/usr", "/etc", "/opt")
 """System folders bubblewrap binds read-only into every jail, whole."""
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+BOT_FOLDER = "/bot"
+"""Where a folder bot's folder is, and its working folder, under bubblewrap as root (see :meth:`Jail._overlay_for`)."""
+
+
+def _inside(arg: str, folder: Path) -> str:
+    """``arg`` with the path ``folder`` (or a path in it) as the jail sees it, at :data:`BOT_FOLDER`."""
+    for name in dict.fromkeys((str(folder), str(folder.resolve()))):
+        if arg == name:
+            return BOT_FOLDER
+        if arg.startswith(name.rstrip("/") + "/"):
+            return BOT_FOLDER + arg[len(name.rstrip("/")) :]
+    return arg
+
+
+@cache
+def _overlay_known() -> bool:
+    """Whether this kernel has overlayfs (``/proc/filesystems``)."""
+    try:
+        return any(line.split()[-1:] == ["overlay"] for line in Path("/proc/filesystems").read_text().splitlines())
+    except OSError:
+        return False
+
 
 ALL_LAYERS = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap", "rlimits")
 """Every layer by its short name, strongest-first is not implied (see docs/sandbox/index.md)."""
@@ -412,6 +435,9 @@ class Jail:
         self._cpu_seen = 0.0
         self.pid = 0
         self.lifeline_r = self._lifeline_w = -1
+        self._bwrap_data: list[bytes] = []
+        self._overlay: dict[str, str] | None = None
+        """The contents bubblewrap binds over /proc's counters (see :func:`._masks.bwrap_args`)."""
         self.note = ""
         """Said with a crash: the program the bot ran, when it is not the one the organiser's PATH finds."""
 
@@ -440,6 +466,10 @@ class Jail:
                 _builds.lend(lent, self.uid)
         cwd, argv, readable = self._stage()
         argv, readable, folder = self._program(argv, readable, env)
+        if "bwrap" in self.layers and self.caps.bwrap:
+            self._overlay = self._overlay_for(cwd)
+        if self._overlay is not None:  # the folder is at /bot: so are the files the command names in it
+            argv, folder = [_inside(a, cwd) for a in argv], _inside(folder, cwd)
         profile = PROFILES.get(self.spec.profile, PROFILES["native"])
         memory = self.limits.memory_bytes
         self.env = {
@@ -495,7 +525,10 @@ class Jail:
                 "dev": list(_DEVICES),
             }
         if "bwrap" in self.layers and self.caps.bwrap:
+            if self._overlay is not None:
+                config["overlay"] = self._overlay
             config["bwrap"] = self._bwrap_args(cwd, readable)
+            config["bwrap_data"] = self._bwrap_data
             config["setpriv"] = shutil.which("setpriv") or "setpriv"
         # The launcher learns of the arena's death by this pipe's end-of-file.
         self.lifeline_r, self._lifeline_w = os.pipe()
@@ -506,7 +539,7 @@ class Jail:
     def _counter_masks(self) -> dict[str, list[Any]]:
         """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""
         masks = self._mask_files()
-        hidden = [*_masks.hidden_in_proc(), *(["/sys"] if Path("/sys").is_dir() else [])]
+        hidden = [*_masks.hidden_in_proc(), *_masks.hidden_in_dev(), *(["/sys"] if Path("/sys").is_dir() else [])]
         return {"masks": masks, "hidden": hidden}
 
     def _freezer_config(self) -> dict[str, str] | None:
@@ -634,7 +667,8 @@ class Jail:
                 args += ["--ro-bind", top, top]
         binds = [name for name in BWRAP_SYSTEM if Path(name).exists()]
         args += [arg for name in binds for arg in ("--ro-bind", name, name)]
-        args += ["--proc", "/proc", *self._bwrap_counter_masks(), "--dev", "/dev"]
+        masks, self._bwrap_data = _masks.bwrap_args(self.limits.memory_bytes)
+        args += ["--proc", "/proc", "--dev", "/dev", *masks]
         made = {"/", "/proc", "/dev", *binds}
         mounts = [(name, "--ro-bind") for name in (*sorted({sys.prefix, sys.base_prefix}), *map(str, readable))]
         mounts = [item for item in mounts if Path(item[0]) not in self.writable]
@@ -642,6 +676,10 @@ class Jail:
         mounts.append((str(self.scratch), "--tmpfs"))
         for name, how in mounts:
             if not Path(name).exists() or any(name == m or name.startswith(m.rstrip("/") + "/") for m in binds):
+                continue
+            if self._overlay is not None and name == self._overlay["lower"]:
+                args += ["--ro-bind", OVERLAID, BOT_FOLDER]  # the launcher's overlay (or, failing that, the folder)
+                binds.append(name)
                 continue
             # bubblewrap (as root) makes missing parents 0700: make them searchable for the bot's UID.
             for parent in reversed(Path(name).parents):
@@ -655,21 +693,29 @@ class Jail:
             else:
                 args += [how, name, name]
             binds.append(name)
-        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", str(cwd)]
+        inside = BOT_FOLDER if self._overlay is not None and str(cwd) == self._overlay["lower"] else str(cwd)
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", inside]
         return args
+
+    def _overlay_for(self, cwd: Path) -> dict[str, str] | None:
+        """Where the launcher shows a folder bot's folder, as :data:`BOT_FOLDER` (see ``_launch.overlay_folder``).
+
+        Under bubblewrap as root, for a folder bot that writes nothing in its
+        folder (not a build): its working folder is then ``/bot`` and
+        ``/proc/self/mountinfo`` names no path of the host for it (on a
+        server, the data folder, the participant's name and the submission's
+        number). ``None`` where it does not apply.
+        """
+        if os.geteuid() != 0 or self.writable or not (cwd / MANIFEST).is_file() or not _overlay_known():
+            return None
+        at, empty = self.home / "bot", self.home / "layer"
+        at.mkdir(mode=0o755)
+        empty.mkdir(mode=0o755)
+        return {"lower": str(cwd), "empty": str(empty), "at": str(at)}
 
     def _mask_files(self) -> list[tuple[str, str]]:
-        """The constant files over /proc's counters, this jail's own (in its home, gone with it)."""
+        """The constant files over /proc's counters and /dev's terminals, this jail's own (in its home)."""
         return _masks.write_masks(self.home / "masks", self.limits.memory_bytes)
-
-    def _bwrap_counter_masks(self) -> list[str]:
-        """bubblewrap's binds of constant files over /proc's global counters (see :mod:`._masks`)."""
-        args = []
-        for fake, target in self._mask_files():
-            args += ["--ro-bind", fake, target]
-        for folder in _masks.hidden_in_proc():
-            args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
-        return args
 
     # --- while the bot runs -------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import mmap
 import os
@@ -374,6 +375,92 @@ COUNTERS = (
 )
 """Counters of the whole machine the sender moves: (name, file, how to pick the value out of it)."""
 IN_OPEN, IN_ACCESS = 0x20, 0x1
+HELD_PTYS, HELD_EVENTFDS, MADE_PIPES, EXTENT_SEEKS = 8, 16, 64, 200
+"""What the sender does for a 1 to what the jail's masks cover (and to two numbers no mask can)."""
+TIOCGPTN = 0x80045430
+OPEN_ON_A_SHARED_KERNEL = "open:"
+"""Begins the name of what the observer reads that no mask closes on a shared kernel (``docs/sandbox/index.md``):
+reported, not judged."""
+
+
+def _proc_fs() -> str:
+    """A digest of every file under /proc/fs (the file systems' statistics), or that the jail sees none."""
+    digest, files = hashlib.sha256(), 0
+    for root, _, names in os.walk("/proc/fs"):
+        for name in sorted(names):
+            with contextlib.suppress(OSError), open(os.path.join(root, name), "rb") as file:
+                digest.update(file.read(1 << 16))
+                files += 1
+    return f"{files} files, digest {digest.hexdigest()[:16]}" if files else "no file"
+
+
+def _pty() -> str:
+    """The machine's pty count as the jail reads it, and the number of a pty opened now."""
+    try:
+        with open("/proc/sys/kernel/pty/nr") as file:
+            count = file.read().strip() or "empty"
+    except OSError as exc:
+        count = exc.strerror or "unreadable"
+    try:
+        fd = os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)
+    except OSError as exc:
+        return f"count {count}; /dev/ptmx refused: {exc.strerror}"
+    try:
+        number = struct.unpack("I", fcntl.ioctl(fd, TIOCGPTN, b"\0" * 4))[0]
+    finally:
+        os.close(fd)
+    return f"count {count}; pty number {number}"
+
+
+def _eventfd_id() -> str:
+    """The kernel-wide number of an eventfd made now (``eventfd-id`` in fdinfo, Linux 5.3 on)."""
+    fd = os.eventfd(0)
+    try:
+        with open(f"/proc/self/fdinfo/{fd}") as file:
+            return next((line.split()[1] for line in file if line.startswith("eventfd-id:")), "not shown")
+    except OSError as exc:
+        return f"fdinfo refused: {exc.strerror}"
+    finally:
+        os.close(fd)
+
+
+def _pipe_inode() -> int:
+    """The inode number of a pipe made now (one counter of the whole machine numbers pipes and sockets)."""
+    read, write = os.pipe()
+    try:
+        return os.fstat(read).st_ino
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def _pid1_paths() -> list[str]:
+    """Paths of the host in PID 1's command line but the jail's own programs' and this process's command line.
+
+    PID 1 of a jail is bubblewrap (or the bot itself): what its command line
+    says besides the bot's own command, any process of the jail reads.
+    """
+    try:
+        with open("/proc/1/cmdline", "rb") as file:
+            first = file.read().decode(errors="replace").split("\0")
+        with open("/proc/self/cmdline", "rb") as file:
+            mine = file.read().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+    if first[-len(mine) :] != mine:
+        return []  # not this jail's (no PID namespace of its own): another property says what it sees
+    system = ("/usr/", "/bin/", "/sbin/")
+    return [word for word in first[: -len(mine)] if "/" in word and not word.startswith(system)]
+
+
+def _read_masked() -> dict[str, object]:
+    return {
+        "proc_fs": _proc_fs(),
+        "pty": _pty(),
+        "pid1_paths": _pid1_paths(),
+        f"{OPEN_ON_A_SHARED_KERNEL}eventfd_id": _eventfd_id(),
+        f"{OPEN_ON_A_SHARED_KERNEL}pipe_inode": _pipe_inode(),
+    }
 
 
 class _Shared:
@@ -385,6 +472,7 @@ class _Shared:
         self.key = int(token[:7], 16) + 1
         self.held: list[object] = []
         self.counted: list[int] = []
+        self.kernel_objects: list[int] = []
         self.mapping = self._map(self.files[0])
 
     def _map(self, path: str) -> int:
@@ -421,6 +509,7 @@ class _Shared:
         self._files_in_shared_places(on, done)
         self._counters(on, done)
         self._page_cache(on, done)
+        self._masked(on, done)
         if on and self.mapping:
             threading.Thread(target=self._futex_wait, daemon=True).start()
         return done
@@ -523,6 +612,36 @@ class _Shared:
         finally:
             os.close(fd)
 
+    def _masked(self, on: bool, done: dict[str, str]) -> None:
+        """What the jail's masks cover (and two kernel-wide numbers no mask can): hold ptys and eventfds for a 1;
+        at every command, move ext4's extent statistics (a seek for data asks ext4 where a file's extents are:
+        counted, they differ between any two looks) and make pipes."""
+        for fd in self.kernel_objects:
+            os.close(fd)
+        self.kernel_objects = []
+        fd = os.open(sys.executable, os.O_RDONLY)
+        try:
+            for _ in range(EXTENT_SEEKS):
+                with contextlib.suppress(OSError):
+                    os.lseek(fd, 0, os.SEEK_DATA)
+                    os.lseek(fd, 0, os.SEEK_HOLE)
+        finally:
+            os.close(fd)
+        for _ in range(MADE_PIPES):
+            for end in os.pipe():
+                os.close(end)
+        if not on:
+            return
+        try:
+            for _ in range(HELD_PTYS):
+                self.kernel_objects.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+            done["pty"] = f"{HELD_PTYS} held"
+        except OSError as exc:
+            done["pty"] = f"refused: {exc.strerror}"
+        for _ in range(HELD_EVENTFDS):
+            self.kernel_objects.append(os.eventfd(0))
+        done["kernel_objects"] = f"{HELD_EVENTFDS} eventfds held, {MADE_PIPES} pipes made, {EXTENT_SEEKS} seeks"
+
     @staticmethod
     def _pages(fd: int) -> range:
         """The file's pages but the first (mapped for the futexes: a mapped page stays in the cache)."""
@@ -559,6 +678,7 @@ class _Shared:
             seen["futex"] = _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.mapping), FUTEX_WAKE, 1, None, 0, 0)
         seen.update(self._read_counters())
         seen.update(self._read_page_cache())
+        seen.update(_read_masked())
         if watch >= 0:
             try:
                 seen["inotify"] = len(os.read(watch, 4096))
