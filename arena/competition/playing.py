@@ -98,6 +98,7 @@ async def play_scheduled(
         duration_s=record.duration_s,
         peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
         log_path=str(record.log_path) if record.log_path else None,
+        think_s=(record.stats[0].think_s, record.stats[1].think_s),
     )
 
 
@@ -117,6 +118,7 @@ def _played(
     duration_s: float = 0.0,
     peak_rss: tuple[int | None, int | None] = (None, None),
     log_path: str | None = None,
+    think_s: tuple[float, float] = (0.0, 0.0),
 ) -> PlayedMatch:
     """``scheduled`` as the store records it, once it ended with ``result``."""
     return PlayedMatch(
@@ -136,6 +138,7 @@ def _played(
         peak_rss=peak_rss,
         log_path=log_path,
         versions=scheduled.versions,
+        think_s=think_s,
     )
 
 

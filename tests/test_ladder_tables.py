@@ -1,0 +1,171 @@
+"""The ladder's deals at two tables (pure): four owners a deal, seats kept, kills, small fields, time shared fairly."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+
+from arena.competition.ladder import (
+    Pair,
+    PairBook,
+    Policy,
+    RatingView,
+    Tables,
+    next_deal,
+    other_table,
+    over_share,
+    parse_tables,
+)
+
+
+def owners(*names: str) -> dict[str, str]:
+    """A field of one version per owner (the owner's name is the version's label)."""
+    return {name: name for name in names}
+
+
+def record(book: PairBook, deal: Pair | Tables) -> None:
+    for match in deal.matches(seed=1):
+        book.record(match.key)
+
+
+def test_a_deal_at_two_tables_seats_four_owners_once_each_on_one_deal_with_seats_kept() -> None:
+    first, second = Tables("w", "x", "y", "z", 3).matches(seed=5)
+    assert first.seed == second.seed and first.deal == second.deal == "w~x~y~z~3"
+    assert (first.key, first.bot_a, first.bot_b) == ("w~x~y~z~3-1", "w", "x")
+    assert (second.key, second.bot_a, second.bot_b) == ("w~x~y~z~3-2", "y", "z")
+    assert parse_tables(first.deal) == ("w", "x", "y", "z", 3)
+    assert other_table(first.key) == second.key and other_table(second.key) == first.key
+    assert other_table("x~y~3-a") is None
+    assert Tables("w", "x", "y", "z", 4).matches(seed=5)[0].seed != first.seed
+    assert Tables("w", "x", "z", "y", 3).matches(seed=5)[0].seed != first.seed  # the four labels name the deal
+
+
+def test_no_deal_seats_an_owner_twice_over_a_long_run_and_seats_even_out() -> None:
+    # Eight versions of six owners (two owners have two versions in the field): the pure choice never seats an
+    # owner in both tables of a deal, nor a version in both seats, however the deals go.
+    field = {"a": "ann", "a2": "ann", "b": "bob", "b2": "bob", "c": "cy", "d": "di", "e": "ed", "f": "flo"}
+    book = PairBook()
+    rng = random.Random(3)
+    ratings = {label: RatingView(rng.uniform(-200, 200), 80.0) for label in field}
+    policy = Policy(placement_pairs=2, pair_budget=1000)
+    seat_a: Counter[str] = Counter()
+    for _ in range(400):
+        deal = next_deal(field, book, ratings, policy)
+        assert isinstance(deal, Tables)
+        assert len({field[label] for label in deal.labels}) == 4, deal
+        record(book, deal)
+        seat_a.update((deal.a1, deal.a2))
+    played = Counter(label for label in book.seat_a.elements())
+    assert played == seat_a
+    for label in ("c", "d", "e", "f"):  # the single versions of their owners sit in seat A about half the time
+        tables = sum(count for (x, y), count in book.met.items() if label in (x, y))
+        assert abs(seat_a[label] - tables / 2) <= 2, (label, seat_a[label], tables)
+
+
+def test_a_deal_left_with_one_table_played_is_finished_first_with_its_own_key() -> None:
+    book = PairBook()
+    book.record("p~q~r~s~0-2")  # a kill came after table 2
+    deal = next_deal(owners("p", "q", "r", "s", "t"), book, {}, Policy())
+    assert deal == Tables("p", "q", "r", "s", 0, (1,))
+    assert [m.key for m in deal.matches(seed=1)] == ["p~q~r~s~0-1"]
+    record(book, deal)
+    assert book.partial_tables == {}
+    assert next_deal(owners("p", "q", "r", "s"), book, {}, Policy(), busy=[]) != deal
+
+
+def test_a_half_played_swapped_pair_is_left_alone_at_two_tables() -> None:
+    # Its second leg would seat each of its bots in the other seat of a deal it has played.
+    book = PairBook.of(["a~b~0-a"])
+    deal = next_deal(owners("a", "b", "c", "d"), book, {}, Policy())
+    assert isinstance(deal, Tables)
+
+
+def test_a_field_of_fewer_than_four_owners_plays_single_deals_seats_alternating() -> None:
+    field = {"a": "ann", "a2": "ann", "b": "bob", "c": "cy"}
+    book = PairBook()
+    seats = []
+    for _ in range(12):
+        deal = next_deal(field, book, {}, Policy(placement_pairs=0, pair_budget=100))
+        assert isinstance(deal, Pair) and deal.single
+        (match,) = deal.matches(seed=1)
+        assert match.key == f"{deal.deal}-s" and field[match.bot_a] != field[match.bot_b]
+        seats.append((match.bot_a, match.bot_b))
+        record(book, deal)
+    assert book.partial == {}
+    for x, y in {tuple(sorted(s)) for s in seats}:
+        assert Counter(s for s in seats if sorted(s) == [x, y])[(x, y)] in range(1, 4)
+    assert next_deal(owners("a"), PairBook(), {}, Policy()) is None
+
+
+def test_a_new_version_is_dealt_in_first_against_a_spread_of_the_field() -> None:
+    field = owners(*(f"old{i}" for i in range(9)))
+    ratings = {name: RatingView(elo=100.0 * i, error95=30.0) for i, name in enumerate(field)}
+    book = PairBook()
+    policy = Policy(placement_pairs=4, pair_budget=1000)
+    while (settling := next_deal(field, book, ratings, policy)) is not None:  # the old field settles among itself
+        record(book, settling)
+    field["new"] = "new"
+    opponents = []
+    for _ in range(4):
+        deal = next_deal(field, book, ratings, policy)
+        assert isinstance(deal, Tables) and "new" in deal.labels
+        table = 1 if "new" in deal.seats(1) else 2
+        (opponent,) = set(deal.seats(table)) - {"new"}
+        opponents.append(opponent)
+        record(book, deal)
+    ranks = sorted(int(o[3:]) for o in opponents)
+    assert len(set(opponents)) == 4 and ranks[0] <= 1 and ranks[-1] >= 7
+
+
+def test_versions_in_play_are_not_dealt_the_same_pair_again_at_once() -> None:
+    field = owners(*"abcdefgh")
+    book = PairBook()
+    busy: list[Pair | Tables] = []
+    for _ in range(4):
+        deal = next_deal(field, book, {}, Policy(), busy=busy)
+        assert deal is not None
+        busy.append(deal)
+    pairs = [frozenset(d.seats(t)) for d in busy if isinstance(d, Tables) for t in (1, 2)]
+    assert len(pairs) == len(set(pairs)) == 8
+    assert len({d.deal for d in busy}) == 4
+
+
+def use(field: Mapping[str, str], slow: set[str], deals: int, *, heavy_room: bool) -> Counter[str]:
+    """Owners' matches over ``deals`` choices when ``slow`` owners' bots think 50 times as long as the others'."""
+    book, usage, count = PairBook(), {owner: 0.0 for owner in field.values()}, Counter[str]()
+    policy = Policy(placement_pairs=0, pair_budget=10**6, fair_slack_s=1.0)
+    for _ in range(deals):
+        deal = next_deal(field, book, {}, policy, usage=usage, heavy_room=heavy_room)
+        assert isinstance(deal, Tables)
+        record(book, deal)
+        for label in deal.labels:
+            usage[field[label]] += 5.0 if field[label] in slow else 0.1
+            count[field[label]] += 1
+    return count
+
+
+def test_owners_whose_bots_use_more_time_wait_while_the_others_catch_up() -> None:
+    field = owners("slow1", "slow2", "slow3", "slow4", "me", "h1", "h2", "h3")
+    slow = {"slow1", "slow2", "slow3", "slow4"}
+    fast = use({**owners("me", "h1", "h2", "h3"), **{f"f{i}": f"f{i}" for i in range(4)}}, set(), 400, heavy_room=False)
+    timed = use(field, slow, 400, heavy_room=False)
+    assert all(timed[owner] <= 0.05 * timed["me"] for owner in slow), timed  # the slow play far fewer matches
+    assert timed["me"] >= fast["me"], (timed, fast)  # and nobody else plays fewer
+    assert over_share({"a": "", "b": "", "c": "", "d": "", "e": ""}, {"e": 9.0}, Policy(fair_slack_s=5)) == {"e"}
+    assert over_share({"a": "", "b": "", "c": "", "d": ""}, {"d": 9.0}, Policy(fair_slack_s=5)) == set()
+
+
+def test_a_waiting_owner_is_dealt_in_only_when_no_deal_could_be_made_without_it_and_a_slot_is_left() -> None:
+    field = owners("a", "b", "c", "d", "e")
+    usage = {"e": 100.0}
+    busy = [Tables("a", "b", "c", "d", 0)]
+    policy = Policy(pair_budget=1000, version_slots=1)
+    # Every other owner is busy: with no room for a heavy deal, nothing; with room, a deal with e.
+    assert next_deal(field, PairBook(), {}, policy, free=["e"], busy=busy, usage=usage, heavy_room=False) is None
+    free = ["a", "b", "c", "d", "e"]
+    deal = next_deal(field, PairBook(), {}, policy, free=free, usage=usage, heavy_room=False)
+    assert deal is not None and "e" not in deal.labels
+    book = PairBook()
+    deal = next_deal(field, book, {}, Policy(pair_budget=0), free=free, usage=usage, heavy_room=True)
+    assert deal is None  # (every pair spent: nothing at all)
