@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 
+from arena.bots.spec import BotSpec
 from arena.competition.ladder import (
     Pair,
     PairBook,
+    Player,
     Policy,
     RatingView,
     Tables,
@@ -17,6 +20,13 @@ from arena.competition.ladder import (
     over_share,
     parse_tables,
 )
+from arena.competition.results import Leaderboard, board_from_store
+from arena.competition.schedule import Entrant, Scheduled
+from arena.competition.store import PlayedMatch, Store
+
+
+def results_of(store: Store) -> Leaderboard:
+    return board_from_store(store)
 
 
 def owners(*names: str) -> dict[str, str]:
@@ -169,3 +179,42 @@ def test_a_waiting_owner_is_dealt_in_only_when_no_deal_could_be_made_without_it_
     book = PairBook()
     deal = next_deal(field, book, {}, Policy(pair_budget=0), free=free, usage=usage, heavy_room=True)
     assert deal is None  # (every pair spent: nothing at all)
+
+
+def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_and_the_fit_reads_it(
+    tmp_path: Path,
+) -> None:
+    with Store.open(tmp_path / "ladder.sqlite") as store:
+        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
+        ids = {}
+        for slot, name in enumerate("wxyz"):
+            row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
+            store.set_admission(row.id, "admitted")
+            ids[name] = row.id
+        entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
+                    enumerate("wxyz")}  # fmt: skip
+        kinds = []
+        for number, (first, second) in enumerate([("A", "B"), ("A", "A"), (None, "B"), ("B", "A"), ("A", "B")]):
+            one, two = Tables("w", "x", "y", "z", number).matches(seed=1, field=entrants)
+            for match, winner in ((one, first), (two, second)):
+                store.record_match(tid, played_as(match, winner))
+                if match is one:  # after one table: nothing counted yet
+                    assert sum(map(sum, store.table_totals(tid).values())) == number
+            kinds.append({"A": 1.0, None: 0.5, "B": 0.0}[first] + {"B": 1.0, None: 0.5, "A": 0.0}[second])
+        counts = store.table_totals(tid)[(ids["w"], ids["x"], ids["y"], ids["z"])]
+        assert list(counts) == [sum(int(2 * k) == c for k in kinds) for c in range(5)] == [1, 0, 1, 1, 2]
+        pairs = store.pair_totals(tid)
+        assert pairs[(ids["w"], ids["x"])].wins == 3 and pairs[(ids["w"], ids["x"])].fit_games == 0  # the fit: tables
+        assert not any(t.mixed for t in pairs.values())
+        board = results_of(store)
+        # team ONE (w, z) totalled 1.5 a deal on average: w and z are rated above x and y
+        ranked = [s.bot for s in board.standings]
+        assert set(ranked[:2]) == {"w", "z"}, board.standings
+
+
+def played_as(match: Scheduled, winner: str | None) -> PlayedMatch:
+    points = {"A": (1.0, 0.0), "B": (0.0, 1.0), None: (0.5, 0.5)}[winner]
+    return PlayedMatch(
+        key=match.key, cycle=0, deal=match.deal, leg=match.leg, bot_a=match.bot_a, bot_b=match.bot_b,
+        seed=match.seed, points=points, winner=winner, versions=match.versions,
+    )  # fmt: skip
