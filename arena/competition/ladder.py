@@ -751,6 +751,7 @@ class Ladder:
         remote: RemotePlay | None = None,
         book: PairBook | None = None,
         scheme: str = SWAPPED,
+        say: Callable[[str], None] = lambda _text: None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -767,6 +768,7 @@ class Ladder:
         if scheme not in SCHEMES:
             raise ValueError(f"a ladder's scheme is one of {', '.join(SCHEMES)}, not {scheme!r}")
         self.scheme = scheme
+        self.say = say
         self.usage: dict[str, float] = {}
         """Each owner's use of the ladder: seconds its bots spent thinking (its share of each match's wall time
         beyond both seats' thinking added), halved every ``USAGE_HALF_LIFE_S``. At two tables, deals go to the
@@ -879,6 +881,7 @@ class Ladder:
                 line = f"duplicate at two tables: {count} participants in the field"
             if self.single is not None or single:
                 self.store.log_change(self.tid, "scheme", line)
+                self.say(line)
             self.single = single
 
     def usage_now(self) -> dict[str, float]:

@@ -1,0 +1,148 @@
+"""A server's ladder at two tables, with real bot processes: nobody holds both seats of a deal, nor sits at both tables.
+
+Each test runs ``arena serve`` (or the competition in-process) with house bots
+and uploads, and reads what the ladder recorded from its database and pages.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from arena.cli import main
+from arena.competition.ladder import other_table, parse_tables
+
+from .servertools import bot_archive, minimal_bot, running, server_process, write_config
+
+FAST_HOUSE = ("minimal-python", "random-python", "minimal-valid-py", "simple-py", "basic-odds-py")
+
+
+def add_participant(config: Path, name: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """Add ``name`` with ``arena serve CONFIG --add NAME``; its token."""
+    assert main(["serve", str(config), "--add", name]) == 0
+    return capsys.readouterr().out.split("token: ")[1].split()[0]
+
+
+def upload(client: httpx.Client, token: str, archive: bytes, *, timeout: float = 180) -> None:
+    """Upload ``archive`` and wait until its check passed."""
+    headers = {"authorization": f"Bearer {token}"}
+    response = client.post("/api/submissions", headers=headers, files={"file": ("bot.tar.gz", archive)})
+    assert response.status_code in (200, 201, 202), response.text
+    sid = response.json()["id"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        data = client.get(f"/api/submissions/{sid}", headers=headers).json()
+        if data["done"]:
+            assert data["status"] == "passed", data
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"submission {sid} was not checked in {timeout} s")
+
+
+def recorded(database: Path) -> list[tuple[str, str, int, int, int | None, int | None]]:
+    """Every match as ``(key, deal, leg, seed, owner in seat A, owner in seat B)``, with the version ids' owners."""
+    with sqlite3.connect(database) as db:
+        rows = db.execute(
+            "SELECT m.match_key, m.deal, m.leg, m.seed, m.version_a, m.version_b, ea.participant_id, eb.participant_id"
+            " FROM matches m LEFT JOIN entries ea ON ea.version_id = m.version_a"
+            " LEFT JOIN entries eb ON eb.version_id = m.version_b ORDER BY m.id"
+        ).fetchall()
+    return [(key, deal, leg, seed, (va, oa), (vb, ob)) for key, deal, leg, seed, va, vb, oa, ob in rows]  # type: ignore[misc]
+
+
+@pytest.mark.slow
+def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participant_at_both_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, house=FAST_HOUSE, ladder='duplicate = "tables"\nplacement_pairs = 2\npair_budget = 500')
+    tokens = {name: add_participant(config, name, capsys) for name in ("ann", "bob")}
+    database = tmp_path / "data" / "server.sqlite"
+    with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        upload(client, tokens["ann"], minimal_bot())
+        # A deal seen with one table played: its seed, replay and other table are not shown yet.
+        checked_open = False
+        deadline = time.monotonic() + 400
+        while time.monotonic() < deadline:
+            keys = {m["key"]: m for m in client.get("/api/matches").json()["matches"]}
+            half = [k for k in keys if other_table(k) and other_table(k) not in keys]
+            if not checked_open and half:
+                key = half[0]
+                public = client.get(f"/api/matches/{key}").json()
+                page = client.get(f"/matches/{key}").text
+                if other_table(key) not in {m["key"] for m in client.get("/api/matches").json()["matches"]}:
+                    assert (public["seed"], public["replay"]) == (None, None)
+                    assert client.get(f"/matches/{key}/replay").status_code == 403
+                    assert "the other table is shown once it is played" in page and 'id="other-table"' not in page
+                    checked_open = True
+            if checked_open and len(recorded(database)) >= 120:
+                break
+            time.sleep(0.3)
+        upload(client, tokens["bob"], minimal_bot())  # a new version mid-run: placed, and no seat twice either
+        while len(recorded(database)) < 200:
+            assert time.monotonic() < deadline, "the ladder played too few matches"
+            time.sleep(0.5)
+        done = [k for k in {m["key"] for m in client.get("/api/matches").json()["matches"]} if other_table(k)]
+        over = next(k for k in done if other_table(k) in done)
+        page = client.get(f"/matches/{over}").text
+        assert f'id="other-table" href="/matches/{other_table(over)}"' in page
+        assert "duplicate at two tables" in client.get("/").text
+        assert client.get(f"/api/matches/{over}").json()["seed"] is not None
+    matches = recorded(database)
+    by_deal: dict[str, list[tuple[str, int, tuple[int, int], tuple[int, int]]]] = defaultdict(list)
+    for key, deal, leg, seed, a, b in matches:
+        assert parse_tables(deal) is not None, key  # every deal at two tables (seven participants)
+        by_deal[deal].append((key, seed, a, b))
+    assert len(matches) >= 200 and len(by_deal) >= 100
+    bob_played = False
+    for deal, tables in by_deal.items():
+        assert len(tables) <= 2 and len({seed for _, seed, _, _ in tables}) == 1, tables
+        versions = [v for _, _, a, b in tables for v, _ in (a, b)]
+        owners = [o for _, _, a, b in tables for _, o in (a, b)]
+        assert None not in owners and len(set(versions)) == len(versions) and len(set(owners)) == len(owners), tables
+        bob_played = bob_played or any("bob" in key for key, *_ in tables)
+    assert bob_played
+
+
+def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(tmp_path: Path) -> None:
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder='duplicate = "tables"')
+    said: list[str] = []
+
+    async def main() -> None:
+        async with running(config, jobs=2, say=said.append) as kit:
+            await kit.wait_matches(12)
+            matches = kit.matches
+            assert all(m.key.endswith("-s") for m in matches), [m.key for m in matches]
+            assert all(kit.competition.deal_over(m) for m in matches)
+            for pair in {frozenset((m.bot_a, m.bot_b)) for m in matches}:  # seats alternate between two bots
+                seats = {m.bot_a for m in matches if frozenset((m.bot_a, m.bot_b)) == pair}
+                count = sum(frozenset((m.bot_a, m.bot_b)) == pair for m in matches)
+                assert count < 2 or len(seats) == 2, (pair, [m.key for m in matches])
+            page = (await kit.client.get("/")).text
+            assert "single deals: fewer than four participants (3)" in page
+            match_page = (await kit.client.get(f"/matches/{matches[0].key}")).text
+            assert "a single deal (fewer than four participants)" in match_page
+            changes = [c.line for c in kit.competition.store.changes(kit.competition.tid)]
+            assert any(line.startswith("single deals: 3 participant(s)") for line in changes), changes
+
+    trio.run(main)
+    assert any("single deals" in line for line in said)
+
+
+def test_a_server_config_s_duplicate_scheme_is_checked(tmp_path: Path) -> None:
+    from arena._errors import ConfigError
+    from arena.server.config import load
+
+    assert load(write_config(tmp_path, ladder="")).ladder.duplicate == "swapped"  # (the tests' helper's default)
+    (tmp_path / "plain.toml").write_text('game = "rps-poker"\n')
+    assert load(tmp_path / "plain.toml").ladder.duplicate == "tables"  # arena serve's default
+    with pytest.raises(ConfigError, match=r"ladder.duplicate.*must be one of tables, swapped, not 'twice'"):
+        load(write_config(tmp_path, ladder='duplicate = "twice"'))
+
+
+_ = bot_archive
