@@ -6,9 +6,12 @@ and uploads, and reads what the ladder recorded from its database and pages.
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 import sqlite3
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -17,8 +20,9 @@ import trio
 
 from arena.cli import main
 from arena.competition.ladder import other_table, parse_tables
+from arena.sandbox import configure, current_policy
 
-from .servertools import bot_archive, minimal_bot, running, server_process, write_config
+from .servertools import minimal_bot, running, server_process, write_config
 
 FAST_HOUSE = ("minimal-python", "random-python", "minimal-valid-py", "simple-py", "basic-odds-py")
 
@@ -60,7 +64,9 @@ def recorded(database: Path) -> list[tuple[str, str, int, int, int | None, int |
 def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participant_at_both_tables(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(tmp_path, house=FAST_HOUSE, ladder='duplicate = "tables"\nplacement_pairs = 2\npair_budget = 500')
+    config = write_config(
+        tmp_path, house=FAST_HOUSE, ladder='duplicate = "tables"\nplacement_pairs = 2\npair_budget = 500'
+    )
     tokens = {name: add_participant(config, name, capsys) for name in ("ann", "bob")}
     database = tmp_path / "data" / "server.sqlite"
     with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
@@ -75,9 +81,9 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
                 key = half[0]
                 public = client.get(f"/api/matches/{key}").json()
                 page = client.get(f"/matches/{key}").text
-                if other_table(key) not in {m["key"] for m in client.get("/api/matches").json()["matches"]}:
-                    assert (public["seed"], public["replay"]) == (None, None)
-                    assert client.get(f"/matches/{key}/replay").status_code == 403
+                replay = client.get(f"/matches/{key}/replay").status_code
+                if other_table(key) not in {row[0] for row in recorded(database)}:  # (still: what we saw was open)
+                    assert (public["seed"], public["replay"], replay) == (None, None, 403)
                     assert "the other table is shown once it is played" in page and 'id="other-table"' not in page
                     checked_open = True
             if checked_open and len(recorded(database)) >= 120:
@@ -95,12 +101,12 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
         assert client.get(f"/api/matches/{over}").json()["seed"] is not None
     matches = recorded(database)
     by_deal: dict[str, list[tuple[str, int, tuple[int, int], tuple[int, int]]]] = defaultdict(list)
-    for key, deal, leg, seed, a, b in matches:
+    for key, deal, _leg, seed, a, b in matches:
         assert parse_tables(deal) is not None, key  # every deal at two tables (seven participants)
         by_deal[deal].append((key, seed, a, b))
     assert len(matches) >= 200 and len(by_deal) >= 100
     bob_played = False
-    for deal, tables in by_deal.items():
+    for tables in by_deal.values():
         assert len(tables) <= 2 and len({seed for _, seed, _, _ in tables}) == 1, tables
         versions = [v for _, _, a, b in tables for v, _ in (a, b)]
         owners = [o for _, _, a, b in tables for _, o in (a, b)]
@@ -110,7 +116,9 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
 
 
 def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(tmp_path: Path) -> None:
-    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder='duplicate = "tables"')
+    config = write_config(
+        tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder='duplicate = "tables"'
+    )
     said: list[str] = []
 
     async def main() -> None:
@@ -145,4 +153,82 @@ def test_a_server_config_s_duplicate_scheme_is_checked(tmp_path: Path) -> None:
         load(write_config(tmp_path, ladder='duplicate = "twice"'))
 
 
-_ = bot_archive
+TABLE_SPY = Path(__file__).parent / "hostile" / "table-spy"
+HIGH_CARD = Path(__file__).parent.parent / "examples" / "high-card"
+
+
+def spy_config(folder: Path, duplicate: str) -> Path:
+    """A high-card ladder of the table-spy bot and six copies of the ``high`` bot (each a house bot of its own).
+
+    The spy's processes share a folder (the sandbox's layers are off: see :func:`no_layers`), standing for any
+    channel a shared kernel leaves between a bot's processes.
+    """
+    spy = folder / "table-spy"
+    shutil.copytree(TABLE_SPY, spy)
+    (folder / "channel").mkdir()
+    (spy / "channel.txt").write_text(str(folder / "channel"))
+    house = [spy]
+    for n in range(6):  # (a pair whose ratings are far apart settles after three pairs: six give the spy enough)
+        high = folder / f"high{n}"
+        shutil.copytree(HIGH_CARD / "bots" / "high", high)
+        (high / "bot.toml").write_text((high / "bot.toml").read_text().replace('name = "high"', f'name = "high{n}"'))
+        house.append(high)
+    shutil.copy(HIGH_CARD / "high_card.py", folder / "high_card.py")
+    bots = ", ".join(f'"{path}"' for path in house)
+    config = folder / "server.toml"
+    config.write_text(
+        f'name = "Spies"\ngame = "high-card"\ngame_module = "high_card.py"\nhouse_bots = [{bots}]\n'
+        f'[params]\ncards = 4\ntop = 20\n[ladder]\nduplicate = "{duplicate}"\nplacement_pairs = 0\npair_budget = 1000\n'
+        f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
+    )
+    return config
+
+
+@pytest.fixture
+def no_layers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The sandbox's layers off (the spy's processes must share a folder), put back after."""
+    saved = current_policy()
+    configure(dataclasses.replace(saved, layers=frozenset()))
+    monkeypatch.setenv("ARENA_SANDBOX_LAYERS", "none")
+    yield
+    configure(saved)
+
+
+def spy_points(config: Path, matches: int) -> dict[str, list[float]]:
+    """The turns the spy won in each of its matches, by deal (in the order played), once it played ``matches``."""
+
+    async def main() -> dict[str, list[float]]:
+        async with running(config, jobs=2) as kit:
+            with trio.fail_after(300):
+                while sum("table-spy" in (m.bot_a, m.bot_b) for m in kit.matches) < matches:
+                    await trio.sleep(0.2)
+            deals: dict[str, list[float]] = {}
+            for m in kit.matches:
+                if "table-spy" in (m.bot_a, m.bot_b):
+                    deals.setdefault(m.deal, []).append(m.points[0 if m.bot_a == "table-spy" else 1])
+            return deals
+
+    return trio.run(main)
+
+
+@pytest.mark.slow
+def test_a_bot_whose_processes_pool_the_deals_they_see_wins_with_swapped_seats_and_not_at_two_tables(
+    tmp_path: Path, no_layers: None
+) -> None:
+    # Four turns a match; the high bots and the spy (when it knows nothing) play their highest card first, so with
+    # the seats swapped on one deal the spy's second match would win 4 - (the first's turns). Swapped seats: the
+    # spy's second process knows its opponent's hand from the first and plays the counter: it wins more turns than
+    # that, never fewer. At two tables it is never in a deal twice, and wins what the cards give: half the turns.
+    swapped = [
+        turns for turns in spy_points(spy_config(tmp_path / "swapped", "swapped"), 30).values() if len(turns) == 2
+    ]
+    gains = [second - (4 - first) for first, second in swapped]
+    assert len(gains) >= 12 and min(gains) >= 0 and sum(gains) / len(gains) >= 0.5, swapped
+    share = sum(map(sum, swapped)) / (8 * len(swapped))
+    assert share >= 0.55, share  # far above half: 2.5 sigma is 0.04 to 0.05 here
+    tables = spy_points(spy_config(tmp_path / "tables", "tables"), 40)
+    assert all(len(turns) == 1 for turns in tables.values())  # never in a deal twice
+    won = [turns[0] for turns in tables.values()]
+    assert sum(won) / (4 * len(won)) <= 0.5 + 2.5 * 0.3 / len(won) ** 0.5, won  # chance (a turn's sd ~0.3 a match)
+    assert not [path for path in (tmp_path / "tables" / "data" / "logs" / "stderr").iterdir()
+                if "recognised" in path.read_text(errors="replace")]  # fmt: skip
