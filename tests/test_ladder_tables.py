@@ -22,6 +22,7 @@ from arena.competition.ladder import (
 )
 from arena.competition.results import Leaderboard, board_from_store
 from arena.competition.schedule import Entrant, Scheduled
+from arena.competition.standings import PairTable
 from arena.competition.store import PlayedMatch, Store
 
 
@@ -210,6 +211,13 @@ def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_a
         # team ONE (w, z) totalled 1.5 a deal on average: w and z are rated above x and y
         ranked = [s.bot for s in board.standings]
         assert set(ranked[:2]) == {"w", "z"}, board.standings
+        # The server's standings read the same totals; a field without one of the four leaves their deals out.
+        table = PairTable(tid)
+        table.refresh(store)
+        whole = table.tally({vid: name for name, vid in ids.items()}).fitter.ratings()
+        assert whole["w"].elo > whole["x"].elo and whole["z"].elo > whole["y"].elo
+        without_z = table.tally({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
+        assert abs(without_z["w"].elo - without_z["x"].elo) < 1e-9  # w and x: their table deals are left out
 
 
 def played_as(match: Scheduled, winner: str | None) -> PlayedMatch:

@@ -22,7 +22,7 @@ from arena.cli import main
 from arena.competition.ladder import other_table, parse_tables
 from arena.sandbox import configure, current_policy
 
-from .servertools import minimal_bot, running, server_process, write_config
+from .servertools import Kit, bot_archive, minimal_bot, running, server_process, write_config
 
 FAST_HOUSE = ("minimal-python", "random-python", "minimal-valid-py", "simple-py", "basic-odds-py")
 
@@ -100,7 +100,8 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
         assert "duplicate at two tables" in client.get("/").text
         assert client.get(f"/api/matches/{over}").json()["seed"] is not None
     matches = recorded(database)
-    by_deal: dict[str, list[tuple[str, int, tuple[int, int], tuple[int, int]]]] = defaultdict(list)
+    by_deal: dict[str, list[tuple[str, int, tuple[int | None, int | None], tuple[int | None, int | None]]]]
+    by_deal = defaultdict(list)
     for key, deal, _leg, seed, a, b in matches:
         assert parse_tables(deal) is not None, key  # every deal at two tables (seven participants)
         by_deal[deal].append((key, seed, a, b))
@@ -232,3 +233,69 @@ def test_a_bot_whose_processes_pool_the_deals_they_see_wins_with_swapped_seats_a
     assert sum(won) / (4 * len(won)) <= 0.5 + 2.5 * 0.3 / len(won) ** 0.5, won  # chance (a turn's sd ~0.3 a match)
     assert not [path for path in (tmp_path / "tables" / "data" / "logs" / "stderr").iterdir()
                 if "recognised" in path.read_text(errors="replace")]  # fmt: skip
+
+
+SLOW_MOVES = """import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        time.sleep(0.06)  # slow (a match takes about a second), well within the match clock
+        print(json.dumps({"id": message["id"], "action": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.slow
+def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new_version_s_first_match_alone(
+    tmp_path: Path,
+) -> None:
+    # The same run, A then B (a busy machine slows both alike): four participants' fast bots, then their slow
+    # versions; the fifth participant's matches a second must not fall by more than 10%, and its new version
+    # (uploaded while the slow ones play) must play within a minute of being admitted.
+    config = write_config(
+        tmp_path, house=("minimal-python", "random-python", "simple-py"),
+        ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 100000',
+    )  # fmt: skip
+    slow = bot_archive({"bot.toml": 'name = "slow"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": SLOW_MOVES})
+
+    def mine(kit: Kit, name: str) -> int:
+        return sum(name in (m.bot_a, m.bot_b) for m in kit.matches)
+
+    async def rate(kit: Kit, name: str, count: int) -> float:
+        """``name``'s matches a second over its next ``count`` matches."""
+        with trio.fail_after(300):
+            start, began = mine(kit, name), trio.current_time()
+            while mine(kit, name) < start + count:
+                await trio.sleep(0.1)
+        return count / (trio.current_time() - began)
+
+    async def main() -> tuple[float, float, float]:
+        async with running(config, jobs=2) as kit:
+            tokens = {name: kit.participant(name) for name in ("me", "s1", "s2", "s3", "s4")}
+            for token in tokens.values():
+                sid = (await kit.upload(token, minimal_bot())).json()["id"]
+                checked = await kit.wait_submission(token, sid, timeout=300)
+                assert checked["status"] == "passed", checked
+            await kit.wait_matches(40)
+            fast = await rate(kit, "me", 40)
+            for name in ("s1", "s2", "s3", "s4"):
+                sid = (await kit.upload(tokens[name], slow)).json()["id"]
+                checked = await kit.wait_submission(tokens[name], sid, timeout=300)
+                assert checked["status"] == "passed", checked
+            with trio.fail_after(120):  # the slow versions are playing
+                while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in ("s1", "s2", "s3", "s4")):
+                    await trio.sleep(0.1)
+            await rate(kit, "me", 10)  # (their first deals, taken before they had used any time, end)
+            slowed = await rate(kit, "me", 40)
+            sid = (await kit.upload(tokens["me"], minimal_bot())).json()["id"]
+            assert (await kit.wait_submission(tokens["me"], sid, timeout=300))["status"] == "passed"
+            admitted = trio.current_time()
+            with trio.fail_after(120):
+                while not any("me.v2" in m.key for m in kit.matches):
+                    await trio.sleep(0.1)
+            return fast, slowed, trio.current_time() - admitted
+
+    fast, slowed, first_match = trio.run(main)
+    assert slowed >= 0.9 * fast, (fast, slowed)
+    assert first_match < 60, first_match

@@ -787,6 +787,8 @@ class Ladder:
         """What ends each deal in play at once (:meth:`abort`)."""
         self._aborted: dict[Deal, str] = {}
         """Why each pair aborted and not yet noted was aborted."""
+        self._owners: dict[str, tuple[str, str]] = {}
+        """The owners of seats A and B of each match in play, by key."""
         self.in_play: dict[str, InPlay] = {}
         """The matches being played now, by key (the server's "now playing" and live pages)."""
 
@@ -842,31 +844,36 @@ class Ladder:
             return None
         specs = self.field()
         held = Counter(label for deal in self.state.busy for label in deal.labels)
-        tables = self.scheme == TABLES
-        # At two tables a deal seats four versions where a pair seats two: each may hold twice the slots.
-        share = self.policy.share(self.slots * (2 if tables else 1), len(specs))
-        free = [
-            label
-            for label, player in specs.items()
-            if not (player.entrant.persistent and held[label]) and held[label] < share
-        ]
-        deal: Deal | None
-        if tables:
-            owners = {label: player.owner for label, player in specs.items()}
-            usage = self.usage_now()
-            waiting = over_share(owners, usage, self.policy)
-            heavy = sum(any((owners[x] or x) in waiting for x in d.labels if x in owners) for d in self.state.busy)
-            self._note_scheme(owners)
-            deal = next_deal(
-                owners, self.state.book, self.ratings(), self.policy, free=free, busy=self.state.busy, usage=usage,
-                heavy_room=heavy < self.policy.heavy(self.slots),
-            )  # fmt: skip
-        else:
-            deal = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)  # type: ignore[arg-type]
+        if self.scheme != TABLES:
+            share = self.policy.share(self.slots, len(specs))
+            free = [label for label in specs if self._may_take(specs[label], held[label], share)]
+            pair = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)  # type: ignore[arg-type]
+            if pair is not None:
+                self.state.busy.add(pair)
+            return None if pair is None else (pair, specs)
+        owners = {label: player.owner for label, player in specs.items()}
+        usage = self.usage_in_play()
+        waiting = over_share(owners, usage, self.policy)
+        heavy = sum(any((owners[x] or x) in waiting for x in d.labels if x in owners) for d in self.state.busy)
+        self._note_scheme(owners)
+        # A deal seats four versions where a pair seats two: each may hold twice a pair's share of the slots, shared
+        # among the versions that are not waiting (those waiting for the others to catch up leave their share).
+        playing = sum((owners[label] or label) not in waiting for label in specs)
+        share = self.policy.share(2 * self.slots, max(4, playing))
+        free = [label for label in specs if self._may_take(specs[label], held[label], share)]
+        deal = next_deal(
+            owners, self.state.book, self.ratings(), self.policy, free=free, busy=self.state.busy, usage=usage,
+            heavy_room=heavy < self.policy.heavy(self.slots),
+        )  # fmt: skip
         if deal is None:
             return None
         self.state.busy.add(deal)
         return deal, specs
+
+    @staticmethod
+    def _may_take(player: Player, held: int, share: int) -> bool:
+        """Whether a version that holds ``held`` slots may take another (a persistent one holds one at most)."""
+        return not (player.entrant.persistent and held) and held < share
 
     def _note_scheme(self, owners: Mapping[str, str]) -> None:
         """Say (in the competition's changes) when the field becomes too small for two tables, or big enough."""
@@ -892,6 +899,16 @@ class Ladder:
         if factor < 1.0:
             self.usage = {owner: used * factor for owner, used in self.usage.items() if used * factor > 1e-6}
         return self.usage
+
+    def usage_in_play(self) -> dict[str, float]:
+        """:meth:`usage_now` with the matches in play counted so far (half their time yet to each seat's owner): a
+        slow match holds its owners back while it is played, not only once it ends."""
+        usage = dict(self.usage_now())
+        now = time.time()
+        for key, playing in self.in_play.items():
+            for owner in self._owners.get(key, ()):
+                usage[owner] = usage.get(owner, 0.0) + max(0.0, now - playing.started) / 2
+        return usage
 
     def charge(self, match: PlayedMatch, owners: tuple[str, str]) -> None:
         """Count ``match``'s time against the owners of its seats A and B: each seat's thinking, and half of the
@@ -955,10 +972,12 @@ class Ladder:
     ) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None
         self.in_play[scheduled.key] = InPlay(scheduled, log_path, time.time())
+        self._owners[scheduled.key] = owners
         try:
             await self._play_logged(scheduled, specs, pool, log_path, owners)
         finally:
             self.in_play.pop(scheduled.key, None)
+            self._owners.pop(scheduled.key, None)
 
     async def _play_logged(
         self,

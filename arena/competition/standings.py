@@ -106,7 +106,7 @@ class PairTable:
         for quad, counts in sorted(self.tables.items()):  # (in order: the same fit whatever order they came in)
             if all(v in names for v in quad):
                 a1, b1, a2, b2 = (names[v] for v in quad)
-            add_tables(fitter, a1, b1, a2, b2, counts)
+                add_tables(fitter, a1, b1, a2, b2, counts)
         low = float(rows_of[:, _AT["low"]].min()) if len(chosen) else float("inf")
         high = float(rows_of[:, _AT["high"]].max()) if len(chosen) else float("-inf")
         return FrozenTally(
