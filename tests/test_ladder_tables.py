@@ -226,3 +226,14 @@ def played_as(match: Scheduled, winner: str | None) -> PlayedMatch:
         key=match.key, cycle=0, deal=match.deal, leg=match.leg, bot_a=match.bot_a, bot_b=match.bot_b,
         seed=match.seed, points=points, winner=winner, versions=match.versions,
     )  # fmt: skip
+
+
+def test_a_slot_left_to_waiting_owners_goes_to_a_deal_of_waiting_owners_alone_when_there_are_four() -> None:
+    field = owners("me", "h1", "h2", "h3", "s1", "s2", "s3", "s4")
+    usage = {f"s{i}": 100.0 for i in range(1, 5)}
+    busy = [Tables("me", "h1", "h2", "h3", 0)]
+    policy = Policy(pair_budget=1000)
+    free = ["s1", "s2", "s3", "s4", "me", "h1"]  # (h2 and h3 at their share)
+    deal = next_deal(field, PairBook(), {}, policy, free=free, busy=busy, usage=usage, heavy_room=True)
+    assert deal is not None and set(deal.labels) == {"s1", "s2", "s3", "s4"}
+    assert next_deal(field, PairBook(), {}, policy, free=free, busy=busy, usage=usage, heavy_room=False) is None

@@ -582,7 +582,9 @@ def next_deal(
     and the second :func:`next_pair`'s among the other owners' versions. Only
     owners that have not used more than their share of the time
     (:func:`over_share`, by ``usage``) are dealt in, unless no deal could be
-    made of them and ``heavy_room`` says a slot may go to the others.
+    made of them and ``heavy_room`` says a slot may go to the others: then a
+    deal of waiting owners alone if there are enough of them (a slow bot
+    slows its table), else of anyone's versions.
     """
     usage = usage or {}
     owner = {label: owner or label for label, owner in field_owners.items()}
@@ -600,8 +602,8 @@ def next_deal(
     busy_pairs = _busy_pairs(busy_deals, book)
     waiting = over_share(field_owners, usage, policy)
     chances = [{label for label in free_labels if owner[label] not in waiting}]
-    if waiting and heavy_room:
-        chances.append(free_labels)
+    if waiting and heavy_room:  # among the waiting first: a slow bot slows the table it sits at
+        chances += [{label for label in free_labels if owner[label] in waiting}, free_labels]
     for chance in chances:
         labels = _one_per_owner(chance, owner)
         if single:
