@@ -285,7 +285,7 @@ class Policy:
     once; 0: its fair share, ``ceil(slots / versions in the field)``. A slow version then holds no more than
     its share, and the other pairs keep playing."""
 
-    fair_slack_s: float = 5.0
+    fair_slack_s: float = 1.0
     """At two tables: an owner whose use of the ladder (its bots' thinking, in seconds, see
     :attr:`Ladder.usage`) is more than this above the fourth least of the field waits while the others catch up
     (unless a slot would idle: see :attr:`heavy_slots`)."""
@@ -858,10 +858,10 @@ class Ladder:
         waiting = over_share(owners, usage, self.policy)
         heavy = sum(any((owners[x] or x) in waiting for x in d.labels if x in owners) for d in self.state.busy)
         self._note_scheme(owners)
-        # A deal seats four versions where a pair seats two: each may hold twice a pair's share of the slots, shared
-        # among the versions that are not waiting (those waiting for the others to catch up leave their share).
+        # A deal seats four versions: the slots' seats are shared among the versions that are not waiting (those
+        # waiting for the others to catch up leave their share; with four left, each may be in every deal).
         playing = sum((owners[label] or label) not in waiting for label in specs)
-        share = self.policy.share(2 * self.slots, max(4, playing))
+        share = self.policy.share(4 * self.slots, max(4, playing))
         free = [label for label in specs if self._may_take(specs[label], held[label], share)]
         deal = next_deal(
             owners, self.state.book, self.ratings(), self.policy, free=free, busy=self.state.busy, usage=usage,
