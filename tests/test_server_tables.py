@@ -49,7 +49,11 @@ def upload(client: httpx.Client, token: str, archive: bytes, *, timeout: float =
     raise AssertionError(f"submission {sid} was not checked in {timeout} s")
 
 
-def recorded(database: Path) -> list[tuple[str, str, int, int, int | None, int | None]]:
+Seated = tuple[int | None, int | None]
+"""A seat's version id and its owner's participant id."""
+
+
+def recorded(database: Path) -> list[tuple[str, str, int, int, Seated, Seated]]:
     """Every match as ``(key, deal, leg, seed, owner in seat A, owner in seat B)``, with the version ids' owners."""
     with sqlite3.connect(database) as db:
         rows = db.execute(
@@ -57,7 +61,7 @@ def recorded(database: Path) -> list[tuple[str, str, int, int, int | None, int |
             " FROM matches m LEFT JOIN entries ea ON ea.version_id = m.version_a"
             " LEFT JOIN entries eb ON eb.version_id = m.version_b ORDER BY m.id"
         ).fetchall()
-    return [(key, deal, leg, seed, (va, oa), (vb, ob)) for key, deal, leg, seed, va, vb, oa, ob in rows]  # type: ignore[misc]
+    return [(key, deal, leg, seed, (va, oa), (vb, ob)) for key, deal, leg, seed, va, vb, oa, ob in rows]
 
 
 @pytest.mark.slow
@@ -100,8 +104,7 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
         assert "duplicate at two tables" in client.get("/").text
         assert client.get(f"/api/matches/{over}").json()["seed"] is not None
     matches = recorded(database)
-    by_deal: dict[str, list[tuple[str, int, tuple[int | None, int | None], tuple[int | None, int | None]]]]
-    by_deal = defaultdict(list)
+    by_deal: dict[str, list[tuple[str, int, Seated, Seated]]] = defaultdict(list)
     for key, deal, _leg, seed, a, b in matches:
         assert parse_tables(deal) is not None, key  # every deal at two tables (seven participants)
         by_deal[deal].append((key, seed, a, b))
@@ -299,3 +302,49 @@ def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new
     fast, slowed, first_match = trio.run(main)
     assert slowed >= 0.9 * fast, (fast, slowed)
     assert first_match < 60, first_match
+
+
+@pytest.mark.slow
+def test_the_pages_show_a_deal_s_two_tables_in_a_browser_at_both_sizes(tmp_path: Path) -> None:
+    from .conftest import CHROMIUM, CHROMIUM_FLAGS
+    from .test_server_pages_browser import axe_violations, sideways
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    house = ("minimal-python", "random-python", "simple-py", "basic-odds-py")
+    config = write_config(tmp_path, house=house, ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 50')
+    database = tmp_path / "data" / "server.sqlite"
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        deadline = time.monotonic() + 120
+        while not (done := [k for k, *_ in recorded(database) if other_table(k) in {r[0] for r in recorded(database)}]):
+            assert time.monotonic() < deadline, "no deal had both tables played"
+            time.sleep(0.3)
+        key = done[0]
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            problems = []
+            for size, viewport in {
+                "desktop": {"width": 1280, "height": 800},
+                "phone": {"width": 390, "height": 844},
+            }.items():
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(f"{server.url}/")
+                assert "duplicate at two tables" in page.locator("#deal-scheme").inner_text()
+                page.goto(f"{server.url}/matches/{key}")
+                assert (
+                    "table 1 of 2" in page.locator("main").inner_text()
+                    or "table 2 of 2" in page.locator("main").inner_text()
+                )
+                page.click("#other-table")
+                page.wait_for_url(f"**/matches/{other_table(key)}")
+                problems += [f"match at {size}: {p}" for p in axe_violations(page)]
+                problems += [f"match at {size} scrolls sideways"] if sideways(page) else []
+                bot = key.split("~")[0]
+                page.goto(f"{server.url}/bots/{bot}")
+                assert page.locator(".other-table").count() >= 1
+                problems += [f"bot at {size}: {p}" for p in axe_violations(page)]
+                problems += [f"bot at {size} scrolls sideways"] if sideways(page) else []
+            assert problems == []
+        finally:
+            browser.close()
