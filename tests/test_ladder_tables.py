@@ -80,6 +80,7 @@ def test_a_deal_left_with_one_table_played_is_finished_first_with_its_own_key() 
     deal = next_deal(owners("p", "q", "r", "s", "t"), book, {}, Policy())
     assert deal == Tables("p", "q", "r", "s", 0, (1,))
     assert [m.key for m in deal.matches(seed=1)] == ["p~q~r~s~0-1"]
+    assert next_deal(owners("p", "q", "r", "s", "t"), book, {}, Policy(), free=["p", "q", "r", "t"]) != deal  # s busy
     record(book, deal)
     assert book.partial_tables == {}
     assert next_deal(owners("p", "q", "r", "s"), book, {}, Policy(), busy=[]) != deal

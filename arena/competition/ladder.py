@@ -596,7 +596,7 @@ def next_deal(
     if not single:  # 1. a deal with one table played (a kill) is finished first
         for deal, seen in sorted(book.partial_tables.items()):
             a1, b1, a2, b2, number = parse_tables(deal)  # type: ignore[misc]
-            if deal not in taken_deals and all(label in owner for label in (a1, b1, a2, b2)):
+            if deal not in taken_deals and all(label in free_labels for label in (a1, b1, a2, b2)):
                 return Tables(a1, b1, a2, b2, number, tuple(t for t in (1, 2) if t not in seen))
 
     busy_pairs = _busy_pairs(busy_deals, book)
