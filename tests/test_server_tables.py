@@ -348,3 +348,36 @@ def test_the_pages_show_a_deal_s_two_tables_in_a_browser_at_both_sizes(tmp_path:
             assert problems == []
         finally:
             browser.close()
+
+
+def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_same_deal_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    house = ("minimal-python", "random-python", "simple-py", "basic-odds-py")
+    config = write_config(tmp_path, house=house, ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 500')
+
+    def halves(kit: Kit) -> dict[str, int]:
+        """The deals with one table recorded: the missing table's key, and the deal's seed."""
+        keys = {m.key: m.seed for m in kit.matches}
+        return {str(other_table(k)): seed for k, seed in keys.items() if other_table(k) not in keys}
+
+    async def first_run() -> dict[str, int]:
+        async with running(config, jobs=2) as kit:
+            await kit.wait_matches(20)
+            with trio.fail_after(60):
+                while not (left := halves(kit)):
+                    await trio.sleep(0)
+            return left  # (leaving stops the ladder at once: the deals in play keep one table)
+
+    async def second_run(left: dict[str, int]) -> None:
+        async with running(config, jobs=2) as kit:
+            before = len(kit.matches)
+            with trio.fail_after(60):
+                while not all(key in {m.key for m in kit.matches} for key in left):
+                    await trio.sleep(0.05)
+            finished = {m.key: m for m in kit.matches}
+            assert all(finished[key].seed == seed for key, seed in left.items())
+            early = [m.key for m in kit.matches[before:]][: len(left) + 6]  # (six slots: deals taken at once)
+            assert set(left) <= set(early), (left, early)  # taken first, before any new deal
+
+    trio.run(second_run, trio.run(first_run))
