@@ -238,3 +238,23 @@ def test_a_slot_left_to_waiting_owners_goes_to_a_deal_of_waiting_owners_alone_wh
     deal = next_deal(field, PairBook(), {}, policy, free=free, busy=busy, usage=usage, heavy_room=True)
     assert deal is not None and set(deal.labels) == {"s1", "s2", "s3", "s4"}
     assert next_deal(field, PairBook(), {}, policy, free=free, busy=busy, usage=usage, heavy_room=False) is None
+
+
+def test_a_fitter_that_knows_deals_at_two_tables_takes_them_itself() -> None:
+    from arena.competition.ratings import Fitter
+    from arena.competition.table_fit import add_tables
+
+    taken: list[tuple[object, ...]] = []
+
+    class Knows(Fitter):
+        def add_tables(self, *args: object) -> None:
+            taken.append(args)
+
+    knows = Knows(["a", "b", "c", "d"])
+    add_tables(knows, "a", "b", "c", "d", [0, 1, 2, 3, 4], -1)
+    assert taken == [("a", "b", "c", "d", [0, 1, 2, 3, 4], -1)] and knows.wins == [[0.0] * 4 for _ in range(4)]
+    plain = Fitter(["a", "b", "c", "d"])  # (until then: each table credited team ONE's mean, a unit a deal)
+    add_tables(plain, "a", "b", "c", "d", [0, 0, 0, 0, 2])
+    assert plain.wins[0][1] == plain.wins[3][2] == 2.0 and plain.wins[1][0] == plain.wins[2][3] == 0.0
+    add_tables(plain, "a", "b", "c", "d", [0, 0, 0, 0, 2], -1)
+    assert plain.wins == [[0.0] * 4 for _ in range(4)]
