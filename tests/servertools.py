@@ -51,6 +51,8 @@ def write_config(
     if "workers" not in extra and os.environ.get("ARENA_TEST_SERVER_WORKERS"):
         extra = f"workers = {int(os.environ['ARENA_TEST_SERVER_WORKERS'])}\n{extra}"
     bots = ", ".join(f'"{RPS / name}"' for name in house)
+    if "duplicate" not in ladder:  # (these tests were written for pairs with seats swapped; tables have their own)
+        ladder = f'duplicate = "swapped"\n{ladder}'
     if "check_matches" not in uploads:
         uploads += "\ncheck_matches = 2"
     text = (

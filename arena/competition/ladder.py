@@ -1,10 +1,30 @@
 """A rolling ladder: matches played continuously between a field that changes while it runs.
 
 Used by the competition server (:mod:`arena.server`), whose participants
-submit new versions at any time. The ladder always plays **duplicate pairs**
+submit new versions at any time. Its deals are played in one of two schemes
+(:data:`SCHEMES`).
+
+**Duplicate at two tables** (``"tables"``, the server's default): a deal is
+played at two tables by four versions of four different owners, seats kept:
+table 1 is ``a1`` (seat A) v ``b1``, table 2 ``a2`` v ``b2``
+(:class:`Tables`). No version and no owner is in both tables of a deal, so no
+bot ever holds both seats of a deal, and nothing its processes pass to each
+other (through any channel of a shared kernel) tells them an opponent's
+cards. Deal luck cancels across the tables, as in duplicate bridge: team ONE
+= {``a1``, ``b2``} held both hands of the deal between them. A field of fewer
+than four owners plays **single deals** (one match a deal, seats alternating)
+until a fourth arrives. The choice (:func:`next_deal`, pure) also shares the
+ladder's time fairly among owners: an owner whose bots have used more of the
+arena's time (their thinking, :attr:`Ladder.usage`) than the others waits
+while they catch up.
+
+**Swapped seats** (``"swapped"``): the ladder plays **duplicate pairs**
 (one deal, both seatings, in two processes of each bot, so no process ever
 sees a deal twice) and records each match in the same store as a tournament,
-so ``arena results`` reads a ladder's database too. **The second leg starts
+so ``arena results`` reads a ladder's database too. This scheme is for bots
+whose owners trust each other: a bot holds both seats of each deal, and
+whatever its processes share carries the first leg's cards to the second
+(a shared kernel has channels nobody can list in full). **The second leg starts
 when the first has ended**: no two processes of a bot are in one deal at
 once, so nothing they share can carry the cards from one leg to the other
 while it is played. A *persistent* bot (``reuse = "persistent"``: one
@@ -12,7 +32,7 @@ process keeps its state from match to match) plays each leg on a deal of its
 own (its process would remember the first leg's cards), as a tournament
 plays them.
 
-Which pair next (:func:`next_pair`, pure):
+Which pair next (:func:`next_pair`, pure; :func:`next_deal` builds a deal at two tables from two of its pairs):
 
 1. a pair left half-played (one leg recorded when the arena was killed) is
    finished first, with the same key and seed, so nothing is played twice;
@@ -28,7 +48,10 @@ Versions are known by their labels (``alice``, then ``alice.v2``... as
 :func:`~arena.competition.store.version_label` names them): a pair's deal id
 is ``first~second~n``, and its deals are ``derive_seed(seed, "ladder", first,
 second, n)`` for the ``n``-th pair between the two versions (labels sorted),
-so the deals do not depend on timing or on the order versions arrived. In the
+so the deals do not depend on timing or on the order versions arrived. A deal
+at two tables is ``a1~b1~a2~b2~n``, its tables' keys ``...-1`` and ``...-2``,
+its cards ``derive_seed(seed, "ladder", a1, b1, a2, b2, n)``; a single deal
+is ``first~second~n``, its key ``...-s``. In the
 store, a match names its bots as a tournament does (the bot's name in each
 seat, with the version ids beside), so ``arena results`` shows the current
 field of a ladder as it does a tournament's.
@@ -67,6 +90,13 @@ pair again if both its versions still play.
 """
 SETTLED_AFTER = 3
 """Pairs two versions must have played before non-overlapping intervals count as settled."""
+TABLES = "tables"
+SWAPPED = "swapped"
+SCHEMES = (TABLES, SWAPPED)
+"""How the ladder plays a deal: at two tables by four owners' versions, or by two versions with seats swapped."""
+USAGE_HALF_LIFE_S = 600.0
+"""An owner's use of the ladder (:attr:`Ladder.usage`) halves every this many seconds: what a bot that was slow
+an hour ago used no longer keeps its owner waiting."""
 
 
 class MatchLost(ArenaError):
@@ -92,11 +122,18 @@ class Pair:
     second: str
     number: int
     legs: tuple[int, ...] = (0, 1)
+    single: bool = False
+    """A single deal (one match; ``first`` in seat A when ``number`` is even): a field too small for two tables."""
 
     @property
     def deal(self) -> str:
         """The deal's id, shared by both legs."""
         return f"{self.first}~{self.second}~{self.number}"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The versions that play the deal."""
+        return (self.first, self.second)
 
     def matches(self, seed: int, field: Mapping[str, Player] | None = None) -> list[Scheduled]:
         """The legs to play, as scheduled matches (leg 0: ``first`` in seat A).
@@ -115,6 +152,16 @@ class Pair:
 
         first, second = seat(self.first), seat(self.second)
         seatings = ((first, second), (second, first))
+        if self.single:  # one match: no other seat of the deal is played by anyone
+            leg = self.number % 2
+            (bot_a, version_a), (bot_b, version_b) = seatings[leg]
+            deal_seed = derive_seed(seed, "ladder", self.first, self.second, self.number)
+            return [
+                Scheduled(
+                    f"{self.deal}-s", 0, self.deal, leg, bot_a, bot_b, deal_seed,
+                    versions=(version_a, version_b), persistent=persistent,
+                )
+            ]  # fmt: skip
         out = []
         for leg in self.legs:
             key = f"{self.deal}-{'ab'[leg]}"
@@ -130,6 +177,77 @@ class Pair:
                 )
             )  # fmt: skip
         return out
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The ``number``-th deal of four versions at two tables: ``a1`` v ``b1`` at table 1, ``a2`` v ``b2`` at table 2.
+
+    The four are versions of four different owners (:func:`next_deal` makes
+    sure): nobody plays both seats of the deal, nor both tables.
+    """
+
+    a1: str
+    b1: str
+    a2: str
+    b2: str
+    number: int
+    tables: tuple[int, ...] = (1, 2)
+    """The tables to play (both, or the one a kill left unplayed)."""
+
+    @property
+    def deal(self) -> str:
+        """The deal's id, shared by both tables."""
+        return f"{self.a1}~{self.b1}~{self.a2}~{self.b2}~{self.number}"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The versions that play the deal: ``a1, b1, a2, b2``."""
+        return (self.a1, self.b1, self.a2, self.b2)
+
+    def seats(self, table: int) -> tuple[str, str]:
+        """Who sits in seats A and B at ``table`` (1 or 2)."""
+        return (self.a1, self.b1) if table == 1 else (self.a2, self.b2)
+
+    def matches(self, seed: int, field: Mapping[str, Player] | None = None) -> list[Scheduled]:
+        """The tables to play, as scheduled matches (key ``deal-1``, ``deal-2``; leg 0 and 1), on one deal."""
+        field = field or {}
+        deal_seed = derive_seed(seed, "ladder", self.a1, self.b1, self.a2, self.b2, self.number)
+        out = []
+        for table in self.tables:
+            players = [field.get(label) for label in self.seats(table)]
+            persistent = tuple(p.entrant.name for p in players if p is not None and p.entrant.persistent)
+            (bot_a, version_a), (bot_b, version_b) = (
+                (p.entrant.name, p.entrant.version_id) if p else (label, None)
+                for p, label in zip(players, self.seats(table), strict=True)
+            )
+            out.append(
+                Scheduled(
+                    f"{self.deal}-{table}", 0, self.deal, table - 1, bot_a, bot_b, deal_seed, shares_deal=True,
+                    versions=(version_a, version_b), persistent=persistent, last=table == self.tables[-1],
+                )
+            )  # fmt: skip
+        return out
+
+
+Deal = Pair | Tables
+"""What the ladder plays at once in a slot: a duplicate pair, a single deal, or a deal at two tables."""
+
+
+def parse_tables(deal: str) -> tuple[str, str, str, str, int] | None:
+    """``(a1, b1, a2, b2, number)`` of a deal at two tables' id, or ``None`` for another kind of deal."""
+    parts = deal.split("~")
+    if len(parts) != 5 or not parts[4].isdigit():
+        return None
+    return parts[0], parts[1], parts[2], parts[3], int(parts[4])
+
+
+def other_table(key: str) -> str | None:
+    """The key of the other table of a deal at two tables, given one table's key; ``None`` for another match."""
+    deal, _, table = key.rpartition("-")
+    if table not in ("1", "2") or parse_tables(deal) is None:
+        return None
+    return f"{deal}-{'2' if table == '1' else '1'}"
 
 
 @dataclass(frozen=True)
@@ -151,6 +269,9 @@ class Player:
 
     entrant: Entrant
     spec: BotSpec
+    owner: str = ""
+    """Who owns it (a participant; each house bot its own): no deal at two tables has one owner twice. Empty:
+    the version is its own owner."""
 
 
 @dataclass(frozen=True)
@@ -164,9 +285,21 @@ class Policy:
     once; 0: its fair share, ``ceil(slots / versions in the field)``. A slow version then holds no more than
     its share, and the other pairs keep playing."""
 
+    fair_slack_s: float = 1.0
+    """At two tables: an owner whose use of the ladder (its bots' thinking, in seconds, see
+    :attr:`Ladder.usage`) is more than this above the fourth least of the field waits while the others catch up
+    (unless a slot would idle: see :attr:`heavy_slots`)."""
+    heavy_slots: int = 0
+    """At most this many slots may hold deals of an owner that is waiting so (0: a quarter of the slots, at
+    least one): slow bots never hold the ladder."""
+
     def share(self, slots: int, versions: int) -> int:
         """The most slots one version may hold, of ``slots``, in a field of ``versions``."""
         return self.version_slots or max(1, math.ceil(slots / max(1, versions)))
+
+    def heavy(self, slots: int) -> int:
+        """The most of ``slots`` deals of owners over their share of the time may hold at once."""
+        return self.heavy_slots or max(1, slots // 4)
 
 
 @dataclass(frozen=True)
@@ -203,6 +336,14 @@ class PairBook:
     """The highest pair number begun, by the two versions' labels (sorted)."""
     partial: dict[str, frozenset[int]] = field(default_factory=dict)
     """The legs recorded of each pair with one leg still to play, by the pair's id."""
+    partial_tables: dict[str, frozenset[int]] = field(default_factory=dict)
+    """The tables recorded of each deal at two tables with one table still to play, by the deal's id."""
+    last_tables: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    """The highest number of a deal at two tables begun, by its four versions ``(a1, b1, a2, b2)``."""
+    seat_a: Counter[str] = field(default_factory=Counter)
+    """Matches each version played in seat A at two tables ..."""
+    seat_b: Counter[str] = field(default_factory=Counter)
+    """... and in seat B (a new deal seats in A the one that sat there less, for its share of matches)."""
     _matrix: _MetMatrix | None = field(default=None, compare=False, repr=False)
     """``met`` as a matrix, made at the first choice of a pair and kept up to date by :meth:`record`."""
 
@@ -223,23 +364,56 @@ class PairBook:
         return book
 
     def record(self, key: str) -> None:
-        """Note the match ``key`` (a leg of a ladder pair; other matches are ignored)."""
+        """Note the match ``key`` (a leg of a ladder pair, a single deal or a table; other matches are ignored).
+
+        A table counts as a pair begun between its two versions (for placement, budgets and settling), and a
+        single deal as a pair played whole.
+        """
         pair_id, _, side = key.rpartition("-")  # the pair's id: its legs' deals differ with a persistent bot
+        if side in ("1", "2"):
+            self._record_table(pair_id, int(side))
+            return
         parsed = parse_deal(pair_id)
-        if parsed is None or side not in ("a", "b"):
+        if parsed is None or side not in ("a", "b", "s"):
             return
         first, second, number = parsed
+        if side == "s":
+            self._met(first, second)
+            self.last[(first, second)] = max(self.last.get((first, second), -1), number)
+            return
         leg = "ab".index(side)
         seen = self.partial.pop(pair_id, None)
         if seen is None:  # the pair's first leg
-            self.met[(first, second)] += 1
-            if self._matrix is not None:
-                self._matrix.add(first, second, 1)
+            self._met(first, second)
             self.last[(first, second)] = max(self.last.get((first, second), -1), number)
             self.partial[pair_id] = frozenset((leg,))
         elif leg in seen:  # the same leg again (keys are unique in a store: not from one)
             self.partial[pair_id] = seen
         # else its other leg: the pair is finished
+
+    def _met(self, a: str, b: str) -> None:
+        versions = (min(a, b), max(a, b))
+        self.met[versions] += 1
+        if self._matrix is not None:
+            self._matrix.add(*versions, 1)
+
+    def _record_table(self, deal: str, table: int) -> None:
+        parsed = parse_tables(deal)
+        if parsed is None:
+            return
+        a1, b1, a2, b2, number = parsed
+        seen = self.partial_tables.pop(deal, None)
+        if seen is not None and table in seen:  # (not from a store: its keys are unique)
+            self.partial_tables[deal] = seen
+            return
+        seat_a, seat_b = (a1, b1) if table == 1 else (a2, b2)
+        self._met(seat_a, seat_b)
+        self.seat_a[seat_a] += 1
+        self.seat_b[seat_b] += 1
+        if seen is None:  # the deal's first table: the other is still to play
+            quad = (a1, b1, a2, b2)
+            self.last_tables[quad] = max(self.last_tables.get(quad, -1), number)
+            self.partial_tables[deal] = frozenset((table,))
 
 
 class _MetMatrix:
@@ -276,13 +450,15 @@ def next_pair(
     policy: Policy,
     *,
     busy: Iterable[Pair] = (),
+    finish: bool = True,
 ) -> Pair | None:
     """The pair to play next among ``field_names``, or ``None`` when every pair is settled.
 
     ``book`` is what was played (see :class:`PairBook`). ``busy`` pairs are
     being played right now: they count as played, and the same two versions
     are not given a second pair at once. The work grows with the field's
-    pairs, not with the history.
+    pairs, not with the history. ``finish``: whether a half-played pair is finished first (not at two tables: a
+    pair's second leg would seat a bot in the other seat of a deal it played).
     """
     active = sorted(set(field_names))
     if len(active) < 2:
@@ -312,7 +488,7 @@ def next_pair(
         return int(met_matrix[place[a], place[b]])
 
     # 1. A half-played pair (its other leg lost to a kill) is finished first.
-    for deal, seen in sorted(book.partial.items()):
+    for deal, seen in sorted(book.partial.items()) if finish else ():
         first, second, number = parse_deal(deal)  # type: ignore[misc]
         if first in in_field and second in in_field and deal not in busy_deals and (first, second) not in occupied:
             return Pair(first, second, number, tuple(leg for leg in (0, 1) if leg not in seen))
@@ -359,6 +535,166 @@ def next_pair(
     return fresh(active[int(first_of[chosen])], active[int(second_of[chosen])])
 
 
+def owners_of(field_owners: Mapping[str, str]) -> int:
+    """How many different owners a field (version label to owner, ``""``: its own) has."""
+    return len({owner or label for label, owner in field_owners.items()})
+
+
+def over_share(field_owners: Mapping[str, str], usage: Mapping[str, float], policy: Policy) -> set[str]:
+    """The owners of a field who have used more than their share of the ladder's time, and wait.
+
+    An owner waits when its ``usage`` (seconds of its bots' thinking, see
+    :attr:`Ladder.usage`) is more than ``policy.fair_slack_s`` above the
+    usage of the owner that completes the least-used deal (the fourth least,
+    or the second for single deals): the others play until they catch up.
+    """
+    owners = sorted({owner or label for label, owner in field_owners.items()}, key=lambda o: (usage.get(o, 0.0), o))
+    need = 4 if len(owners) >= 4 else 2
+    if len(owners) < need:
+        return set()
+    threshold = usage.get(owners[need - 1], 0.0) + policy.fair_slack_s
+    return {owner for owner in owners if usage.get(owner, 0.0) > threshold}
+
+
+def next_deal(
+    field_owners: Mapping[str, str],
+    book: PairBook,
+    ratings: Mapping[str, RatingView],
+    policy: Policy,
+    *,
+    free: Iterable[str] | None = None,
+    busy: Iterable[Deal] = (),
+    usage: Mapping[str, float] | None = None,
+    heavy_room: bool = True,
+) -> Deal | None:
+    """The deal to play next at two tables, or ``None`` when none may be played now (pure).
+
+    ``field_owners``: every version of the field, by label, with its owner
+    (``""``: its own). ``free``: those that may take another slot now
+    (default: all). A field of four owners or more plays :class:`Tables`: four
+    versions of four different owners, none of them in another table of the
+    deal, none in both seats. A smaller one plays single deals (a
+    :class:`Pair` with ``single``), one match each, seats alternating.
+
+    In order: a deal left with one table played (a kill) is finished first,
+    with its own key and seed; then the first pair is :func:`next_pair`'s
+    choice (placement of new versions first, then where a deal tells most),
+    and the second :func:`next_pair`'s among the other owners' versions. Only
+    owners that have not used more than their share of the time
+    (:func:`over_share`, by ``usage``) are dealt in, unless no deal could be
+    made of them and ``heavy_room`` says a slot may go to the others: then a
+    deal of waiting owners alone if there are enough of them (a slow bot
+    slows its table), else of anyone's versions.
+    """
+    usage = usage or {}
+    owner = {label: owner or label for label, owner in field_owners.items()}
+    free_labels = set(owner) if free is None else set(free) & set(owner)
+    busy_deals = list(busy)
+    taken_deals = {deal.deal for deal in busy_deals}
+    single = owners_of(field_owners) < 4
+
+    if not single:  # 1. a deal with one table played (a kill) is finished first
+        for deal, seen in sorted(book.partial_tables.items()):
+            a1, b1, a2, b2, number = parse_tables(deal)  # type: ignore[misc]
+            if deal not in taken_deals and all(label in free_labels for label in (a1, b1, a2, b2)):
+                return Tables(a1, b1, a2, b2, number, tuple(t for t in (1, 2) if t not in seen))
+
+    busy_pairs = _busy_pairs(busy_deals, book)
+    waiting = over_share(field_owners, usage, policy)
+    chances = [{label for label in free_labels if owner[label] not in waiting}]
+    if waiting and heavy_room:  # among the waiting first: a slow bot slows the table it sits at
+        chances += [{label for label in free_labels if owner[label] in waiting}, free_labels]
+    for chance in chances:
+        labels = _one_per_owner(chance, owner)
+        if single:
+            pair = next_pair(labels, book, ratings, policy, busy=busy_pairs, finish=False)
+            if pair is not None:
+                return Pair(pair.first, pair.second, pair.number, (pair.number % 2,), single=True)
+            continue
+        dealt = _two_tables(labels, owner, book, ratings, policy, busy_pairs, busy_deals)
+        if dealt is not None:
+            return dealt
+    return None
+
+
+def _one_per_owner(labels: Iterable[str], owner: Mapping[str, str]) -> list[str]:
+    """``labels`` with one version per owner (the first by label): a server's field has one anyway."""
+    chosen: dict[str, str] = {}
+    for label in sorted(labels):
+        chosen.setdefault(owner[label], label)
+    return sorted(chosen.values())
+
+
+def _busy_pairs(busy: Sequence[Deal], book: PairBook) -> list[Pair]:
+    """The pairs of versions in play (each table of a deal at two tables is one), as :func:`next_pair` takes them."""
+    out = []
+    for deal in busy:
+        if isinstance(deal, Pair):
+            out.append(deal)
+            continue
+        for table in deal.tables:
+            x, y = sorted(deal.seats(table))
+            out.append(Pair(x, y, book.last.get((x, y), -1) + 1 + len(out)))
+    return out
+
+
+def _least_met(labels: Sequence[str], book: PairBook, busy: Sequence[Pair]) -> Pair | None:
+    """The pair of ``labels`` not in play that has met least (first in order), settled or not."""
+    occupied = {(pair.first, pair.second) for pair in busy}
+    active = sorted(labels)
+    if len(active) < 2:
+        return None
+    met = book.between(active)
+    best: tuple[int, str, str] | None = None
+    for i, x in enumerate(active):
+        for j in range(i + 1, len(active)):
+            if (x, active[j]) not in occupied and (best is None or met[i, j] < best[0]):
+                best = (int(met[i, j]), x, active[j])
+    return None if best is None else Pair(best[1], best[2], 0)
+
+
+def _two_tables(
+    labels: Sequence[str],
+    owner: Mapping[str, str],
+    book: PairBook,
+    ratings: Mapping[str, RatingView],
+    policy: Policy,
+    busy_pairs: list[Pair],
+    busy: Sequence[Deal],
+) -> Tables | None:
+    first = next_pair(labels, book, ratings, policy, busy=busy_pairs, finish=False)
+    if first is None:
+        return None
+    first_owners = {owner[first.first], owner[first.second]}
+    rest = [label for label in labels if owner[label] not in first_owners]
+    second = next_pair(rest, book, ratings, policy, busy=[*busy_pairs, first], finish=False)
+    if second is None:  # every other pair settled: the table the deal needs goes to the pair that met least
+        second = _least_met(rest, book, [*busy_pairs, first])
+    if second is None:
+        return None
+    lean = Counter[str]()  # matches in seat A less those in seat B, those in play counted
+    for deal in busy:
+        if isinstance(deal, Tables):
+            for table in deal.tables:
+                lean[deal.seats(table)[0]] += 1
+                lean[deal.seats(table)[1]] -= 1
+
+    def seated(x: str, y: str) -> tuple[str, str]:
+        """Seat A to the one that sat there less, for its share of matches (ties: in the pair's order)."""
+        lean_x = book.seat_a[x] - book.seat_b[x] + lean[x]
+        lean_y = book.seat_a[y] - book.seat_b[y] + lean[y]
+        return (x, y) if lean_x <= lean_y else (y, x)
+
+    a1, b1 = seated(first.first, first.second)
+    a2, b2 = seated(second.first, second.second)
+    quad = (a1, b1, a2, b2)
+    number = book.last_tables.get(quad, -1) + 1
+    for deal in busy:
+        if isinstance(deal, Tables) and deal.labels == quad:
+            number = max(number, deal.number + 1)
+    return Tables(a1, b1, a2, b2, number)
+
+
 def _upper_place(i: int, j: int, n: int) -> int:
     """Where pair ``(i, j)``, ``i < j``, comes in ``numpy.triu_indices(n, 1)``'s order."""
     return i * (2 * n - i - 1) // 2 + (j - i - 1)
@@ -384,12 +720,13 @@ class LadderState:
     """What the ladder knows while it runs: the book of its history and the pairs in play."""
 
     book: PairBook = field(default_factory=PairBook)
-    busy: set[Pair] = field(default_factory=set)
+    busy: set[Deal] = field(default_factory=set)
     played: int = 0
 
 
 class Ladder:
-    """Plays :func:`next_pair` over and over, ``slots`` pairs at once, until cancelled.
+    """Plays :func:`next_deal` (``scheme`` ``"tables"``) or :func:`next_pair` (``"swapped"``) over and over,
+    ``slots`` deals at once, until cancelled.
 
     ``field`` gives the versions that may play now (label to player); ``ratings``
     their current ratings; ``recorded`` is called with each match once it is
@@ -415,6 +752,8 @@ class Ladder:
         slots: int = 1,
         remote: RemotePlay | None = None,
         book: PairBook | None = None,
+        scheme: str = SWAPPED,
+        say: Callable[[str], None] = lambda _text: None,
     ) -> None:
         self.store = store
         self.tid = tournament_id
@@ -428,18 +767,32 @@ class Ladder:
         self.log_dir = log_dir
         self.slots = max(1, slots)
         self.remote = remote
+        if scheme not in SCHEMES:
+            raise ValueError(f"a ladder's scheme is one of {', '.join(SCHEMES)}, not {scheme!r}")
+        self.scheme = scheme
+        self.say = say
+        self.usage: dict[str, float] = {}
+        """Each owner's use of the ladder: seconds its bots spent thinking (its share of each match's wall time
+        beyond both seats' thinking added), halved every ``USAGE_HALF_LIFE_S``. At two tables, deals go to the
+        owners that used least (:func:`over_share`)."""
+        self._usage_at = time.monotonic()
+        self.single: bool | None = None
+        """At two tables: whether the field is too small (fewer than four owners) and plays single deals;
+        ``None`` before the first choice."""
         self.state = LadderState(book=book if book is not None else PairBook.of(store.match_keys(tournament_id)))
         self.paused = False
         self.game_errors = 0
         """Matches the game's own code ended (not recorded); at :data:`MAX_GAME_ERRORS` the ladder pauses."""
         self._changed = trio.Event()
         self._pool: Pool | None = None
-        self._playing: dict[Pair, Mapping[str, Player]] = {}
-        """The pairs in play, with the field they were taken from."""
-        self._scopes: dict[Pair, trio.CancelScope] = {}
-        """What ends each pair in play at once (:meth:`abort`)."""
-        self._aborted: dict[Pair, str] = {}
+        self._playing: dict[Deal, Mapping[str, Player]] = {}
+        """The deals in play, with the field they were taken from."""
+        self._scopes: dict[Deal, trio.CancelScope] = {}
+        """What ends each deal in play at once (:meth:`abort`)."""
+        self._aborted: dict[Deal, str] = {}
         """Why each pair aborted and not yet noted was aborted."""
+        self._owners: dict[str, tuple[str, str]] = {}
+        """The owners of seats A and B of each match in play, by key."""
         self.in_play: dict[str, InPlay] = {}
         """The matches being played now, by key (the server's "now playing" and live pages)."""
 
@@ -467,7 +820,7 @@ class Ladder:
         chosen = None if labels is None else set(labels)
         ended = 0
         for pair, scope in self._scopes.items():
-            if chosen is None or {pair.first, pair.second} & chosen:
+            if chosen is None or set(pair.labels) & chosen:
                 self._aborted.setdefault(pair, reason)
                 scope.cancel()
                 ended += 1
@@ -490,22 +843,85 @@ class Ladder:
             for _ in range(self.slots):
                 nursery.start_soon(self._slot, pool)
 
-    def _take(self) -> tuple[Pair, Mapping[str, Player]] | None:
+    def _take(self) -> tuple[Deal, Mapping[str, Player]] | None:
         if self.paused:
             return None
         specs = self.field()
-        held = Counter(label for pair in self.state.busy for label in (pair.first, pair.second))
-        share = self.policy.share(self.slots, len(specs))
-        free = [
-            label
-            for label, player in specs.items()
-            if not (player.entrant.persistent and held[label]) and held[label] < share
-        ]
-        pair = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)
-        if pair is None:
+        held = Counter(label for deal in self.state.busy for label in deal.labels)
+        if self.scheme != TABLES:
+            share = self.policy.share(self.slots, len(specs))
+            free = [label for label in specs if self._may_take(specs[label], held[label], share)]
+            pair = next_pair(free, self.state.book, self.ratings(), self.policy, busy=self.state.busy)  # type: ignore[arg-type]
+            if pair is not None:
+                self.state.busy.add(pair)
+            return None if pair is None else (pair, specs)
+        owners = {label: player.owner for label, player in specs.items()}
+        usage = self.usage_in_play()
+        waiting = over_share(owners, usage, self.policy)
+        heavy = sum(any((owners[x] or x) in waiting for x in d.labels if x in owners) for d in self.state.busy)
+        self._note_scheme(owners)
+        # A deal seats four versions: the slots' seats are shared among the versions that are not waiting (those
+        # waiting for the others to catch up leave their share; with four left, each may be in every deal).
+        playing = sum((owners[label] or label) not in waiting for label in specs)
+        share = self.policy.share(4 * self.slots, max(4, playing))
+        free = [label for label in specs if self._may_take(specs[label], held[label], share)]
+        deal = next_deal(
+            owners, self.state.book, self.ratings(), self.policy, free=free, busy=self.state.busy, usage=usage,
+            heavy_room=heavy < self.policy.heavy(self.slots),
+        )  # fmt: skip
+        if deal is None:
             return None
-        self.state.busy.add(pair)
-        return pair, specs
+        self.state.busy.add(deal)
+        return deal, specs
+
+    @staticmethod
+    def _may_take(player: Player, held: int, share: int) -> bool:
+        """Whether a version that holds ``held`` slots may take another (a persistent one holds one at most)."""
+        return not (player.entrant.persistent and held) and held < share
+
+    def _note_scheme(self, owners: Mapping[str, str]) -> None:
+        """Say (in the competition's changes) when the field becomes too small for two tables, or big enough."""
+        if not owners:
+            return
+        count = owners_of(owners)
+        single = count < 4
+        if single != self.single:
+            if single:
+                line = f"single deals: {count} participant(s) in the field, fewer than the four two tables need"
+            else:
+                line = f"duplicate at two tables: {count} participants in the field"
+            if self.single is not None or single:
+                self.store.log_change(self.tid, "scheme", line)
+                self.say(line)
+            self.single = single
+
+    def usage_now(self) -> dict[str, float]:
+        """:attr:`usage` as of now (decayed since it was last brought up to date)."""
+        now = time.monotonic()
+        factor = 0.5 ** ((now - self._usage_at) / USAGE_HALF_LIFE_S)
+        self._usage_at = now
+        if factor < 1.0:
+            self.usage = {owner: used * factor for owner, used in self.usage.items() if used * factor > 1e-6}
+        return self.usage
+
+    def usage_in_play(self) -> dict[str, float]:
+        """:meth:`usage_now` with the matches in play counted so far (half their time yet to each seat's owner): a
+        slow match holds its owners back while it is played, not only once it ends."""
+        usage = dict(self.usage_now())
+        now = time.time()
+        for key, playing in self.in_play.items():
+            for owner in self._owners.get(key, ()):
+                usage[owner] = usage.get(owner, 0.0) + max(0.0, now - playing.started) / 2
+        return usage
+
+    def charge(self, match: PlayedMatch, owners: tuple[str, str]) -> None:
+        """Count ``match``'s time against the owners of its seats A and B: each seat's thinking, and half of the
+        rest of the match's wall time (starting, the referee)."""
+        usage = self.usage_now()
+        think = match.think_s
+        rest = max(0.0, match.duration_s - sum(think)) / 2
+        for owner, seconds in zip(owners, think, strict=True):
+            usage[owner] = usage.get(owner, 0.0) + seconds + rest
 
     async def _slot(self, pool: Pool) -> None:
         while True:
@@ -514,7 +930,7 @@ class Ladder:
                 await self._changed.wait()
                 continue
             pair, field = taken
-            specs = {field[label].entrant.name: field[label].spec for label in (pair.first, pair.second)}
+            specs = {field[label].entrant.name: field[label].spec for label in pair.labels}
             scheduled = pair.matches(self.seed, field)
             self._playing[pair] = field
             try:
@@ -535,33 +951,45 @@ class Ladder:
             self.wake()  # the other slots may now take the pair's versions again
 
     async def _play_pair(
-        self, pair: Pair, scheduled: list[Scheduled], specs: Mapping[str, BotSpec], pool: Pool
+        self, pair: Deal, scheduled: list[Scheduled], specs: Mapping[str, BotSpec], pool: Pool
     ) -> None:
         # One leg after the other, always: a persistent bot has one process, and two processes of a bot,
         # one in each leg of a deal at once, could tell each other the cards through anything they share.
+        # (At two tables nobody plays both: one table after the other keeps a slot a match, as a pair does.)
+        field = self._playing[pair]
+        owner = {field[label].entrant.name: field[label].owner or label for label in pair.labels}
         for match in scheduled:
             if self._departed(pair):
                 break
-            await self._play(match, specs, pool)
+            await self._play(match, specs, pool, (owner[match.bot_a], owner[match.bot_b]))
 
-    def _departed(self, pair: Pair) -> list[str]:
+    def _departed(self, pair: Deal) -> list[str]:
         """The versions of ``pair`` that have left the field (retired, disqualified).
 
         None while the field is empty: that is a pause, and persistent bots keep their state through it.
         """
         now = self.field()
-        return [label for label in (pair.first, pair.second) if now and label not in now]
+        return [label for label in pair.labels if now and label not in now]
 
-    async def _play(self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool) -> None:
+    async def _play(
+        self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool, owners: tuple[str, str]
+    ) -> None:
         log_path = self.log_dir / f"{scheduled.key}.jsonl.gz" if self.log_dir else None
         self.in_play[scheduled.key] = InPlay(scheduled, log_path, time.time())
+        self._owners[scheduled.key] = owners
         try:
-            await self._play_logged(scheduled, specs, pool, log_path)
+            await self._play_logged(scheduled, specs, pool, log_path, owners)
         finally:
             self.in_play.pop(scheduled.key, None)
+            self._owners.pop(scheduled.key, None)
 
     async def _play_logged(
-        self, scheduled: Scheduled, specs: Mapping[str, BotSpec], pool: Pool, log_path: Path | None
+        self,
+        scheduled: Scheduled,
+        specs: Mapping[str, BotSpec],
+        pool: Pool,
+        log_path: Path | None,
+        owners: tuple[str, str],
     ) -> None:
         if self.remote is not None:
             try:
@@ -573,6 +1001,7 @@ class Ladder:
             match = await play_scheduled(
                 self.game, specs, self.limits, scheduled, pool, log_path=log_path, tournament_id=self.tid
             )
+        self.charge(match, owners)
         if match.game_error:  # the game's own code failed: nobody's result; too many, and the ladder pauses
             self.game_errors += 1
             log = f"; log: {match.log_path}" if match.log_path else ""

@@ -103,6 +103,7 @@ async def play_scheduled(
         peak_rss=(record.stats[0].peak_rss or None, record.stats[1].peak_rss or None),
         log_path=str(record.log_path) if record.log_path else None,
         game_error=record.game_error,
+        think_s=(record.stats[0].think_s, record.stats[1].think_s),
     )
 
 
@@ -123,6 +124,7 @@ def _played(
     peak_rss: tuple[int | None, int | None] = (None, None),
     log_path: str | None = None,
     game_error: str = "",
+    think_s: tuple[float, float] = (0.0, 0.0),
 ) -> PlayedMatch:
     """``scheduled`` as the store records it, once it ended with ``result``."""
     return PlayedMatch(
@@ -143,6 +145,7 @@ def _played(
         log_path=log_path,
         versions=scheduled.versions,
         game_error=game_error,
+        think_s=think_s,
     )
 
 

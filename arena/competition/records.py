@@ -50,6 +50,9 @@ class PlayedMatch:
     recorded, and no bot's result."""
     row_id: int = field(default=0, compare=False)
     """The store's id of the match (0 for a match not read from a store); not part of what the match was."""
+    think_s: tuple[float, float] = field(default=(0.0, 0.0), compare=False)
+    """Seconds each seat's bot spent thinking, as the supervisor measured them (not stored: the ladder's share of
+    time by owner counts them as matches end)."""
 
     def bot(self, seat: str) -> str:
         """The bot in ``seat``."""

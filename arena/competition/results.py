@@ -56,6 +56,7 @@ from .records import SCORE
 from .records import outcome_for as outcome_for
 from .sprt import PairCounts, estimate
 from .store import PlayedMatch, Store, TournamentRow, VersionRow
+from .table_fit import add_table_totals
 from .totals import Pair, PairTotals, exact
 
 MIN_DEALS = 5
@@ -399,12 +400,19 @@ class FrozenTally:
 
 
 def tally_of_pairs(
-    names: Mapping[int, str], pairs: Mapping[Pair, PairTotals], *, every_cell: bool = True
+    names: Mapping[int, str],
+    pairs: Mapping[Pair, PairTotals],
+    *,
+    every_cell: bool = True,
+    tables: Mapping[tuple[int, int, int, int], Sequence[int]] | None = None,
 ) -> FrozenTally:
     """The totals a leaderboard of the versions ``names`` (by id) draws from, out of their ``pairs``' totals.
 
     The same as a :class:`~arena.competition.results.Tally` of their matches
     (see the module's docstring for the one sum that is not bit for bit).
+    ``tables``: the deals at two tables by their four versions (the store's
+    :meth:`~arena.competition.store.Store.table_totals`), which the fit counts
+    (their matches count in the pairs' other totals).
     """
     order = list(names)
     labels = [names[v] for v in order]
@@ -443,6 +451,8 @@ def tally_of_pairs(
             sums[i, j] = (t.unit_squares, t.unit_products, t.unit_counts)
         low, high = min(low, t.low), max(high, t.high)
         matches += t.matches
+    fitter = Fitter.of_pairs(labels, wins, sums)
+    add_table_totals(fitter, names, tables or {})
     return FrozenTally(
         matches=matches // 2,
         rows=rows,
@@ -450,7 +460,7 @@ def tally_of_pairs(
         deals={},
         spreads=spreads,
         meetings=meetings,
-        fitter=Fitter.of_pairs(labels, wins, sums),
+        fitter=fitter,
         low=low,
         high=high,
     )
@@ -609,7 +619,8 @@ def board_from_store(
         ]
         scheduled = config.get("scheduled")
     if by_pairs:
-        board = tally_of_pairs(shown, pairs).board(scheduled=scheduled, **options)
+        tables = store.table_totals(tournament.id)
+        board = tally_of_pairs(shown, pairs, tables=tables).board(scheduled=scheduled, **options)
     else:
         board = leaderboard(list(shown.values()), matches, scheduled=scheduled, **options)
     board.seed = tournament.seed

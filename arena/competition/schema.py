@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .._errors import StoreError
 from .records import PlayedMatch, log_halves, read_matches
-from .totals import COLUMNS, WHOLE, Pair, PairTotals, deal_totals, to_row
+from .totals import COLUMNS, WHOLE, Pair, PairTotals, Quad, deal_totals, table_result, to_row
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
 """Written into the header of every Arena database (``PRAGMA application_id``)."""
@@ -175,6 +175,27 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         """UPDATE faults SET version = (SELECT CASE WHEN faults.seat = 'A' THEN m.version_a ELSE m.version_b END
                                         FROM matches m WHERE m.id = faults.match_id)""",
         "CREATE INDEX faults_by_version ON faults (version, match_id)",
+    ),
+    # 4: deals at two tables (the ladder's scheme among strangers): per four versions a1, b1, a2, b2 (table 1 is
+    # a1 v b1, table 2 a2 v b2), the deals whose team ONE ({a1, b2}) totalled 0, 0.5, 1, 1.5 and 2, kept in the same
+    # transaction as the deal's second table; filled here from the matches so far.
+    (
+        """CREATE TABLE table_totals (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            a1 INTEGER NOT NULL REFERENCES versions(id),
+            b1 INTEGER NOT NULL REFERENCES versions(id),
+            a2 INTEGER NOT NULL REFERENCES versions(id),
+            b2 INTEGER NOT NULL REFERENCES versions(id),
+            t0 INTEGER NOT NULL,
+            t1 INTEGER NOT NULL,
+            t2 INTEGER NOT NULL,
+            t3 INTEGER NOT NULL,
+            t4 INTEGER NOT NULL,
+            touched INTEGER NOT NULL,
+            PRIMARY KEY (a1, b1, a2, b2)
+        )""",
+        "CREATE INDEX table_totals_by_tournament ON table_totals (tournament_id, touched)",
+        lambda db: _fill_table_totals(db),
     ),
 )
 """The schema, as migrations in order. Append; never edit one that has shipped."""
@@ -332,6 +353,35 @@ def _fill_pair_totals(db: sqlite3.Connection) -> None:
                 f" touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
                 (tid, version, opponent, *values, faults, logs.pop(version, 0), 0),
             )
+
+
+def _fill_table_totals(db: sqlite3.Connection) -> None:
+    """Schema 4: the table totals of the deals at two tables recorded so far (read by deal id: ``a~b~c~d~n``)."""
+    for (tid,) in db.execute("SELECT id FROM tournaments").fetchall():
+        matches = read_matches(db, "m.tournament_id = ? AND m.deal LIKE '%~%~%~%~%'", (tid,))
+        by_deal: dict[str, list[PlayedMatch]] = {}
+        for match in matches:
+            by_deal.setdefault(match.deal, []).append(match)
+        for played in by_deal.values():
+            result = table_result(played)
+            if result is not None:
+                add_table(db, tid, *result, touched=0)
+
+
+def add_table(db: sqlite3.Connection, tid: int, quad: Quad, kind: int, *, touched: int) -> None:
+    """Count one more deal of the four versions ``quad`` whose team ONE's total was ``kind / 2`` (in the caller's
+    transaction); ``touched``: the id of the match that finished it."""
+    counts = [0] * 5
+    row = db.execute("SELECT t0, t1, t2, t3, t4 FROM table_totals WHERE a1 = ? AND b1 = ? AND a2 = ? AND b2 = ?", quad)
+    found = row.fetchone()
+    if found:
+        counts = list(found)
+    counts[kind] += 1
+    db.execute(
+        "INSERT OR REPLACE INTO table_totals (tournament_id, a1, b1, a2, b2, t0, t1, t2, t3, t4, touched)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (tid, *quad, *counts, touched),
+    )
 
 
 def _now() -> str:

@@ -19,7 +19,8 @@ import numpy as np
 from .ratings import Fitter
 from .results import FrozenTally, Standing
 from .store import Store
-from .totals import COLUMNS, Pair, PairTotals
+from .table_fit import add_table_totals
+from .totals import COLUMNS, Pair, PairTotals, Quad
 
 _AT = {name: i for i, name in enumerate(COLUMNS)}
 
@@ -40,12 +41,17 @@ class PairTable:
         self.opponent = np.zeros(0, dtype=np.int64)
         self.faults: dict[int, dict[str, int]] = {}
         """The faults of the rows that have any, by row."""
+        self.tables: dict[Quad, tuple[int, ...]] = {}
+        """The deals at two tables, by their four versions: the pentanomial counts of team ONE's total."""
+        self.tables_touched = -1
 
     def refresh(self, store: Store) -> int:
         """Read what changed since the last refresh; how many pairs changed."""
         changed, self.touched = store.pair_totals_since(self.tid, self.touched)
         for pair, totals in changed.items():
             self._put(pair, totals)
+        tables, self.tables_touched = store.table_totals_since(self.tid, self.tables_touched)
+        self.tables.update(tables)
         return len(changed)
 
     def _put(self, pair: Pair, totals: PairTotals) -> None:
@@ -97,6 +103,7 @@ class PairTable:
         lower = (i < j) & (rows_of[:, _AT["fit_games"]] > 0)
         sums = rows_of[lower][:, [_AT["unit_squares"], _AT["unit_products"], _AT["unit_counts"]]]
         fitter = Fitter.of_arrays(labels, wins_matrix, i[lower], j[lower], sums)
+        add_table_totals(fitter, names, self.tables)
         low = float(rows_of[:, _AT["low"]].min()) if len(chosen) else float("inf")
         high = float(rows_of[:, _AT["high"]].max()) if len(chosen) else float("-inf")
         return FrozenTally(

@@ -67,10 +67,10 @@ from . import schema
 from .records import FaultRow as FaultRow
 from .records import PlayedMatch as PlayedMatch
 from .records import log_halves, read_matches
-from .schema import _SCHEMA_1_TABLES
+from .schema import _SCHEMA_1_TABLES, add_table
 from .schema import APPLICATION_ID as APPLICATION_ID
 from .schema import MIGRATIONS as MIGRATIONS
-from .totals import COLUMNS, Pair, PairTotals, deal_change, deal_totals, from_row, to_row
+from .totals import COLUMNS, Pair, PairTotals, Quad, deal_change, deal_totals, from_row, table_result, to_row
 
 ADMISSIONS = ("pending", "admitted", "not_admitted")
 PROCESS_MODES = ("fresh", "reused", "persistent")
@@ -477,6 +477,9 @@ class Store:
             _insert_faults(db, match_id, match)
             before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
             _add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
+            finished = table_result([*before, match])
+            if finished is not None and table_result(before) is None:  # the deal's second table
+                add_table(db, tid, *finished, touched=match_id)
         return True
 
     def record_matches(self, tid: int, matches: Sequence[PlayedMatch]) -> None:
@@ -509,6 +512,9 @@ class Store:
                     raise StoreError(f"deal {deal} has matches in {self.path} already: record its matches one by one")
                 for pair, part in deal_totals(played).items():
                     change.setdefault(pair, PairTotals()).add(part)
+                finished = table_result(played)
+                if finished is not None:
+                    add_table(db, tid, *finished, touched=0)
             logs: dict[int, int] = {}
             for match in matches:
                 for vid, half in log_halves(match).items():
@@ -532,6 +538,21 @@ class Store:
         for version, opponent, *values, faults in self._db.execute(query, args):
             out[version, opponent] = from_row(values, faults)
         return out
+
+    def table_totals(self, tid: int) -> dict[Quad, tuple[int, ...]]:
+        """The deals at two tables of ``tid`` by their four versions ``(a1, b1, a2, b2)``: how many had team ONE
+        ({``a1``, ``b2``}) total 0, 0.5, 1, 1.5 and 2 (see :func:`~arena.competition.totals.table_result`)."""
+        return self.table_totals_since(tid, -1)[0]
+
+    def table_totals_since(self, tid: int, touched: int) -> tuple[dict[Quad, tuple[int, ...]], int]:
+        """The table totals that matches after match id ``touched`` changed, and the last such id."""
+        rows = self._db.execute(
+            "SELECT a1, b1, a2, b2, t0, t1, t2, t3, t4, touched FROM table_totals"
+            " WHERE tournament_id = ? AND touched > ?",
+            (tid, touched),
+        ).fetchall()
+        out = {tuple(row[:4]): tuple(row[4:9]) for row in rows}
+        return out, max([touched, *(row[9] for row in rows)])
 
     def pair_totals_since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
         """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next.

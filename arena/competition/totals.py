@@ -126,14 +126,48 @@ Pair = tuple[int, int]
 """An ordered pair of version ids: the version, then its opponent."""
 
 
+Quad = tuple[int, int, int, int]
+"""The four version ids of a deal at two tables: ``a1, b1, a2, b2`` (table 1 is ``a1`` v ``b1``)."""
+
+
+def table_deal(deal: str) -> tuple[str, str, str, str, int] | None:
+    """``(a1, b1, a2, b2, number)`` of a deal at two tables' id (``a1~b1~a2~b2~n``), or ``None`` for another deal.
+
+    (The ladder names its deals so: :class:`arena.competition.ladder.Tables`.)
+    """
+    parts = deal.split("~")
+    if len(parts) != 5 or not parts[4].isdigit():
+        return None
+    return parts[0], parts[1], parts[2], parts[3], int(parts[4])
+
+
+def table_result(matches: Sequence[PlayedMatch]) -> tuple[Quad, int] | None:
+    """The four versions of a deal at two tables whose two tables are both in ``matches``, and its pentanomial
+    class: ``int(2 * t)``, ``t`` team ONE's total (``a1``'s score at table 1 and ``b2``'s at table 2, 1 a win, 0.5
+    a draw); ``None`` while a table is missing (or for another deal)."""
+    if not matches or table_deal(matches[0].deal) is None:
+        return None
+    tables = {m.leg: m for m in matches}
+    one, two = tables.get(0), tables.get(1)
+    if one is None or two is None or None in one.versions or None in two.versions:
+        return None
+    total = SCORE[outcome_for(one, "A")] + SCORE[outcome_for(two, "B")]
+    quad = (one.versions[0], one.versions[1], two.versions[0], two.versions[1])
+    return quad, int(2 * total)  # type: ignore[return-value]
+
+
 def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
     """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions.
 
     Matches not tied to two versions add nothing (a store's standings then
-    come from the matches: see :func:`exact`).
+    come from the matches: see :func:`exact`). The two tables of a deal at
+    two tables (:func:`table_deal`) add their matches, points and faults to
+    their pairs, but nothing to the rating fit's columns: the fit counts the
+    deal as a whole, from its table totals (:func:`table_result`).
     """
     pairings = {frozenset(m.versions) for m in matches if None not in m.versions}
-    mixed = int(len(pairings) > 1)
+    tables = bool(matches) and table_deal(matches[0].deal) is not None
+    mixed = int(len(pairings) > 1 and not tables)
     out: dict[Pair, PairTotals] = {}
     points: dict[Pair, float] = {}
     scores: dict[Pair, list[float]] = {}
@@ -157,7 +191,7 @@ def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
             for fault in m.faults:
                 if fault.seat == seat:
                     totals.faults[fault.kind] = totals.faults.get(fault.kind, 0) + 1
-            if len(m.forfeit) < 2:
+            if len(m.forfeit) < 2 and not tables:
                 totals.fit_score += SCORE[result]
                 totals.fit_games += 1
     for side, totals in out.items():

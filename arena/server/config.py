@@ -16,8 +16,11 @@
     [limits]                        # per-bot limits, as for tournaments
 
     [ladder]
-    placement_pairs = 4             # duplicate pairs a new version plays first, against a spread of the field
-    pair_budget = 12                # at most this many duplicate pairs between two versions
+    duplicate = "tables"            # each deal at two tables by four participants' bots, seats kept; or "swapped":
+                                    # both seatings by two bots (a bot holds both seats of a deal: unsafe among
+                                    # strangers, see docs/server/strangers.md)
+    placement_pairs = 4             # pairs (or tables) a new version plays first, against a spread of the field
+    pair_budget = 12                # at most this many pairs (or tables) between two versions
     version_slots = 0               # most ladder slots one version holds at once (0: ceil(slots / versions))
 
     [access]
@@ -81,7 +84,7 @@ from .retention import Retention
 _TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
-    "ladder": {"placement_pairs", "pair_budget", "version_slots"},
+    "ladder": {"duplicate", "placement_pairs", "pair_budget", "version_slots"},
     "access": {"registration", "replays"},
     "uploads": {
         "max_bytes",
@@ -96,6 +99,8 @@ _TABLES = {
     | {"keep_deals", "log_budget_bytes", "pins_per_participant", "prune_every_s"},
 }
 REGISTRATION = ("invite", "open")
+DUPLICATE = ("tables", "swapped")
+"""The ladder's duplicate schemes (:data:`arena.competition.ladder.SCHEMES`), the default first."""
 REPLAYS = ("public", "owners", "after-end")
 
 
@@ -103,6 +108,10 @@ REPLAYS = ("public", "owners", "after-end")
 class LadderPolicy:
     """How the rolling ladder spends its matches."""
 
+    duplicate: str = "tables"
+    """``"tables"``: each deal is played at two tables by four participants' versions, seats kept (no bot ever
+    holds both seats of a deal); ``"swapped"``: by two versions, once in each seating (for bots whose owners trust
+    each other: a bot's processes could carry the first leg's cards to the second)."""
     placement_pairs: int = 4
     """Duplicate pairs a new version plays first, against opponents spread over the field."""
     pair_budget: int = 12
@@ -185,8 +194,8 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     if not type(get_game(game)).duplicate_deals:
         raise check.error(
             ("game",),
-            f"{game} is not duplicable (its duplicate_deals is False), and a ladder plays every deal twice with the "
-            "seats swapped: serve a game whose deals can be so played",
+            f"{game} is not duplicable (its duplicate_deals is False), and a ladder plays every deal twice (at two "
+            "tables, or with the seats swapped): serve a game whose deals can be so played",
         )
     tables = {name: check.get(data, (name,), dict, {}) for name in _TABLES}
     for name, keys in _TABLES.items():
@@ -241,6 +250,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         limits=_limits(check, check.get(data, ("limits",), dict, {})),
         house_bots=house_bots,
         ladder=LadderPolicy(
+            duplicate=choice("ladder", "duplicate", DUPLICATE),
             placement_pairs=number("ladder", "placement_pairs", 4, 0),
             pair_budget=number("ladder", "pair_budget", 12, 1),
             version_slots=number("ladder", "version_slots", 0, 0),

@@ -41,7 +41,19 @@ from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, reso
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
-from ..competition.ladder import InPlay, Ladder, MatchLost, PairBook, Player, Policy, Pool, RatingView, RemotePlay
+from ..competition.ladder import (
+    TABLES,
+    InPlay,
+    Ladder,
+    MatchLost,
+    PairBook,
+    Player,
+    Policy,
+    Pool,
+    RatingView,
+    RemotePlay,
+    other_table,
+)
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
@@ -489,17 +501,31 @@ class Competition:
         )
 
     def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
-        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair are recorded).
+        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair, or both tables
+        of its deal at two tables, are recorded).
 
         Until then its deal is secret (its seed, and a replay showing both
-        seats' cards, would tell the other leg's players what they are dealt);
-        a pair left half-played keeps it secret until its other leg is played.
+        seats' cards, would tell the other leg's players what they are dealt,
+        or the other table's); a deal left half-played keeps it secret until
+        its other match is played.
         """
+        other = other_table(match.key)
+        if other is not None:
+            return self.store.has_match(self.tid, match.key) and self.store.has_match(self.tid, other)
         pair, _, leg = match.key.rpartition("-")
         if leg not in ("a", "b"):
             # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
             return self.store.has_match(self.tid, match.key)
         return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
+
+    def scheme(self) -> str:
+        """How the ladder plays its deals now, as the leaderboard says it."""
+        if self.config.ladder.duplicate != TABLES:
+            return "duplicate pairs, seats swapped (each bot plays both seats of a deal)"
+        owners = {v.participant_id for v in self.versions() if v.playing}
+        if len(owners) < 4:
+            return f"single deals: fewer than four participants ({len(owners)}) for two tables"
+        return "duplicate at two tables (four participants a deal, seats kept; no bot plays both seats of a deal)"
 
     def in_play(self) -> list[InPlay]:
         """The ladder's matches being played now, oldest first (none on a cluster: its logs are written there)."""
@@ -629,7 +655,7 @@ class Competition:
                 continue
             row = version.row
             entrant = Entrant(row.name, row.slot, row.version, row.id, persistent=row.process == "persistent")
-            out[version.label] = Player(entrant, spec)
+            out[version.label] = Player(entrant, spec, owner=f"participant {owner.id}")
         return out
 
     def board(self) -> Board:
@@ -1089,6 +1115,7 @@ class Competition:
                 ),
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
+                scheme=self.config.ladder.duplicate, say=say,
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)

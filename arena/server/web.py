@@ -61,6 +61,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from protocol import SEATS
 
 from .._errors import ConfigError, UploadRefused
+from ..competition.ladder import other_table
 from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
@@ -478,13 +479,22 @@ class Pages:
     async def leaderboard(self, request: Request) -> Response:
         stamp, html, _ = self.board_html()
         if request.headers.get("authorization") or request.session:  # someone: their name in the page
-            return self.page(request, "leaderboard.html", board_html=Markup(html), **self.live_state())
+            return self.page(
+                request, "leaderboard.html", board_html=Markup(html), scheme=self.c.scheme(), **self.live_state()
+            )
         # Anyone else gets the same page, made once per change of the standings (it sets no cookie).
         if self._anonymous is None or self._anonymous[0] != stamp:
             self._anonymous = (
                 stamp,
                 bytes(
-                    self.page(request, "leaderboard.html", me=None, board_html=Markup(html), **self.live_state()).body
+                    self.page(
+                        request,
+                        "leaderboard.html",
+                        me=None,
+                        board_html=Markup(html),
+                        scheme=self.c.scheme(),
+                        **self.live_state(),
+                    ).body
                 ),
             )
         return HTMLResponse(self._anonymous[1])
@@ -514,7 +524,7 @@ class Pages:
     def in_play(self) -> int:
         """Matches the ladder is playing now (the legs of its pairs in play)."""
         ladder = self.c.ladder
-        return sum(len(pair.legs) for pair in ladder.state.busy) if ladder is not None else 0
+        return sum(len(deal.matches(0)) for deal in ladder.state.busy) if ladder is not None else 0
 
     async def events(self, request: Request) -> Response:
         """Server-sent events: the leaderboard each time it changes (at most once a second).
@@ -740,6 +750,7 @@ class Pages:
         history = self.c.state.rating_history(current.id) if current else []
         dates = self.c.state.rating_dates(current.id) if current else {}
         finished = self.c.store.finished_times(self.c.tid, [m.key for m in matches])
+        tables = self.other_tables(matches)
         older = page[BOT_PAGE_MATCHES - 1].row_id if len(page) > BOT_PAGE_MATCHES else None
         stderr = []
         if private:
@@ -765,6 +776,7 @@ class Pages:
                 "older": urlencode({**wanted, "before": older}) if older is not None else None,
             },
             "dated": finished,
+            "tables": tables,
             "records": _records(self.c.store, versions),
             "chart": _chart(history, dates),
             "stderr": stderr,
@@ -773,6 +785,17 @@ class Pages:
 
     async def bot(self, request: Request) -> Response:
         return self.page(request, "bot.html", **self.bot_context(request, request.path_params["name"]))
+
+    def other_tables(self, matches: list[PlayedMatch]) -> dict[str, PlayedMatch]:
+        """The other table of each of ``matches`` played at two tables whose deal is over (both tables played),
+        by the match's key, named by version as pages show them."""
+        out = {}
+        for match in matches:
+            other = other_table(match.key)
+            found = self.c.store.match(self.c.tid, other) if other else None
+            if found is not None:
+                out[match.key] = self.c.labelled([found])[0]
+        return out
 
     def _private_version(self, request: Request) -> tuple[Participant, Version]:
         owner = self.participant(request.path_params["name"])
@@ -846,6 +869,7 @@ class Pages:
             rule=self.c.config.replays,
             seed=str(match.seed) if allowed and seat is None else "",
             deal_over=self.c.deal_over(match),
+            other_table=other_table(match.key),
             downloadable=allowed and seat is None and bool(match.log_path) and not (log and log.pruned_at),
         )
 
