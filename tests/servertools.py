@@ -201,10 +201,15 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def server_process(config_path: Path, *extra: str, timeout: float = 60) -> Iterator[ServerProcess]:
-    """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving."""
+def server_process(
+    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = ()
+) -> Iterator[ServerProcess]:
+    """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving.
+
+    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``).
+    """
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(config_path), *extra],
+        [*prefix, sys.executable, "-m", "arena", "serve", str(config_path), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

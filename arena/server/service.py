@@ -22,6 +22,7 @@ import functools
 import os
 import secrets
 import shutil
+import sqlite3
 import stat
 import threading
 import time
@@ -96,6 +97,10 @@ OLD_SEED_WARNING = (
 ADMIN_NAME = "organiser"
 RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
 """Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
+RETRY_LEAST_S = 0.5
+RETRY_MAX_S = 30.0
+"""A background task that failed (:meth:`Competition._keep_running`) starts again after 0.5 s, then 1 s, 2 s...
+up to this."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -1092,12 +1097,30 @@ class Competition:
             )  # fmt: skip
             for _ in range(self.config.check_jobs):
                 nursery.start_soon(self._checker)
-            nursery.start_soon(self._standings)
-            nursery.start_soon(self._watch_disk)
-            nursery.start_soon(self._prune_logs)
+            nursery.start_soon(self._keep_running, "the standings", self._standings, say)
+            nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
+            nursery.start_soon(self._keep_running, "the log pruner", self._prune_logs, say)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    async def _keep_running(self, what: str, task: Callable[[], Awaitable[None]], say: Callable[[str], None]) -> None:
+        """Run the background ``task`` for good: when it fails (out of file descriptors, a full disk), say so and
+        start it again after a pause that doubles each time, up to ``RETRY_MAX_S`` (back to the least once it
+        has run a while). A server that ran out of descriptors under a flood of connections died here."""
+        pause = RETRY_LEAST_S
+        while True:
+            started = trio.current_time()
+            try:
+                await task()
+            except Exception as exc:
+                if not isinstance(exc, OSError | sqlite3.OperationalError):  # a bug: the whole story for the organiser
+                    traceback.print_exc()
+                if trio.current_time() - started > RETRY_MAX_S:
+                    pause = RETRY_LEAST_S
+                say(f"{what} failed ({type(exc).__name__}: {exc}); it starts again in {pause:g} s")
+                await trio.sleep(pause)
+                pause = min(2 * pause, RETRY_MAX_S)
 
     def _ladder_book(self) -> PairBook:
         """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import msgspec
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -1311,14 +1312,37 @@ def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
-    """The request's JSON object (an empty body: ``{}``), or 400 saying what is wrong."""
+    """The request's JSON object of plain values (an empty body: ``{}``), or 400 saying what is wrong.
+
+    Every API body is a flat object (``{"name": ..., "reason": ...}``,
+    ``{"pinned": true}``), so it is read only up to ``JSON_MAX_BYTES`` and
+    decoded by msgspec against that shape: a nested array or object is
+    refused where it starts, and a 100,000-deep body never reaches a
+    recursive parser (the standard library's raised ``RecursionError``, a 500).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > JSON_MAX_BYTES:
+        raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > JSON_MAX_BYTES:
+            raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
+    if not body.strip():
+        return {}
     try:
-        data = await request.json() if await request.body() else {}
-    except ValueError:
-        raise HTTPException(400, "the body must be JSON") from None
-    if not isinstance(data, dict):
-        raise HTTPException(400, "the body must be a JSON object")
-    return data
+        return _FLAT_OBJECT.decode(body)
+    except msgspec.ValidationError as exc:
+        raise HTTPException(
+            400, f"the body must be a JSON object of strings, numbers, true, false or null: {exc}"
+        ) from None
+    except msgspec.DecodeError as exc:
+        raise HTTPException(400, f"the body must be JSON: {exc}") from None
+
+
+JSON_MAX_BYTES = 64 << 10
+"""The most an API request's JSON body may hold."""
+_FLAT_OBJECT = msgspec.json.Decoder(dict[str, str | int | float | bool | None])
 
 
 def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
