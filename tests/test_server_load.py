@@ -105,13 +105,14 @@ def first_lines(streams: list[socket.socket], *, timeout: float = 60) -> list[by
         deadline = time.monotonic() + timeout
         while len(got) < len(streams) and time.monotonic() < deadline:
             for key, _ in selector.select(timeout=1):
-                sock = key.fileobj
-                assert isinstance(sock, socket.socket)
+                ready = key.fileobj
+                if not isinstance(ready, socket.socket):
+                    continue
                 try:
-                    got[sock] = sock.recv(4096).split(b"\r\n", 1)[0]
+                    got[ready] = ready.recv(4096).split(b"\r\n", 1)[0]
                 except OSError:
-                    got[sock] = b""
-                selector.unregister(sock)
+                    got[ready] = b""
+                selector.unregister(ready)
     assert len(got) == len(streams), f"{len(streams) - len(got)} connections heard nothing"
     return list(got.values())
 
