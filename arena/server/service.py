@@ -769,6 +769,9 @@ class Competition:
             raise UploadRefused("house bots are updated by the organiser's config")
         if participant.is_admin:
             raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
+        awaiting = self.may_play(participant)
+        if awaiting:
+            raise UploadRefused(awaiting)
         over = self.disk.participant_over(participant.id, self._owned())
         if over:
             raise UploadRefused(over)
@@ -777,6 +780,12 @@ class Competition:
         running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
         if running:
             raise Busy(f"submission {running[0].id} is still being checked; wait for its result")
+
+    def may_play(self, participant: Participant) -> str:
+        """Why ``participant`` may not upload nor play a game against a bot yet (``""``: it may)."""
+        if self.state.awaiting(participant.id):
+            return "the organiser has not approved your account yet: you may upload once it is approved"
+        return ""
 
     async def take_upload(self, participant: Participant, upload: Path, *, filename: str, language: str) -> int:
         """Record an upload (already on disk at ``upload``), unpack it, and queue its check; returns its id.
