@@ -57,7 +57,7 @@ from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
 from . import retention
-from ._queue import FairQueue
+from ._queue import CheckSlots, FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
@@ -101,6 +101,9 @@ RETRY_LEAST_S = 0.5
 RETRY_MAX_S = 30.0
 """A background task that failed (:meth:`Competition._keep_running`) starts again after 0.5 s, then 1 s, 2 s...
 up to this."""
+CHECKS_UNDER_WAY = 4
+"""Checks under way at once, for each of ``check_jobs`` slots: a check waiting between its steps holds its bot's
+process (frozen), so their number is bounded; past it an upload waits for a check to end."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -324,7 +327,9 @@ class Competition:
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
         self._checks = FairQueue()
-        """Uploads waiting for their check (``config.check_jobs`` checkers take them, participants in turn)."""
+        """Uploads waiting for their check (participants in turn, one check each at a time)."""
+        self._slots = CheckSlots(config.check_jobs)
+        """The ``config.check_jobs`` slots the checks under way share, by participant (see :class:`CheckSlots`)."""
         self.ladder: Ladder | None = None
         self.pool: Pool | None = None
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
@@ -891,22 +896,31 @@ class Competition:
         # bot that is no house bot would say "check"). An empty field (the first upload, a paused ladder) names none.
         field = sorted(label for label, player in self.field().items() if player.entrant.name != owner.name)
 
+        # The cap counts the time the check holds a slot: the time it waits for one (another participant's turn)
+        # moves the deadline on.
+        capped = trio.CancelScope()
+
+        async def pace() -> None:
+            capped.deadline += await self._slots.step(owner.id)
+
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field,
+                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field, pace=pace,
             )  # fmt: skip
 
-        with trio.move_on_after(self.config.check_wall_s) as capped:
-            with background():  # beside the ladder, the check takes the CPU its bots leave
-                report = await check()
-            if report.machine_may_explain:
-                # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable when
-                # the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash, a
-                # protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
-                report = await check()
+        async with self._slots.held(owner.id):  # its build is its first step: charged to its owner, as the rest
+            capped.deadline = trio.current_time() + self.config.check_wall_s
+            with capped:
+                with background():  # beside the ladder, the check takes the CPU its bots leave
+                    report = await check()
+                if report.machine_may_explain:
+                    # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable
+                    # when the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash,
+                    # a protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
+                    report = await check()
         if capped.cancelled_caught:
             report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
         checks = [
@@ -1104,7 +1118,7 @@ class Competition:
                 field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
                 slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
             )  # fmt: skip
-            for _ in range(self.config.check_jobs):
+            for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self._checker)
             nursery.start_soon(self._keep_running, "the standings", self._standings, say)
             nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
