@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import selectors
+import socket
+import time
 from pathlib import Path
 
 import httpx
@@ -17,7 +20,7 @@ from arena.server import human
 from arena.server.config import load
 from arena.server.live import StreamShares
 
-from .servertools import Kit, minimal_bot, running, write_config
+from .servertools import SLOW_BOT, Kit, in_play, minimal_bot, running, server_process, write_config
 
 PROXY = 'trusted_proxies = ["127.0.0.1"]'
 """The test client connects from 127.0.0.1: as a trusted proxy, its X-Forwarded-For says who each person is."""
@@ -208,3 +211,45 @@ def test_bad_sharing_settings_are_one_line_errors(tmp_path: Path, line: str, mes
     with pytest.raises(ConfigError, match=message) as error:
         load(path)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.slow
+def test_64_live_streams_from_16_addresses_leave_room_for_a_65th_viewer(tmp_path: Path) -> None:
+    config = write_config(tmp_path, house=("minimal-python", str(SLOW_BOT)))
+    with server_process(config) as server:
+        key = in_play(server.url, "slow-python", "minimal-python", timeout=120)
+        host, port = server.url.removeprefix("http://").rsplit(":", 1)
+        request = f"GET /matches/{key}/live/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+
+        def watch(address: str) -> socket.socket:
+            sock = socket.create_connection((host, int(port)), timeout=30, source_address=(address, 0))
+            sock.sendall(request)
+            return sock
+
+        streams = []
+        try:
+            for n in range(64):
+                streams.append(watch(f"127.0.2.{n // 4 + 1}"))  # 16 addresses, 4 streams each
+            heads = [sock.recv(4096).split(b"\r\n", 1)[0] for sock in streams]
+            assert heads == [b"HTTP/1.1 200 "] * 64
+            fifth = watch("127.0.2.1")
+            assert fifth.recv(4096).startswith(b"HTTP/1.1 429 "), "an address's fifth stream is refused"
+            fifth.close()
+            newcomer = watch("127.0.3.1")
+            streams.append(newcomer)
+            assert newcomer.recv(4096).startswith(b"HTTP/1.1 200 ")  # the old server: 503, for everyone else too
+            ended: list[socket.socket] = []
+            with selectors.DefaultSelector() as selector:
+                for sock in streams[:64]:
+                    selector.register(sock, selectors.EVENT_READ)
+                deadline = time.monotonic() + 30
+                while not ended and time.monotonic() < deadline:
+                    for ready, _ in selector.select(timeout=1):
+                        stream = ready.fileobj
+                        assert isinstance(stream, socket.socket)
+                        if b"event: ended" in stream.recv(65536):
+                            ended.append(stream)
+            assert len(ended) == 1, "one of the flood's streams made room, saying why"
+        finally:
+            for sock in streams:
+                sock.close()
