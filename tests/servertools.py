@@ -41,6 +41,7 @@ def write_config(
     access: str = "",
     uploads: str = "check_matches = 2",
     ladder: str = "placement_pairs = 1\npair_budget = 50",
+    server: str = "",
 ) -> Path:
     """A server config in ``folder`` (its data folder beside it).
 
@@ -58,7 +59,7 @@ def write_config(
     text = (
         f'name = "Test ladder"\ngame = "rps-poker"\nhouse_bots = [{bots}]\n{extra}\n'
         f"[ladder]\n{ladder}\n[access]\n{access}\n[uploads]\n{uploads}\n"
-        f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
+        f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n{server}\n'
     )
     path = folder / "server.toml"
     path.write_text(text)
@@ -71,6 +72,10 @@ class Kit:
 
     competition: Competition
     client: httpx.AsyncClient
+
+    def person(self) -> httpx.AsyncClient:
+        """Another client of the same app, with cookies of its own (another person's browser)."""
+        return httpx.AsyncClient(transport=self.client._transport, base_url="http://testserver")
 
     async def csrf(self) -> str:
         """The CSRF token of the client's session (read from a page's form)."""
@@ -203,10 +208,15 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def server_process(config_path: Path, *extra: str, timeout: float = 60) -> Iterator[ServerProcess]:
-    """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving."""
+def server_process(
+    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = ()
+) -> Iterator[ServerProcess]:
+    """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving.
+
+    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``).
+    """
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(config_path), *extra],
+        [*prefix, sys.executable, "-m", "arena", "serve", str(config_path), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -15,7 +15,7 @@ import trio
 
 from arena.checks.bot import Report, check_bot
 from arena.competition.ladder import Ladder
-from arena.server._queue import FairQueue
+from arena.server._queue import CheckSlots, FairQueue
 
 from .servertools import Kit, bot_archive, minimal_bot, running, write_config
 
@@ -215,3 +215,66 @@ async def test_the_check_queue_serves_participants_in_turn_one_check_each_at_a_t
     queue.done(3)
     assert await queue.take() == (1, 11)
     assert len(queue) == 1
+
+
+async def test_check_slots_go_to_the_participant_charged_least_at_the_next_step(autojump_clock: object) -> None:
+    slots = CheckSlots(2)
+    order: list[str] = []
+
+    async def slow_check(participant: int, steps: int) -> None:
+        async with slots.held(participant):
+            for _ in range(steps):
+                await trio.sleep(10)  # a slow bot's match
+                await slots.step(participant)
+        order.append(f"{participant} done")
+
+    async def newcomer(started: float) -> None:
+        async with slots.held(3) as waited:
+            order.append(f"3 started after {trio.current_time() - started:g} s (waited {waited:g})")
+            await trio.sleep(1)
+        order.append("3 done")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(slow_check, 1, 6)
+        nursery.start_soon(slow_check, 2, 6)
+        await trio.sleep(5)
+        nursery.start_soon(newcomer, trio.current_time())
+    # The newcomer waits for the next step of a slow check (5 s), not for a whole check (60 s).
+    assert order[0] == "3 started after 5 s (waited 5)"
+    assert order[1] == "3 done"
+    assert slots.charged(1) > slots.charged(3) > 0
+
+
+@pytest.mark.slow
+async def test_four_accounts_with_slow_checks_delay_another_participants_check_by_one_step(tmp_path: Path) -> None:
+    # Four accounts upload bots that answer in 0.5 s: each check would hold a slot for a minute (4 matches of 15
+    # requests). They hold the four slots; a fifth participant's upload, checked at once, needs none of them long.
+    config = write_config(tmp_path, uploads="check_matches = 4\ncheck_wall_s = 300\ncheck_jobs = 4")
+    async with running(config, paused=True) as kit:
+        slow = []
+        for n in range(4):
+            token = kit.participant(f"slow{n}")
+            response = await kit.upload(token, bot_upload(SLOW_BOT.format(seconds=0.5), f"slow{n}"))
+            assert response.status_code == 201, response.text
+            slow.append((token, response.json()["id"]))
+        with trio.fail_after(60):
+            for token, sid in slow:  # the four slots are taken by the slow checks
+                while (await kit.client.get(f"/api/submissions/{sid}", headers=bearer(token))).json()["status"] != (
+                    "checking"
+                ):
+                    await trio.sleep(0.1)
+        fast = kit.participant("fast")
+        started = trio.current_time()
+        upload = await kit.upload(fast, minimal_bot())
+        passed = await kit.wait_submission(fast, upload.json()["id"], timeout=120)
+        took = trio.current_time() - started
+        # (Its verdict is its bot's: on a machine loaded past its CPUs, a 2 s exit of a background bot may fail.)
+        assert passed["status"] in ("passed", "failed") and passed["checks"], passed
+        states = [
+            (await kit.client.get(f"/api/submissions/{sid}", headers=bearer(token))).json()["done"]
+            for token, sid in slow
+        ]
+        assert states == [False] * 4, took  # it waited for none of the slow checks to end (the old queue: one)
+        for token, sid in slow:
+            done = await kit.wait_submission(token, sid, timeout=300)
+            assert done["message"] != "finishes within the check's time", done  # the waits were not counted

@@ -78,11 +78,8 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
 
 
 @pytest.mark.slow
-async def test_one_game_a_person_and_an_abandoned_game_ends_and_frees_its_slot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(human, "HUMAN_WEB_MOVE_S", 1.0)
-    config = write_config(tmp_path)
+async def test_one_game_a_person_and_an_abandoned_game_ends_and_frees_its_slot(tmp_path: Path) -> None:
+    config = write_config(tmp_path, server="human_idle_s = 1")
     async with running(config, jobs=1, paused=True) as kit:
         token = kit.participant("bob")
         await kit.login(token)

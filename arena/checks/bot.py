@@ -19,7 +19,7 @@ import argparse
 import contextlib
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -145,6 +145,7 @@ async def check_bot(
     game_named: bool = True,
     opaque_ids: bool = False,
     opponent_names: Sequence[str] = (),
+    pace: Callable[[], Awaitable[None]] | None = None,
 ) -> Report:
     """Run every check on ``spec`` in ``game``; logs and stderr files go in ``log_dir``.
 
@@ -156,10 +157,16 @@ async def check_bot(
     checked. It is told each reference bot's name as its opponent's, or one of
     ``opponent_names`` drawn at random for each match (a server's field: a name
     no ladder match tells would say "check").
+
+    ``pace`` (a competition server's check slots) is awaited between the
+    check's steps (the build, the start-up, each match, each exit): there
+    another participant's check may take this one's turn, as the server's
+    :class:`~arena.server._queue.CheckSlots` shares them.
     """
     if not references:
         raise ConfigError(f"no reference bots to play {game.id} against: name one with --against")
     say = say or (lambda _line: None)
+    step = pace or _no_pause
     report = Report(spec.name)
 
     def done(check: Check) -> None:
@@ -170,6 +177,7 @@ async def check_bot(
     done(await _check_build(spec))
     if report.checks[-1].passed is False:
         return report
+    await step()
     for reference in references:
         await ensure_built(reference)
     told = Told(opaque_ids, tuple(opponent_names))
@@ -181,7 +189,7 @@ async def check_bot(
         for name in CHECKS[CHECKS.index(startup.name) + 1 :]:
             done(Check(name, None, "not run: the bot did not start and answer"))
         return report
-    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, told)
+    played, told_to_exit = await _play_matches(spec, game, references, limits, log_dir, matches, seed, told, step)
     for check in _judge_matches(spec, game, played, limits, matches):
         done(check)
     done(told_to_exit)
@@ -189,8 +197,13 @@ async def check_bot(
     if slow is not None:
         done(Check(CHECKS[-1], None, f"not run: the bot timed out in {slow.label} (see above)"))
     else:
+        await step()
         done(await _check_input_closed(spec, game, references[0], limits, log_dir, seed + matches, told))
     return report
+
+
+async def _no_pause() -> None:
+    pass
 
 
 async def _check_build(spec: BotSpec) -> Check:
@@ -337,13 +350,16 @@ async def _play_matches(
     matches: int,
     seed: int,
     told: Told,
+    step: Callable[[], Awaitable[None]] = _no_pause,
 ) -> tuple[list[_Played], Check]:
-    """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit."""
+    """Play ``matches`` matches, in one process when the bot allows it; then tell it to quit (awaiting ``step``
+    before each match and before the quit)."""
     played: list[_Played] = []
     quits = Check("exits when told to", None, "no healthy process to tell")
     async with contextlib.AsyncExitStack() as stack:
         bot: BotProcess | None = None
         for number in range(matches):
+            await step()
             fresh = bot is None or not spec.reuse  # a bot that left early faults at its next request
             if fresh:
                 if bot is not None:
@@ -361,6 +377,7 @@ async def _play_matches(
             if any(f.kind == "timeout" for f in played[-1].faults):
                 break  # a slow bot would be slow again: one timeout says it, more only cost time
         if bot is not None:
+            await step()
             quits = await _tell_to_quit(bot)
     return played, quits
 

@@ -47,7 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         for line in backup(config, Path(args.backup)) if args.backup else vacuum(config):
             _say(line)
         return 0
-    if args.add or args.admin_token:
+    if args.add or args.admin_token or args.invite or args.approve:
         competition = Competition(config)
         try:
             # The links' address: --url, else --host/--port as given, else where the server last served (it may
@@ -67,6 +67,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 link = login_url(base, competition.state.new_login_code(participant.id))
                 print(f"{participant.name}{note}: {link}  (logs in once, within a week)")
                 print(f"  token: {token}")
+            if args.invite and config.registration != "invite":
+                raise ConfigError(
+                    f"the config's registration is {config.registration!r}: invitations are for"
+                    ' registration = "invite" ([access] in the config)'
+                )
+            for _ in range(args.invite):
+                code = competition.state.new_invite()
+                print(f"invitation: {base.rstrip('/')}/register?code={code}  (registers one name, within a month)")
+            for name in args.approve:
+                found = competition.state.participant_named(name)
+                if found is None or found.is_admin or found.is_house:
+                    raise ConfigError(f"no participant is called {name!r}")
+                competition.state.set_awaiting(found.id, False)
+                print(f"{found.name}: approved (it may upload now)")
             if args.admin_token:
                 admin = competition.admin_token(renew=True)
                 organiser = competition.state.by_token(admin or "")
@@ -161,6 +175,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         metavar="NAME",
         help="add a participant and print its token and a login link (the link logs in once, within a week)",
+    )
+    serve.add_argument(
+        "--invite",
+        type=int,
+        default=0,
+        metavar="N",
+        help='print N invitation links (registration = "invite"): each registers one name, within a month',
+    )
+    serve.add_argument(
+        "--approve",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help='approve NAME\'s account (registration = "approve"): it may upload from now on',
     )
     serve.add_argument(
         "--admin-token", action="store_true", help="print a new token and a one-time login link for the organiser"

@@ -24,7 +24,10 @@
     version_slots = 0               # most ladder slots one version holds at once (0: ceil(slots / versions))
 
     [access]
-    registration = "invite"         # or "open": anyone may register a name
+    registration = "invite"         # invite: one-time codes the organiser makes (`arena serve CONFIG --invite N`,
+                                    # or the admin page); open: anyone may register a name; approve: anyone may
+                                    # register, and uploads once the organiser has approved the account
+    registrations_per_hour = 5      # accounts one address may create an hour (open and approve)
     replays = "public"              # or "owners" (the two bots' owners), or "after-end" (everyone once frozen)
 
     [uploads]
@@ -46,6 +49,11 @@
     log_budget_bytes = 10_737_418_240         # all match logs kept; past it the oldest unpinned go (0: no budget)
     pins_per_participant = 50       # deals a participant may pin (keep their logs); the organiser: any number
     prune_every_s = 600             # how often the logs are pruned (in a thread)
+    trusted_proxies = []            # reverse proxies (addresses or networks, "10.0.0.0/8") whose X-Forwarded-For
+                                    # names the client; with none, every limit counts the peer's own address
+    human_games = 8                 # games against people at once on the server (each holds a bot process)
+    human_games_per_address = 2     # of them from one address (a person plays one game at a time)
+    human_idle_s = 60               # a person who does not answer within this loses the game (it ends)
 
 Unknown keys and bad values are errors naming the key and its line, as in
 tournament configs (the checks are shared).
@@ -78,6 +86,7 @@ from ..competition.config import (
 )
 from ..games import get_game
 from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
+from ._clients import Network, parse_networks
 from .archive import UploadLimits
 from .retention import Retention
 
@@ -85,7 +94,7 @@ _TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster
 _TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
 _TABLES = {
     "ladder": {"duplicate", "placement_pairs", "pair_budget", "version_slots"},
-    "access": {"registration", "replays"},
+    "access": {"registration", "replays", "registrations_per_hour"},
     "uploads": {
         "max_bytes",
         "max_files",
@@ -96,9 +105,10 @@ _TABLES = {
         "check_jobs",
     },
     "server": {"host", "port", "data_dir", "log_bytes_per_version", "log_bytes_per_participant"}
-    | {"keep_deals", "log_budget_bytes", "pins_per_participant", "prune_every_s"},
+    | {"keep_deals", "log_budget_bytes", "pins_per_participant", "prune_every_s"}
+    | {"trusted_proxies", "human_games", "human_games_per_address", "human_idle_s"},
 }
-REGISTRATION = ("invite", "open")
+REGISTRATION = ("invite", "open", "approve")
 DUPLICATE = ("tables", "swapped")
 """The ladder's duplicate schemes (:data:`arena.competition.ladder.SCHEMES`), the default first."""
 REPLAYS = ("public", "owners", "after-end")
@@ -140,6 +150,10 @@ class ServerConfig:
     """``(what the config says, base folder)`` for each of the organiser's own bots."""
     ladder: LadderPolicy = field(default_factory=LadderPolicy)
     registration: str = "invite"
+    """``invite`` (one-time codes the organiser makes), ``open`` or ``approve`` (the organiser approves each account
+    before it may upload or play)."""
+    registrations_per_hour: int = 5
+    """Accounts one address may create in an hour (its address as :func:`arena.server._listen.client_address` says)."""
     replays: str = "public"
     uploads: UploadLimits = field(default_factory=UploadLimits)
     uploads_per_hour: int = 12
@@ -158,6 +172,15 @@ class ServerConfig:
     """Disk all of a participant's versions' logs may take; past it, its versions play no more, nor may it upload."""
     retention: Retention = field(default_factory=Retention)
     """Which match logs are kept (see :mod:`arena.server.retention`)."""
+
+    trusted_proxies: tuple[Network, ...] = ()
+    """Reverse proxies whose ``X-Forwarded-For`` names the client (else it is never read)."""
+    human_games: int = 8
+    """Games against people at once on the server."""
+    human_games_per_address: int = 2
+    """Games against people at once from one address."""
+    human_idle_s: float = 60.0
+    """A person who does not answer within this many seconds loses the game, which ends."""
 
     sandbox_min: str = EVERY_PROPERTY
     """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
@@ -238,6 +261,13 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         raise check.error(
             ("workers",), f"must be 0 (matches in the server's process) or 1 (in a worker process), not {workers}"
         )
+    proxies = check.get(tables["server"], ("server", "trusted_proxies"), list, [])
+    if not all(isinstance(entry, str) for entry in proxies):
+        raise check.error(("server", "trusted_proxies"), "must be a list of addresses or networks, as strings")
+    try:
+        trusted_proxies = parse_networks(proxies)
+    except ValueError as exc:
+        raise check.error(("server", "trusted_proxies"), str(exc)) from None
     return ServerConfig(
         game=game,
         game_module=game_module,
@@ -257,6 +287,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         ),
         registration=choice("access", "registration", REGISTRATION),
         replays=choice("access", "replays", REPLAYS),
+        registrations_per_hour=number("access", "registrations_per_hour", 5, 0),
         uploads=UploadLimits(
             max_bytes=number("uploads", "max_bytes", UploadLimits.max_bytes, 1024),
             max_files=number("uploads", "max_files", UploadLimits.max_files, 1),
@@ -278,5 +309,9 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
             pins_per_participant=number("server", "pins_per_participant", Retention.pins_per_participant, 0),
             prune_every_s=seconds("server", "prune_every_s", Retention.prune_every_s),
         ),
+        trusted_proxies=trusted_proxies,
+        human_games=number("server", "human_games", 8, 0),
+        human_games_per_address=number("server", "human_games_per_address", 2, 1),
+        human_idle_s=seconds("server", "human_idle_s", 60.0),
         sandbox_min=sandbox_min,
     )

@@ -9,9 +9,14 @@ Such a match is never recorded in the competition's results, so it never
 counts in the standings; its deal is a fresh random one, nothing of the
 ladder's.
 
-Bounds: one game per person at a time, ``HUMAN_GAMES`` at once on the
-server, and a person who stops answering loses the game after
-``HUMAN_WEB_MOVE_S`` (its seat's clock), which frees both slots.
+Bounds (the config's ``[server]`` table): one game per person at a time,
+``human_games_per_address`` from one address (a trusted proxy's forwarded
+address, when configured), ``human_games`` at once on the server, and a
+person who does not answer within ``human_idle_s`` (a minute) loses the game,
+which ends and frees its slot. A flooder is refused (429, saying why); when
+the server is full, a new game takes the place of the game whose person has
+been silent longest, if silent for ``ROOM_IDLE_S``: four unanswered games no
+longer keep everyone else out until their clocks run out.
 """
 
 from __future__ import annotations
@@ -36,10 +41,9 @@ from ..supervisor.play import new_seed
 from .service import Competition
 from .state import Participant
 
-HUMAN_GAMES = 4
-"""Games against a person played at once on the server (each holds a bot process): one more is refused (503)."""
-HUMAN_WEB_MOVE_S = 120.0
-"""The longest a person on the server may take over a move: past it the game ends as the person's fault."""
+ROOM_IDLE_S = 10.0
+"""When the server plays all the games against people it may, a new one ends the game whose person has been
+silent longest, if that person has been silent this long (seconds)."""
 RELAY_START_S = 5.0
 """The start-up time of the person's seat (its relay's start; it is added to the first move's clock)."""
 HUMAN_WEB_MATCH_S = 1800.0
@@ -72,6 +76,12 @@ class HumanGame:
     log_path: Path | None = None
     changed: trio.Event = field(default_factory=trio.Event)
     send: trio.MemorySendChannel[str] | None = None
+    address: str = ""
+    """Where the person played from (counted against ``human_games_per_address``)."""
+    silent_since: float | None = None
+    """Since when (trio's clock) the person's answer has been awaited; ``None``: not awaited now."""
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    """Cancelled to end the game early (to make room for another)."""
 
     def touch(self) -> None:
         self.changed.set()
@@ -85,6 +95,7 @@ class Pages(Protocol):
 
     def who(self, request: Request) -> Participant | None: ...
     def need(self, request: Request) -> Participant: ...
+    def address(self, request: Request) -> str: ...
     def participant(self, name: str) -> Participant: ...
     def check_csrf(self, request: Request, sent: Any) -> None: ...
     def page(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse: ...
@@ -128,42 +139,48 @@ class HumanPages:
                 self.c.state.set_setting(ALLOWED.format(owner.id), "1" if form.get("allow") == "1" else "0")
                 return RedirectResponse(f"/bots/{owner.name}/play", status_code=303)
             seat = 1 if form.get("seat") == "B" else 0
-            return RedirectResponse(f"/play/{self.start(viewer, owner, seat)}", status_code=303)
+            game = self.start(viewer, owner, seat, self.pages.address(request))
+            return RedirectResponse(f"/play/{game}", status_code=303)
         return self.pages.page(
             request, "play_bot.html", owner=owner, allowed=self.allowed(owner), may_switch=may_switch,
-            current=self.playing.get(viewer.id) if viewer else None, move_s=HUMAN_WEB_MOVE_S,
+            current=self.playing.get(viewer.id) if viewer else None, move_s=self.c.config.human_idle_s,
         )  # fmt: skip
 
-    def start(self, viewer: Participant, owner: Participant, seat: int) -> str:
-        """Begin a game of ``viewer`` against ``owner``'s bot in ``seat``; its id (the game it plays, if one)."""
+    def start(self, viewer: Participant, owner: Participant, seat: int, address: str = "") -> str:
+        """Begin a game of ``viewer`` (at ``address``) against ``owner``'s bot in ``seat``; its id (the game it
+        plays, if one)."""
         if viewer.id in self.playing:
             return self.playing[viewer.id]
         if not self.allowed(owner):
             raise HTTPException(403, f"{owner.name}'s owner does not let people play against it")
+        refused = self.c.may_play(viewer)
+        if refused:
+            raise HTTPException(403, refused)
         version = next((v for v in self.c.versions(owner.id) if v.playing), None)
         spec = self.c.specs.get(version.id) if version is not None else None
         if version is None or spec is None or owner.disqualified:
             raise HTTPException(409, f"{owner.name} has no version playing now")
-        if len(self.playing) >= HUMAN_GAMES:
-            raise HTTPException(503, "the server plays as many games against people as it can now: try in a minute")
-        game = HumanGame(id=secrets.token_urlsafe(9), player=viewer.id, bot=version.label, seat=seat)
+        self._make_room(address)
+        game = HumanGame(id=secrets.token_urlsafe(9), player=viewer.id, bot=version.label, seat=seat, address=address)
         send, receive = trio.open_memory_channel[str](0)  # a move is taken only while one is awaited
         game.send = send
         self.games[game.id] = game
         self.playing[viewer.id] = game.id  # taken before any pause: a second request finds it
         limits = msgspec.structs.replace(
-            HUMAN_LIMITS, move_wall_s=HUMAN_WEB_MOVE_S, wall_bank_s=HUMAN_WEB_MATCH_S, match_wall_s=HUMAN_WEB_MATCH_S,
-            startup_s=RELAY_START_S,
+            HUMAN_LIMITS, move_wall_s=self.c.config.human_idle_s, wall_bank_s=HUMAN_WEB_MATCH_S,
+            match_wall_s=HUMAN_WEB_MATCH_S, startup_s=RELAY_START_S,
         )  # fmt: skip
 
         async def read_line() -> str:
             game.waiting = True
+            game.silent_since = trio.current_time()
             game.asks += 1
             game.touch()
             try:
                 return await receive.receive()
             finally:
                 game.waiting = False
+                game.silent_since = None
 
         def say(line: str) -> None:
             game.lines.append(line)
@@ -174,20 +191,27 @@ class HumanPages:
 
         async def play() -> None:
             try:
-                record = await play_human(
-                    self.c.game, spec, seat, seed=new_seed(), limits=self.c.config.limits, human_limits=limits,
-                    log_dir=self.c.logs / "human", read_line=read_line, say=say, asked=asked,
-                )  # fmt: skip
-                game.log_path = record.log_path
-                for fault in record.faults:
-                    say(f"Fault by seat {fault.seat}: {fault.kind}: {fault.reason}")
+                with game.scope:
+                    record = await play_human(
+                        self.c.game, spec, seat, seed=new_seed(), limits=self.c.config.limits, human_limits=limits,
+                        log_dir=self.c.logs / "human", read_line=read_line, say=say, asked=asked,
+                    )  # fmt: skip
+                    game.log_path = record.log_path
+                    for fault in record.faults:
+                        say(f"Fault by seat {fault.seat}: {fault.kind}: {fault.reason}")
+                if game.scope.cancelled_caught:
+                    say(
+                        "The game was ended: you had not answered for a while, and someone else was waiting to play"
+                        " (the server plays only so many games against people at once)."
+                    )
             except Exception:  # the arena's own error: the game ends, the server goes on
                 traceback.print_exc()
                 say("The arena could not play this game (an error of its own: the organiser has the details).")
             finally:
                 game.over = True
                 game.waiting = False
-                self.playing.pop(viewer.id, None)
+                if self.playing.get(viewer.id) == game.id:
+                    del self.playing[viewer.id]
                 self._forget_old()
                 game.touch()
 
@@ -196,6 +220,28 @@ class HumanPages:
             del self.games[game.id]
             raise HTTPException(503, "the server is starting or stopping: try again in a minute")
         return game.id
+
+    def _make_room(self, address: str) -> None:
+        """Refuse a game from ``address`` if it has its share (429), or end a silent game if the server is full."""
+        config = self.c.config
+        if config.human_games == 0:
+            raise HTTPException(403, "this server plays no games against people")
+        games = [self.games[gid] for gid in self.playing.values()]
+        if sum(g.address == address for g in games) >= config.human_games_per_address:
+            raise HTTPException(
+                429,
+                f"at most {config.human_games_per_address} games against bots at once from one address: finish one"
+                " of them first",
+            )
+        if len(games) < config.human_games:
+            return
+        now = trio.current_time()
+        silent = [g for g in games if g.silent_since is not None and now - g.silent_since >= ROOM_IDLE_S]
+        if not silent:
+            raise HTTPException(503, "the server plays as many games against people as it can now: try in a minute")
+        oldest = min(silent, key=lambda g: g.silent_since or now)
+        oldest.scope.cancel()
+        self.playing.pop(oldest.player, None)  # its slot is this game's now (its task ends at its next checkpoint)
 
     def _forget_old(self) -> None:
         finished = [key for key, g in self.games.items() if g.over]

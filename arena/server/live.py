@@ -45,9 +45,11 @@ STOPPED = "re-running the rules"
 LIVE_POLL_S = 1.0
 """How often a match in play's log is read again, and the most often a live page hears of a change."""
 LIVE_STREAMS = 64
-"""Live matches' event streams open at once, from everyone: one more is refused (503)."""
+"""Live matches' event streams open at once, from everyone (see :class:`StreamShares`)."""
 LIVE_STREAMS_EACH = 4
 """Live event streams open at once for one participant, or from one address for anyone not logged in."""
+EVICTED = "someone else wanted to watch, and the server's live streams are shared out evenly"
+"""Why a stream was ended to make room (its page says so, and may open it again)."""
 SSE_KEEPALIVE_S = 15.0
 LIVE_RENDER_S = 2.0
 """A view of a match in play (everything, A's, B's) is drawn again at most this often, for every watcher of it."""
@@ -118,12 +120,66 @@ def shown_count(records: list[dict[str, Any]], seat: str | None) -> int:
     return sum(1 for r in records if r.get("seat") == seat and r.get("type") in ("send", "recv", "fault"))
 
 
+@dataclass(eq=False)
+class Stream:
+    """One live event stream being served, to ``client`` (a participant, or an address)."""
+
+    client: str
+    ended: bool = False
+    """Set when the stream was ended to make room for another client's."""
+
+
+class StreamShares:
+    """The live event streams open, shared evenly between clients.
+
+    A client holds at most ``each``. When ``total`` are open, a client that
+    holds fewer than another by two or more takes the place of that other
+    client's newest stream (which ends, saying why); else it is refused
+    (429). So 16 addresses holding 64 streams cost those addresses a stream
+    each, and a 65th viewer always gets in: there is no 503 for everyone.
+    """
+
+    def __init__(self, total: int, each: int) -> None:
+        self.total = total
+        self.each = each
+        self.open: dict[str, list[Stream]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(streams) for streams in self.open.values())
+
+    def take(self, client: str) -> Stream:
+        """A stream for ``client``, or :class:`HTTPException` 429 saying why not (checked and taken at once)."""
+        held = len(self.open.get(client, []))
+        if held >= self.each:
+            raise HTTPException(429, f"at most {self.each} live matches watched at once from one address or account")
+        if len(self) >= self.total:
+            top = max(self.open, key=lambda other: len(self.open[other]))
+            if len(self.open[top]) <= held + 1:
+                raise HTTPException(
+                    429, f"all {self.total} live streams are taken, shared out evenly: try again in a minute"
+                )
+            self.give_back(self.open[top][-1]).ended = True
+        stream = Stream(client)
+        self.open.setdefault(client, []).append(stream)
+        return stream
+
+    def give_back(self, stream: Stream) -> Stream:
+        """``stream`` has ended (or is made to)."""
+        streams = self.open.get(stream.client, [])
+        if stream in streams:
+            streams.remove(stream)
+            if not streams:
+                del self.open[stream.client]
+        return stream
+
+
 class Pages(Protocol):
     """What the live pages use of the web app's pages (:class:`arena.server.web.Pages`)."""
 
     c: Competition
 
     def who(self, request: Request) -> Participant | None: ...
+    def address(self, request: Request) -> str: ...
     def page(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse: ...
     def replay_access(self, viewer: Participant | None, match: Scheduled) -> tuple[bool, str | None]: ...
 
@@ -139,7 +195,7 @@ class LivePages:
         self.c = pages.c
         self.logs: dict[str, GrowingLog] = {}
         """The logs of the matches in play being watched, by key (dropped when their match ends)."""
-        self.streams: dict[str, int] = {}
+        self.streams = StreamShares(LIVE_STREAMS, LIVE_STREAMS_EACH)
         """Live event streams open, by participant (or client address, for anyone not logged in)."""
 
     def playing(self, key: str) -> InPlay | None:
@@ -207,30 +263,27 @@ class LivePages:
         viewer = self.pages.who(request)
         allowed, seat = self.pages.replay_access(viewer, playing.scheduled)
         # Counted by participant when logged in (many people may share an address behind a proxy), else by address.
-        client = f"participant {viewer.id}" if viewer is not None else request.client.host if request.client else ""
-        if sum(self.streams.values()) >= LIVE_STREAMS:
-            raise HTTPException(503, "too many live matches are being watched now; try again in a minute")
-        if self.streams.get(client, 0) >= LIVE_STREAMS_EACH:
-            raise HTTPException(429, f"at most {LIVE_STREAMS_EACH} live matches watched at once from one address")
-        self.streams[client] = self.streams.get(client, 0) + 1  # taken before the response: no pause in between
+        client = f"participant {viewer.id}" if viewer is not None else self.pages.address(request)
+        taken = self.streams.take(client)  # taken before the response: no pause in between
 
         async def stream() -> AsyncIterator[str]:
             try:
-                async for event in self._events(key, allowed, seat):
+                async for event in self._events(key, allowed, seat, taken):
                     yield event
             finally:
-                self.streams[client] -= 1
-                if not self.streams[client]:
-                    del self.streams[client]
+                self.streams.give_back(taken)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
         )
 
-    async def _events(self, key: str, allowed: bool, seat: str | None) -> AsyncIterator[str]:
+    async def _events(self, key: str, allowed: bool, seat: str | None, taken: Stream) -> AsyncIterator[str]:
         last = -1
         quiet = 0.0
         while True:
+            if taken.ended:  # another client's stream took its place
+                yield f"event: ended\ndata: {json.dumps({'reason': EVICTED})}\n\n"
+                return
             playing = self.playing(key)
             if playing is None:
                 yield f"event: end\ndata: {json.dumps({'url': f'/matches/{key}'})}\n\n"

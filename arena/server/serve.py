@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 import trio
 from hypercorn.config import Config as HypercornConfig
-from hypercorn.trio import serve as hypercorn_serve
 
 from .._errors import ConfigError
 from ..supervisor import _process
+from ._listen import Budget, serve
 from .config import ServerConfig
 from .service import Competition
 from .web import create_app
@@ -80,12 +80,16 @@ async def run_server(
         hypercorn.accesslog = None
         hypercorn.keep_alive_timeout = 30
         hypercorn.loglevel = "WARNING"
+        budget = Budget.of()
+        say(budget.line())
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 nursery.start_soon(_stop_on_signal, nursery.cancel_scope, say)
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=config.cluster, say=say))
             try:
-                binds: list[str] = await nursery.start(functools.partial(hypercorn_serve, app, hypercorn))  # type: ignore[arg-type]
+                binds: list[str] = await nursery.start(
+                    functools.partial(serve, app, hypercorn, budget=budget, exempt=config.trusted_proxies, say=say)
+                )
             except* OSError as group:  # a port in use (`mkdocs serve` takes 8000 too) is the organiser's to change
                 raise _cannot_listen(hypercorn.bind[0], group) from None
             address = binds[0].replace("0.0.0.0", "127.0.0.1")

@@ -22,6 +22,7 @@ import functools
 import os
 import secrets
 import shutil
+import sqlite3
 import stat
 import threading
 import time
@@ -68,7 +69,7 @@ from ..supervisor._pool import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
 from . import retention
-from ._queue import FairQueue
+from ._queue import CheckSlots, FairQueue
 from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
@@ -108,6 +109,13 @@ OLD_SEED_WARNING = (
 ADMIN_NAME = "organiser"
 RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
 """Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
+RETRY_LEAST_S = 0.5
+RETRY_MAX_S = 30.0
+"""A background task that failed (:meth:`Competition._keep_running`) starts again after 0.5 s, then 1 s, 2 s...
+up to this."""
+CHECKS_UNDER_WAY = 4
+"""Checks under way at once, for each of ``check_jobs`` slots: a check waiting between its steps holds its bot's
+process (frozen), so their number is bounded; past it an upload waits for a check to end."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
 
@@ -331,7 +339,9 @@ class Competition:
         self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
         self._checks = FairQueue()
-        """Uploads waiting for their check (``config.check_jobs`` checkers take them, participants in turn)."""
+        """Uploads waiting for their check (participants in turn, one check each at a time)."""
+        self._slots = CheckSlots(config.check_jobs)
+        """The ``config.check_jobs`` slots the checks under way share, by participant (see :class:`CheckSlots`)."""
         self.ladder: Ladder | None = None
         self.pool: Pool | None = None
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
@@ -790,6 +800,9 @@ class Competition:
             raise UploadRefused("house bots are updated by the organiser's config")
         if participant.is_admin:
             raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
+        awaiting = self.may_play(participant)
+        if awaiting:
+            raise UploadRefused(awaiting)
         over = self.disk.participant_over(participant.id, self._owned())
         if over:
             raise UploadRefused(over)
@@ -798,6 +811,12 @@ class Competition:
         running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
         if running:
             raise Busy(f"submission {running[0].id} is still being checked; wait for its result")
+
+    def may_play(self, participant: Participant) -> str:
+        """Why ``participant`` may not upload nor play a game against a bot yet (``""``: it may)."""
+        if self.state.awaiting(participant.id):
+            return "the organiser has not approved your account yet: you may upload once it is approved"
+        return ""
 
     async def take_upload(self, participant: Participant, upload: Path, *, filename: str, language: str) -> int:
         """Record an upload (already on disk at ``upload``), unpack it, and queue its check; returns its id.
@@ -903,22 +922,31 @@ class Competition:
         # bot that is no house bot would say "check"). An empty field (the first upload, a paused ladder) names none.
         field = sorted(label for label, player in self.field().items() if player.entrant.name != owner.name)
 
+        # The cap counts the time the check holds a slot: the time it waits for one (another participant's turn)
+        # moves the deadline on.
+        capped = trio.CancelScope()
+
+        async def pace() -> None:
+            capped.deadline += await self._slots.step(owner.id)
+
         async def check() -> Report:
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir(mode=0o700, parents=True)
             return await check_bot(
                 spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field,
+                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field, pace=pace,
             )  # fmt: skip
 
-        with trio.move_on_after(self.config.check_wall_s) as capped:
-            with background():  # beside the ladder, the check takes the CPU its bots leave
-                report = await check()
-            if report.machine_may_explain:
-                # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable when
-                # the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash, a
-                # protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
-                report = await check()
+        async with self._slots.held(owner.id):  # its build is its first step: charged to its owner, as the rest
+            capped.deadline = trio.current_time() + self.config.check_wall_s
+            with capped:
+                with background():  # beside the ladder, the check takes the CPU its bots leave
+                    report = await check()
+                if report.machine_may_explain:
+                    # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable
+                    # when the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash,
+                    # a protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
+                    report = await check()
         if capped.cancelled_caught:
             report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
         checks = [
@@ -1117,14 +1145,32 @@ class Competition:
                 slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
                 scheme=self.config.ladder.duplicate, say=say,
             )  # fmt: skip
-            for _ in range(self.config.check_jobs):
+            for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self._checker)
-            nursery.start_soon(self._standings)
-            nursery.start_soon(self._watch_disk)
-            nursery.start_soon(self._prune_logs)
+            nursery.start_soon(self._keep_running, "the standings", self._standings, say)
+            nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
+            nursery.start_soon(self._keep_running, "the log pruner", self._prune_logs, say)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
+
+    async def _keep_running(self, what: str, task: Callable[[], Awaitable[None]], say: Callable[[str], None]) -> None:
+        """Run the background ``task`` for good: when it fails (out of file descriptors, a full disk), say so and
+        start it again after a pause that doubles each time, up to ``RETRY_MAX_S`` (back to the least once it
+        has run a while). A server that ran out of descriptors under a flood of connections died here."""
+        pause = RETRY_LEAST_S
+        while True:
+            started = trio.current_time()
+            try:
+                await task()
+            except Exception as exc:
+                if not isinstance(exc, OSError | sqlite3.OperationalError):  # a bug: the whole story for the organiser
+                    traceback.print_exc()
+                if trio.current_time() - started > RETRY_MAX_S:
+                    pause = RETRY_LEAST_S
+                say(f"{what} failed ({type(exc).__name__}: {exc}); it starts again in {pause:g} s")
+                await trio.sleep(pause)
+                pause = min(2 * pause, RETRY_MAX_S)
 
     def _ladder_book(self) -> PairBook:
         """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""

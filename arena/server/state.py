@@ -42,6 +42,12 @@ from ..competition.store import Store
 
 LOGIN_LINK_DAYS = 7
 """How long a printed login link may be used (once)."""
+INVITE_DAYS = 30
+"""How long an invitation (``registration = "invite"``) may be used (once)."""
+_INVITE = "invite:"
+"""Settings keyed by an invitation code's hash (the code itself is never stored); the value: when it expires."""
+_AWAITING = "awaiting_approval:"
+"""Settings keyed by a participant id: ``1`` while the organiser has not approved the account."""
 _BY_NAME = "WHERE name = ? COLLATE NOCASE ORDER BY name = ? DESC, id LIMIT 1"
 """A participant by name, whatever its case (the exact spelling first, in a database from before the rule)."""
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
@@ -223,6 +229,43 @@ class State:
         """Disqualify a participant's bot (``reason``) or readmit it (``""``)."""
         with self._transaction() as db:
             db.execute("UPDATE participants SET disqualified = ? WHERE id = ?", (reason, pid))
+
+    # Invitations and approval ------------------------------------------------------
+    def new_invite(self) -> str:
+        """A one-time code that lets someone register a name (``registration = "invite"``), for ``INVITE_DAYS``."""
+        code = secrets.token_urlsafe(18)
+        expires = (datetime.now(UTC) + timedelta(days=INVITE_DAYS)).isoformat(timespec="seconds")
+        self.set_setting(_INVITE + hash_secret(code), expires)
+        return code
+
+    def invite_valid(self, code: str) -> bool:
+        """Whether ``code`` is an unspent, unexpired invitation."""
+        if not code or len(code) > 200:
+            return False
+        expires = self.setting(_INVITE + hash_secret(code))
+        return bool(expires) and expires >= now()
+
+    def register_invited(self, code: str, name: str) -> tuple[Participant, str]:
+        """Register ``name`` with invitation ``code``, spending it, in one transaction; :class:`ConfigError` if the
+        code is not valid or the name is taken (the code is then left unspent)."""
+        with self._transaction() as db:
+            if not self.invite_valid(code):
+                raise ConfigError("that invitation is spent or expired: ask the organiser for another")
+            db.execute("DELETE FROM settings WHERE key = ?", (_INVITE + hash_secret(code),))
+            return self.add_participant(name, new=True)
+
+    def set_awaiting(self, pid: int, awaiting: bool) -> None:
+        """Mark participant ``pid``'s account as awaiting the organiser's approval (or approve it)."""
+        self.set_setting(f"{_AWAITING}{pid}", "1" if awaiting else "0")
+
+    def awaiting(self, pid: int) -> bool:
+        """Whether participant ``pid``'s account awaits the organiser's approval."""
+        return self.setting(f"{_AWAITING}{pid}") == "1"
+
+    def awaiting_ids(self) -> set[int]:
+        """The participants whose accounts await the organiser's approval."""
+        rows = self._db.execute("SELECT key FROM settings WHERE key LIKE ? AND value = '1'", (_AWAITING + "%",))
+        return {int(key.removeprefix(_AWAITING)) for (key,) in rows}
 
     # Login links ---------------------------------------------------------------
     def new_login_code(self, pid: int) -> str:

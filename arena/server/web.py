@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import msgspec
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -66,6 +67,7 @@ from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import retention
+from ._clients import client_address
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
 from .human import HumanPages
@@ -95,8 +97,7 @@ With each participant's own bound of one, it keeps what uploads hold on disk whi
 UPLOAD_READ_S = 120.0
 """The longest an upload's body may take to arrive (408 after): a client sending a byte now and then holds its
 slot no longer. 5 MB in 120 s is a 42 KB/s line."""
-REGISTRATIONS_PER_HOUR = 5
-"""Open registration: names one address may register an hour (a flood of names would be a flood of uploads)."""
+INVITE_ONLY = "registration is by invitation: ask the organiser for an invitation link"
 STATIC = Path(__file__).parent / "static"
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self';"
@@ -600,31 +601,57 @@ class Pages:
         return RedirectResponse("/", status_code=303)
 
     async def register(self, request: Request) -> Response:
-        if self.c.config.registration != "open":
-            raise HTTPException(403, "registration is by invitation: ask the organiser for a login link")
+        """Registering a name: anyone (``open``), anyone but approved before uploading (``approve``), or with an
+        invitation the organiser made (``invite``: the code in the link, ``/register?code=...``)."""
+        mode = self.c.config.registration
+        code = str(request.query_params.get("code", ""))
         if request.method == "GET":
-            return self.page(request, "register.html", rule=NAME_RULE)
+            if mode == "invite" and not self.c.state.invite_valid(code):
+                raise HTTPException(403, INVITE_ONLY)
+            return self.page(request, "register.html", rule=NAME_RULE, code=code, mode=mode)
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
-        client = request.client.host if request.client else ""
+        code = str(form.get("code", ""))
+        if mode == "invite" and not self.c.state.invite_valid(code):
+            raise HTTPException(403, INVITE_ONLY)
+        client = self.address(request)
         now = trio.current_time()
         recent = [t for t in self._registrations.get(client, []) if now - t < 3600]
-        if len(recent) >= REGISTRATIONS_PER_HOUR:
-            raise HTTPException(429, f"at most {REGISTRATIONS_PER_HOUR} registrations an hour from one address")
+        allowed = self.c.config.registrations_per_hour
+        if len(recent) >= allowed:
+            raise HTTPException(429, f"at most {allowed} registrations an hour from one address: try again later")
         name = str(form.get("name", "")).strip()
+
+        def again(status: int, message: str) -> HTMLResponse:
+            return self.page(request, "register.html", status, rule=NAME_RULE, message=message, name=name, code=code)
+
         try:
             check_name(name)
         except ConfigError as exc:
-            return self.page(request, "register.html", 400, rule=NAME_RULE, message=str(exc), name=name)
+            return again(400, str(exc))
         if self.c.state.participant_named(name) is not None:  # whatever its case
-            return self.page(request, "register.html", 409, rule=NAME_RULE, message="that name is taken", name=name)
+            return again(409, "that name is taken")
         refused = self.c.name_refused(name)
         if refused:
-            return self.page(request, "register.html", 409, rule=NAME_RULE, message=f"that name {refused}", name=name)
-        participant, token = self.c.state.add_participant(name, new=True)
+            return again(409, f"that name {refused}")
+        try:
+            if mode == "invite":
+                participant, token = self.c.state.register_invited(code, name)
+            else:
+                participant, token = self.c.state.add_participant(name, new=True)
+        except ConfigError as exc:  # taken meanwhile, or the invitation spent meanwhile
+            return again(409, str(exc))
+        if mode == "approve":
+            self.c.state.set_awaiting(participant.id, True)
         self._registrations[client] = [*recent, now]
         self._start_session(request, participant)
-        return self.page(request, "registered.html", token=token, me=participant)
+        return self.page(request, "registered.html", token=token, me=participant, awaiting=mode == "approve")
+
+    def address(self, request: Request) -> str:
+        """Who ``request`` comes from, for the limits counted by address (a trusted proxy's forwarded address)."""
+        peer = request.client.host if request.client else ""
+        forwarded = ",".join(request.headers.getlist("x-forwarded-for"))
+        return client_address(peer, forwarded, self.c.config.trusted_proxies)
 
     # A participant's own pages ----------------------------------------------------
     async def me(self, request: Request) -> Response:
@@ -634,6 +661,7 @@ class Pages:
         return self.page(
             request,
             "me.html",
+            awaiting=self.c.may_play(me),
             submissions=self.c.state.submissions(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
             private=True,
@@ -917,11 +945,13 @@ class Pages:
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     # The organiser -------------------------------------------------------------------
-    async def admin(self, request: Request) -> Response:
+    async def admin(self, request: Request, *, invited: str = "") -> Response:
         self.need_admin(request)
         return self.page(
             request,
             "admin.html",
+            invited=invited,
+            awaiting=self.c.state.awaiting_ids(),
             board=self.c.board(),
             participants=[p for p in self.c.state.participants() if not p.is_admin],
             versions=_by_participant(self.c.versions()),
@@ -933,13 +963,22 @@ class Pages:
         self.need_admin(request)
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
+        if request.path_params["action"] == "invite":  # the link is shown once, on the page this answers
+            return await self.admin(request, invited=self.invite_url(request))
         self._act(request.path_params["action"], form)
         return RedirectResponse("/admin", status_code=303)
+
+    def invite_url(self, request: Request) -> str:
+        """A new invitation's link (it registers one name, within a month)."""
+        base = self.c.state.setting("login_base") or str(request.base_url)
+        return f"{base.rstrip('/')}/register?{urlencode({'code': self.c.state.new_invite()})}"
 
     async def api_admin(self, request: Request) -> Response:
         self.need_admin(request)
         self.check_api_write(request)
         data = await _json_object(request)
+        if request.path_params["action"] == "invite":
+            return JSONResponse({"ok": True, "invite": self.invite_url(request)})
         self._act(request.path_params["action"], data)
         return JSONResponse({"ok": True, "paused": self.c.paused, "frozen": self.c.frozen})
 
@@ -952,6 +991,9 @@ class Pages:
             participant = self.participant(str(data.get("name", "")))
             reason = str(data.get("reason", "")).strip()[:300] or "no reason given"
             self.c.disqualify(participant, reason if action == "disqualify" else "")
+        elif action == "approve":
+            self.c.state.set_awaiting(self.participant(str(data.get("name", ""))).id, False)
+            self.c.touch()
         else:
             raise HTTPException(404, f"no admin action {action!r}")
 
@@ -1335,14 +1377,37 @@ def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
 
 
 async def _json_object(request: Request) -> dict[str, Any]:
-    """The request's JSON object (an empty body: ``{}``), or 400 saying what is wrong."""
+    """The request's JSON object of plain values (an empty body: ``{}``), or 400 saying what is wrong.
+
+    Every API body is a flat object (``{"name": ..., "reason": ...}``,
+    ``{"pinned": true}``), so it is read only up to ``JSON_MAX_BYTES`` and
+    decoded by msgspec against that shape: a nested array or object is
+    refused where it starts, and a 100,000-deep body never reaches a
+    recursive parser (the standard library's raised ``RecursionError``, a 500).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > JSON_MAX_BYTES:
+        raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > JSON_MAX_BYTES:
+            raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
+    if not body.strip():
+        return {}
     try:
-        data = await request.json() if await request.body() else {}
-    except ValueError:
-        raise HTTPException(400, "the body must be JSON") from None
-    if not isinstance(data, dict):
-        raise HTTPException(400, "the body must be a JSON object")
-    return data
+        return _FLAT_OBJECT.decode(body)
+    except msgspec.ValidationError as exc:
+        raise HTTPException(
+            400, f"the body must be a JSON object of strings, numbers, true, false or null: {exc}"
+        ) from None
+    except msgspec.DecodeError as exc:
+        raise HTTPException(400, f"the body must be JSON: {exc}") from None
+
+
+JSON_MAX_BYTES = 64 << 10
+"""The most an API request's JSON body may hold."""
+_FLAT_OBJECT = msgspec.json.Decoder(dict[str, str | int | float | bool | None])
 
 
 def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
