@@ -49,8 +49,9 @@ LINE_BYTES = 1 << 20
 
 ReadLine = Callable[[], Awaitable[str]]
 """Reads one line the person typed: ``""`` at the end of input."""
-Asked = Callable[[list[Choice] | None], None]
-"""Hears the moves a request allows (``None``: not listed, JSON expected) before the person's answer is read."""
+Asked = Callable[[list[Choice] | None, str], None]
+"""Hears the moves a request allows (``None``: not listed, JSON expected) and what it asks, in the game's words,
+before the person's answer is read."""
 
 
 def human_spec(socket_path: Path) -> BotSpec:
@@ -75,7 +76,7 @@ async def play_human(
     log_dir: Path | None,
     read_line: ReadLine,
     say: Callable[[str], None] = print,
-    asked: Asked = lambda _choices: None,
+    asked: Asked = lambda _choices, _question: None,
 ) -> MatchRecord:
     """Play one match of ``bot`` against a person in ``seat`` (0 or 1), who is shown lines by ``say`` and answers
     through ``read_line`` (``asked`` hears the moves listed before each read); the match's log goes in ``log_dir``.
@@ -114,7 +115,7 @@ async def prompt(
     game_id: str,
     read_line: ReadLine,
     say: Callable[[str], None] = print,
-    asked: Asked = lambda _choices: None,
+    asked: Asked = lambda _choices, _question: None,
 ) -> None:
     """Play the seat whose relay connects to ``listener``: tell what happens in the game's words, ask each answer.
 
@@ -235,7 +236,7 @@ async def _pick(request: dict[str, Any], read_line: ReadLine, say: Callable[[str
     """The answer the person picks for ``request``: a move's number or its words (the only move: Enter too); JSON
     when the moves are not listed."""
     listed = choices(request)
-    asked(listed)
+    asked(listed, question(request))
     if listed:
         for number, (label, _) in enumerate(listed, start=1):
             say(f"  {number:>3}) {label}")

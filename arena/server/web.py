@@ -241,6 +241,8 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
         Route("/play/{gid}", human.play, methods=["GET", "POST"]),
         Route("/play/{gid}/replay", human.replay),
+        Route("/play/{gid}/table", human.table),
+        Route("/play/{gid}/events", human.events),
         Route("/live", live.now_playing),
         Route("/matches/{key}/live", live.match),
         Route("/matches/{key}/live/replay", live.replay),
