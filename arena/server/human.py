@@ -91,7 +91,9 @@ class HumanGame:
     def growing(self) -> GrowingLog | None:
         """The game's log being written, found by its seed (its name ends with it; a counter may follow)."""
         if self.live is None and self.log_dir is not None:
-            found = sorted(self.log_dir.glob(f"*-{self.seed}.jsonl")) + sorted(self.log_dir.glob(f"*-{self.seed}-*.jsonl"))
+            found = sorted(self.log_dir.glob(f"*-{self.seed}.jsonl")) + sorted(
+                self.log_dir.glob(f"*-{self.seed}-*.jsonl")
+            )
             if found:
                 self.live = GrowingLog(found[0])
         return self.live
@@ -377,7 +379,8 @@ TABLE_SCRIPT = """<script>/* arena serve: the table of a game a person plays, in
     if (!seat) return;
     seat.querySelectorAll(".card[data-card]").forEach(function (c) {
       // A move is a card's face (R3), or in the hand the number on it (GOPS bids a value: the card s5 is "5").
-      var zone = c.closest(".zone"), label = zone ? zone.querySelector(".label") : null, rank = c.querySelector(".rank");
+      var zone = c.closest(".zone"), rank = c.querySelector(".rank");
+      var label = zone ? zone.querySelector(".label") : null;
       var inHand = label && /hand/i.test(label.textContent) && rank && playable.faces.indexOf(rank.textContent) >= 0;
       if (playable.faces.indexOf(c.dataset.card) < 0 && !inHand) return;
       c.dataset.move = playable.faces.indexOf(c.dataset.card) >= 0 ? c.dataset.card : rank.textContent;
