@@ -46,6 +46,7 @@ def test_a_person_plays_a_match_to_the_end_through_bad_input_and_it_replays(tmp_
     log = load_log(next((tmp_path / "logs").glob("*.jsonl")))
     assert log.result is not None and not log.faults
     assert verify(log).difference is None  # the match replays from its seed and moves, as any match
+    assert "-human-" in log.match_id and not log.match_id.endswith("-7")  # both seats get the id: never the seed
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.replay import load_log
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
 from .servertools import server_process
@@ -78,6 +79,7 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
             table = alice.frame_locator("#play-table")
             clicked_cards = buttons = 0
             shot = False
+            seen = ""
             while True:
                 alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=60_000)
                 if alice.locator("#game-over").count():
@@ -87,6 +89,7 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
                     alice.screenshot(path=str(SHOTS / "play.png"))
                     shot = True
                 asks = alice.locator("#play").get_attribute("data-asks")
+                seen = table.locator("body").inner_text()
                 playable = table.locator("#seat-A .card.playable")
                 if game in ("rps-poker", "gops", "card-jitsu"):  # each move is a card: the table shows it at once
                     playable.first.wait_for(timeout=5_000)
@@ -118,3 +121,5 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
         finally:
             browser.close()
     assert errors == [], errors
+    (log,) = (tmp_path / "data" / "logs" / "human").glob("*.jsonl")
+    assert str(load_log(log).seed) not in seen  # nor in the match's id: the seed would deal the bot's cards

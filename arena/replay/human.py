@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import socket
 import sys
 import tempfile
@@ -98,9 +99,11 @@ async def play_human(
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(person)
+                # The match's id is not the default (game and seed): the seed deals both seats, and the id is sent
+                # to both (a bot would know the person's cards, a person the bot's, from it).
                 record = await play_match(
                     game, specs, seed=seed, limits=limits, log_dir=log_dir, stderr_dir=Path(folder),
-                    own_seats={seat: human_limits},
+                    own_seats={seat: human_limits}, match_id=f"{game.id}-human-{secrets.token_hex(6)}",
                 )  # fmt: skip
                 with trio.move_on_after(2):  # the prompt shows the end it was told
                     await done.wait()
