@@ -27,7 +27,6 @@ GAMES = {
     "badugi": ("badugi/calling-station-python", "hands = 2", 2),
     "six-card-poker": ("six-card-poker/sorted-python", "deals = 2", 2),
 }
-SHOTS = Path(__file__).parent.parent / "docs" / "server"
 
 
 def _config(folder: Path, game: str) -> Path:
@@ -86,7 +85,13 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
                     break
                 if not shot and game == "rps-poker" and clicked_cards >= 5:
                     table.locator("#seat-A .card.playable").first.wait_for(timeout=10_000)
-                    alice.screenshot(path=str(SHOTS / "play.png"))
+                    alice.screenshot(path=str(tmp_path / "play.png"))
+                    alice.set_viewport_size({"width": 390, "height": 844})
+                    alice.wait_for_timeout(500)  # (the frame tells its new height)
+                    assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+                    assert alice.locator("#move-buttons button").first.is_visible()  # the moves stay in view
+                    alice.screenshot(path=str(tmp_path / "play-phone.png"))
+                    alice.set_viewport_size({"width": 1366, "height": 900})
                     shot = True
                 asks = alice.locator("#play").get_attribute("data-asks")
                 seen = table.locator("body").inner_text()
