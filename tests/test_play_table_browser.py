@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,71 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
     assert errors == [], errors
     (log,) = (tmp_path / "data" / "logs" / "human").glob("*.jsonl")
     assert str(load_log(log).seed) not in seen  # nor in the match's id: the seed would deal the bot's cards
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp_path: Path) -> None:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    example = Path(__file__).resolve().parents[1] / "examples" / "high-card"
+    (tmp_path / "game").mkdir()
+    shutil.copy(example / "high_card.py", tmp_path / "game" / "high_card.py")
+    config = tmp_path / "server.toml"
+    config.write_text(
+        f'name = "High card"\ngame = "high-card"\ngame_module = "game/high_card.py"\n'
+        f'house_bots = ["{example / "bots" / "high"}"]\n[uploads]\ncheck_matches = 2\n'
+        f'[server]\ndata_dir = "{tmp_path / "data"}"\nport = 0\n'
+    )
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--add", "alice"]) == 0
+    alice_link = printed.getvalue().split("/login/")[1].split()[0]
+    errors: list[str] = []
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        url = server.url
+        organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            organiser = browser.new_context().new_page()
+            organiser.goto(f"{url}/login/{organiser_link}")
+            organiser.click("#login")
+            organiser.wait_for_url(f"{url}/admin")
+            organiser.goto(f"{url}/bots/high/play")
+            organiser.click("#allow")
+            organiser.wait_for_selector("text=Stop allowing games against it")
+            alice = browser.new_context().new_page()
+            alice.on("pageerror", lambda e: errors.append(str(e)))
+            alice.goto(f"{url}/login/{alice_link}")
+            alice.click("#login")
+            alice.wait_for_url(f"{url}/me")
+            alice.goto(f"{url}/bots/high/play")
+            alice.click("#play-b")
+            alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+            loads: list[str] = []
+            alice.on("load", lambda: loads.append(alice.url))
+            table = alice.frame_locator("#play-table")
+            moves = 0
+            while True:
+                alice.wait_for_selector("#json-input:enabled, #game-over", timeout=60_000)
+                if alice.locator("#game-over").count():
+                    break
+                asks = alice.locator("#play").get_attribute("data-asks")
+                told = alice.locator("#transcript").text_content() or ""
+                hand = re.findall(r"hand \[([\d,]+)\]", told)[-1].split(",")
+                table.locator("#seat-B").wait_for()  # the generic table, the person's seat at the bottom
+                alice.fill("#json-input", hand[0])
+                alice.press("#json-input", "Enter")
+                alice.wait_for_function(
+                    "(asks) => { const p = document.getElementById('play');"
+                    " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+                    arg=asks,
+                    timeout=60_000,
+                )
+                moves += 1
+            assert moves >= 3 and loads == []
+            assert table.locator("#seed").inner_text() == "secret"
+            told = alice.locator("#transcript").text_content() or ""
+            assert "The match is over" in told and "fault" not in told.lower()
+        finally:
+            browser.close()
+    assert errors == [], errors
