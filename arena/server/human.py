@@ -298,6 +298,9 @@ class HumanPages:
             sent_state: dict[str, Any] | None = None
             sent_records = -1
             sent_lines = 0
+            asked_logged = 0  # the person's requests in the log so far, and how many of its records were counted
+            counted = 0
+            held_since: float | None = None
             quiet = 0.0
             while True:
                 changed = game.changed
@@ -305,17 +308,25 @@ class HumanPages:
                 if len(game.lines) > sent_lines:
                     lines, sent_lines = game.lines[sent_lines:], len(game.lines)
                     yield f"event: said\ndata: {json.dumps({'lines': lines})}\n\n"
-                if state != sent_state:
-                    sent_state = state
-                    yield f"event: state\ndata: {json.dumps(state)}\n\n"
                 live = game.growing()
                 if live is not None:
                     live.read_at = -math.inf  # read now: a person's move is seconds apart, not many a second
-                    records = len(live.refresh())
-                    if records != sent_records and records:
-                        sent_records = records
+                    records = live.refresh()
+                    asked_logged += sum(1 for r in records[counted:] if _asks(r, seat))
+                    counted = len(records)
+                    if len(records) != sent_records and records:
+                        sent_records = len(records)
                         data = await trio.to_thread.run_sync(_seat_update, live, seat)
                         yield f"event: table\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+                # The moves are shown with the table that asks them: a request reaches the log just after the
+                # person's seat (the step is written once both seats are asked), so its moves wait for it a little.
+                behind = state["waiting"] and live is not None and asked_logged < state["asks"]
+                now = trio.current_time()
+                if behind and held_since is None:
+                    held_since = now
+                if state != sent_state and (not behind or now - (held_since or now) >= 2 * LIVE_POLL_S):
+                    sent_state, held_since = state, None
+                    yield f"event: state\ndata: {json.dumps(state)}\n\n"
                 if game.over and state["over"] and (live is None or sent_records == len(live.records)):
                     return
                 # Soon after a change the log is read again soon: the step's requests reach it just after the seats.
@@ -339,6 +350,12 @@ class HumanPages:
             raise HTTPException(404, "the game's replay is shown once it has ended")
         html = await trio.to_thread.run_sync(self.replay_page, game.log_path, None, frozenset(), True)
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
+
+
+def _asks(record: dict[str, Any], seat: str) -> bool:
+    """Whether a log record is a request sent to ``seat``."""
+    msg = record.get("msg")
+    return record.get("type") == "send" and record.get("seat") == seat and isinstance(msg, dict) and "id" in msg
 
 
 def _seat_update(live: GrowingLog, seat: str) -> dict[str, Any]:
