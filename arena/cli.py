@@ -88,7 +88,7 @@ def _play_human(args: argparse.Namespace, seat: int) -> int:
     from .bots.spec import BotSpec, game_of, resolve
     from .checks.hints import printable
     from .games import GAMES, get_game
-    from .replay.human import HUMAN, play_human, read_stdin
+    from .replay.human import HUMAN, narration, play_human, read_stdin
     from .supervisor.options import limits_from, params_from
     from .supervisor.play import new_seed
 
@@ -105,13 +105,23 @@ def _play_human(args: argparse.Namespace, seat: int) -> int:
     record = trio.run(
         lambda: play_human(game, other, seat, seed=seed, limits=limits, log_dir=log_dir, read_line=read_stdin)
     )
+    if record.log_path is not None:  # the whole table, now that it may be told (no log: nothing to tell it from)
+        told = narration(record.log_path)
+        if told:
+            print("What happened, both seats' cards shown:")
+            for line in told:
+                print(f"  {printable(line)}")
     print(f"Seed {seed} (it dealt both seats' cards)")
     person = BotSpec(name=HUMAN, command=(HUMAN,), cwd=Path.cwd())  # (its fault's hints: the JSON protocol's)
-    _print_result(record, game, (person, other) if seat == 0 else (other, person))
+    _print_result(record, game, (person, other) if seat == 0 else (other, person), person=seat)
     return GAME_ERROR_STATUS if record.game_error else 0
 
 
-def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec]) -> None:
+def _print_result(
+    record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec], *, person: int | None = None
+) -> None:
+    """The result, each fault with the bot's last stderr and hints; ``person``: the seat a person played (its relay
+    ends only when the person's input ends: that "crash" is the person leaving)."""
     from .checks.hints import fault_hints, printable, stderr_tail
     from .games import score_text
 
@@ -136,6 +146,9 @@ def _print_result(record: MatchRecord, game: Game, specs: tuple[BotSpec, BotSpec
     print(f"Result: {names[0]} {score_text(*result.points)} {names[1]}: {verdict}")
     for fault in record.faults:
         seat = "AB".index(fault.seat)
+        if seat == person and fault.kind == "crash":
+            print(f"  fault: {fault.seat} ({names[seat]}) left the match (the input ended): the seat forfeits")
+            continue
         print(f"  fault: {fault.seat} ({names[seat]}) {fault.kind}: {printable(fault.reason)}")
         kept = record.log_path is not None  # else the stderr file is in a folder removed after the match
         for line in stderr_tail(record.stderr_logs[seat], label=None if kept else "not kept: --no-log"):

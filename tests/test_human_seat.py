@@ -26,19 +26,27 @@ def _play(tmp_path: Path, typed: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_a_person_plays_a_match_to_the_end_through_bad_input_and_it_replays(tmp_path: Path) -> None:
-    typed = "x\n99\n" + "1\n" * 4 + "2\n" + "1\n" * 20  # junk and out of range are asked again
+    # Junk and out of range are asked again; a card's name is a move; the last turn's only move is Enter.
+    typed = "x\n99\ns5\n" + "1\n" * 3 + "2\n" + "1\n" * 9 + "\n"
     done = _play(tmp_path, typed)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "you play seat A against random-python" in out
-    assert "not one of the moves: type a number from 1 to 2" in out
-    assert out.count("asked: ") == 15  # 5 draft picks and 10 turns, each answered
-    assert "asked: draft_pick" in out and "1) " in out
+    assert "'x' is not one of the moves: type a number from 1 to 2, or a move as listed" in out
+    assert "A keeps S5 and passes R1" in out  # the card named (any case): the game's words for what it did
+    assert out.count("Which card do you keep? (the other one goes to your opponent)") >= 5  # the draft says so
+    assert out.count("Which card do you play against the base card?") == 10
+    assert "Your only move is" in out and "(1-1)" not in out and "asked: " not in out
+    assert "Turn 10 of 10" in out and " wins turn " in out  # each turn's result as a sentence
     assert out.index("Seed 7") > out.index("The match is over")  # the seed deals both hands: told at the end
+    narration = out[out.index("What happened, both seats' cards shown:") :]
+    assert "B keeps " in narration  # the other seat's draft, told only after the match
+    assert out.index("B keeps ") > out.index("The match is over")
     assert "Result: human" in out and "fault" not in out
     log = load_log(next((tmp_path / "logs").glob("*.jsonl")))
     assert log.result is not None and not log.faults
     assert verify(log).difference is None  # the match replays from its seed and moves, as any match
+    assert "-human-" in log.match_id and not log.match_id.endswith("-7")  # both seats get the id: never the seed
 
 
 @pytest.mark.slow
@@ -46,7 +54,8 @@ def test_a_person_whose_input_ends_forfeits_without_a_traceback(tmp_path: Path) 
     done = _play(tmp_path, "1\n1\n")
     assert done.returncode == 0, done.stderr
     assert "You left the match" in done.stdout
-    assert "fault: A (human)" in done.stdout
+    assert "fault: A (human) left the match" in done.stdout
+    assert "SIGABRT" not in done.stdout and "crash" not in done.stdout  # the relay exits cleanly
     assert "Traceback" not in done.stdout + done.stderr
 
 

@@ -55,15 +55,21 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
             alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
             moves = 0
             while True:
-                alice.wait_for_selector("#moves button, #game-over", timeout=30_000)
+                alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=30_000)
                 if alice.locator("#game-over").count():
                     break
-                alice.locator("#moves button").first.click()
-                alice.wait_for_load_state()
+                asks = alice.locator("#play").get_attribute("data-asks")
+                alice.locator("#move-buttons button:enabled").first.click()
+                alice.wait_for_function(
+                    "(asks) => { const p = document.getElementById('play');"
+                    " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+                    arg=asks,
+                    timeout=30_000,
+                )
                 moves += 1
             alice.set_viewport_size({"width": 390, "height": 844})
             assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
-            transcript = alice.locator("#transcript").inner_text()
+            transcript = alice.locator("#transcript").text_content()
             assert moves == 15  # RPS Poker: 5 draft picks and 10 turns
             assert "You play seat A against random-python" in transcript
             assert "The match is over" in transcript

@@ -155,6 +155,22 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             )
             whole = organiser.frame_locator("#live-frames iframe:not([hidden])")
             assert "Everything" in whole.locator("#views").inner_text()
+            # The table grows in place (one frame loaded, the new steps handed to it), and a viewer who steps
+            # back stays there while it grows.
+            assert organiser.evaluate("document.getElementById('live-match').dataset.frames") == "1"
+            whole.locator("body[data-ready='1']").wait_for()
+            whole.locator("#first").click()
+            steps = int(whole.locator("#counter").inner_text().split("/ ")[1])
+            grown = int(organiser.evaluate("document.getElementById('live-match').dataset.shown"))
+            organiser.wait_for_function(
+                f"() => Number(document.getElementById('live-match').dataset.shown) > {grown}", timeout=30_000
+            )
+            deadline = time.monotonic() + 15
+            while (counter := whole.locator("#counter").inner_text()) == f"step 1 / {steps}":
+                assert time.monotonic() < deadline, "the grown match did not reach the open replay"
+                organiser.wait_for_timeout(200)
+            assert counter.startswith("step 1 / "), f"a viewer who stepped back was moved: {counter}"
+            assert organiser.evaluate("document.getElementById('live-match').dataset.frames") == "1"
             assert "does not match the rules" not in whole.locator("body").inner_text()  # the rules' own frames
             owner.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
             seen = owner.frame_locator("#live-frames iframe:not([hidden])")

@@ -54,6 +54,23 @@ CHOICES: dict[str, Callable[[Mapping[str, Any]], list[Choice]]] = {
 }
 
 
+QUESTIONS: dict[str, str] = {
+    "gops_bid": "Which card do you bid for the prize?",
+    "badugi_act": "Your action?",
+    "badugi_draw": "Which cards do you discard (the dealer replaces them)?",
+    "jitsu_play": "Which card do you play?",
+    "draft_pick": "Which card do you keep? (the other one goes to your opponent)",
+    "main_play": "Which card do you play against the base card?",
+    "poker_set": "How do you set your six cards: three high, two middle, one low?",
+}
+"""What each known request asks, in the game's words (a request not listed here asks "Your move?")."""
+
+
+def question(request: Mapping[str, Any]) -> str:
+    """What ``request`` asks the person, in the game's words."""
+    return QUESTIONS.get(str(request.get("type", "")), "Your move?")
+
+
 def choices(request: Mapping[str, Any]) -> list[Choice] | None:
     """The answers ``request`` allows, each with words for it; ``None`` when this request type is not known here."""
     make = CHOICES.get(str(request.get("type", "")))

@@ -9,7 +9,7 @@ game's table view; ``match_fragment`` gives its parts for another site's pages.
 """
 
 from ._log import LoggedMatch, load_log
-from ._page import Fragment, match_fragment, match_page, page, timeline_of
+from ._page import Fragment, match_fragment, match_page, match_update, page, timeline_of
 from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
 from ._timeline import Event, Frame, Timeline, for_seat, from_log
 from ._verify import Difference, Verdict, verify
@@ -29,6 +29,7 @@ __all__ = [
     "load_log",
     "match_fragment",
     "match_page",
+    "match_update",
     "page",
     "rerun",
     "rules_for",

@@ -398,6 +398,22 @@ def match_fragment(
     return Fragment(title=title, head=head, body=body)
 
 
+def match_update(
+    log: LoggedMatch, *, seat: str | None = None, timeline: Timeline | None = None, seed_shown: bool = True
+) -> dict[str, Any]:
+    """What a replay page of ``log`` already open takes to show the match as it has grown
+    (``window.arenaReplay.update(data)``): the data its ``#match-data`` holds, unpacked, with the score chart's
+    markup (``chart``, ``""`` when there is none yet). A viewer keeps its step, or follows the new ones from the last.
+    """
+    timeline = timeline or timeline_of(log)
+    if seat is not None:
+        timeline = for_seat(timeline, SEATS.index(seat))
+    data = match_data(log, timeline)
+    data["seed"] = str(timeline.seed) if seed_shown else HIDDEN_SEED
+    data["chart"] = _track(data, timeline)
+    return data
+
+
 def page(fragment: Fragment, *, meta: dict[str, str] | None = None) -> str:
     """A whole HTML page around ``fragment``."""
     metas = "".join(f'<meta name="{html.escape(k)}" content="{html.escape(v)}">\n' for k, v in (meta or {}).items())

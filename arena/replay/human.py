@@ -13,7 +13,9 @@ person sees only what the seat is sent: the referee's narration and the seed
 
 from __future__ import annotations
 
+import contextlib
 import json
+import secrets
 import socket
 import sys
 import tempfile
@@ -24,12 +26,12 @@ from typing import Any
 import msgspec
 import trio
 
-from protocol import Limits
+from protocol import SEATS, Limits
 
 from ..bots.spec import BotSpec
 from ..checks.hints import printable
-from ..games import Game
-from ..games._choices import Choice, choices
+from ..games import Game, TableView, view_for
+from ..games._choices import Choice, choices, question
 from ..supervisor.match import MatchRecord
 from ..supervisor.play import play_match
 from ._render import renderer_for
@@ -48,8 +50,9 @@ LINE_BYTES = 1 << 20
 
 ReadLine = Callable[[], Awaitable[str]]
 """Reads one line the person typed: ``""`` at the end of input."""
-Asked = Callable[[list[Choice] | None], None]
-"""Hears the moves a request allows (``None``: not listed, JSON expected) before the person's answer is read."""
+Asked = Callable[[list[Choice] | None, str], None]
+"""Hears the moves a request allows (``None``: not listed, JSON expected) and what it asks, in the game's words,
+before the person's answer is read."""
 
 
 def human_spec(socket_path: Path) -> BotSpec:
@@ -74,7 +77,7 @@ async def play_human(
     log_dir: Path | None,
     read_line: ReadLine,
     say: Callable[[str], None] = print,
-    asked: Asked = lambda _choices: None,
+    asked: Asked = lambda _choices, _question: None,
 ) -> MatchRecord:
     """Play one match of ``bot`` against a person in ``seat`` (0 or 1), who is shown lines by ``say`` and answers
     through ``read_line`` (``asked`` hears the moves listed before each read); the match's log goes in ``log_dir``.
@@ -96,9 +99,11 @@ async def play_human(
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(person)
+                # The match's id is not the default (game and seed): the seed deals both seats, and the id is sent
+                # to both (a bot would know the person's cards, a person the bot's, from it).
                 record = await play_match(
                     game, specs, seed=seed, limits=limits, log_dir=log_dir, stderr_dir=Path(folder),
-                    own_seats={seat: human_limits},
+                    own_seats={seat: human_limits}, match_id=f"{game.id}-human-{secrets.token_hex(6)}",
                 )  # fmt: skip
                 with trio.move_on_after(2):  # the prompt shows the end it was told
                     await done.wait()
@@ -113,12 +118,17 @@ async def prompt(
     game_id: str,
     read_line: ReadLine,
     say: Callable[[str], None] = print,
-    asked: Asked = lambda _choices: None,
+    asked: Asked = lambda _choices, _question: None,
 ) -> None:
-    """Play the seat whose relay connects to ``listener``: show each message, ask for each answer."""
+    """Play the seat whose relay connects to ``listener``: tell what happens in the game's words, ask each answer.
+
+    A game with a table view (:mod:`arena.games._view`) is told as its replay
+    tells it, fed only this seat's messages (what the seat was never told is
+    not there); another game's messages are shown field by field.
+    """
     connection, _ = await listener.accept()
     stream = trio.SocketStream(connection)
-    renderer = renderer_for(game_id)
+    seat = _SeatWords(game_id, say)
     buffer = b""
     async with stream:
         while True:
@@ -131,23 +141,94 @@ async def prompt(
                     return
             line, buffer = buffer.split(b"\n", 1)
             message = json.loads(line)
-            kind = message.get("type")
-            if kind == "quit":
+            if message.get("type") == "quit":
                 return
-            if kind == "match_start":
-                say(f"You play seat {message.get('seat')} against {printable(str(message.get('opponent', '')))}.")
-                continue
-            if kind == "match_end":
-                result = message.get("result") or {}
-                say(f"The match is over: {words(renderer.result(result, ('you', 'the bot')))}")
-                continue
-            say(("asked: " if "id" in message else "told: ") + words(renderer.message(message)))
+            seat.heard(message)
             if "id" in message:
                 action = await _pick(message, read_line, say, asked)
                 if action is _LEFT:
                     say("You left the match: it ends as your seat's fault.")
                     return
+                seat.answered(message, action)
                 await stream.send_all(json.dumps({"id": message["id"], "action": action}).encode() + b"\n")
+
+
+class _SeatWords:
+    """What the person's seat is told, as lines: the game's own narration where it has a table view."""
+
+    def __init__(self, game_id: str, say: Callable[[str], None]) -> None:
+        self.game_id = game_id
+        self.say = say
+        self.renderer = renderer_for(game_id)
+        self.view: TableView | None = None
+        self.seat = 0
+
+    def heard(self, message: dict[str, Any]) -> None:
+        """A message the seat was sent."""
+        kind = message.get("type")
+        if kind == "match_start":
+            self.seat = 1 if message.get("seat") == "B" else 0
+            opponent = printable(str(message.get("opponent", "")))
+            self.say(f"You play seat {SEATS[self.seat]} against {opponent}.")
+            cls = view_for(self.game_id)
+            if cls is not None:
+                names = ("you", opponent) if self.seat == 0 else (opponent, "you")
+                with contextlib.suppress(*_VIEW_ERRORS):
+                    self.view = cls(message.get("params") or {}, names, frozenset({self.seat}))
+        if kind == "match_end":
+            result = message.get("result") or {}
+            names = ("you", "the bot") if self.seat == 0 else ("the bot", "you")
+            self.say(f"The match is over: {words(self.renderer.result(result, names))}.")
+            return
+        if self.view is None:
+            if kind != "match_start":
+                self.say(("asked: " if "id" in message else "told: ") + words(self.renderer.message(message)))
+            return
+        try:
+            if "id" in message:
+                self.view.asked(self.seat, message)
+            else:
+                self.view.told(self.seat, message)
+        except _VIEW_ERRORS:  # a view that cannot follow (a game changed under it): the message as it is
+            self.view = None
+            self.say(("asked: " if "id" in message else "told: ") + words(self.renderer.message(message)))
+            return
+        self._narrate()
+        if "id" in message:
+            self._table()
+
+    def answered(self, request: dict[str, Any], action: Any) -> None:
+        """The person answered ``request`` with ``action``."""
+        if self.view is None:
+            return
+        try:
+            self.view.answered(self.seat, request, action)
+        except _VIEW_ERRORS:
+            self.view = None
+            return
+        self._narrate()
+
+    def _narrate(self) -> None:
+        assert self.view is not None
+        for line in self.view.said_since():
+            self.say(_line_words(line))
+
+    def _table(self) -> None:
+        """The seat's cards and what lies between the seats, before a question."""
+        assert self.view is not None
+        with contextlib.suppress(*_VIEW_ERRORS):
+            table = self.view.table()
+            for z in [*table["center"], *table["seats"][self.seat]["zones"]]:
+                if z.get("cards"):
+                    self.say(f"  {z['label']}: {' '.join(str(c) for c in z['cards'])}")
+
+
+_VIEW_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def _line_words(line: list[Any]) -> str:
+    """A line of a view's narration as text, each card by its face."""
+    return "".join(str(p["card"]) if isinstance(p, dict) else str(p) for p in line)
 
 
 _LEFT = object()
@@ -155,21 +236,34 @@ _LEFT = object()
 
 
 async def _pick(request: dict[str, Any], read_line: ReadLine, say: Callable[[str], None], asked: Asked) -> Any:
-    """The answer the person picks for ``request`` (a number from the list, or JSON when there is no list)."""
+    """The answer the person picks for ``request``: a move's number or its words (the only move: Enter too); JSON
+    when the moves are not listed."""
     listed = choices(request)
-    asked(listed)
+    asked(listed, question(request))
     if listed:
         for number, (label, _) in enumerate(listed, start=1):
             say(f"  {number:>3}) {label}")
     while True:
-        say(f"your move (1-{len(listed)}):" if listed else "your answer, as JSON:")
+        if listed and len(listed) == 1:
+            say(f"{question(request)} Your only move is {listed[0][0]}: press Enter.")
+        elif listed:
+            say(f"{question(request)} Type its number or its name, such as {listed[0][0]}:")
+        else:
+            say(f"{question(request)} Type your answer as JSON:")
         text = await read_line()
         if not text:
             return _LEFT
+        if listed and len(listed) == 1 and not text.strip():
+            return listed[0][1]
         picked = _parse(text.strip(), listed)
         if picked is not _NOTHING:
             return picked
-        say(f"not one of the moves: type a number from 1 to {len(listed)}" if listed else "that is not JSON")
+        say(
+            f"{text.strip()[:40]!r} is not one of the moves: type a number from 1 to {len(listed)}, "
+            f"or a move as listed (such as {listed[-1][0]})"
+            if listed
+            else "that is not JSON"
+        )
 
 
 _NOTHING = object()
@@ -180,7 +274,7 @@ def _parse(text: str, listed: list[Choice] | None) -> Any:
     if listed:
         if text.isdigit() and 1 <= int(text) <= len(listed):
             return listed[int(text) - 1][1]
-        named = [action for label, action in listed if label.casefold() == text.casefold()]
+        named = [action for label, action in listed if label.casefold() == " ".join(text.split()).casefold()]
         return named[0] if named else _NOTHING
     try:
         return json.loads(text)
@@ -188,4 +282,27 @@ def _parse(text: str, listed: list[Choice] | None) -> Any:
         return _NOTHING
 
 
-__all__ = ["HUMAN", "HUMAN_LIMITS", "human_spec", "play_human", "prompt", "read_stdin"]
+def narration(log_path: Path) -> list[str]:
+    """The whole match in the game's words (both seats' cards), from its log: what a person is told once it ended.
+
+    The game's table view tells it where the game has one; else the rules' own narration (a plugin's).
+    """
+    from ._log import load_log
+    from ._page import timeline_of
+    from ._tables import NoTable, tables
+
+    log = load_log(log_path)
+    timeline = timeline_of(log)
+    out: list[str] = []
+    try:
+        if view_for(timeline.game) is None:
+            raise NoTable("no view")
+        _, drawn = tables(timeline, log.header.get("params") or {}, ["all"])
+        for table in drawn["all"]:
+            out += [_line_words(line) for line in table["say"]]
+    except NoTable:
+        out = [e.text for frame in timeline.frames for e in frame.events if e.kind == "narration"]
+    return out
+
+
+__all__ = ["HUMAN", "HUMAN_LIMITS", "human_spec", "narration", "play_human", "prompt", "read_stdin"]

@@ -172,7 +172,7 @@ def _crosstable(board: Leaderboard) -> str:
                     f'<td class="num {tone}"><a href="#{_pair_anchor(ids, a, b)}" aria-label="{words}">'
                     f"{cell.wins}-{cell.draws}-{cell.losses}</a></td>"
                 )
-        rows.append(f'<tr><th scope="row">{ids[a]}. {_esc(a)}</th>{"".join(cells)}</tr>')
+        rows.append(f'<tr><th scope="row" title="{_esc(a)}">{ids[a]}. {_esc(a)}</th>{"".join(cells)}</tr>')
     return (
         '<div class="scroll" tabindex="0" role="region" aria-label="Crosstable table">'
         '<table class="grid cross" id="crosstable"><caption class="visually-hidden">Each row bot\'s wins, draws and '
@@ -349,7 +349,9 @@ def report_fragment(
         f'<section class="panel"><h2 id="h-ratings">Ratings</h2>'
         f'<div id="ratings-chart" role="img" aria-label="Ratings with their 95% intervals, one bot a row">'
         f'{ratings_chart(_rating_rows(board))}</div><p class="muted" id="rating-note">{rating_note}</p></section>',
-        f'<section class="panel"><h2 id="h-cross">Crosstable</h2>{_crosstable(board)}'
+        # (beside the ratings while it is small; a row of its own past eight bots)
+        f'<section class="panel{" wide" if len(board.standings) > 8 else ""}"><h2 id="h-cross">Crosstable</h2>'
+        f"{_crosstable(board)}"
         '<p class="muted">Each cell: the row bot\'s wins, draws and losses against the column bot (green: the row '
         "bot did better, red: worse); it links to their matches.</p></section>",
     ]

@@ -21,9 +21,11 @@ longer keep everyone else out until their clocks run out.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,11 +35,14 @@ import trio
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from ..games._choices import Choice
+from ..replay import match_update
+from ..replay._log import index_records
 from ..replay.human import HUMAN_LIMITS, play_human
 from ..supervisor.play import new_seed
+from .live import LIVE_POLL_S, SSE_KEEPALIVE_S, GrowingLog, _so_far
 from .service import Competition
 from .state import Participant
 
@@ -74,6 +79,12 @@ class HumanGame:
     """How many times the person's answer was awaited (a posted move waits for the next)."""
     over: bool = False
     log_path: Path | None = None
+    seed: int = 0
+    log_dir: Path | None = None
+    question: str = ""
+    """What the awaited request asks, in the game's words."""
+    live: GrowingLog | None = None
+    """The game's log as it is written (for its table), once found."""
     changed: trio.Event = field(default_factory=trio.Event)
     send: trio.MemorySendChannel[str] | None = None
     address: str = ""
@@ -86,6 +97,28 @@ class HumanGame:
     def touch(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
+
+    def growing(self) -> GrowingLog | None:
+        """The game's log being written, found by its seed (its name ends with it; a counter may follow)."""
+        if self.live is None and self.log_dir is not None:
+            found = sorted(self.log_dir.glob(f"*-{self.seed}.jsonl")) + sorted(
+                self.log_dir.glob(f"*-{self.seed}-*.jsonl")
+            )
+            if found:
+                self.live = GrowingLog(found[0])
+        return self.live
+
+    def state(self) -> dict[str, Any]:
+        """What the game's page shows besides its table: the moves to pick from, whether the game is over."""
+        return {
+            "asks": self.asks,
+            "waiting": self.waiting,
+            "over": self.over,
+            "question": self.question,
+            "moves": [label for label, _ in self.listed or ()] if self.waiting else [],
+            "json": self.waiting and not self.listed,
+            "replay": f"/play/{self.id}/replay" if self.over and self.log_path is not None else "",
+        }
 
 
 class Pages(Protocol):
@@ -161,7 +194,10 @@ class HumanPages:
         if version is None or spec is None or owner.disqualified:
             raise HTTPException(409, f"{owner.name} has no version playing now")
         self._make_room(address)
-        game = HumanGame(id=secrets.token_urlsafe(9), player=viewer.id, bot=version.label, seat=seat, address=address)
+        game = HumanGame(
+            id=secrets.token_urlsafe(9), player=viewer.id, bot=version.label, seat=seat, seed=new_seed(),
+            log_dir=self.c.logs / "human", address=address,
+        )  # fmt: skip
         send, receive = trio.open_memory_channel[str](0)  # a move is taken only while one is awaited
         game.send = send
         self.games[game.id] = game
@@ -186,15 +222,16 @@ class HumanPages:
             game.lines.append(line)
             game.touch()
 
-        def asked(listed: list[Choice] | None) -> None:
+        def asked(listed: list[Choice] | None, question: str) -> None:
             game.listed = listed
+            game.question = question
 
         async def play() -> None:
             try:
                 with game.scope:
                     record = await play_human(
-                        self.c.game, spec, seat, seed=new_seed(), limits=self.c.config.limits, human_limits=limits,
-                        log_dir=self.c.logs / "human", read_line=read_line, say=say, asked=asked,
+                        self.c.game, spec, seat, seed=game.seed, limits=self.c.config.limits, human_limits=limits,
+                        log_dir=game.log_dir, read_line=read_line, say=say, asked=asked,
                     )  # fmt: skip
                     game.log_path = record.log_path
                     for fault in record.faults:
@@ -269,11 +306,88 @@ class HumanPages:
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 pass  # no move awaited now (a second click): nothing to answer
             else:
+                if request.headers.get("x-arena-move") == "1":  # the table's script: it hears the rest as events
+                    return Response(status_code=204)
                 with trio.move_on_after(ANSWER_WAIT_S):  # the bot's reply, and the next request or the end
                     while not (game.over or game.asks > before):
                         await game.changed.wait()
             return RedirectResponse(f"/play/{game.id}", status_code=303)
-        return self.pages.page(request, "play_game.html", g=game, seat="AB"[game.seat])
+        return self.pages.page(request, "play_game.html", g=game, seat="AB"[game.seat], state=game.state())
+
+    async def table(self, request: Request) -> Response:
+        """``/play/ID/table``: the game's table as the person's seat sees it (the replay page, seat view, no seed),
+        framed by the game's page, which sends it the game as it grows and hears the cards clicked."""
+        game = self.game(request)
+        with trio.move_on_after(RELAY_START_S + ANSWER_WAIT_S):  # the bots' start: the log begins after it
+            while not game.over and ((live := game.growing()) is None or not live.refresh()):
+                await trio.sleep(LIVE_POLL_S / 4)
+                if live is not None:
+                    live.read_at = -math.inf
+        live = game.growing()
+        if live is None or not live.refresh():
+            return HTMLResponse(
+                _WAIT_PAGE, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"}
+            )
+        html = await trio.to_thread.run_sync(live.page, "AB"[game.seat], False)
+        at = html.rfind("</body>")
+        html = html[:at] + TABLE_SCRIPT + html[at:]
+        return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
+
+    async def events(self, request: Request) -> Response:
+        """``/play/ID/events``: server-sent events of the game: ``state`` (the moves to pick from, the end) each
+        time it changes, and ``table`` (the seat's view so far, for the table's ``arenaReplay.update``) when the
+        log grew. The person sees only what the seat is told: the view is the seat's, the seed hidden."""
+        game = self.game(request)
+        seat = "AB"[game.seat]
+
+        async def stream() -> AsyncIterator[str]:
+            sent_state: dict[str, Any] | None = None
+            sent_records = -1
+            sent_lines = 0
+            asked_logged = 0  # the person's requests in the log so far, and how many of its records were counted
+            counted = 0
+            held_since: float | None = None
+            quiet = 0.0
+            while True:
+                changed = game.changed
+                state = game.state()
+                if len(game.lines) > sent_lines:
+                    lines, sent_lines = game.lines[sent_lines:], len(game.lines)
+                    yield f"event: said\ndata: {json.dumps({'lines': lines})}\n\n"
+                live = game.growing()
+                if live is not None:
+                    live.read_at = -math.inf  # read now: a person's move is seconds apart, not many a second
+                    records = live.refresh()
+                    asked_logged += sum(1 for r in records[counted:] if _asks(r, seat))
+                    counted = len(records)
+                    if len(records) != sent_records and records:
+                        sent_records = len(records)
+                        data = await trio.to_thread.run_sync(_seat_update, live, seat)
+                        yield f"event: table\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+                # The moves are shown with the table that asks them: a request reaches the log just after the
+                # person's seat (the step is written once both seats are asked), so its moves wait for it a little.
+                behind = state["waiting"] and live is not None and asked_logged < state["asks"]
+                now = trio.current_time()
+                if behind and held_since is None:
+                    held_since = now
+                if state != sent_state and (not behind or now - (held_since or now) >= 2 * LIVE_POLL_S):
+                    sent_state, held_since = state, None
+                    yield f"event: state\ndata: {json.dumps(state)}\n\n"
+                if game.over and state["over"] and (live is None or sent_records == len(live.records)):
+                    return
+                # Soon after a change the log is read again soon: the step's requests reach it just after the seats.
+                wait = LIVE_POLL_S if quiet >= 2 * LIVE_POLL_S else LIVE_POLL_S / 4
+                with trio.move_on_after(wait):
+                    await changed.wait()
+                    quiet = -wait
+                quiet += wait
+                if quiet >= SSE_KEEPALIVE_S:
+                    quiet = 0.0
+                    yield ": still here\n\n"
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
+        )
 
     async def replay(self, request: Request) -> Response:
         """``/play/ID/replay``: the finished game's replay (the deal was the game's own: the whole table)."""
@@ -282,3 +396,88 @@ class HumanPages:
             raise HTTPException(404, "the game's replay is shown once it has ended")
         html = await trio.to_thread.run_sync(self.replay_page, game.log_path, None, frozenset(), True)
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
+
+
+def _asks(record: dict[str, Any], seat: str) -> bool:
+    """Whether a log record is a request sent to ``seat``."""
+    msg = record.get("msg")
+    return record.get("type") == "send" and record.get("seat") == seat and isinstance(msg, dict) and "id" in msg
+
+
+def _seat_update(live: GrowingLog, seat: str) -> dict[str, Any]:
+    """The seat's view of the game so far, as its table page takes it (call it in a thread: it re-runs the rules)."""
+    log = index_records(live.path, list(live.records))
+    log.stderr = []
+    return match_update(log, seat=seat, timeline=_so_far(log), seed_shown=False)
+
+
+_WAIT_PAGE = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>The table</title></head>'
+    '<body><p style="font-family:system-ui,sans-serif">The table is being laid out...</p>'
+    '<script>parent.postMessage({ arenaReplay: { retry: true } }, "*");</script></body></html>'
+)
+"""The table's frame when the game's log has not begun: the game's page asks again (a sandboxed frame's own reload
+would go without the person's cookie)."""
+
+TABLE_SCRIPT = """<script>/* arena serve: the table of a game a person plays, in the frame of the game's page */
+(function () {
+  var parent = window.parent, last = "", playable = { seat: "", faces: [] };
+  if (parent === window) return;
+  function send() {
+    var height = Math.max(document.body.scrollHeight, document.body.offsetHeight);
+    if (String(height) === last) return;
+    last = String(height);
+    parent.postMessage({ arenaReplay: { height: height } }, "*");
+  }
+  var style = document.createElement("style");
+  style.textContent = ".card.playable { cursor: pointer; outline: 3px solid #2563eb; outline-offset: 2px; }" +
+    ".card.playable:hover, .card.playable:focus { transform: translateY(-4px); }";
+  document.head.appendChild(style);
+  // The person's own cards that are moves now (the game's page says which) are buttons: a click plays one.
+  function mark() {
+    var seat = document.getElementById("seat-" + playable.seat);
+    document.querySelectorAll(".card.playable").forEach(function (c) {
+      c.classList.remove("playable"); c.removeAttribute("tabindex"); c.setAttribute("role", "img");
+    });
+    if (!seat) return;
+    seat.querySelectorAll(".card[data-card]").forEach(function (c) {
+      // A move is a card's face (R3), or in the hand the number on it (GOPS bids a value: the card s5 is "5").
+      var zone = c.closest(".zone"), rank = c.querySelector(".rank");
+      var label = zone ? zone.querySelector(".label") : null;
+      var inHand = label && /hand/i.test(label.textContent) && rank && playable.faces.indexOf(rank.textContent) >= 0;
+      if (playable.faces.indexOf(c.dataset.card) < 0 && !inHand) return;
+      c.dataset.move = playable.faces.indexOf(c.dataset.card) >= 0 ? c.dataset.card : rank.textContent;
+      c.classList.add("playable");
+      c.setAttribute("tabindex", "0");
+      c.setAttribute("role", "button");
+      c.setAttribute("aria-label", "play " + (c.title || c.dataset.card));
+    });
+  }
+  function play(target) {
+    var c = target && target.closest ? target.closest(".card.playable") : null;
+    if (c) { parent.postMessage({ arenaPlay: c.dataset.move }, "*"); return true; }
+    return false;
+  }
+  document.addEventListener("click", function (e) { play(e.target); });
+  document.addEventListener("keydown", function (e) {
+    if ((e.key === "Enter" || e.key === " ") && play(e.target)) { e.preventDefault(); e.stopPropagation(); return; }
+    if (/^[0-9]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) parent.postMessage({ arenaKey: e.key }, "*");
+  }, true);
+  addEventListener("message", function (e) {
+    if (e.source !== parent || !e.data) return;
+    if (e.data.arenaData && window.arenaReplay) window.arenaReplay.update(e.data.arenaData);
+    if (e.data.arenaPlayable) playable = e.data.arenaPlayable;
+    mark();
+    send();
+  });
+  var table = document.getElementById("table");
+  if (table && window.MutationObserver) new MutationObserver(mark).observe(table, { childList: true });
+  addEventListener("load", send);
+  if (window.ResizeObserver) new ResizeObserver(send).observe(document.body);
+  setInterval(send, 500);
+})();
+</script>
+"""
+"""Added to the table's replay page: it tells the game's page its height, takes the game as it grows
+(``window.arenaReplay.update``) and which of the seat's cards are moves now, and tells the page a card clicked or a
+digit typed. The frame is sandboxed: it sees nothing of the page but these messages."""

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import trio
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
 from ..competition.ladder import InPlay
 from ..competition.schedule import Scheduled
@@ -65,6 +65,8 @@ class GrowingLog:
     _tail: LogTail | None = None
     _pages: dict[str | None, tuple[int, float, str]] = field(default_factory=dict)
     """The last page drawn of each view (seat, or ``None``: everything): records it shows, when, its HTML."""
+    _updates: dict[str | None, tuple[int, float, dict[str, Any]]] = field(default_factory=dict)
+    """The last update drawn of each view, as ``_pages`` (a page open takes it: ``window.arenaReplay.update``)."""
 
     def refresh(self) -> list[dict[str, Any]]:
         """The records written so far (the file read again at most every ``LIVE_POLL_S``)."""
@@ -91,6 +93,21 @@ class GrowingLog:
         html = match_page(log, seat=seat, timeline=_so_far(log), seed_shown=seed_shown)
         self._pages[seat] = (len(records), time.monotonic(), html)
         return html
+
+    def update(self, seat: str | None, seed_shown: bool) -> dict[str, Any]:
+        """What a replay page of this match already open takes to show it so far (the same view as :meth:`page`,
+        drawn anew as often), so that a viewer's page grows in place rather than being loaded again."""
+        from ..replay import match_update
+
+        records = list(self.records)
+        cached = self._updates.get(seat)
+        if cached is not None and (cached[0] == len(records) or time.monotonic() - cached[1] < LIVE_RENDER_S):
+            return cached[2]
+        log = index_records(self.path, records)
+        log.stderr = []
+        data = match_update(log, seat=seat, timeline=_so_far(log), seed_shown=seed_shown)
+        self._updates[seat] = (len(records), time.monotonic(), data)
+        return data
 
 
 def _so_far(log: LoggedMatch) -> Timeline | None:
@@ -246,6 +263,22 @@ class LivePages:
             raise HTTPException(404, "this match's log has not begun yet: try again in a moment")
         html = self.framed(await trio.to_thread.run_sync(log.page, seat, seat is None))
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
+
+    async def data(self, request: Request) -> Response:
+        """The view of :meth:`replay` as it has grown, for the replay already open (JSON; the same rule of who sees
+        what: a seat's owner gets that seat's view, with no seed)."""
+        key = request.path_params["key"]
+        playing = self.playing(key)
+        if playing is None:
+            raise HTTPException(404, "this match is not in play (it has ended: see its page)")
+        allowed, seat = self.pages.replay_access(self.pages.who(request), playing.scheduled)
+        if not allowed:
+            raise HTTPException(403, "this match's table is not shown while its deal is played")
+        log = self.log(playing)
+        if log is None or not log.refresh():
+            raise HTTPException(404, "this match's log has not begun yet: try again in a moment")
+        data = await trio.to_thread.run_sync(log.update, seat, seat is None)
+        return JSONResponse(data, headers={"cache-control": "no-store"})
 
     async def events(self, request: Request) -> Response:
         """Server-sent events of a match in play: ``step`` when what the viewer sees grew, ``end`` when it ended.

@@ -243,9 +243,12 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
         Route("/play/{gid}", human.play, methods=["GET", "POST"]),
         Route("/play/{gid}/replay", human.replay),
+        Route("/play/{gid}/table", human.table),
+        Route("/play/{gid}/events", human.events),
         Route("/live", live.now_playing),
         Route("/matches/{key}/live", live.match),
         Route("/matches/{key}/live/replay", live.replay),
+        Route("/matches/{key}/live/data", live.data),
         Route("/matches/{key}/live/events", live.events),
         Route("/", pages.leaderboard),
         Route("/events", pages.events),
@@ -1269,6 +1272,13 @@ FRAME_SCRIPT = """<script>/* arena serve: tell the match page that frames this r
     last = now;
     parent.postMessage({ arenaReplay: { height: height, hash: location.hash } }, "*");
   }
+  // A match in play: its page sends the match as it has grown (its own view of it, from the server), and the
+  // replay takes it in place (a viewer at the last step follows; one who stepped back stays).
+  addEventListener("message", function (event) {
+    if (event.source === parent && event.data && event.data.arenaData && window.arenaReplay) {
+      window.arenaReplay.update(event.data.arenaData);
+    }
+  });
   addEventListener("load", send);
   addEventListener("hashchange", send);
   if (window.ResizeObserver) new ResizeObserver(send).observe(document.body);

@@ -9,6 +9,7 @@ ends with the human seat's fault.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import threading
@@ -28,6 +29,10 @@ def main(path: str) -> None:
         for line in answers:
             sys.stdout.buffer.write(line)
             sys.stdout.buffer.flush()
+    # The person left (the prompt closed its end): exit at once. A normal exit would wait for the thread that
+    # reads stdin, and Python's shutdown aborts (SIGABRT) on the stdin lock that thread holds.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -381,6 +381,16 @@
     update(data) {
       const following = at >= M.frames.length - 1;
       M = data;
+      // The score chart, drawn by the page's maker (its markup: the arena's own, every text in it escaped).
+      if (data.chart !== undefined) {
+        const old = $("track"), box = el("div");
+        box.innerHTML = data.chart;
+        const fresh = box.firstElementChild;
+        if (fresh) fresh.addEventListener("click", (e) => M.track && chartClick(e));
+        if (old && fresh) old.replaceWith(fresh);
+        else if (old) old.remove();
+        else if (fresh) $("stage").before(fresh);
+      }
       drawPeriods();
       show(following ? M.frames.length - 1 : at);
     },

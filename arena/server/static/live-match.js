@@ -1,5 +1,5 @@
-// A match in play: its table so far (a replay page drawn by the server for this viewer) is loaded again each
-// time the server says the viewer's view grew, into a second frame swapped in once loaded (no blank flash);
+// A match in play: its table so far (a replay page drawn by the server for this viewer) is loaded once, then
+// grown in place each time the server says the viewer's view grew (its replay takes the new steps: no reload);
 // each frame takes the height its replay tells (as on the match page: see web.py, FRAME_SCRIPT); when the match
 // ends, the page goes to the match's own page.
 (function () {
@@ -12,10 +12,29 @@
   var loading = false;
   var wanted = 0;
 
+  // Once a frame shows the match, it grows in place: its view so far is fetched and handed to it (the viewer's
+  // step is kept: one at the last step follows the match, one who stepped back stays, End follows again).
+  function grow(n) {
+    loading = true;
+    fetch(box.dataset.data + "?n=" + n, { credentials: "same-origin" })
+      .then(function (response) { if (!response.ok) throw new Error(String(response.status)); return response.json(); })
+      .then(function (data) {
+        shown.contentWindow.postMessage({ arenaData: data }, "*");
+        shown.dataset.shown = String(n);
+        box.dataset.shown = String(n);
+        box.dataset.updates = String(Number(box.dataset.updates || 0) + 1);
+        loading = false;
+        if (wanted !== n) load(wanted);
+      })
+      .catch(function () { loading = false; }); // (the match ended meanwhile: its "end" event comes)
+  }
+
   function load(n) {
     wanted = n;
     if (!replay || !frames || loading) return;
+    if (shown && box.dataset.data) return grow(n);
     loading = true;
+    box.dataset.frames = String(Number(box.dataset.frames || 0) + 1);
     var frame = document.createElement("iframe");
     frame.className = "replay";
     frame.title = "the match so far";

@@ -1,0 +1,28 @@
+"""The "now playing" list updates in place: matches that begin show up and ended ones go, with no page load."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .servertools import SLOW_BOT
+from .test_server_pages_browser import site
+
+
+def test_the_now_playing_list_follows_the_ladder_without_a_reload(tmp_path: Path) -> None:
+    with site(tmp_path, house=(str(SLOW_BOT), "random-python")) as s:
+        page = s.page()
+        page.goto(s.server.url + "/live")
+        loads: list[str] = []
+        page.on("load", lambda: loads.append(page.url))
+        keys = lambda: tuple(page.locator("#live-list a").all_inner_texts())  # noqa: E731
+        first = keys()
+        deadline = time.monotonic() + 120
+        seen = {first}
+        while len(seen) < 3:  # the list changed twice: a match came or went, then another
+            assert time.monotonic() < deadline, f"the list never changed: {seen}"
+            page.wait_for_timeout(500)
+            seen.add(keys())
+        assert loads == []
+        assert int(page.locator("#live-list").get_attribute("data-updates") or 0) >= 2
+        assert page.errors == []
