@@ -473,7 +473,7 @@ class Jail:
             "cwd": str(cwd),
             "env": self.env,
             "rlimits": self._rlimits(profile),
-            "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            "cgroup_procs": self.cgroup.join_files if self.cgroup else [],
             "freezer": self._freezer_config(),
             "uid": self.uid,
             "gid": self.uid,
