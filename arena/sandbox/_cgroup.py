@@ -171,7 +171,7 @@ class BotCgroup:
 
     @property
     def join_files(self) -> list[str]:
-        """The files a launcher writes to, to join the group itself (``0`` to a ``tasks`` file, else its pid): v1 ``tasks``, v2 ``cgroup.procs``.
+        """The files a launcher writes ``0`` (v1 ``tasks``) or its pid (v2 ``cgroup.procs``) to, to join the group.
 
         On v1 a single-threaded process that writes ``0`` to ``tasks`` moves
         itself without the kernel's global lock on every thread group

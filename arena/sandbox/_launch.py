@@ -347,7 +347,7 @@ def enter_namespaces(flags: int, as_user: bool) -> None:
 
 
 def join(path: str) -> None:
-    """Move this process into the cgroup of ``path``: ``0`` to a v1 ``tasks`` file (itself, this single thread), else its pid.
+    """Move this process into the cgroup of ``path``: ``0`` to a v1 ``tasks`` file (this single thread), else its pid.
 
     Moving itself through ``tasks`` spares the kernel's global lock on every
     thread group, whose writer waits out an RCU grace period (6-15 ms a
@@ -419,7 +419,8 @@ def become_init_parent(
     try:
         if leave is None:
             raise OSError
-        os.write(leave, b"0" if freezer is not None and freezer["leave"].endswith("/tasks") else str(os.getpid()).encode())
+        by_tasks = freezer is not None and freezer["leave"].endswith("/tasks")
+        os.write(leave, b"0" if by_tasks else str(os.getpid()).encode())
     except OSError:
         freezer = None
     if leave is not None:
