@@ -6,6 +6,7 @@ import contextlib
 import os
 import resource
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -207,5 +208,25 @@ def test_a_binary_others_may_write_is_not_run(binary: str, monkeypatch: pytest.M
     try:
         assert _native.launcher() is None
         assert "others may write it" in _native.why_not()
+    finally:
+        _native.launcher.cache_clear()
+
+
+def test_a_launcher_that_does_not_run_here_is_not_used(
+    binary: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # As on a machine whose temporary folder is mounted noexec: the file is there, but nothing runs from it.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    where = _native.folder()
+    where.mkdir(mode=0o711)
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    assert compiler is not None
+    fake = _native.binary_path(where, _native.SOURCE.read_bytes(), compiler)
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o700)
+    _native.launcher.cache_clear()
+    try:
+        assert _native.launcher() is None
+        assert "does not run here" in _native.why_not()
     finally:
         _native.launcher.cache_clear()

@@ -65,10 +65,9 @@ def launcher() -> str | None:
     if not _private(where, directory=True):
         _why_not = f"{where} is not this user's own, or others may write it"
         return None
-    key = hashlib.sha256(source + b"\0" + os.path.realpath(compiler).encode()).hexdigest()[:16]
-    binary = where / f"launch-{key}"
+    binary = binary_path(where, source, compiler)
     if _private(binary, directory=False) and os.access(binary, os.X_OK):
-        return str(binary)
+        return _if_it_runs(binary)
     fd, temporary = tempfile.mkstemp(prefix=".launch-", dir=where)
     os.close(fd)
     try:
@@ -90,7 +89,32 @@ def launcher() -> str | None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-    return str(binary) if _private(binary, directory=False) else None
+    return _if_it_runs(binary) if _private(binary, directory=False) else None
+
+
+def binary_path(where: Path, source: bytes, compiler: str) -> Path:
+    """Where the launcher built from ``source`` by ``compiler`` is kept in ``where``."""
+    key = hashlib.sha256(source + b"\0" + os.path.realpath(compiler).encode()).hexdigest()[:16]
+    return where / f"launch-{key}"
+
+
+def _if_it_runs(binary: Path) -> str | None:
+    """``binary``'s path if it runs a command here (a ``noexec`` temporary folder would refuse it), else ``None``."""
+    global _why_not
+    try:
+        done = subprocess.run(
+            [str(binary), "-e", "PATH=/usr/bin:/bin", "-d", "/", "--", "true"],
+            capture_output=True,
+            timeout=COMPILE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _why_not = f"{binary} does not run here ({exc}; a noexec {binary.parent.parent}?)"
+        return None
+    if done.returncode != 0:
+        _why_not = f"{binary} does not run here (exit {done.returncode}: {done.stderr.decode(errors='replace')[-200:]})"
+        return None
+    return str(binary)
 
 
 def why_not() -> str:
