@@ -321,3 +321,12 @@ def test_a_run_too_short_to_repay_another_process_starts_none() -> None:
     assert processes_for(2, runner(short, reused=True), reuse=False) == 2  # --no-reuse: every match starts processes
     assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH, reused=False), reuse=True) == 2
     assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH - 1, reused=False), reuse=True) == 1
+
+
+def test_workers_started_ahead_of_a_run_with_nothing_left_to_play_are_stopped(tmp_path: Path) -> None:
+    plan = prepare(config_for(tmp_path, RESETTING))
+    play(plan, jobs=1, processes=1)
+    said: list[str] = []
+    summary, _ = play(plan, jobs=2, processes=3, say=said)  # workers start as the bots are admitted
+    assert summary.played == 0 and any("nothing new to play" in line for line in said), said
+    assert workers_of(os.getpid()) == [], "a worker started ahead outlived a run that did not need it"

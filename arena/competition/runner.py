@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import subprocess
 import tempfile
 import time
 from collections import Counter, deque
@@ -479,6 +480,64 @@ async def run_tournament(
     config = plan.config
     log_dir = config.log_dir / f"tournament-{competition.id}" if config.logs else None
     started = time.monotonic()
+    spawned = _spawn_ahead(plan, store, competition, processes, fit=fit_processes, reuse=reuse, executor=executor)
+    try:
+        return await _run(
+            plan, store, competition, jobs=jobs, reuse=reuse, progress=progress, handle_signals=handle_signals,
+            say=say, executor=executor, recheck=recheck, watch=watch, refused=refused, processes=processes,
+            fit_processes=fit_processes, log_dir=log_dir, started=started, spawned=spawned,
+        )  # fmt: skip
+    finally:
+        if spawned:
+            from .worker import stop_spawned
+
+            stop_spawned(spawned)
+
+
+def _spawn_ahead(
+    plan: Plan,
+    store: Store,
+    competition: Competition,
+    processes: int,
+    *,
+    fit: bool,
+    reuse: bool,
+    executor: OpenExecutor | None,
+) -> list[subprocess.Popen[bytes]]:
+    """The match workers a run over several processes will want, started now: they import the arena while the bots
+    are admitted. As many as the whole field's matches left repay (:func:`processes_for`); none for a cluster."""
+    if processes < 2 or executor is not None:
+        return []
+    left = sum(plan.matches_per_bot(competition.cycles).values()) // 2 - len(store.finished_keys(competition.id))
+    reused = reuse and all(spec.reuse for spec in plan.specs.values())
+    count = _fitted(processes, left, reused) if fit else processes
+    if count < 2:
+        return []
+    from .worker import spawn_worker  # (only when matches go to other processes)
+
+    return [spawn_worker(session=True) for _ in range(count - 1)]
+
+
+async def _run(
+    plan: Plan,
+    store: Store,
+    competition: Competition,
+    *,
+    jobs: int,
+    reuse: bool,
+    progress: Progress,
+    handle_signals: bool,
+    say: Callable[[str], None],
+    executor: OpenExecutor | None,
+    recheck: bool,
+    watch: Callable[[PlayedMatch], bool] | None,
+    refused: dict[str, str] | None,
+    processes: int,
+    fit_processes: bool,
+    log_dir: Path | None,
+    started: float,
+    spawned: list[subprocess.Popen[bytes]],
+) -> Summary:
     if refused is None:
         with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
             refused = await admit(
@@ -551,7 +610,9 @@ async def run_tournament(
                             and runner.jobs > 1
                             and runner.done < runner.total
                         ):
-                            summary.pool = await _run_in_processes(runner, pool, count, reuse=reuse, say=say)
+                            summary.pool = await _run_in_processes(
+                                runner, pool, count, reuse=reuse, say=say, spawned=spawned
+                            )
                         else:
                             await runner.run(pool)
                     nursery.cancel_scope.cancel()
@@ -570,7 +631,13 @@ async def run_tournament(
 
 
 async def _run_in_processes(
-    runner: _Runner, pool: BotPool, processes: int, *, reuse: bool, say: Callable[[str], None]
+    runner: _Runner,
+    pool: BotPool,
+    processes: int,
+    *,
+    reuse: bool,
+    say: Callable[[str], None],
+    spawned: list[subprocess.Popen[bytes]],
 ) -> PoolStats:
     """Play ``runner``'s matches in ``processes`` supervisor processes, this one among them; what their pools did.
 
@@ -585,7 +652,7 @@ async def _run_in_processes(
     async with open_supervisors(
         config.game, config.params, config.limits, runner.plan.specs, tournament_id=runner.tid, jobs=runner.jobs,
         processes=processes, reuse=reuse, stderr_dir=runner.log_dir / "stderr" if runner.log_dir else None, say=say,
-        local=here.play,
+        local=here.play, spawned=spawned,
     ) as supervisors:  # fmt: skip
         here.turns.total_tokens = max(1, supervisors.local_share)
         runner.executor = supervisors
@@ -648,8 +715,11 @@ MATCHES_TO_REPAY_A_PROCESS_FRESH = 8
 
 def processes_for(requested: int, runner: _Runner, *, reuse: bool) -> int:
     """How many of ``requested`` supervisor processes the matches left to ``runner`` repay (at least one)."""
-    left = runner.total - runner.done
     reused = reuse and all(runner.plan.specs[entrant.name].reuse for entrant in runner.entrants)
+    return _fitted(requested, runner.total - runner.done, reused)
+
+
+def _fitted(requested: int, left: int, reused: bool) -> int:
     per = MATCHES_TO_REPAY_A_PROCESS if reused else MATCHES_TO_REPAY_A_PROCESS_FRESH
     return max(1, min(requested, 1 + left // per))
 

@@ -279,6 +279,39 @@ async def _serve(wire_in: int, wire_out: int) -> None:
 
 
 # The server's side ---------------------------------------------------------------------------------
+def spawn_worker(*, session: bool) -> subprocess.Popen[bytes]:
+    """Start a worker process (``python -c WORKER_MAIN PARENT_PID``): it imports the arena, then reads its Setup.
+
+    Call it from the main thread: the worker's death signal fires when the thread that spawned it ends.
+    """
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER_MAIN, str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
+        # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
+        # and workers in their parent's session would split one share between them, however many CPUs they
+        # were started to use. A server's one worker stays in the server's session, where its checks' bots,
+        # weighted down as background bots, were measured to get what the ladder leaves.
+        start_new_session=session,
+    )
+
+
+def stop_spawned(spawned: list[subprocess.Popen[bytes]]) -> None:
+    """Kill and reap the workers :func:`spawn_worker` started ahead that no :class:`MatchWorker` took (no bots yet)."""
+    while spawned:
+        process = spawned.pop()
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
 @dataclass(eq=False)
 class _Answer:
     done: trio.Event = field(default_factory=trio.Event)
@@ -316,7 +349,9 @@ class MatchWorker:
         self.otherwise = otherwise
         """What the organiser can do instead when no worker starts (said with the error)."""
         self.session = session
-        """Start each worker in a session of its own (see :meth:`_spawn`)."""
+        """Start each worker in a session of its own (see :func:`spawn_worker`)."""
+        self.spawned: list[subprocess.Popen[bytes]] = []
+        """A process :func:`spawn_worker` started ahead, for the first worker (it is then this one's to stop)."""
         self._life: _Life | None = None
         self._changed = trio.Event()
         self._next_id = 0
@@ -396,22 +431,9 @@ class MatchWorker:
         self._tell(("drop", name))
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        # From this (the main) thread: the worker's death signal fires when the thread that spawned it ends.
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-        return subprocess.Popen(
-            [sys.executable, "-c", WORKER_MAIN, str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
-            # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
-            # and workers in their parent's session would split one share between them, however many CPUs they
-            # were started to use. A server's one worker stays in the server's session, where its checks' bots,
-            # weighted down as background bots, were measured to get what the ladder leaves.
-            start_new_session=self.session,
-        )
+        if self.spawned:  # started ahead (spawn_worker): Python has been importing the arena meanwhile
+            return self.spawned.pop()
+        return spawn_worker(session=self.session)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Keep a worker running until cancelled; started once the first one is ready."""
@@ -708,6 +730,7 @@ async def open_supervisors(
     stderr_dir: Path | None,
     say: Callable[[str], None] = lambda _text: None,
     local: LocalPlay | None = None,
+    spawned: list[subprocess.Popen[bytes]] | None = None,
 ) -> AsyncIterator[Supervisors]:
     """``processes`` supervisor processes (no more than ``jobs``) sharing ``jobs`` matches at once.
 
@@ -716,7 +739,9 @@ async def open_supervisors(
     workers start beside it and take matches as each is ready (a worker's
     start, Python importing the arena, takes a few tenths of a second: the
     first matches do not wait for it). Without, ``processes`` match workers,
-    all started and ready before this returns.
+    all started and ready before this returns. The workers take their
+    processes from ``spawned`` while it has some (:func:`spawn_worker`,
+    started ahead by the caller, who stops what is left: :func:`stop_spawned`).
 
     On leaving, each worker stops its bots and exits (or is killed), as
     :func:`open_match_worker`'s; a killed caller takes them with it
@@ -737,6 +762,9 @@ async def open_supervisors(
         )
         for index, share in enumerate(shares)
     ]  # fmt: skip
+    for worker in workers:
+        if spawned:
+            worker.spawned.append(spawned.pop())
     async with trio.open_nursery() as nursery:
         if local is not None:
             for worker in workers:
