@@ -479,13 +479,18 @@ def arena_tournament(folders: list[Path], *, cycles: int, jobs: int | None, reus
     if not reuse:
         argv.append("--no-reuse")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    started = time.perf_counter()
+    cpu, started = cpu_all(), time.perf_counter()
     done = subprocess.run(argv, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     wall = time.perf_counter() - started
+    _whole_cpu.setdefault((cycles, jobs, reuse), []).append(cpu_all() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"bench_speed: {' '.join(argv)} failed:\n{done.stderr.decode(errors='replace')}")
     db.unlink(missing_ok=True)
     return wall
+
+
+_whole_cpu: dict[tuple[int, int | None, bool], list[float]] = {}
+"""CPU seconds of each whole run (the command and every process it started and reaped), by size, jobs and reuse."""
 
 
 def whole_runs(args: argparse.Namespace, report: Report, folders: list[Path], work: Path) -> None:
@@ -503,9 +508,11 @@ def whole_runs(args: argparse.Namespace, report: Report, folders: list[Path], wo
         now = load()
         kind = "reused processes" if reuse else "a fresh process per match"
         gain = one / default
+        cpu_one, cpu_default = (statistics.median(_whole_cpu[cycles, jobs, reuse]) for jobs in (1, None))
         report.line(
             f"arena tournament, {matches} matches, {kind}: --jobs 1 {one:6.2f} s ({matches / one:6.1f}/s), "
-            f"default --jobs ({cpus}) {default:6.2f} s ({matches / default:6.1f}/s): {gain:.2f}x",
+            f"default --jobs ({cpus}) {default:6.2f} s ({matches / default:6.1f}/s): {gain:.2f}x; CPU of the "
+            f"command and all it started {cpu_one:.2f} s and {cpu_default:.2f} s ({cpu_default / cpu_one:.2f}x)",
             now,
         )
         shown = f"{matches / default:.1f} vs {matches / one:.1f} matches/s"
