@@ -480,7 +480,9 @@ async def run_tournament(
     config = plan.config
     log_dir = config.log_dir / f"tournament-{competition.id}" if config.logs else None
     started = time.monotonic()
-    spawned = _spawn_ahead(plan, store, competition, processes, fit=fit_processes, reuse=reuse, executor=executor)
+    spawned = _spawn_ahead(
+        plan, store, competition, processes if jobs > 1 else 1, fit=fit_processes, reuse=reuse, executor=executor
+    )
     try:
         return await _run(
             plan, store, competition, jobs=jobs, reuse=reuse, progress=progress, handle_signals=handle_signals,
