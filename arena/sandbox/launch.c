@@ -408,7 +408,7 @@ int main(int argc, char **argv) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
         fail("prctl(pdeathsig)", NULL, errno);
     struct pollfd parent = {alive[0], POLLIN, 0};
-    if (poll(&parent, 1, 0) != 0)
+    if (poll(&parent, 1, 0) > 0)
         _exit(LAYER_FAILED); /* end of file: the parent already died */
     close(alive[0]);
     if (chdir(dir) != 0)
