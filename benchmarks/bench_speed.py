@@ -438,6 +438,11 @@ STEADY_REPEATS = 2
 """Steady-state measures per job count, the best kept."""
 
 
+def better(rate: float, best: float) -> bool:
+    """Whether ``rate`` beats ``best`` (a steady-state rate is ``nan`` where the runs were too noisy to tell)."""
+    return not math.isnan(rate) and (math.isnan(best) or rate > best)
+
+
 def steady(short: Run, long: Run) -> Run:
     """What the matches of ``long`` past ``short``'s count cost: the rate once every process is started.
 
@@ -447,7 +452,7 @@ def steady(short: Run, long: Run) -> Run:
     """
     return Run(
         long.matches - short.matches,
-        max(1e-9, long.wall_s - short.wall_s),
+        long.wall_s - short.wall_s if long.wall_s > short.wall_s else math.nan,  # (nan: too noisy to tell)
         long.arena_cpu_s - short.arena_cpu_s,
         long.started - short.started,
         max(short.load, long.load),
@@ -1025,7 +1030,7 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
                     run.load,
                 )
                 key = (jobs, processes)
-                if key not in runs or run.rate > runs[key].rate:  # the best of the turns, as for the reference
+                if key not in runs or better(run.rate, runs[key].rate):  # the best of the turns, as for the reference
                     runs[key], long_runs[key] = run, longer
         one, two = runs[1, 1], runs[2, 2]
         ratio = one.rate / reference
@@ -1260,7 +1265,7 @@ def every_core(args: argparse.Namespace, report: Report, into: Path) -> None:
                 f"{run.cpu_per_match_ms:.2f} ms/match (all processes), {run.all_cpu_per_match_ms:.2f} with the bots",
                 run.load,
             )
-            if jobs not in runs or run.rate > runs[jobs].rate:
+            if jobs not in runs or better(run.rate, runs[jobs].rate):
                 runs[jobs] = run
     one, two = runs[1], runs[2]
     more = two.all_cpu_per_match_ms / one.all_cpu_per_match_ms
