@@ -707,10 +707,12 @@ class _LocalTurns:
             return
 
 
-MATCHES_TO_REPAY_A_PROCESS = 150
+MATCHES_TO_REPAY_A_PROCESS = 250
 """Matches left to play, per supervisor process past the first, below which a run starts no more of them
 (:func:`processes_for`), when every bot reuses its processes: a match worker's start (Python importing the arena,
-a few tenths of a second of CPU) and its bots' starts cost more than a short run gains from a second CPU."""
+a few tenths of a second of CPU) and its bots' starts cost more than a short run gains from a second CPU.
+Measured (five Python ports, load 6-9): a second process added 1.3 s of CPU to a 200-match run of 3 s, 1.1 s to
+one of 1,000 (9.5 s); ``bench_speed.py --whole-runs`` on an idle machine is the way to tune it."""
 MATCHES_TO_REPAY_A_PROCESS_FRESH = 8
 """The same where some bot starts a fresh process for every match (each start costs tens of milliseconds)."""
 
