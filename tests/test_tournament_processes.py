@@ -134,8 +134,8 @@ def test_two_processes_give_the_results_and_logs_of_one(tmp_path: Path) -> None:
     assert [f for m in one + two for f in m.faults] == []
     assert results(one) == results(two)
     assert logs_of(one) == logs_of(two)
-    # Both processes played: each names its bots' stderr files with its own stamp (p1, p2).
-    assert stamps(two) == {"p1", "p2"} and stamps(one) == {""}
+    # Both processes played: each names its bots' stderr files with its own stamp (this one none, its worker p1).
+    assert stamps(two) == {"", "p1"} and stamps(one) == {""}
     # Their pools are counted: two fresh processes a match, most started while the match before played.
     assert two_summary.pool.started == 2 * 6 and two_summary.pool.reused == 0
     assert two_summary.pool.prepared >= 2
@@ -150,7 +150,7 @@ def test_two_processes_reusing_bots_give_the_results_of_one(tmp_path: Path) -> N
     # A reused process numbers its requests on from match to match: which process played a match shows only there.
     assert logs_of(one, renumbered=True) == logs_of(two, renumbered=True)
     assert logs_of(one) != logs_of(two)
-    assert stamps(two) == {"p1", "p2"}
+    assert stamps(two) == {"", "p1"}  # this process and one match worker
     assert two_summary.pool.started <= 2 * 2 * len(RESETTING)  # the legs of a deal apart, in each process
     assert two_summary.pool.started + two_summary.pool.reused == 2 * 12
 
@@ -180,9 +180,10 @@ def test_a_killed_supervisor_process_s_matches_are_played_again_and_recorded_onc
             await trio.sleep(0.05)
             done = recorded(db)
             workers = workers_of(os.getpid())
-            if done >= 2 and len(workers) == 2:
+            # This process is the other; the worker is playing once it has bots.
+            if done >= 2 and len(workers) == 1 and (bots := started_by(workers[0].pid)):
                 victim = workers[0]
-                orphans.extend(started_by(victim.pid))  # its bots, to see that they die with it
+                orphans.extend(bots)  # its bots, to see that they die with it
                 victim.send_signal(signal.SIGKILL)
                 killed.append(victim.pid)
 
@@ -223,11 +224,11 @@ def test_sigkill_of_the_parent_leaves_no_process_and_a_rerun_records_each_match_
             assert process.poll() is None, "the tournament ended before it could be killed"
             assert time.monotonic() < deadline, "no match was recorded in time"
             workers = workers_of(process.pid)
-            if len(workers) == 2 and recorded(db) >= 3:
+            if len(workers) == 1 and recorded(db) >= 3:  # the tournament's own process is the other
                 break
             time.sleep(0.02)
-        left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
-        assert len(left) > 2  # the two supervisor processes and their bots
+        left = [*workers, *started_by(process.pid), *(bot for worker in workers for bot in started_by(worker.pid))]
+        assert len(left) > 2  # the worker and the bots of both supervisor processes
         process.send_signal(signal.SIGKILL)
         process.wait()
         _, alive = psutil.wait_procs(left, timeout=15)
@@ -265,11 +266,11 @@ def test_ctrl_c_over_two_processes_stops_them_and_their_bots(tmp_path: Path) -> 
     left: list[psutil.Process] = []
     try:
         deadline = time.monotonic() + 120
-        while len(workers := workers_of(process.pid)) < 2 or recorded(db) < 2:
+        while len(workers := workers_of(process.pid)) < 1 or recorded(db) < 2:
             assert process.poll() is None, "the tournament ended before it could be stopped"
             assert time.monotonic() < deadline, "no match was recorded in time"
             time.sleep(0.02)
-        left = [*workers, *(bot for worker in workers for bot in started_by(worker.pid))]
+        left = [*workers, *started_by(process.pid), *(bot for worker in workers for bot in started_by(worker.pid))]
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:
@@ -301,3 +302,31 @@ def test_a_bot_disqualified_over_two_processes_starts_no_match_and_the_rest_are_
     others = [m for m in matches if crasher not in (m.bot_a, m.bot_b)]
     assert len(others) == 3 * 2  # the other pair's every match
     assert not [line for line in said if "died" in line]
+
+
+def test_a_run_too_short_to_repay_another_process_starts_none() -> None:
+    from types import SimpleNamespace
+
+    from arena.competition.runner import MATCHES_TO_REPAY_A_PROCESS, MATCHES_TO_REPAY_A_PROCESS_FRESH, processes_for
+
+    def runner(left: int, *, reused: bool) -> Any:
+        specs = {name: SimpleNamespace(reuse=reused) for name in ("a", "b")}
+        entrants = [SimpleNamespace(name=name) for name in specs]
+        return SimpleNamespace(total=left + 7, done=7, plan=SimpleNamespace(specs=specs), entrants=entrants)
+
+    short, enough = MATCHES_TO_REPAY_A_PROCESS - 1, MATCHES_TO_REPAY_A_PROCESS
+    assert processes_for(2, runner(short, reused=True), reuse=True) == 1
+    assert processes_for(2, runner(enough, reused=True), reuse=True) == 2
+    assert processes_for(4, runner(10 * enough, reused=True), reuse=True) == 4
+    assert processes_for(2, runner(short, reused=True), reuse=False) == 2  # --no-reuse: every match starts processes
+    assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH, reused=False), reuse=True) == 2
+    assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH - 1, reused=False), reuse=True) == 1
+
+
+def test_workers_started_ahead_of_a_run_with_nothing_left_to_play_are_stopped(tmp_path: Path) -> None:
+    plan = prepare(config_for(tmp_path, RESETTING))
+    play(plan, jobs=1, processes=1)
+    said: list[str] = []
+    summary, _ = play(plan, jobs=2, processes=3, say=said)  # workers start as the bots are admitted
+    assert summary.played == 0 and any("nothing new to play" in line for line in said), said
+    assert workers_of(os.getpid()) == [], "a worker started ahead outlived a run that did not need it"

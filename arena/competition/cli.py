@@ -82,7 +82,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             f" {config.format}, {len(plan.specs)} bots, {competition.cycles} cycle(s), {dup}{deals};"
             f" seed {competition.seed}"
             + (f"; on the cluster at {config.cluster}" if config.cluster else f"; {jobs} at once")
-            + (f" in {processes} supervisor processes" if processes > 1 else "")
+            + (f" in up to {processes} supervisor processes" if processes > 1 else "")
         )
         for line in competition.changes:
             print(line)
@@ -100,6 +100,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 executor=_cluster(config.cluster, reuse=not args.no_reuse) if config.cluster else None,
                 recheck=args.recheck,
                 processes=processes,
+                fit_processes=args.processes is None,  # a short run plays in fewer (runner.processes_for)
             )
         )
         board = board_from_store(store, competition.id, rank_by=args.rank_by)
@@ -167,7 +168,10 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
     parser.add_argument(
-        "--processes", type=number(int), help="supervisor processes sharing them (default: one per CPU, at most --jobs)"
+        "--processes",
+        type=number(int),
+        help="supervisor processes sharing them, this one among them (default: one per CPU, at most --jobs, fewer"
+        " for a run too short to repay starting one)",
     )
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")

@@ -37,8 +37,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -477,13 +479,16 @@ async def run_tournament(
     watch: Callable[[PlayedMatch], bool] | None = None,
     refused: dict[str, str] | None = None,
     processes: int = 1,
+    fit_processes: bool = False,
 ) -> Summary:
     """Admit the field's bots, then play the matches of ``competition`` not yet in ``store``.
 
     With ``processes`` over 1 (and ``jobs`` over 1), the ``jobs`` matches at
     once are played by that many supervisor processes, each a share of them
-    (:class:`~arena.competition.worker.Supervisors`); the schedule, the
-    results, the progress and the fault counts stay in this process.
+    (:class:`~arena.competition.worker.Supervisors`), this one among them;
+    the schedule, the results, the progress and the fault counts stay in this
+    process. With ``fit_processes``, a run too short to repay the start of
+    another process gets fewer (see :func:`processes_for`).
     With ``executor`` the matches are played by the executor it opens (a
     Dask cluster's workers: :mod:`arena.competition.cluster`), ``jobs`` at once (``0``: as
     many as the workers have threads); results are still recorded here.
@@ -502,6 +507,66 @@ async def run_tournament(
     config = plan.config
     log_dir = config.log_dir / f"tournament-{competition.id}" if config.logs else None
     started = time.monotonic()
+    spawned = _spawn_ahead(
+        plan, store, competition, processes if jobs > 1 else 1, fit=fit_processes, reuse=reuse, executor=executor
+    )
+    try:
+        return await _run(
+            plan, store, competition, jobs=jobs, reuse=reuse, progress=progress, handle_signals=handle_signals,
+            say=say, executor=executor, recheck=recheck, watch=watch, refused=refused, processes=processes,
+            fit_processes=fit_processes, log_dir=log_dir, started=started, spawned=spawned,
+        )  # fmt: skip
+    finally:
+        if spawned:
+            from .worker import stop_spawned
+
+            stop_spawned(spawned)
+
+
+def _spawn_ahead(
+    plan: Plan,
+    store: Store,
+    competition: Competition,
+    processes: int,
+    *,
+    fit: bool,
+    reuse: bool,
+    executor: OpenExecutor | None,
+) -> list[subprocess.Popen[bytes]]:
+    """The match workers a run over several processes will want, started now: they import the arena while the bots
+    are admitted. As many as the whole field's matches left repay (:func:`processes_for`); none for a cluster."""
+    if processes < 2 or executor is not None:
+        return []
+    left = sum(plan.matches_per_bot(competition.cycles).values()) // 2 - len(store.finished_keys(competition.id))
+    reused = reuse and all(spec.reuse for spec in plan.specs.values())
+    count = _fitted(processes, left, reused) if fit else processes
+    if count < 2:
+        return []
+    from .worker import spawn_worker  # (only when matches go to other processes)
+
+    return [spawn_worker(session=True) for _ in range(count - 1)]
+
+
+async def _run(
+    plan: Plan,
+    store: Store,
+    competition: Competition,
+    *,
+    jobs: int,
+    reuse: bool,
+    progress: Progress,
+    handle_signals: bool,
+    say: Callable[[str], None],
+    executor: OpenExecutor | None,
+    recheck: bool,
+    watch: Callable[[PlayedMatch], bool] | None,
+    refused: dict[str, str] | None,
+    processes: int,
+    fit_processes: bool,
+    log_dir: Path | None,
+    started: float,
+    spawned: list[subprocess.Popen[bytes]],
+) -> Summary:
     if refused is None:
         with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
             refused = await admit(
@@ -569,8 +634,14 @@ async def run_tournament(
                                 runner.executor = opened
                                 runner.jobs = jobs or opened.slots
                                 await runner.run(pool)
-                        elif processes > 1 and runner.jobs > 1 and runner.done < runner.total:
-                            summary.pool = await _run_in_processes(runner, pool, processes, reuse=reuse, say=say)
+                        elif (
+                            (count := processes_for(processes, runner, reuse=reuse) if fit_processes else processes) > 1
+                            and runner.jobs > 1
+                            and runner.done < runner.total
+                        ):
+                            summary.pool = await _run_in_processes(
+                                runner, pool, count, reuse=reuse, say=say, spawned=spawned
+                            )
                         else:
                             await runner.run(pool)
                     nursery.cancel_scope.cancel()
@@ -606,22 +677,99 @@ def game_error_status(summary: Summary) -> int:
 
 
 async def _run_in_processes(
-    runner: _Runner, pool: BotPool, processes: int, *, reuse: bool, say: Callable[[str], None]
+    runner: _Runner,
+    pool: BotPool,
+    processes: int,
+    *,
+    reuse: bool,
+    say: Callable[[str], None],
+    spawned: list[subprocess.Popen[bytes]],
 ) -> PoolStats:
-    """Play ``runner``'s matches in ``processes`` supervisor processes; what their pools did."""
+    """Play ``runner``'s matches in ``processes`` supervisor processes, this one among them; what their pools did.
+
+    This process plays its share from the first match, while the others
+    start (see :func:`~arena.competition.worker.open_supervisors`): a run
+    too short to repay a worker's start is played here as at ``--processes 1``.
+    """
     from .worker import open_supervisors  # (only when matches go to other processes: it starts them)
 
     config = runner.plan.config
+    here = _LocalTurns(runner, pool)
     async with open_supervisors(
         config.game, config.params, config.limits, runner.plan.specs, tournament_id=runner.tid, jobs=runner.jobs,
         processes=processes, reuse=reuse, stderr_dir=runner.log_dir / "stderr" if runner.log_dir else None, say=say,
+        local=here.play, spawned=spawned,
     ) as supervisors:  # fmt: skip
+        here.turns.total_tokens = max(1, supervisors.local_share)
         runner.executor = supervisors
         runner.jobs = supervisors.slots
         runner.forget_deal = supervisors.forget
         runner.on_ban = supervisors.drop
         await runner.run(pool)
-        return await supervisors.pool_stats()
+        pool.close()  # this process's bots stop while the workers stop theirs
+        total = await supervisors.pool_stats()
+    for name, count in dataclasses.asdict(pool.stats).items():
+        setattr(total, name, getattr(total, name) + count)
+    return total
+
+
+class _LocalTurns:
+    """The matches the tournament's own process plays beside its match workers: its share at once, one waiting.
+
+    The waiting match's processes are started while the one before plays (as
+    :meth:`_Runner._prepare_next` does in one process); a match whose bot is
+    disqualified while it waits is not played (as a worker withdraws it).
+    """
+
+    def __init__(self, runner: _Runner, pool: BotPool) -> None:
+        self.runner = runner
+        self.pool = pool
+        self.turns = trio.CapacityLimiter(1)
+        self.waiting: deque[Scheduled] = deque()
+
+    async def play(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
+        runner = self.runner
+        self.waiting.append(scheduled)
+        try:
+            async with self.turns:
+                self.waiting.remove(scheduled)
+                if runner.banned.keys() & {scheduled.bot_a, scheduled.bot_b}:
+                    return None
+                return await play_scheduled(
+                    runner.plan.game, runner.plan.specs, runner.plan.config.limits, scheduled, self.pool,
+                    log_path=log_path, tournament_id=runner.tid, seated=self._start_next,
+                )  # fmt: skip
+        finally:
+            if scheduled in self.waiting:
+                self.waiting.remove(scheduled)
+
+    def _start_next(self) -> None:
+        for match in self.waiting:
+            if not ({match.bot_a, match.bot_b} & self.runner.banned.keys()):
+                for name in (match.bot_a, match.bot_b):
+                    self.pool.prepare(self.runner.plan.specs[name], self.runner.plan.config.limits)
+            return
+
+
+MATCHES_TO_REPAY_A_PROCESS = 250
+"""Matches left to play, per supervisor process past the first, below which a run starts no more of them
+(:func:`processes_for`), when every bot reuses its processes: a match worker's start (Python importing the arena,
+a few tenths of a second of CPU) and its bots' starts cost more than a short run gains from a second CPU.
+Measured (five Python ports, load 6-9): a second process added 1.3 s of CPU to a 200-match run of 3 s, 1.1 s to
+one of 1,000 (9.5 s); ``bench_speed.py --whole-runs`` on an idle machine is the way to tune it."""
+MATCHES_TO_REPAY_A_PROCESS_FRESH = 8
+"""The same where some bot starts a fresh process for every match (each start costs tens of milliseconds)."""
+
+
+def processes_for(requested: int, runner: _Runner, *, reuse: bool) -> int:
+    """How many of ``requested`` supervisor processes the matches left to ``runner`` repay (at least one)."""
+    reused = reuse and all(runner.plan.specs[entrant.name].reuse for entrant in runner.entrants)
+    return _fitted(requested, runner.total - runner.done, reused)
+
+
+def _fitted(requested: int, left: int, reused: bool) -> int:
+    per = MATCHES_TO_REPAY_A_PROCESS if reused else MATCHES_TO_REPAY_A_PROCESS_FRESH
+    return max(1, min(requested, 1 + left // per))
 
 
 def supervisor_processes(requested: int | None, jobs: int) -> int:

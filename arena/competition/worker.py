@@ -42,7 +42,7 @@ import struct
 import subprocess
 import sys
 import traceback
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,6 +279,39 @@ async def _serve(wire_in: int, wire_out: int) -> None:
 
 
 # The server's side ---------------------------------------------------------------------------------
+def spawn_worker(*, session: bool) -> subprocess.Popen[bytes]:
+    """Start a worker process (``python -c WORKER_MAIN PARENT_PID``): it imports the arena, then reads its Setup.
+
+    Call it from the main thread: the worker's death signal fires when the thread that spawned it ends.
+    """
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER_MAIN, str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
+        # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
+        # and workers in their parent's session would split one share between them, however many CPUs they
+        # were started to use. A server's one worker stays in the server's session, where its checks' bots,
+        # weighted down as background bots, were measured to get what the ladder leaves.
+        start_new_session=session,
+    )
+
+
+def stop_spawned(spawned: list[subprocess.Popen[bytes]]) -> None:
+    """Kill and reap the workers :func:`spawn_worker` started ahead that no :class:`MatchWorker` took (no bots yet)."""
+    while spawned:
+        process = spawned.pop()
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
 @dataclass(eq=False)
 class _Answer:
     done: trio.Event = field(default_factory=trio.Event)
@@ -316,7 +349,9 @@ class MatchWorker:
         self.otherwise = otherwise
         """What the organiser can do instead when no worker starts (said with the error)."""
         self.session = session
-        """Start each worker in a session of its own (see :meth:`_spawn`)."""
+        """Start each worker in a session of its own (see :func:`spawn_worker`)."""
+        self.spawned: list[subprocess.Popen[bytes]] = []
+        """A process :func:`spawn_worker` started ahead, for the first worker (it is then this one's to stop)."""
         self._life: _Life | None = None
         self._changed = trio.Event()
         self._next_id = 0
@@ -327,6 +362,11 @@ class MatchWorker:
     def pid(self) -> int | None:
         """The running worker's process id."""
         return self._life.process.pid if self._life and not self._life.dead else None
+
+    @property
+    def ready(self) -> bool:
+        """Whether a worker is up and has said it is ready (a match handed over now starts without waiting for one)."""
+        return self._life is not None and self._life.ready and not self._life.dead
 
     async def _usable(self) -> _Life:
         while self._life is None or not self._life.ready or self._life.dead:
@@ -391,22 +431,9 @@ class MatchWorker:
         self._tell(("drop", name))
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        # From this (the main) thread: the worker's death signal fires when the thread that spawned it ends.
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-        return subprocess.Popen(
-            [sys.executable, "-c", WORKER_MAIN, str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            # A tournament's workers each in a session of its own, as each bot is: with the kernel's autogroup
-            # scheduling (Debian's default) a session is a scheduling group with one fair share of a busy machine,
-            # and workers in their parent's session would split one share between them, however many CPUs they
-            # were started to use. A server's one worker stays in the server's session, where its checks' bots,
-            # weighted down as background bots, were measured to get what the ladder leaves.
-            start_new_session=self.session,
-        )
+        if self.spawned:  # started ahead (spawn_worker): Python has been importing the arena meanwhile
+            return self.spawned.pop()
+        return spawn_worker(session=self.session)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Keep a worker running until cancelled; started once the first one is ready."""
@@ -441,6 +468,8 @@ class MatchWorker:
                 self._notify()
                 send.close()
                 with trio.CancelScope(shield=True):
+                    if not life.ready and process.poll() is None:
+                        process.kill()  # still starting (no bot yet): a run over before it was up waits for nothing
                     await to_worker.aclose()  # end of file: the worker stops its bots and exits
                     code = await _reap(process, STOP_GRACE_S)
                     await from_worker.aclose()
@@ -549,6 +578,10 @@ def match_setup(
 
 
 # A tournament over several processes ---------------------------------------------------------------
+LocalPlay = Callable[[Scheduled, "Path | None"], Awaitable["PlayedMatch | None"]]
+"""Plays a scheduled match in the tournament's own process (``None``: not played, a bot of it was disqualified)."""
+LOCAL = -1
+""":meth:`Supervisors._pick`'s answer for the tournament's own process."""
 LOST_TRIES = 3
 """Times a match is handed over again after the process playing it died, before the run stops with an error (a bug,
 or something that takes its supervisor down every time: better said than looped on)."""
@@ -571,7 +604,15 @@ class Supervisors:
     is played to its end.
     """
 
-    def __init__(self, workers: list[MatchWorker], shares: list[int], specs: Mapping[str, BotSpec]) -> None:
+    def __init__(
+        self,
+        workers: list[MatchWorker],
+        shares: list[int],
+        specs: Mapping[str, BotSpec],
+        *,
+        local: LocalPlay | None = None,
+        local_share: int = 0,
+    ) -> None:
         self.workers = workers
         self.shares = shares
         """How many matches each worker plays at once."""
@@ -582,21 +623,48 @@ class Supervisors:
         """Matches handed over again because the worker playing them died."""
         self.unforgotten: list[list[int]] = [[] for _ in workers]
         """Deals each worker is yet to be told it may forget: told with its next match (in the same write)."""
+        self.local = local
+        """Plays a match in this process (the tournament's own), beside the workers: see :func:`open_supervisors`."""
+        self.local_share = local_share if local is not None else 0
+        self.local_held = 0
 
     @property
     def slots(self) -> int:
-        """How many matches may be handed over at once: each worker's share, and one waiting in each."""
-        return sum(self.shares) + len(self.workers)
+        """How many matches may be handed over at once: each worker's share, and one waiting in each (here too)."""
+        return sum(self.shares) + len(self.workers) + (self.local_share + 1 if self.local is not None else 0)
 
     def _pick(self, scheduled: Scheduled) -> int:
+        """The worker to play ``scheduled`` (``-1``: this process), the one with the most room."""
+        if self.local is not None:
+            if scheduled.persistent:  # their one process lives here
+                return LOCAL
+            # Here, or a worker that is up (one still starting would hold the match until it is): the most room,
+            # this process first (its matches cross no pipe).
+            room = [(self.local_held - self.local_share, LOCAL)] if self.local_held <= self.local_share else []
+            room += [(self.held[i] - self.shares[i], i) for i, worker in enumerate(self.workers) if worker.ready]
+            if room:
+                return min(room)[1]
+            return min(range(-1, len(self.workers)), key=lambda i: (self._room(i), i))
         if scheduled.persistent:  # their one process lives in the first worker
             return 0
-        return min(range(len(self.workers)), key=lambda i: (self.held[i] - self.shares[i], i))
+        return min(range(len(self.workers)), key=lambda i: (self._room(i), i))
+
+    def _room(self, index: int) -> int:
+        if index == LOCAL:
+            return self.local_held - self.local_share
+        return self.held[index] - self.shares[index]
 
     async def __call__(self, scheduled: Scheduled, log_path: Path | None) -> PlayedMatch | None:
         """Play ``scheduled`` in a worker, again in another if the first died meanwhile (``None``: see :meth:`drop`)."""
         for attempt in range(LOST_TRIES + 1):
             index = self._pick(scheduled)
+            if index == LOCAL:
+                assert self.local is not None
+                self.local_held += 1
+                try:
+                    return await self.local(scheduled, log_path)
+                finally:
+                    self.local_held -= 1
             self.held[index] += 1
             worker = self.workers[index]
             for deal in self.unforgotten[index]:
@@ -661,15 +729,27 @@ async def open_supervisors(
     reuse: bool,
     stderr_dir: Path | None,
     say: Callable[[str], None] = lambda _text: None,
+    local: LocalPlay | None = None,
+    spawned: list[subprocess.Popen[bytes]] | None = None,
 ) -> AsyncIterator[Supervisors]:
-    """``processes`` match workers (no more than ``jobs``) sharing ``jobs`` matches at once, all started and ready.
+    """``processes`` supervisor processes (no more than ``jobs``) sharing ``jobs`` matches at once.
 
-    On leaving, each stops its bots and exits (or is killed), as
+    With ``local`` this process is one of them: it plays its share of the
+    matches (through ``local``) from the start, and ``processes - 1`` match
+    workers start beside it and take matches as each is ready (a worker's
+    start, Python importing the arena, takes a few tenths of a second: the
+    first matches do not wait for it). Without, ``processes`` match workers,
+    all started and ready before this returns. The workers take their
+    processes from ``spawned`` while it has some (:func:`spawn_worker`,
+    started ahead by the caller, who stops what is left: :func:`stop_spawned`).
+
+    On leaving, each worker stops its bots and exits (or is killed), as
     :func:`open_match_worker`'s; a killed caller takes them with it
     (``PR_SET_PDEATHSIG``), and the sandbox's lifelines their bots.
     """
     count = max(1, min(processes, jobs))
     shares = [jobs // count + (index < jobs % count) for index in range(count)]
+    local_share = shares.pop(0) if local is not None else 0
     workers = [
         MatchWorker(
             match_setup(
@@ -682,11 +762,18 @@ async def open_supervisors(
         )
         for index, share in enumerate(shares)
     ]  # fmt: skip
+    for worker in workers:
+        if spawned:
+            worker.spawned.append(spawned.pop())
     async with trio.open_nursery() as nursery:
-        async with trio.open_nursery() as starting:  # side by side: each start is mostly Python's imports
+        if local is not None:
             for worker in workers:
-                starting.start_soon(nursery.start, worker.run)
+                nursery.start_soon(worker.run)
+        else:
+            async with trio.open_nursery() as starting:  # side by side: each start is mostly Python's imports
+                for worker in workers:
+                    starting.start_soon(nursery.start, worker.run)
         try:
-            yield Supervisors(workers, shares, specs)
+            yield Supervisors(workers, shares, specs, local=local, local_share=local_share)
         finally:
             nursery.cancel_scope.cancel()

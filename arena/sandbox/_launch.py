@@ -346,6 +346,20 @@ def enter_namespaces(flags: int, as_user: bool) -> None:
                 file.write(text)
 
 
+def join(path: str) -> None:
+    """Move this process into the cgroup of ``path``: ``0`` to a v1 ``tasks`` file (this single thread), else its pid.
+
+    Moving itself through ``tasks`` spares the kernel's global lock on every
+    thread group, whose writer waits out an RCU grace period (6-15 ms a
+    hierarchy measured, against 0.1 ms): see ``BotCgroup.join_files``.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, b"0" if path.endswith("/tasks") else str(os.getpid()).encode())
+    finally:
+        os.close(fd)
+
+
 def open_freezer_leave(freezer: dict[str, str] | None) -> int | None:
     """The file by which the launcher's waiting half leaves the bot's freezer, opened before any namespace.
 
@@ -405,7 +419,8 @@ def become_init_parent(
     try:
         if leave is None:
             raise OSError
-        os.write(leave, str(os.getpid()).encode())
+        by_tasks = freezer is not None and freezer["leave"].endswith("/tasks")
+        os.write(leave, b"0" if by_tasks else str(os.getpid()).encode())
     except OSError:
         freezer = None
     if leave is not None:
@@ -496,8 +511,7 @@ def main(config: dict[str, Any]) -> None:
         fail("the seccomp program is not whole BPF instructions")
     for path in config.get("cgroup_procs", []):
         try:
-            with open(path, "w") as file:
-                file.write(str(os.getpid()))
+            join(path)
         except OSError as exc:
             fail(f"cannot join cgroup {path}", exc.errno)
     leave = open_freezer_leave(config.get("freezer"))

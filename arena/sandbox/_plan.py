@@ -16,6 +16,7 @@ import hashlib
 import json
 import marshal
 import os
+import resource
 import secrets
 import shutil
 import signal
@@ -37,7 +38,7 @@ from protocol import Limits
 
 from ..bots.js import HOST_JS
 from ..bots.spec import MANIFEST, BotSpec
-from . import _builds, _cgroup, _masks, _tree
+from . import _builds, _cgroup, _masks, _native, _tree
 from ._launch import LAUNCH_CODE, OVERLAID, landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
 
@@ -429,6 +430,8 @@ class Jail:
         self.home = root / f"{spec.name[:40].replace('/', '_')}-{self.token}"
         self.scratch = self.home / "scratch"
         self.argv: list[str] = []
+        self.config: dict[str, Any] = {}
+        """What the launcher is told (see ``_launch.main``), whichever launcher runs (``argv[0]``)."""
         self.env: dict[str, str] = {}
         self.cwd = spec.cwd
         self._peak_memory = 0
@@ -503,7 +506,7 @@ class Jail:
             "cwd": str(cwd),
             "env": self.env,
             "rlimits": self._rlimits(profile),
-            "cgroup_procs": self.cgroup.procs_files if self.cgroup else [],
+            "cgroup_procs": self.cgroup.join_files if self.cgroup else [],
             "freezer": self._freezer_config(),
             "uid": self.uid,
             "gid": self.uid,
@@ -534,7 +537,23 @@ class Jail:
         self.lifeline_r, self._lifeline_w = os.pipe()
         config["lifeline"] = self.lifeline_r
         self.cwd = cwd
-        self.argv = launch_argv(config)
+        self.config = config
+        compiled = _native.launcher() if "bwrap" in config else None
+        self.argv = launch_argv(config) if compiled is None else self._native_argv(compiled, config)
+
+    def _native_argv(self, binary: str, config: dict[str, Any]) -> list[str]:
+        """The compiled launcher's command line for ``config`` (a jail bubblewrap builds: see ``launch.c``)."""
+        argv: list[str] = config["argv"]
+        if config["uid"] is not None:
+            # As root bubblewrap mounts the bot's view first; setpriv then drops to the bot's UID inside.
+            argv = [config["setpriv"], f"--reuid={config['uid']}", f"--regid={config['gid']}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--", *argv]  # fmt: skip
+        return _native.command(
+            binary, argv=[*config["bwrap"], "--", *argv], env=config["env"], cwd=config["cwd"],
+            joins=config["cgroup_procs"], freezer=config["freezer"], lifeline=config["lifeline"],
+            rlimits={getattr(resource, name): limit for name, limit in config["rlimits"].items()},
+            seccomp=config["seccomp"], data=config.get("bwrap_data", []), overlay=config.get("overlay"),
+        )  # fmt: skip
 
     def _counter_masks(self) -> dict[str, list[Any]]:
         """The launcher's ``masks`` and ``hidden`` (see :mod:`._masks`): its /sys goes too (bubblewrap has none)."""

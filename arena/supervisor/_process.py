@@ -710,12 +710,14 @@ class BotProcess:
                 await self.process.wait()
             descendants += [p for p in self._descendants() if p not in descendants]
             _kill_tree(self.process.pid, descendants)
+            # The jail's own kill and removal in a thread (its cgroup's and UID's processes, its groups and
+            # folders: milliseconds of system calls), so that the loop plays on meanwhile.
             if self.jail is not None:
-                self.jail.kill_all()
+                await trio.to_thread.run_sync(self.jail.kill_all)
             await self.process.wait()
             if self.jail is not None:
                 self.sample_memory()
-                self.jail.close()
+                await trio.to_thread.run_sync(self.jail.close)
             for stream in (self.process.stdout, self.process.stderr):
                 if stream is not None:
                     with contextlib.suppress(trio.ClosedResourceError, OSError):
@@ -941,7 +943,8 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
             raise Crash(f"could not start {' '.join(spec.command)!r}: {head!r} not found")
         jail = Jail(run, options.limits, options.sandbox, capabilities(), writable=options.writable)
         try:
-            jail.prepare(env)
+            # In a thread (a UID, a cgroup, folders and files: milliseconds of system calls): the loop plays on.
+            await trio.to_thread.run_sync(jail.prepare, env)
         except OSError as exc:
             raise Crash(f"could not build the sandbox for {spec.name!r}: {exc}") from None
         argv, env, cwd = jail.argv, {"PATH": env.get("PATH", "/usr/bin:/bin")}, jail.cwd
@@ -963,6 +966,11 @@ async def open_bot(spec: BotSpec, options: SpawnOptions) -> AsyncIterator[BotPro
         if jail is not None:
             jail.close()
         raise Crash(f"could not start {' '.join(spec.command)!r}: {exc.strerror or exc}") from None
+    except BaseException:  # cancelled as it started: whatever may have started in the jail goes with it
+        if jail is not None:
+            jail.kill_all()
+            jail.close()
+        raise
     if jail is not None:
         jail.spawned(process.pid)
     bot = BotProcess(spec, process, options, jail)
