@@ -411,23 +411,40 @@ int main(int argc, char **argv) {
             snprintf(what, sizeof what, "%d=%llu", limits[k].resource, (unsigned long long)limits[k].limit.rlim_cur);
             fail("setrlimit", what, errno);
         }
-    /* bubblewrap's options (up to its "--"), with the overlay and the data in place, go in a memfd (--args). */
+    /* bubblewrap's options (up to its "--"), with the overlay and the data in place, go in a memfd (--args);
+     * a command with no "--" (a plain program: the launcher's own run check, tests) runs as it is given. */
     int end_of_options = 1;
     while (end_of_options < ncommand && strcmp(command[end_of_options], "--") != 0)
         end_of_options++;
-    if (end_of_options == ncommand)
-        fail("usage: launch ... -- BWRAP OPTION... -- ARG...: no end of bubblewrap's options", NULL, 0);
+    int packed = end_of_options < ncommand;
     const char *folder = lower != NULL && empty != NULL && at != NULL ? overlay_folder(lower, empty, at) : NULL;
     int *data_fds = calloc((size_t)ndata + 2, sizeof *data_fds), nfds = 0;
     size_t options_size = 64;
-    for (int k = 1; k < end_of_options; k++)
+    for (int k = 1; k < ncommand; k++)
         options_size += strlen(command[k]) + 24;
     char *options = malloc(options_size), *put = options;
-    if (data_fds == NULL || options == NULL)
+    char **exec_argv = calloc((size_t)ncommand + 4, sizeof *exec_argv);
+    if (data_fds == NULL || options == NULL || exec_argv == NULL)
         fail("launch", NULL, ENOMEM);
     for (int k = 0; k < ndata; k++)
         data_fds[nfds++] = hex_memfd(data[k], 0, "a mask");
-    for (int k = 1; k < end_of_options; k++) {
+    int n = 0;
+    exec_argv[n++] = command[0];
+    if (seccomp != NULL) {
+        static char seccomp_text[24];
+        data_fds[nfds] = hex_memfd(seccomp, 8, "the seccomp program");
+        snprintf(seccomp_text, sizeof seccomp_text, "%d", data_fds[nfds++]);
+        if (packed) {
+            memcpy(put, "--seccomp", 10);
+            put += 10;
+            memcpy(put, seccomp_text, strlen(seccomp_text) + 1);
+            put += strlen(seccomp_text) + 1;
+        } else {
+            exec_argv[n++] = "--seccomp";
+            exec_argv[n++] = seccomp_text;
+        }
+    }
+    for (int k = 1; k < (packed ? end_of_options : 0); k++) {
         const char *option = command[k];
         char number_text[24];
         if (strncmp(option, "@data:", 6) == 0) {
@@ -446,27 +463,16 @@ int main(int argc, char **argv) {
         memcpy(put, option, len);
         put += len;
     }
-    if (seccomp != NULL) {
-        char number_text[24];
-        data_fds[nfds] = hex_memfd(seccomp, 8, "the seccomp program");
-        snprintf(number_text, sizeof number_text, "%d", data_fds[nfds++]);
-        memcpy(put, "--seccomp", 10);
-        put += 10;
-        memcpy(put, number_text, strlen(number_text) + 1);
-        put += strlen(number_text) + 1;
+    int args_fd = -1;
+    char args_text[24];
+    if (packed) {
+        args_fd = handed(options, (size_t)(put - options), "the options");
+        snprintf(args_text, sizeof args_text, "%d", args_fd);
+        exec_argv[n++] = "--args";
+        exec_argv[n++] = args_text;
     }
-    int args_fd = handed(options, (size_t)(put - options), "the options");
     free(options);
-    char args_arg[24];
-    snprintf(args_arg, sizeof args_arg, "%d", args_fd);
-    char **exec_argv = calloc((size_t)(ncommand - end_of_options) + 4, sizeof *exec_argv);
-    if (exec_argv == NULL)
-        fail("launch", NULL, ENOMEM);
-    int n = 0;
-    exec_argv[n++] = command[0];
-    exec_argv[n++] = "--args";
-    exec_argv[n++] = args_arg;
-    for (int k = end_of_options; k < ncommand; k++)
+    for (int k = packed ? end_of_options : 1; k < ncommand; k++)
         exec_argv[n++] = command[k];
     exec_argv[n] = NULL;
 
@@ -484,7 +490,8 @@ int main(int argc, char **argv) {
         close(alive[0]);
         for (int k = 0; k < nfds; k++)
             close(data_fds[k]);
-        close(args_fd);
+        if (args_fd >= 0)
+            close(args_fd);
         become_init_parent(child, lifeline, proc, leave, leave_path, state, thawed);
     }
     if (proc >= 0)
