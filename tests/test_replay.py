@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -269,6 +270,17 @@ def test_terminal_output_when_not_a_tty(rps_log: Path, capsys: pytest.CaptureFix
     shown = seat_out.split("Only what seat A")[1].splitlines()
     assert any(line.startswith("  A asked") for line in shown)
     assert not any(line.startswith(("  B ", "  »")) for line in shown)
+
+
+def test_piped_output_keeps_each_line_whole_with_no_trailing_space(
+    rps_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(rps_log)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    told = [line for line in lines if line.startswith("  A told    main_result")]
+    assert len(told) == 10 and all(re.search(r" winner . score \d+ : \d+$", line) for line in told)
+    assert any(len(line) > 80 for line in lines)  # not cut at rich's 80 columns for a file
 
 
 def test_rps_cards_are_drawn_in_colour(rps_log: Path) -> None:
