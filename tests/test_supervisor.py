@@ -103,7 +103,7 @@ async def test_a_bot_slow_at_every_move_runs_out_of_its_match_clock(tmp_path: Pa
     )
     assert [(f.seat, f.kind) for f in record.faults] == [("A", "timeout")]
     assert "match clock ran out (wall_bank_s 1s)" in record.faults[0].reason
-    assert "waiting to run" not in record.faults[0].reason  # it slept: a busy machine does not explain that
+    assert "still computing" not in record.faults[0].reason  # it slept: a busy machine does not explain that
     assert not record.faults[0].machine_may_explain
     assert record.stats[0].requests <= 4  # the first answer's start-up aside, three or four answers fit in 1 s
     assert trio.current_time() - started < 10

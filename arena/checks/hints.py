@@ -26,6 +26,10 @@ FLUSH = (
     "it wrote nothing on its standard output: does it flush after each line? "
     "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush(); Ruby: $stdout.sync = true)"
 )
+COMPUTING = (
+    "it was still computing when its time ran out: an endless loop, or a search too long for the limits "
+    "(a move's CPU time is move_s, plus what is left of its time bank; the first also has startup_s)"
+)
 STDERR = "stdout carries only answers: write debug output to stderr (it is kept in the bot's stderr log)"
 NOTICE = (
     'answer only requests (the messages that have an "id"), each with its own id; '
@@ -46,7 +50,9 @@ def fault_hints(fault: Fault, game: Game, protocol: str, bytes_out: int, protoco
     reason = fault.reason
     hints: list[str] = []
     looks_like_text = False
-    if fault.kind == "timeout" and bytes_out == 0:
+    if fault.kind == "timeout" and (fault.machine_may_explain or "s of CPU (used " in reason):  # over its CPU
+        hints.append(COMPUTING)
+    elif fault.kind == "timeout" and bytes_out == 0:
         hints.append(FLUSH)
         looks_like_text = True
     elif fault.kind == "invalid_json":
