@@ -327,6 +327,10 @@ def test_replay_by_match_id_from_a_results_database(
     assert "verified" in capsys.readouterr().out
     assert main(["replay", "--db", str(tmp_path / "results.db"), "nope"]) == 2
     assert "no match 'nope'" in capsys.readouterr().err
+    with store_module.Store.open(tmp_path / "results.db") as later:  # "t" is no longer the latest competition
+        later.create_competition(name="later", seed=2, game="rps-poker/1", config={})
+    assert main(["replay", "--db", str(tmp_path / "results.db"), "999", "--name", "t"]) == 2
+    assert f"(`arena results {tmp_path / 'results.db'} --matches --name t` lists them;" in capsys.readouterr().err
 
 
 def test_stepping_by_key_goes_forward_back_and_quits(rps_log: Path) -> None:
