@@ -187,6 +187,21 @@ def test_a_clearly_better_new_version_is_accepted_and_a_copy_rejected() -> None:
     assert copy.verdict_line().startswith("H0 accepted after")
 
 
+def test_the_verdict_says_how_many_recorded_matches_it_did_not_count() -> None:
+    comparison = Comparison(H2H, Sprt(elo0=0, elo1=100), rounds=500, seed=2)
+    schedule = list(iter_compare_schedule(H2H, seed=2, rounds=500))
+    for s in schedule:
+        comparison.add(won_by(s, "new"))
+        if comparison.finished:
+            break
+    counted = comparison.matches_counted
+    assert comparison.verdict_line().startswith(f"H1 accepted after {counted // 2} pairs ({counted} matches):")
+    comparison.recorded = counted + 3  # a pair and a leg past the verdict were in play, and recorded
+    assert comparison.verdict_line().startswith(
+        f"H1 accepted after {counted // 2} pairs ({counted} matches; 3 more recorded, in pairs it did not count):"
+    )
+
+
 def test_faults_disqualify_in_schedule_order_an_opponent_s_pairs_are_skipped_a_compared_bot_ends_the_test() -> None:
     schedule = list(iter_compare_schedule(FIELD, seed=1, rounds=2))
     comparison = Comparison(FIELD, Sprt(elo0=0, elo1=50), rounds=2, seed=1, max_faults=1)

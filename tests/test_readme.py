@@ -471,6 +471,7 @@ def normalised(line: str) -> str:
     """A line with what changes from run to run set aside: times in ms, time stamps, and the CPU count."""
     line = re.sub(r"\d{8}T\d{6}", "<stamp>", line)
     line = re.sub(r"\b\d+ at once\b", "<n> at once", line)  # --jobs defaults to the CPU count
+    line = re.sub(r"; \d+ more recorded, in pairs it did not count\)", ")", line)  # compare: what was in play
     return re.sub(r"\b\d+ ms\b", "<n> ms", line).rstrip()
 
 
