@@ -215,6 +215,7 @@ def test_a_single_file_needs_a_language_and_gets_a_manifest(tmp_path: Path) -> N
     assert (folder / "bot.c").read_text() == source.read_text()
     manifest = (folder / "bot.toml").read_text()
     assert LANGUAGES["c"].build in manifest and 'run = ".arena-build/bot"' in manifest
+    assert "reuse = true" in manifest.splitlines()  # a starter's file plays many matches in one process
 
 
 def test_nothing_is_written_through_a_link_even_if_one_were_there(tmp_path: Path) -> None:
@@ -245,4 +246,6 @@ def test_a_starter_uploaded_as_its_one_source_file_passes_arena_check(
     folder = unpack(source, tmp_path / "out", LIMITS, language=language)
     usable(lang, monkeypatch)
     status = main(["check", str(folder), "--game", "gops", "--matches", "2", "--log-dir", str(tmp_path / "logs")])
-    assert status == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "PASS  plays several matches in one process: 2 matches in one process" in out
