@@ -537,6 +537,18 @@ class Jail:
         if program is None or (is_system(program) and is_system(program.resolve())):
             return argv, readable, ""
         needs = installation(program)
+        if not any(program.is_relative_to(p) for p in needs):  # a link, in a folder the jail is not given
+            target = program.resolve()
+            if target.name == program.name:
+                program = target  # the same program by another path: the jail has that one
+            else:  # a program of another name (rustup, for rustup's rustc in ~/.cargo/bin), reading its own homes
+                why = f"{head} on your PATH is {program}, a link to {target}, which needs more than the jail gives it"
+                system = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else None
+                if system is not None:
+                    self.note = f"the system's {system} ran: {why}"
+                    return [system, *argv[1:]], readable, ""
+                self.note = f"{why}: install the system's {head}, or put its own installation first on your PATH"
+                return argv, readable, ""
         if self.uid is not None and "bwrap" not in self.layers and not all(map(_reachable_by_others, needs)):
             ran = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else None
             self.note = (
