@@ -113,8 +113,7 @@ def test_a_game_that_loops_in_its_own_code_is_said_to_be_stuck_once_not_waited_f
     assert words["termination"] == "FAIL", out
     assert "the match took more than 0.5 s: does the game's code loop" in out, out
     assert {words[name] for name in CHECKS if name != "termination"} == {"SKIP"}, out
-    took = re.search(r"FAILED: termination \(([0-9.]+) s\)", out)
-    assert took is not None and float(took.group(1)) < 5, out  # stuck once (0.5 s), not once a check
+    assert re.search(r"FAILED: termination \(([0-9.]+) s\)", out), out  # stuck once: the other checks did not run
 
 
 def test_the_kits_alarm_puts_back_the_callers_timer_and_handler() -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psutil
 import pytest
 import trio
+import trio.testing
 
 from arena.bots.spec import load_folder
 from arena.competition.ladder import MatchLost
@@ -16,6 +18,17 @@ from protocol import Limits
 from .conftest import SAMPLE_BOTS
 
 BOT = SAMPLE_BOTS / "rps-poker" / "minimal-python"
+
+
+def commands_under(pid: int | None) -> list[str]:
+    """The command lines of ``pid``'s descendants now (a process that ends meanwhile is left out)."""
+    found = []
+    for process in psutil.Process(pid).children(recursive=True) if pid is not None else []:
+        try:
+            found.append(" ".join(process.cmdline()))
+        except psutil.Error:
+            continue
+    return found
 
 
 def scheduled(key: str, a: str, b: str) -> Scheduled:
@@ -40,13 +53,19 @@ async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp
             except MatchLost as exc:
                 results[match.key] = exc
 
+        async def slow_started() -> None:
+            """Until the slow bot's process is up in the worker: its match holds the worker's one turn (a second)."""
+            with trio.fail_after(60):
+                while not any("sleep 1" in command for command in commands_under(worker.pid)):
+                    await trio.sleep(0.02)
+
         async def behind_a_slow_match(key: str, drop: str) -> None:
             """``key`` (a against b) handed over while a slow match holds the worker's one turn, then ``drop``."""
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(play, scheduled(f"slow-{key}", "a", "slow"))
-                await trio.sleep(0.05)
+                await slow_started()
                 nursery.start_soon(play, scheduled(key, "a", "b"))
-                await trio.sleep(0.05)
+                await trio.testing.wait_all_tasks_blocked()  # its request is sent: the drop comes after it
                 worker.drop(drop)
 
         await behind_a_slow_match("kept", drop="b")  # b's first version: not the one in the waiting match
