@@ -258,6 +258,7 @@ def pairs_played(out: str) -> int:
     return int(re.search(r"accepted after (\d+) pairs", out).group(1))  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_a_better_bot_is_accepted_and_a_copy_rejected_within_the_expected_number_of_pairs(tmp_path: Path) -> None:
     test = Sprt(elo0=0, elo1=100)
     better = compare(tmp_path, str(RPS / "simple-py"), str(RPS / "random-python"), "--elo1", "100")
@@ -275,6 +276,7 @@ def test_a_better_bot_is_accepted_and_a_copy_rejected_within_the_expected_number
     assert any(line.lstrip().startswith("Games ") for line in lines)
 
 
+@pytest.mark.slow
 def test_a_comparison_against_a_field_resumes_after_kill_9_and_ends_as_an_unbroken_run(tmp_path: Path) -> None:
     args = [str(RPS / "simple-py"), str(RPS / "minimal-python"), str(RPS / "random-python"), "--elo1", "100"]
     clean = compare(tmp_path, *args, db="clean.sqlite", jobs=1)

@@ -60,6 +60,7 @@ def test_the_wheel_carries_the_sample_bots_the_rules_and_the_data_files(wheel: P
     assert not leftovers, f"build outputs in the wheel: {leftovers[:3]}"
 
 
+@pytest.mark.slow
 def test_new_and_check_find_their_starters_and_reference_bots_in_a_non_editable_install(
     wheel: Path, tmp_path: Path
 ) -> None:

@@ -532,6 +532,7 @@ def test_the_minimal_bots_are_the_sample_bots() -> None:
             assert "\n".join(block.lines).strip() in code, f"the {lang} bot at {block.where} is not {folder}/{file}"
 
 
+@pytest.mark.slow
 def test_the_c_bot_compiles_and_plays(tmp_path: Path) -> None:
     if shutil.which("gcc") is None:
         if os.environ.get("CI"):

@@ -97,6 +97,7 @@ async def test_bots_started_in_the_background_and_their_tasks_get_a_small_cpu_we
     assert weights["ordinary"] in ("cpu.weight 100", "cpu.shares 1024", "not in the cpu hierarchy")
 
 
+@pytest.mark.slow
 async def test_a_servers_checks_run_in_the_background_and_its_ladder_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,6 +121,7 @@ async def test_a_servers_checks_run_in_the_background_and_its_ladder_does_not(
     assert ladder_before and not any(behind for _name, behind in ladder_before), made
 
 
+@pytest.mark.slow
 async def test_a_check_that_fails_in_the_background_is_judged_again_at_an_ordinary_weight(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

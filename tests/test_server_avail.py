@@ -87,6 +87,7 @@ async def test_a_slow_version_holds_no_more_than_its_share_of_the_ladder_and_the
         assert others >= 4, others  # the fast pairs kept playing beside it
 
 
+@pytest.mark.slow
 async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplayed(tmp_path: Path) -> None:
     # Answers of 1 s: a pair would hold its slot for 15 s.
     slow = slow_folder(tmp_path, 1.0)
@@ -124,6 +125,7 @@ async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplay
         assert any(line.endswith("ended unplayed: the organiser froze the competition") for line in lines)
 
 
+@pytest.mark.slow
 async def test_disqualify_ends_a_pair_played_in_the_servers_own_process(tmp_path: Path) -> None:
     slow = slow_folder(tmp_path, 1.0)
     config = write_config(tmp_path, house=("minimal-python", str(slow)), extra="workers = 0")
@@ -163,6 +165,7 @@ def bot_upload(code: str, name: str = "bot") -> bytes:
 
 
 @pytest.mark.parametrize("misbehaviour", sorted(MISBEHAVIOURS))
+@pytest.mark.slow
 async def test_a_failed_check_is_judged_again_only_when_a_busy_machine_could_explain_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, misbehaviour: str
 ) -> None:

@@ -291,6 +291,7 @@ async def test_cancelling_a_match_reaps_every_process(tmp_path: Path) -> None:
     # no_process_left_behind checks that the sleeping bot was killed and reaped
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
     import signal
     import subprocess
