@@ -32,6 +32,22 @@ CHROMIUM_FLAGS = [
 ]
 
 
+SLOW_FIXTURES = {
+    "browser": "drives chromium",
+    "clone": "runs the documented commands, `arena` in a shell, in a copy of the repository",
+    "cluster": "starts a Dask cluster of worker processes",
+    "wheel": "builds the wheel with pip",
+}
+"""Fixtures whose tests are ``slow`` whatever their own markers say (the quick subset, ``-m "not slow"``, is the
+tests that start no ``arena`` process, server, browser or cluster: docs/development.md)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def _our_bot_processes() -> set[int]:
     """Pids of live processes this test process started for bots (launchers, what they hold, our jails' cgroups)."""
     from arena.sandbox import started_by

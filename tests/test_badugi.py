@@ -77,6 +77,7 @@ def is_valid_played_hand(played: Sequence[str], held: Sequence[str]) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_evaluator_key_equals_brute_force_for_every_four_card_hand() -> None:
     count = 0
     keys: dict[tuple[int, ...], int] = {}
@@ -641,6 +642,7 @@ def test_structure_matches_the_parameter_table() -> None:
 
 
 @needs_node
+@pytest.mark.slow
 def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path: Path) -> None:
     import trio
 

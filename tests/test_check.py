@@ -109,6 +109,7 @@ async def test_a_slow_bot_fails_one_check_and_the_check_stops_at_its_first_timeo
     assert sorted(p.name for p in tmp_path.glob("check-*.jsonl")) == ["check-1.jsonl"], "no match after the timeout"
 
 
+@pytest.mark.slow
 async def test_the_slowest_answer_leaves_start_up_out(tmp_path: Path) -> None:
     report = await run_check(command("check_slow_start.py"), tmp_path, limits=Limits(), matches=2)
     assert report.ok, [c.lines() for c in report.checks if c.passed is False]

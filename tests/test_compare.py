@@ -352,6 +352,7 @@ def bot_copy(tmp_path: Path, name: str) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_changed_new_is_tested_again_on_the_same_deals_and_base_s_matches_are_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,6 +57,7 @@ def results(db: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[s
     return data
 
 
+@pytest.mark.slow
 def test_adding_changing_and_removing_bots_plays_only_the_matches_that_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,6 +102,7 @@ def test_adding_changing_and_removing_bots_plays_only_the_matches_that_changed(
     assert "c1-minimal-python-vs-random-python.v2-a" in keys and "c1-minimal-python-vs-random-python-a" in keys
 
 
+@pytest.mark.slow
 def test_a_change_of_game_parameters_limits_format_or_seed_is_refused_and_fresh_starts_anew(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
