@@ -124,14 +124,17 @@ def confined() -> None:
         pytest.skip("no layer here confines what a bot reads")
 
 
-def dispatcher(tmp_path: Path, *names: str) -> Path:
+def dispatcher(tmp_path: Path, *names: str, program: str = "dispatch", hard: bool = False) -> Path:
     """As rustup in ~/.cargo/bin: one program that ``names`` link to, which acts by the name it is run as."""
     folder = tmp_path / "cargo" / "bin"
     folder.mkdir(parents=True)
-    (folder / "dispatch").write_text('#!/bin/sh\necho "dispatch run as $0: needs its home folders" >&2\nexit 3\n')
-    (folder / "dispatch").chmod(0o755)
+    (folder / program).write_text('#!/bin/sh\necho "dispatch run as $0: needs its home folders" >&2\nexit 3\n')
+    (folder / program).chmod(0o755)
     for name in names:
-        (folder / name).symlink_to("dispatch")
+        if hard:
+            os.link(folder / program, folder / name)
+        else:
+            (folder / name).symlink_to(program)
     return folder
 
 
@@ -160,3 +163,14 @@ async def test_a_link_to_a_program_of_another_name_runs_the_systems_copy_and_a_f
     said = str(failed.value)
     assert f"arena-no-such-tool on your PATH is {folder / 'arena-no-such-tool'}, a link to " in said
     assert "install the system's arena-no-such-tool, or put its own installation first on your PATH" in said
+
+
+async def test_an_older_rustups_hard_linked_proxy_runs_the_systems_copy_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    confined()
+    folder = dispatcher(tmp_path, "python3", program="rustup", hard=True)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ.get('PATH', '')}")
+    with pytest.raises(BuildError) as failed:
+        await ensure_built(builder(tmp_path, "python3 -c 'import sys; sys.exit(5)'"))
+    assert f"python3 on your PATH is {folder / 'python3'}, a link to {folder / 'rustup'}, which" in str(failed.value)

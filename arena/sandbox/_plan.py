@@ -537,8 +537,10 @@ class Jail:
         if program is None or (is_system(program) and is_system(program.resolve())):
             return argv, readable, ""
         needs = installation(program)
-        if not any(program.is_relative_to(p) for p in needs):  # a link, in a folder the jail is not given
-            target = program.resolve()
+        rustup = program.parent / "rustup"  # rustup's proxies are links to it, or hard links (older rustups)
+        hard_linked = program.name != "rustup" and rustup.is_file() and os.path.samefile(program, rustup)
+        if hard_linked or not any(program.is_relative_to(p) for p in needs):  # a link, in a folder not in the jail
+            target = rustup if hard_linked else program.resolve()
             if target.name == program.name:
                 program = target  # the same program by another path: the jail has that one
             else:  # a program of another name (rustup, for rustup's rustc in ~/.cargo/bin), reading its own homes
