@@ -619,6 +619,7 @@ async def test_same_seed_reproduces_a_real_match(tmp_path: Path) -> None:
     assert logs[0] == logs[1]
 
 
+@pytest.mark.slow
 async def test_rule_based_bot_beats_the_calling_station_over_duplicate_seats(tmp_path: Path) -> None:
     total = 0.0
     for seed in (1, 2):

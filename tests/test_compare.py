@@ -331,6 +331,7 @@ REMEMBERS = REPO / "tests" / "hostile" / "remembers-deals"
 
 
 @pytest.mark.parametrize("jobs", [1, 3])
+@pytest.mark.slow
 def test_an_opponent_s_reused_process_never_meets_new_s_deal_again_against_base(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: int
 ) -> None:
