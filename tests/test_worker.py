@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import psutil
@@ -9,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from arena.bots.spec import load_folder
+from arena.bots.spec import BotSpec, load_folder
 from arena.competition.ladder import MatchLost
 from arena.competition.schedule import Scheduled
 from arena.competition.worker import open_match_worker
@@ -35,12 +36,17 @@ def scheduled(key: str, a: str, b: str) -> Scheduled:
     return Scheduled(key=key, cycle=0, deal=key, leg=0, bot_a=a, bot_b=b, seed=7)
 
 
+@pytest.mark.slow
 async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp_path: Path) -> None:
     base = load_folder(BOT)
-    slow = base.with_name("slow")
-    slow = type(slow)(**{**slow.__dict__, "command": ("sh", "-c", 'sleep 1; exec "$@"', "sh", *base.command)})
+
+    def slow(marker: str) -> BotSpec:
+        """A fresh process for each match, three seconds to start: its match holds the worker's one turn as long."""
+        command = ("sh", "-c", 'sleep 3; exec "$@"', marker, *base.command)  # marker: its $0, in its command line
+        return dataclasses.replace(base.with_name("slow"), command=command, reuse=False)
+
     # Seats are named by entrant, processes by version (its label): ``b``'s second version plays as ``b.v2``.
-    specs = {"a": base.with_name("a"), "b": base.with_name("b.v2"), "slow": slow}
+    specs = {"a": base.with_name("a"), "b": base.with_name("b.v2")}
     results: dict[str, object] = {}
 
     async with open_match_worker(
@@ -53,17 +59,18 @@ async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp
             except MatchLost as exc:
                 results[match.key] = exc
 
-        async def slow_started() -> None:
-            """Until the slow bot's process is up in the worker: its match holds the worker's one turn (a second)."""
+        async def slow_started(marker: str) -> None:
+            """Until this slow bot's process is up in the worker: its match holds the worker's one turn."""
             with trio.fail_after(60):
-                while not any("sleep 1" in command for command in commands_under(worker.pid)):
+                while not any(f'sleep 3; exec "$@" {marker} ' in command for command in commands_under(worker.pid)):
                     await trio.sleep(0.02)
 
         async def behind_a_slow_match(key: str, drop: str) -> None:
             """``key`` (a against b) handed over while a slow match holds the worker's one turn, then ``drop``."""
+            specs["slow"] = slow(f"slow-{key}")
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(play, scheduled(f"slow-{key}", "a", "slow"))
-                await slow_started()
+                await slow_started(f"slow-{key}")
                 nursery.start_soon(play, scheduled(key, "a", "b"))
                 await trio.testing.wait_all_tasks_blocked()  # its request is sent: the drop comes after it
                 worker.drop(drop)
