@@ -100,6 +100,7 @@ def test_best_hand_is_a_valid_subset_with_the_reference_key_on_random_hands() ->
         assert hand_key(played) == reference_key(held) == hand_key(held)
 
 
+@pytest.mark.slow
 def test_compare_agrees_with_the_reference_on_random_pairs() -> None:
     rng = random.Random(7)
     outcomes = {1: 0, -1: 0, 0: 0}

@@ -48,6 +48,7 @@ SAMPLE_FOLDERS = sorted(p for p in SAMPLES.iterdir() if (p / "bot.toml").is_file
 
 
 @pytest.mark.parametrize("folder", SAMPLE_FOLDERS, ids=[p.name for p in SAMPLE_FOLDERS])
+@pytest.mark.slow
 async def test_every_sample_bot_passes(folder: Path, tmp_path: Path) -> None:
     missing = needs_tools(folder)
     if missing:

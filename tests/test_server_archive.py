@@ -245,6 +245,7 @@ def test_nothing_is_written_through_a_link_even_if_one_were_there(tmp_path: Path
     "language",
     [pytest.param(lang, marks=[pytest.mark.slow] if lang in COMPILED else []) for lang in starters.LANGUAGES],
 )
+@pytest.mark.slow
 def test_a_starter_uploaded_as_its_one_source_file_passes_arena_check(
     language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

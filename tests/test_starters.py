@@ -52,6 +52,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("game", "language"), CASES)
+@pytest.mark.slow
 def test_arena_new_makes_a_bot_that_passes_arena_check(
     game: str, language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
