@@ -28,13 +28,31 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 
+# pip warns of every index or folder this machine's own pip configuration names but does not have (dozens of
+# "WARNING: Location '...' is ignored" lines on a machine whose pip.conf lists a missing local index): those
+# say nothing of Arena, so they are counted in one line; every other line of pip's is shown as it was.
+MACHINE_WARNING="^WARNING: Location '.*' is ignored"
+pip_install() {
+  local said status=0 ignored
+  said="$(mktemp)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check "$@" 2>"$said" || status=$?
+  grep -v -E "$MACHINE_WARNING" "$said" >&2 || true
+  ignored="$(grep -c -E "$MACHINE_WARNING" "$said" || true)"
+  if [ "${ignored:-0}" -gt 0 ]; then
+    echo "bootstrap: pip warned $ignored times of a package index or folder that this machine's pip configuration" \
+      "names and does not have (\`.venv/bin/python -m pip config list\` shows where): not Arena's, left out" >&2
+  fi
+  rm -f "$said"
+  return "$status"
+}
+
 extra=""
 [ "${1:-}" = "--test" ] && extra="[test]"
 stamp=".venv/.arena-installed$extra"
 want="$(cat pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "bootstrap: installing Arena and its dependencies into .venv ..." >&2
-  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extra"
+  pip_install --upgrade pip >/dev/null
+  pip_install -e ".$extra"
   echo "$want" > "$stamp"
 fi

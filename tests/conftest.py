@@ -32,6 +32,22 @@ CHROMIUM_FLAGS = [
 ]
 
 
+SLOW_FIXTURES = {
+    "browser": "drives chromium",
+    "clone": "runs the documented commands, `arena` in a shell, in a copy of the repository",
+    "cluster": "starts a Dask cluster of worker processes",
+    "wheel": "builds the wheel with pip",
+}
+"""Fixtures whose tests are ``slow`` whatever their own markers say, as are the tests marked ``cluster``: the quick
+subset (``-m "not slow"``, docs/development.md) starts no ``arena`` process, server, browser or cluster."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("cluster"):
+            item.add_marker(pytest.mark.slow)
+
+
 def _our_bot_processes() -> set[int]:
     """Pids of live processes this test process started for bots (launchers, what they hold, our jails' cgroups)."""
     from arena.sandbox import started_by

@@ -77,6 +77,7 @@ def is_valid_played_hand(played: Sequence[str], held: Sequence[str]) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_evaluator_key_equals_brute_force_for_every_four_card_hand() -> None:
     count = 0
     keys: dict[tuple[int, ...], int] = {}
@@ -99,6 +100,7 @@ def test_best_hand_is_a_valid_subset_with_the_reference_key_on_random_hands() ->
         assert hand_key(played) == reference_key(held) == hand_key(held)
 
 
+@pytest.mark.slow
 def test_compare_agrees_with_the_reference_on_random_pairs() -> None:
     rng = random.Random(7)
     outcomes = {1: 0, -1: 0, 0: 0}
@@ -618,6 +620,7 @@ async def test_same_seed_reproduces_a_real_match(tmp_path: Path) -> None:
     assert logs[0] == logs[1]
 
 
+@pytest.mark.slow
 async def test_rule_based_bot_beats_the_calling_station_over_duplicate_seats(tmp_path: Path) -> None:
     total = 0.0
     for seed in (1, 2):
@@ -641,6 +644,7 @@ def test_structure_matches_the_parameter_table() -> None:
 
 
 @needs_node
+@pytest.mark.slow
 def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path: Path) -> None:
     import trio
 

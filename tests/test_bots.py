@@ -36,13 +36,21 @@ def test_folder_digest_changes_with_content_and_ignores_build_output(tmp_path: P
 
 
 def test_executable_file(tmp_path: Path) -> None:
-    bot = tmp_path / "mybot.sh"
+    bot = tmp_path / "mybot.bin"
     bot.write_text("#!/bin/sh\n")
-    with pytest.raises(ConfigError, match="not executable"):
+    with pytest.raises(ConfigError, match="not executable: chmod \\+x it, give a command line, or make it a folder"):
         resolve(str(bot))
     os.chmod(bot, 0o755)
     spec = resolve(str(bot))
     assert spec.name == "mybot" and spec.command == (str(bot),)
+
+
+def test_a_plain_source_file_of_a_scripting_language_runs_as_a_server_runs_it_uploaded_alone(tmp_path: Path) -> None:
+    for name, interpreter, profile in (("a.py", "python3", "python"), ("b.js", "node", "node"), ("c.sh", "bash", "")):
+        (tmp_path / name).write_text("\n")  # not executable, as a file saved from an editor or a browser
+        spec = resolve(str(tmp_path / name))
+        assert spec.command == (interpreter, str(tmp_path / name)) and spec.name == name[0]
+        assert spec.profile == profile or not profile
 
 
 def test_command_line_names_the_bot_after_its_script() -> None:

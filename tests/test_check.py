@@ -48,6 +48,7 @@ SAMPLE_FOLDERS = sorted(p for p in SAMPLES.iterdir() if (p / "bot.toml").is_file
 
 
 @pytest.mark.parametrize("folder", SAMPLE_FOLDERS, ids=[p.name for p in SAMPLE_FOLDERS])
+@pytest.mark.slow
 async def test_every_sample_bot_passes(folder: Path, tmp_path: Path) -> None:
     missing = needs_tools(folder)
     if missing:
@@ -93,7 +94,7 @@ async def test_a_bot_that_leaves_after_one_match_fails_the_reuse_check_only(tmp_
     assert failed == ["plays several matches in one process"], "one fault, one FAIL"
     assert "crash" in report.get(failed[0]).detail and "in match check-2" in report.get(failed[0]).detail
     unproven = report.get("answers every request")
-    assert unproven.passed is None and unproven.detail == 'not shown: see "plays several matches in one process" above'
+    assert unproven.passed is None and unproven.detail == 'not shown: see "plays several matches in one process" below'
 
 
 async def test_a_slow_bot_fails_one_check_and_the_check_stops_at_its_first_timeout(tmp_path: Path) -> None:
@@ -101,11 +102,15 @@ async def test_a_slow_bot_fails_one_check_and_the_check_stops_at_its_first_timeo
     assert [c.name for c in report.checks if c.passed is False] == ["answers within limits"]
     assert report.get("answers within limits").detail.startswith("timeout: no answer within")
     assert report.get("answers every request").passed is None, "a bot that timed out did not answer every request"
+    assert report.get("answers every request").detail == 'not shown: see "answers within limits" below'
+    where = report.get("answers within limits").where
+    assert any(line.startswith("hint: it was still computing when its time ran out") for line in where), where
     closed = report.get("exits when its input closes")
     assert closed.passed is None and closed.detail == "not run: the bot timed out in check-1 (see above)"
     assert sorted(p.name for p in tmp_path.glob("check-*.jsonl")) == ["check-1.jsonl"], "no match after the timeout"
 
 
+@pytest.mark.slow
 async def test_the_slowest_answer_leaves_start_up_out(tmp_path: Path) -> None:
     report = await run_check(command("check_slow_start.py"), tmp_path, limits=Limits(), matches=2)
     assert report.ok, [c.lines() for c in report.checks if c.passed is False]
@@ -121,6 +126,7 @@ async def test_the_slowest_answer_leaves_start_up_out(tmp_path: Path) -> None:
         ("check_junk.py", "answers every request", "hint: stdout carries only answers: write debug output to stderr"),
         ("check_answers_notices.py", "starts and answers its first request", "hint: answer only requests"),
         ("check_silent.py", "starts and answers its first request", "hint: it wrote nothing on its standard output"),
+        ("check_loop.py", "starts and answers its first request", "hint: it was still computing when its time ran"),
     ],
 )
 async def test_common_mistakes_get_a_hint(bot: str, check: str, hint: str, tmp_path: Path) -> None:
@@ -128,6 +134,13 @@ async def test_common_mistakes_get_a_hint(bot: str, check: str, hint: str, tmp_p
     failed = report.get(check)
     assert failed.passed is False
     assert any(line.startswith(hint) for line in failed.where), failed.where
+
+
+async def test_an_endless_loop_at_the_first_request_is_told_in_the_limits_the_check_named(tmp_path: Path) -> None:
+    first = (await run_check(command("check_loop.py"), tmp_path)).get("starts and answers its first request")
+    assert first.detail.startswith("timeout: no answer within 1.5 s (start-up 1 s + move 0.5 s, wall clock; ")
+    assert first.detail.endswith("s of CPU used; it was still computing)"), first.detail
+    assert not any("flush" in line for line in first.where), first.where  # it wrote nothing, but it was computing
 
 
 async def test_a_plain_text_gops_bot_is_told_about_its_protocol(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ def test_rps_poker_says_what_a_pair_is() -> None:
     assert "the symbols do not matter" in text
 
 
+@pytest.mark.slow
 def test_arena_games_names_each_rules_file_and_prints_it() -> None:
     listing = arena("games")
     for game in BUILTIN_GAMES:

@@ -40,6 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_with_every_page(site: Path) -> None:
     for page in ("index.html", "getting-started/index.html", "bots/protocol/index.html", "reference/cli/index.html"):
         assert (site / page).is_file(), page

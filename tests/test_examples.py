@@ -85,6 +85,7 @@ def test_each_server_config_loads_with_its_house_bots(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in CONFIGS if n not in ("class/class.toml", "limits-and-faults.toml")])
+@pytest.mark.slow
 def test_each_game_config_runs(name: str, examples: Path) -> None:
     config = config_mod.load(examples / name)
     texts = " ".join(entry.text for entry in config.bots)
@@ -120,6 +121,7 @@ def test_the_class_gauntlet_pits_every_student_against_every_reference_and_no_st
     )
 
 
+@pytest.mark.slow
 def test_the_class_runs_and_the_buggy_student_alone_is_disqualified(examples: Path) -> None:
     if shutil.which("node") is None:
         pytest.skip("needs node (bob's bot)")
@@ -130,6 +132,7 @@ def test_the_class_runs_and_the_buggy_student_alone_is_disqualified(examples: Pa
     assert "alice was disqualified" not in done.stdout and "bob was disqualified" not in done.stdout
 
 
+@pytest.mark.slow
 def test_the_limits_example_shows_each_fault_and_disqualifies(examples: Path) -> None:
     config = config_mod.load(examples / "limits-and-faults.toml")
     assert config.limits.move_wall_s == 1.0 and config.max_faults == 3

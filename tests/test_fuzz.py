@@ -65,6 +65,7 @@ def _judged_by_id(reason: str) -> bool:
 
 
 @pytest.mark.parametrize(("game_id", "params", "opponent", "wire"), GAMES, ids=[f"{g[0]}-{g[3]}" for g in GAMES])
+@pytest.mark.slow
 async def test_fuzzed_answers_end_as_the_fuzzers_faults(
     game_id: str, params: dict[str, int], opponent: str, wire: str, tmp_path: Path
 ) -> None:

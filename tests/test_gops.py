@@ -372,6 +372,7 @@ async def test_text_bot_faults_are_judged_as_for_json_bots(tmp_path: Path, sourc
 
 
 @needs_ruby
+@pytest.mark.slow
 def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
     echo = tmp_path / "echo-text"
     echo.mkdir()
@@ -402,6 +403,7 @@ def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
 
 
 @needs_ruby
+@pytest.mark.slow
 def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
     section = protocol_readme_section("GOPS")
     json_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ {", "← {")) and "{...}" not in line]

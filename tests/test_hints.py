@@ -79,3 +79,32 @@ def test_stderr_tail_shows_the_last_lines_only(tmp_path: Path) -> None:
     assert stderr_tail(tmp_path / "missing.log") == [] and stderr_tail(None) == []
     (tmp_path / "empty.log").write_bytes(b"")
     assert stderr_tail(tmp_path / "empty.log") == []
+
+
+@pytest.mark.parametrize(
+    ("reason", "hint"),
+    [
+        ("closed its output: exited with code 1", "it exited before it answered: the end of its stderr above says why"),
+        ("closed its output: killed by SIGSEGV (signal 11, exit status 139)", "a segmentation fault: it read or wrote"),
+        ("closed its output: killed by SIGABRT (signal 6)", "it aborted: a failed assert"),
+        ("closed its output: killed by SIGFPE (signal 8)", "an arithmetic error: an integer division"),
+        ("closed its output: exited with code 0", "it exited with status 0 while requests were still coming"),
+    ],
+)
+def test_a_crash_gets_a_hint_by_how_the_bot_ended(reason: str, hint: str) -> None:
+    hints = fault_hints(Fault("A", "crash", reason, 1, "draft_pick"), get_game("rps-poker"), "json", 0, "--protocol")
+    assert len(hints) == 1 and hints[0].startswith(hint), hints
+
+
+def test_a_python_traceback_at_the_end_of_stderr_is_shown_from_its_top(tmp_path: Path) -> None:
+    frames = [f'  File "bot.py", line {n}, in f{n}\n    return f{n + 1}(cards)\n' for n in range(6)]
+    log = tmp_path / "bot.stderr.log"
+    log.write_text("new match\n" * 40 + "Traceback (most recent call last):\n" + "".join(frames) + "IndexError: oops\n")
+    shown = stderr_tail(log)
+    assert shown[1:3] == ["  Traceback (most recent call last):", '    File "bot.py", line 0, in f0']
+    assert shown[-1] == "  IndexError: oops" and len(shown) == 1 + 1 + 12 + 1
+    log.write_text("Traceback (most recent call last):\n" + "".join(frames) * 5 + "IndexError: oops\n")
+    longest = stderr_tail(log)  # a traceback longer than TRACEBACK_LINES: its end, where the error is
+    assert len(longest) == 1 + 30 and longest[-1] == "  IndexError: oops"
+    log.write_text("one\ntwo\nthree\nfour\nfive\nsix\n")  # no traceback: the last lines, as before
+    assert stderr_tail(log)[1:] == ["  two", "  three", "  four", "  five", "  six"]

@@ -565,7 +565,9 @@ def test_when_the_arena_dies_during_set_up_no_half_of_the_jail_survives(tmp_path
         assert _processes_with(token, kill=False), "the fake jail never started"
         os.close(lifeline_w)  # the arena dies: the launcher kills its child, the outer half
         launcher.wait(timeout=20)
-        time.sleep(0.2)
+        deadline = time.monotonic() + 20  # killed as the launcher ends: gone as soon as the kernel has reaped it
+        while _processes_with(token, kill=False) and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert _processes_with(token) == [], "the inner half outlived its launcher"
     finally:
         with contextlib.suppress(OSError):

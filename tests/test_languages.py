@@ -53,6 +53,7 @@ async def test_each_language_plays_a_full_match(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.slow
 async def test_strategy_bots_beat_the_minimal_bot(name: str) -> None:
     # Index 0 always: a real strategy takes most of the turns over a few deals, seats swapped.
     bot, minimal = sample(name), sample("minimal-python")

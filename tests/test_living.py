@@ -57,6 +57,7 @@ def results(db: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[s
     return data
 
 
+@pytest.mark.slow
 def test_adding_changing_and_removing_bots_plays_only_the_matches_that_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,6 +102,7 @@ def test_adding_changing_and_removing_bots_plays_only_the_matches_that_changed(
     assert "c1-minimal-python-vs-random-python.v2-a" in keys and "c1-minimal-python-vs-random-python-a" in keys
 
 
+@pytest.mark.slow
 def test_a_change_of_game_parameters_limits_format_or_seed_is_refused_and_fresh_starts_anew(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -124,6 +126,7 @@ def test_a_change_of_game_parameters_limits_format_or_seed_is_refused_and_fresh_
     assert results(db, capsys, "--name", "rps-poker round-robin")["matches"] == 2
 
 
+@pytest.mark.slow
 def test_a_bot_that_fails_to_build_is_not_admitted_shown_with_why_and_tried_again_when_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -154,6 +157,7 @@ def test_a_bot_that_fails_to_build_is_not_admitted_shown_with_why_and_tried_agai
     assert results(db, capsys)["not_admitted"] == {}
 
 
+@pytest.mark.slow
 def test_a_bot_that_cannot_answer_its_first_request_is_not_admitted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -169,6 +173,7 @@ def test_a_bot_that_cannot_answer_its_first_request_is_not_admitted(
 
 
 @pytest.mark.parametrize("duplicate", [True, False])
+@pytest.mark.slow
 def test_persistent_bots_give_the_same_results_at_any_jobs(tmp_path: Path, duplicate: bool) -> None:
     folders = [RPS / "tsh-py", RPS / "basic-odds-py", RPS / "simple-py", RPS / "random-python"]
 
@@ -265,6 +270,7 @@ def test_matches_played_in_the_same_second_keep_a_log_each(tmp_path: Path) -> No
     assert len(list(tmp_path.glob("*.jsonl"))) == 4 and len(list(tmp_path.glob("*.stderr.log"))) == 8
 
 
+@pytest.mark.slow
 def test_a_deals_file_deals_the_same_cards_to_every_pairing_and_cannot_change(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -287,6 +293,7 @@ def test_a_deals_file_deals_the_same_cards_to_every_pairing_and_cannot_change(
     assert f"{deals}:1: a deal is an integer seed" in run(capsys, [*args, "--fresh"], status=2)
 
 
+@pytest.mark.slow
 def test_recheck_tries_a_bot_that_was_not_admitted_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "needs-tool"
     bad.mkdir()

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
 from arena.competition.store import Store
 
@@ -59,6 +60,7 @@ def keys_and_versions(db: Path) -> tuple[list[str], list[tuple[str, int]]]:
     return keys, versions
 
 
+@pytest.mark.slow
 def test_sigkill_while_a_changed_bot_replays_then_rerun_completes_each_match_once(tmp_path: Path) -> None:
     changing = tmp_path / "changing"
     shutil.copytree(RPS / "random-python", changing)
@@ -88,6 +90,7 @@ def test_sigkill_while_a_changed_bot_replays_then_rerun_completes_each_match_onc
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_sigkill_of_one_of_two_arenas_on_one_database_then_rerun_completes_each_match_once(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     bots = (RPS / "minimal-python", RPS / "random-python", RPS / "simple-py", RPS / "tsh-py")

@@ -60,6 +60,7 @@ def test_the_wheel_carries_the_sample_bots_the_rules_and_the_data_files(wheel: P
     assert not leftovers, f"build outputs in the wheel: {leftovers[:3]}"
 
 
+@pytest.mark.slow
 def test_new_and_check_find_their_starters_and_reference_bots_in_a_non_editable_install(
     wheel: Path, tmp_path: Path
 ) -> None:
@@ -92,6 +93,7 @@ def test_new_and_check_find_their_starters_and_reference_bots_in_a_non_editable_
     assert any(Path(bot["cwd"]).is_relative_to(shipped) for bot in header["bots"]), "the reference came from the wheel"
 
 
+@pytest.mark.slow
 def test_an_editable_install_prints_no_build_warning(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)

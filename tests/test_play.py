@@ -28,6 +28,7 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_play_python_against_bash_and_the_result_matches_the_log(tmp_path: Path) -> None:
     out = arena("play", "rps-poker", str(RPS / "random-python"), str(RPS / "minimal-bash"), "--seed", "7", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -72,6 +73,7 @@ async def test_same_seed_same_log_byte_for_byte_times_aside(tmp_path: Path) -> N
     assert _log_without_times(tmp_path / "other", 100) != logs[0]
 
 
+@pytest.mark.slow
 def test_bot_given_as_command_line_and_as_executable(tmp_path: Path) -> None:
     out = arena(
         "play", "rps-poker", f"python3 {RPS / 'minimal-python' / 'bot.py'}", str(RPS / "minimal-bash" / "bot.sh"),
@@ -90,12 +92,14 @@ def test_bot_given_as_command_line_and_as_executable(tmp_path: Path) -> None:
         ("'unclosed", "cannot split the command line"),
     ],
 )
+@pytest.mark.slow
 def test_bad_bot_arguments_are_one_line_errors(tmp_path: Path, bot: str, message: str) -> None:
     out = arena("play", "rps-poker", bot, str(RPS / "minimal-bash"), cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr.startswith("arena: error:") and message in out.stderr
 
 
+@pytest.mark.slow
 def test_an_error_naming_a_bot_never_passes_its_control_characters_to_the_terminal(tmp_path: Path) -> None:
     hostile = tmp_path / "bot\x1b]0;owned\x07\x1b[2J"
     hostile.mkdir()
@@ -107,6 +111,7 @@ def test_an_error_naming_a_bot_never_passes_its_control_characters_to_the_termin
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_bad_manifest_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bot").mkdir()
     (tmp_path / "bot" / "bot.toml").write_text('run = "python3 bot.py"\nlanguage = "py"\n')
@@ -117,11 +122,13 @@ def test_bad_manifest_is_a_clear_error(tmp_path: Path) -> None:
     assert out.returncode == 2 and "bot.toml" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_unknown_game_is_a_clear_error(tmp_path: Path) -> None:
     out = arena("play", "chess", str(RPS / "minimal-bash"), str(RPS / "minimal-bash"), cwd=tmp_path)
     assert out.returncode == 2 and "unknown game 'chess'" in out.stderr
 
 
+@pytest.mark.slow
 def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
     """The RPS Poker exchange in protocol/README.md is what seat A really sees at seed 7."""
     shown = readme_exchange("RPS Poker")
@@ -141,6 +148,7 @@ def test_protocol_readme_example_is_a_real_exchange(tmp_path: Path) -> None:
         ("--time-bank", "-2", "must be 0 or more"),
     ],
 )
+@pytest.mark.slow
 def test_bad_limits_on_the_command_line_are_refused_before_play(
     tmp_path: Path, option: str, value: str, message: str
 ) -> None:
@@ -148,6 +156,7 @@ def test_bad_limits_on_the_command_line_are_refused_before_play(
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_a_crash_shows_the_end_of_the_bots_stderr_and_its_file(tmp_path: Path) -> None:
     bot = tmp_path / "crashy.py"
     bot.write_text(
@@ -189,6 +198,7 @@ def test_a_bot_that_says_nothing_in_gops_gets_the_text_protocol_hint(
     assert "hint: was it written for GOPS's original plain-text referee? run it with --protocol-a gops-text" in out
 
 
+@pytest.mark.slow
 def test_two_bots_with_one_name_get_a_note(tmp_path: Path) -> None:
     same = str(RPS / "minimal-python")
     out = arena("play", "rps-poker", same, same, "--no-log", "--quiet", cwd=tmp_path)

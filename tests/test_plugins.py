@@ -175,6 +175,7 @@ def test_bad_plugins_are_left_out_with_one_line_each_and_the_builtin_games_stay(
         registry.lookup("nope")
 
 
+@pytest.mark.slow
 def test_arena_games_lists_plugins_with_their_origin_and_warns_of_bad_ones(tmp_path: Path) -> None:
     site = bad_plugins(tmp_path / "site")
     install(site, "highcard-game", {"high-card": "highcard_game:HighCard"})
@@ -233,6 +234,7 @@ def test_a_worker_is_given_the_game_s_origin_and_names_a_missing_package() -> No
         provide("nope", None)
 
 
+@pytest.mark.slow
 def test_play_with_a_game_module_file() -> None:
     module = str(MODULE)
     done = arena("play", "--game-module", module, "--no-log", "--seed", "3", "high", "low", cwd=BOTS)
@@ -309,6 +311,7 @@ def test_a_server_plays_a_plugin_game_named_in_its_config_in_its_worker_process(
     assert "Traceback" not in "".join(server.output)
 
 
+@pytest.mark.slow
 def test_a_bad_game_module_in_a_config_is_a_one_line_error_naming_the_key(tmp_path: Path) -> None:
     (tmp_path / "game.py").write_text("raise ValueError('half written')\n")
     config = tmp_path / "t.toml"
@@ -321,6 +324,7 @@ def test_a_bad_game_module_in_a_config_is_a_one_line_error_naming_the_key(tmp_pa
 
 
 # Replay page in a browser ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_replay_page_draws_the_generic_table_and_a_seat_view_hides_the_other_hand(
     tmp_path: Path,
     browser: Any,  # noqa: F811
@@ -400,6 +404,7 @@ def test_a_game_package_installed_by_pip_is_listed_and_played(tmp_path: Path) ->
     assert "Result: high 1 : 2 low" in played.stdout
 
 
+@pytest.mark.slow
 def test_a_game_s_own_text_protocol_carries_a_match_and_judges_a_bad_line(tmp_path: Path) -> None:
     module = str(MODULE)
     text = arena("play", "--game-module", module, "--no-log", "--seed", "5", "text-middle", "low", cwd=BOTS)
@@ -416,6 +421,7 @@ def test_a_game_s_own_text_protocol_carries_a_match_and_judges_a_bad_line(tmp_pa
     assert "unknown bot protocol 'gops-txt'; known: gops-text, high-card-text, json" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_the_terminal_replay_shows_the_generic_table_and_one_seat_s_replay_hides_the_other_hand(
     tmp_path: Path,
 ) -> None:
@@ -456,6 +462,7 @@ def test_a_worker_setup_made_anywhere_carries_the_origin_of_its_game() -> None:
     assert Setup("gops", {}, Limits(), 1, 1, current_policy(), None, "stamp").origin == BUILTIN
 
 
+@pytest.mark.slow
 def test_a_seat_s_replay_page_carries_nothing_of_the_other_seat_s_private_part(tmp_path: Path) -> None:
     module = str(MODULE)
     arena(

@@ -151,6 +151,7 @@ def first_difference(transcript: Transcript, original: dict[int, Any]) -> str | 
 
 
 @pytest.mark.parametrize("name", list(PORTS))
+@pytest.mark.slow
 def test_port_makes_the_originals_choices(name: str) -> None:
     port = load_port(PORTS[name])
     compared = 0

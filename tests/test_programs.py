@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from arena import play_match, resolve
+from arena.bots.spec import BotSpec, load_folder
 from arena.games import get_game
 from arena.sandbox import SandboxPolicy, _programs, capabilities, configure, current_policy, summary
+from arena.sandbox._plan import SYSTEM_PATH
 from arena.sandbox._programs import find_program, installation
+from arena.supervisor.build import BuildError, ensure_built
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS
@@ -112,3 +116,61 @@ def test_an_installation_is_a_venv_and_its_python_never_a_home(
     (home / "bin" / "python3").write_text("")
     monkeypatch.setattr(_programs, "_homes", lambda: frozenset({home}))
     assert installation(home / "bin" / "python3") == ((home / "bin" / "python3").resolve(),)
+
+
+def confined() -> None:
+    """Skip unless bots run confined here (a UID of their own, bubblewrap or Landlock): else they use the PATH as is."""
+    if not {"uid", "bwrap", "landlock"} & set(summary()["layers"]):
+        pytest.skip("no layer here confines what a bot reads")
+
+
+def dispatcher(tmp_path: Path, *names: str, program: str = "dispatch", hard: bool = False) -> Path:
+    """As rustup in ~/.cargo/bin: one program that ``names`` link to, which acts by the name it is run as."""
+    folder = tmp_path / "cargo" / "bin"
+    folder.mkdir(parents=True)
+    (folder / program).write_text('#!/bin/sh\necho "dispatch run as $0: needs its home folders" >&2\nexit 3\n')
+    (folder / program).chmod(0o755)
+    for name in names:
+        if hard:
+            os.link(folder / program, folder / name)
+        else:
+            (folder / name).symlink_to(program)
+    return folder
+
+
+def builder(tmp_path: Path, build: str) -> BotSpec:
+    folder = tmp_path / "built-bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(f'build = "{build}"\nrun = "true"\n')
+    return load_folder(folder)
+
+
+async def test_a_link_to_a_program_of_another_name_runs_the_systems_copy_and_a_failure_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    confined()
+    folder = dispatcher(tmp_path, "python3", "arena-no-such-tool")
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ.get('PATH', '')}")
+    with pytest.raises(BuildError) as failed:  # the system's python3 runs the build (and fails, as told)
+        await ensure_built(builder(tmp_path, "python3 -c 'import sys; sys.exit(5)'"))
+    said = str(failed.value)
+    system = shutil.which("python3", path=SYSTEM_PATH)
+    assert f"build failed with exit status 5 (the system's {system} ran: python3 on your PATH is " in said
+    assert f"{folder / 'python3'}, a link to {folder / 'dispatch'}, which needs more than the jail gives it)" in said
+    (tmp_path / "built-bot").rename(tmp_path / "first")
+    with pytest.raises(BuildError) as failed:  # no system copy: it says which it tried and what to do
+        await ensure_built(builder(tmp_path, "arena-no-such-tool --version"))
+    said = str(failed.value)
+    assert f"arena-no-such-tool on your PATH is {folder / 'arena-no-such-tool'}, a link to " in said
+    assert "install the system's arena-no-such-tool, or put its own installation first on your PATH" in said
+
+
+async def test_an_older_rustups_hard_linked_proxy_runs_the_systems_copy_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    confined()
+    folder = dispatcher(tmp_path, "python3", program="rustup", hard=True)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ.get('PATH', '')}")
+    with pytest.raises(BuildError) as failed:
+        await ensure_built(builder(tmp_path, "python3 -c 'import sys; sys.exit(5)'"))
+    assert f"python3 on your PATH is {folder / 'python3'}, a link to {folder / 'rustup'}, which" in str(failed.value)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.competition.progress import LinesProgress
 from arena.competition.store import FaultRow, PlayedMatch
 
@@ -53,6 +55,7 @@ def test_without_duplicate_deals_every_match_is_a_line() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_arena_tournament_progress_lines(tmp_path: Path) -> None:
     bots = [str(SAMPLE_BOTS / "rps-poker" / name) for name in ("minimal-python", "random-python", "simple-py")]
     run = subprocess.run(

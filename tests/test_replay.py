@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +272,17 @@ def test_terminal_output_when_not_a_tty(rps_log: Path, capsys: pytest.CaptureFix
     assert not any(line.startswith(("  B ", "  »")) for line in shown)
 
 
+def test_piped_output_keeps_each_line_whole_with_no_trailing_space(
+    rps_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(rps_log)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    told = [line for line in lines if line.startswith("  A told    main_result")]
+    assert len(told) == 10 and all(re.search(r" winner . score \d+ : \d+$", line) for line in told)
+    assert any(len(line) > 80 for line in lines)  # not cut at rich's 80 columns for a file
+
+
 def test_rps_cards_are_drawn_in_colour(rps_log: Path) -> None:
     renderer = renderer_for("rps-poker/1")
     assert renderer.card("R7") == {"face": "R7", "sym": "rock", "rank": "7", "c": "red"}
@@ -315,6 +327,10 @@ def test_replay_by_match_id_from_a_results_database(
     assert "verified" in capsys.readouterr().out
     assert main(["replay", "--db", str(tmp_path / "results.db"), "nope"]) == 2
     assert "no match 'nope'" in capsys.readouterr().err
+    with store_module.Store.open(tmp_path / "results.db") as later:  # "t" is no longer the latest competition
+        later.create_competition(name="later", seed=2, game="rps-poker/1", config={})
+    assert main(["replay", "--db", str(tmp_path / "results.db"), "999", "--name", "t"]) == 2
+    assert f"(`arena results {tmp_path / 'results.db'} --matches --name t` lists them;" in capsys.readouterr().err
 
 
 def test_stepping_by_key_goes_forward_back_and_quits(rps_log: Path) -> None:

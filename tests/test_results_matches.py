@@ -22,6 +22,7 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_results_lists_every_match_with_its_log_and_each_replays(tmp_path: Path) -> None:
     bots = [str(RPS / name) for name in ("minimal-python", "random-python", "minimal-bash")]
     run = arena("tournament", "rps-poker", *bots, "--seed", "5", "--jobs", "2", "--quiet", cwd=tmp_path)
@@ -70,6 +71,7 @@ def test_negative_points_print_with_a_separator_that_is_not_a_minus() -> None:
     assert (row["points_a"], row["points_b"], row["winner"], row["seed"]) == ("-930", "930", "y", str(2**63 - 1))
 
 
+@pytest.mark.slow
 def test_json_outputs_give_seeds_as_exact_strings(tmp_path: Path) -> None:
     # 2**53 + 1: a JavaScript number would read it as 2**53, so the seed must travel as a string.
     seed = 2**53 + 1

@@ -57,6 +57,7 @@ ALL = ("uid", "cgroup", "pidns", "netns", "mntns", "landlock", "seccomp", "bwrap
     ],
     ids=["all", "container", "namespaces", "bwrap-no-seccomp", "landlock-seccomp", "cgroup", "none"],
 )
+@pytest.mark.slow
 async def test_the_canary_shows_what_the_layers_claim(layers: tuple[str, ...], held: tuple[str, ...], only) -> None:  # type: ignore[no-untyped-def]
     only(*layers)
     verdicts = await verify()
@@ -91,6 +92,7 @@ def test_below_the_minimum_untrusted_bots_need_the_explicit_flag(only) -> None: 
     check_minimum("isolated", allow_weak=True)
 
 
+@pytest.mark.slow
 def test_the_whole_sandbox_holds_for_an_unprivileged_user() -> None:
     setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
     if os.geteuid() != 0 or setpriv is None or not Path(python).exists():

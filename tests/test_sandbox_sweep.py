@@ -111,6 +111,7 @@ def _tokens_of(root: Path, pid: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_an_arena_killed_while_it_starts_bots_leaves_no_process(tmp_path: Path) -> None:
     """kill -9 of the arena at moments during a jail's set-up (bubblewrap's included), then a new arena starts."""
     base = _plan.capabilities().cgroup

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import sqlite3
@@ -187,7 +188,7 @@ def test_a_backup_taken_while_serving_starts_a_server_with_the_same_standings_an
         while len(client.get("/api/matches").json()["matches"]) < 6 and time.monotonic() < deadline:
             time.sleep(0.3)
         assert client.post("/api/admin/pause", headers=admin).status_code == 200
-        time.sleep(3)  # the pairs in play finish
+        settled(client, deadline=time.monotonic() + 180)  # the pairs in play finish, and the standings count them
         standings = client.get("/api/standings").json()
         listed = client.get("/api/matches").json()["matches"]
         assert len(listed) >= 6
@@ -219,6 +220,19 @@ def test_a_backup_taken_while_serving_starts_a_server_with_the_same_standings_an
         [sys.executable, "-m", "arena", "serve", str(config), "--backup", str(dest)], capture_output=True, text=True
     )
     assert again.returncode != 0 and "not an empty folder" in again.stderr
+
+
+def settled(client: httpx.Client, deadline: float) -> None:
+    """Until no match is in play (as the leaderboard's event stream says) and the standings count every match."""
+    while time.monotonic() < deadline:
+        with client.stream("GET", "/api/events") as events:  # its first event: the board, with the matches in play
+            first = next(line for line in events.iter_lines() if line.startswith("data: "))
+        in_play = json.loads(first.removeprefix("data: "))["in_play"]
+        counted = client.get("/api/standings").json()["matches"]
+        if in_play == 0 and counted == len(client.get("/api/matches").json()["matches"]):
+            return
+        time.sleep(0.2)
+    raise AssertionError("the ladder did not settle after its pause")
 
 
 def _ranked(standings: dict[str, Any], *, approx: bool = False) -> dict[str, Any]:

@@ -50,6 +50,7 @@ def test_serve_prints_its_sandbox_level_at_start(tmp_path: Path) -> None:
     assert lines and re.match(r"sandbox: (all|strong) \(every property held; layers: ", lines[0]), server.output
 
 
+@pytest.mark.slow
 def test_serve_refuses_strangers_below_sandbox_min_and_makes_nothing(tmp_path: Path) -> None:
     weak_here()
     config = write_config(tmp_path)
@@ -73,12 +74,14 @@ def test_serve_serves_below_all_when_the_config_accepts_it(tmp_path: Path, monke
     assert "sandbox_min = 'basic'" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_wrong_sandbox_min_is_a_config_error_naming_the_levels(tmp_path: Path) -> None:
     done = serve(write_config(tmp_path, extra='sandbox_min = "paranoid"'))
     assert done.returncode != 0 and "sandbox_min" in done.stderr
     assert "none, basic, isolated, all, strong" in done.stderr
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_data_dir_in_a_folder_every_jail_reads(tmp_path: Path) -> None:
     # Issue 27 item 4: in the Docker layout data_dir was under /opt, which bubblewrap binds into every jail.
     if "bwrap" not in capabilities().available and "landlock" not in capabilities().available:

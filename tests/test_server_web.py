@@ -245,8 +245,12 @@ async def test_an_upload_is_checked_and_its_pass_replaces_the_previous_version(t
         late = {m.deal for m in kit.matches[before:] if old & set(m.versions)}
         assert late <= in_play, "the retired version's matches begun before it left may end; no pair of it is taken"
         bob = kit.participant("bob")  # a first version that fails is shown under the board, with why
-        failed = await kit.wait_submission(bob, (await kit.upload(bob, b"", "empty.py", "python")).json()["id"])
+        crash = b"import sys\nsys.exit('oops: no bot here yet')\n"
+        failed = await kit.wait_submission(bob, (await kit.upload(bob, crash, "crash.py", "python")).json()["id"])
         assert failed["status"] == "failed"
+        where = [line for check in failed["checks"] for line in check["where"]]
+        assert "stderr, last lines (your bot's):" in where and "  oops: no bot here yet" in where, where
+        assert not any("checks/" in line or line.startswith("log: ") for line in where), where  # the server's paths
         waiting = (await kit.client.get("/api/standings")).json()["not_admitted"]
         assert [(w["participant"], w["admission"]) for w in waiting] == [("bob", "not_admitted")]
         assert "starts and answers" in waiting[0]["reason"] and "\n" not in waiting[0]["reason"]  # its summary

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,6 +52,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("game", "language"), CASES)
+@pytest.mark.slow
 def test_arena_new_makes_a_bot_that_passes_arena_check(
     game: str, language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -205,3 +207,14 @@ def test_a_starter_run_at_another_game_fails_loudly_and_the_check_says_which_gam
     assert "FAIL  starts and answers its first request: crash" in out
     assert "this bot has no answer for a 'draft_pick' request" in out  # its stderr, shown
     assert "hint: got rps-poker's draft_pick (no game was given: rps-poker is the default): is this a GOPS bot?" in out
+
+
+def test_the_c_starters_stderr_lines_end_with_a_newline_when_a_match_start_is_cut(tmp_path: Path) -> None:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed (.ci/run installs it)")
+    program = tmp_path / "bot"
+    subprocess.run(["gcc", "-O0", "-o", str(program), str(STARTERS / "c" / "bot.c")], check=True)
+    long_start = '{"type":"match_start","match_id":"check-1","opponent":"' + "x" * 200 + '"}\n'
+    short_start = '{"type":"match_start","match_id":"check-2"}\n'
+    done = subprocess.run([str(program)], input=long_start + short_start, capture_output=True, text=True, timeout=60)
+    assert done.stderr.splitlines() == [f"new match: {long_start[:120]}", f"new match: {short_start.rstrip()}"]

@@ -97,16 +97,14 @@ def slow(seconds: float) -> BotSpec:
 async def test_a_bot_slow_at_every_move_runs_out_of_its_match_clock(tmp_path: Path) -> None:
     # Each answer (0.3 s) is well under the move's wall cap (2 s), but 15 of them are not under a clock of 1 s.
     limits = msgspec.structs.replace(FAST, wall_bank_s=1.0)
-    started = trio.current_time()
     record = await play_match(
         get_game("rps-poker"), (slow(0.3), resolve(str(GOOD))), seed=1, limits=limits, log_dir=tmp_path
     )
     assert [(f.seat, f.kind) for f in record.faults] == [("A", "timeout")]
     assert "match clock ran out (wall_bank_s 1s)" in record.faults[0].reason
-    assert "waiting to run" not in record.faults[0].reason  # it slept: a busy machine does not explain that
+    assert "still computing" not in record.faults[0].reason  # it slept: a busy machine does not explain that
     assert not record.faults[0].machine_may_explain
     assert record.stats[0].requests <= 4  # the first answer's start-up aside, three or four answers fit in 1 s
-    assert trio.current_time() - started < 10
     start = next(r for r in read_log(record.log_path) if r["type"] == "send")  # type: ignore[arg-type]
     assert start["msg"]["limits"]["wall_bank_s"] == 1.0  # the bot is told its clock
 
@@ -118,18 +116,17 @@ async def test_a_match_has_a_wall_clock_cap_and_a_clock_derived_from_the_games_l
         get_game("rps-poker"), (resolve(str(GOOD)), slow(0.2)), seed=1, limits=limits, log_dir=tmp_path
     )
     assert [(f.seat, f.kind) for f in record.faults] == [("B", "timeout")]
-    assert "the match's wall-clock cap (1.5s)" in record.faults[0].reason
-    assert record.duration_s < 5
+    assert "the match's wall-clock cap (1.5s)" in record.faults[0].reason  # not the clock of 15 s
     start = next(r for r in read_log(record.log_path) if r["type"] == "send")  # type: ignore[arg-type]
     assert start["msg"]["limits"]["wall_bank_s"] == 15.0 and start["msg"]["limits"]["match_wall_s"] == 1.5
 
 
 async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:
-    started = trio.current_time()
-    await _match("sleep", tmp_path)
-    record = await _match("invalid_json", tmp_path)  # the next match runs normally
+    with trio.fail_after(300):  # generous, and far below the hour the bot sleeps
+        slept = await _match("sleep", tmp_path)
+        record = await _match("invalid_json", tmp_path)  # the next match runs normally
+    assert slept.faults[0].reason.startswith("no answer within 2s (wall clock;")  # the move's wall cap ended it
     assert record.faults[0].kind == "invalid_json"
-    assert trio.current_time() - started < 30
 
 
 async def test_stderr_is_drained_to_a_capped_file_and_the_bot_is_not_blocked(tmp_path: Path) -> None:
@@ -294,6 +291,7 @@ async def test_cancelling_a_match_reaps_every_process(tmp_path: Path) -> None:
     # no_process_left_behind checks that the sleeping bot was killed and reaped
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_arena_play_leaves_no_process(tmp_path: Path) -> None:
     import signal
     import subprocess

@@ -403,6 +403,7 @@ def test_a_disqualification_past_the_limit_says_why_it_is_past(kinds: dict[str, 
     assert disqualification(Counter(kinds), max_faults) == said
 
 
+@pytest.mark.slow
 def test_arena_tournament_resumes_and_arena_results_prints_every_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from arena.competition.schedule import make_schedule
 from arena.competition.store import Store
@@ -47,6 +48,7 @@ def expected_keys() -> set[str]:
     return {m.key for m in make_schedule(BOTS, seed=77, cycles=6, duplicate=True)}
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_rerun_records_every_match_exactly_once(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -76,6 +78,7 @@ def test_sigkill_mid_run_then_rerun_records_every_match_exactly_once(tmp_path: P
     assert set(keys) == expected_keys()
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_matches_prints_the_summary_and_leaves_no_process(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import psutil
 import pytest
 import trio
+import trio.testing
 
-from arena.bots.spec import load_folder
+from arena.bots.spec import BotSpec, load_folder
 from arena.competition.ladder import MatchLost
 from arena.competition.schedule import Scheduled
 from arena.competition.worker import open_match_worker
@@ -18,16 +21,32 @@ from .conftest import SAMPLE_BOTS
 BOT = SAMPLE_BOTS / "rps-poker" / "minimal-python"
 
 
+def commands_under(pid: int | None) -> list[str]:
+    """The command lines of ``pid``'s descendants now (a process that ends meanwhile is left out)."""
+    found = []
+    for process in psutil.Process(pid).children(recursive=True) if pid is not None else []:
+        try:
+            found.append(" ".join(process.cmdline()))
+        except psutil.Error:
+            continue
+    return found
+
+
 def scheduled(key: str, a: str, b: str) -> Scheduled:
     return Scheduled(key=key, cycle=0, deal=key, leg=0, bot_a=a, bot_b=b, seed=7)
 
 
+@pytest.mark.slow
 async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp_path: Path) -> None:
     base = load_folder(BOT)
-    slow = base.with_name("slow")
-    slow = type(slow)(**{**slow.__dict__, "command": ("sh", "-c", 'sleep 1; exec "$@"', "sh", *base.command)})
+
+    def slow(marker: str) -> BotSpec:
+        """A fresh process for each match, three seconds to start: its match holds the worker's one turn as long."""
+        command = ("sh", "-c", 'sleep 3; exec "$@"', marker, *base.command)  # marker: its $0, in its command line
+        return dataclasses.replace(base.with_name("slow"), command=command, reuse=False)
+
     # Seats are named by entrant, processes by version (its label): ``b``'s second version plays as ``b.v2``.
-    specs = {"a": base.with_name("a"), "b": base.with_name("b.v2"), "slow": slow}
+    specs = {"a": base.with_name("a"), "b": base.with_name("b.v2")}
     results: dict[str, object] = {}
 
     async with open_match_worker(
@@ -40,13 +59,20 @@ async def test_a_match_waiting_its_turn_is_withdrawn_when_its_bot_is_dropped(tmp
             except MatchLost as exc:
                 results[match.key] = exc
 
+        async def slow_started(marker: str) -> None:
+            """Until this slow bot's process is up in the worker: its match holds the worker's one turn."""
+            with trio.fail_after(60):
+                while not any(f'sleep 3; exec "$@" {marker} ' in command for command in commands_under(worker.pid)):
+                    await trio.sleep(0.02)
+
         async def behind_a_slow_match(key: str, drop: str) -> None:
             """``key`` (a against b) handed over while a slow match holds the worker's one turn, then ``drop``."""
+            specs["slow"] = slow(f"slow-{key}")
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(play, scheduled(f"slow-{key}", "a", "slow"))
-                await trio.sleep(0.05)
+                await slow_started(f"slow-{key}")
                 nursery.start_soon(play, scheduled(key, "a", "b"))
-                await trio.sleep(0.05)
+                await trio.testing.wait_all_tasks_blocked()  # its request is sent: the drop comes after it
                 worker.drop(drop)
 
         await behind_a_slow_match("kept", drop="b")  # b's first version: not the one in the waiting match

@@ -32,6 +32,8 @@ from .content import hash_folder
 from .js import HOST_WORD
 
 MANIFEST = "bot.toml"
+INTERPRETERS = {".py": "python3", ".js": "node", ".rb": "ruby", ".sh": "bash"}
+"""What runs a source file given alone and not executable, by its extension (as a server runs one uploaded alone)."""
 MAX_NAME = 64
 """The longest bot name a manifest may give (names are shown in terminals, tables and pages)."""
 HOST_JS_NAME = "host.js"
@@ -95,15 +97,22 @@ def resolve(text: str, *, base: Path | None = None) -> BotSpec:
     if path is not None and path.is_dir():
         return load_folder(path, source=text)
     if path is not None and path.is_file():
+        command: tuple[str, ...] = (str(path),)
         if not os.access(path, os.X_OK):
-            raise ConfigError(f"bot {text!r} is a file but not executable (chmod +x it, or give a command line)")
+            interpreter = INTERPRETERS.get(path.suffix.lower())
+            if interpreter is None:
+                raise ConfigError(
+                    f"bot {text!r} is a file but not executable: chmod +x it, give a command line, or make it a"
+                    f" folder with {MANIFEST} that builds it (`arena new GAME LANGUAGE` makes one)"
+                )
+            command = (interpreter, str(path))  # as a server runs it when it is uploaded alone
         return BotSpec(
             name=path.stem,
-            command=(str(path),),
+            command=command,
             cwd=path.parent,
             source=text,
             digest=hash_path(path),
-            profile=guess_profile((str(path),)),
+            profile=guess_profile(command),
         )
     try:
         argv = tuple(shlex.split(text))

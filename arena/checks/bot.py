@@ -337,7 +337,12 @@ async def _first_answer(
             return Fault("A", "protocol_error", reason, request.id, kind)
         return answer
     runnable = bot.wants_cpu()
-    reason = f"no answer within {allowed:g} s" + ("; it was waiting to run" if runnable else "")
+    limits, cpu = bot.options.limits, bot.cpu_seconds()
+    used = "" if cpu is None else f"; {cpu:.3g}s of CPU used"
+    reason = (
+        f"no answer within {allowed:g} s (start-up {limits.startup_s:g} s + move {limits.move_s:g} s, wall clock"
+        f"{used}{'; it was still computing' if runnable else ''})"
+    )
     return Fault("A", "timeout", reason, request.id, kind, machine_may_explain=runnable)
 
 
@@ -550,7 +555,8 @@ def _judge_matches(spec: BotSpec, game: Game, played: list[_Played], limits: Lim
         elif name == "handles match start and end" and not goodbye_line(spec.protocol):
             checks.append(Check(name, None, f"the {spec.protocol} protocol has no match_start or match_end"))
         elif unproven is not None:
-            checks.append(Check(name, None, f'not shown: see "{unproven}" above'))
+            where = "above" if CHECKS.index(unproven) < CHECKS.index(name) else "below"
+            checks.append(Check(name, None, f'not shown: see "{unproven}" {where}'))
         elif requests == 0:  # nothing answered, so nothing shows this holds (another check says why)
             checks.append(Check(name, None, "no request was answered"))
         else:

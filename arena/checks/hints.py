@@ -26,6 +26,23 @@ FLUSH = (
     "it wrote nothing on its standard output: does it flush after each line? "
     "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush(); Ruby: $stdout.sync = true)"
 )
+COMPUTING = (
+    "it was still computing when its time ran out: an endless loop, or a search too long for the limits "
+    "(a move's CPU time is move_s, plus what is left of its time bank; the first also has startup_s)"
+)
+EXITED = (
+    "it exited before it answered: the end of its stderr above says why (an uncaught exception's traceback names "
+    "the line of your code and the error)"
+)
+LEFT = "it exited with status 0 while requests were still coming: does it stop reading after one message or one match?"
+CRASHED_BY = {
+    ("SIGSEGV", "SIGBUS"): (
+        "a segmentation fault: it read or wrote memory it does not own (an index past an array's end, a null or freed "
+        "pointer); build with -g -fsanitize=address,undefined and feed it the exchange above to see the line"
+    ),
+    ("SIGABRT",): "it aborted: a failed assert, an exception nothing caught (C++), or memory corruption libc noticed",
+    ("SIGFPE",): "an arithmetic error: an integer division or remainder by zero",
+}
 STDERR = "stdout carries only answers: write debug output to stderr (it is kept in the bot's stderr log)"
 NOTICE = (
     'answer only requests (the messages that have an "id"), each with its own id; '
@@ -46,9 +63,13 @@ def fault_hints(fault: Fault, game: Game, protocol: str, bytes_out: int, protoco
     reason = fault.reason
     hints: list[str] = []
     looks_like_text = False
-    if fault.kind == "timeout" and bytes_out == 0:
+    if fault.kind == "timeout" and (fault.machine_may_explain or "s of CPU (used " in reason):  # over its CPU
+        hints.append(COMPUTING)
+    elif fault.kind == "timeout" and bytes_out == 0:
         hints.append(FLUSH)
         looks_like_text = True
+    elif fault.kind == "crash":
+        hints += _crash_hints(reason)
     elif fault.kind == "invalid_json":
         hints.append(STDERR)
         looks_like_text = True
@@ -72,23 +93,48 @@ def fault_hints(fault: Fault, game: Game, protocol: str, bytes_out: int, protoco
     return hints
 
 
+def _crash_hints(reason: str) -> list[str]:
+    """What a crash's reason (``exited with code 1``, ``killed by SIGSEGV (signal 11...)``) most likely means."""
+    for signals, hint in CRASHED_BY.items():
+        if any(f"killed by {name} " in reason for name in signals):
+            return [hint]
+    if "exited with code 0" in reason:
+        return [LEFT]
+    return [EXITED] if "exited with code" in reason else []
+
+
+TRACEBACK = "Traceback (most recent call last):"
+TRACEBACK_LINES = 30
+"""The most lines of a Python traceback shown from its top, when a bot's stderr ends with one."""
+
+
 def stderr_tail(path: Path | None, lines: int = STDERR_LINES, *, label: str | None = None) -> list[str]:
     """The last ``lines`` lines of a bot's stderr log, under a heading naming the file (or ``label``).
 
-    Empty when there are none. The lines are made safe to print (a bot's stderr
-    may hold terminal escapes) and cut to ``SHOWN_CHARS``.
+    When it ends with a Python traceback, the whole traceback from its first
+    line (up to ``TRACEBACK_LINES``: its end, where the error is, rather than
+    its top when it is longer). Empty when there are none. The lines are made
+    safe to print (a bot's stderr may hold terminal escapes) and cut to
+    ``SHOWN_CHARS``.
     """
     if path is None:
         return []
     try:
         with path.open("rb") as log:
-            log.seek(max(0, log.seek(0, 2) - lines * SHOWN_CHARS * 4))  # the tail only: the log may be 1 MiB
+            # the tail only (the log may be 1 MiB), room for a traceback
+            log.seek(max(0, log.seek(0, 2) - max(lines, TRACEBACK_LINES) * SHOWN_CHARS * 4))
             text = log.read().decode("utf-8", "replace").rstrip()
     except OSError:
         return []
     if not text:
         return []
-    return [f"stderr, last lines ({label or path}):", *("  " + printable(line) for line in text.splitlines()[-lines:])]
+    all_lines = text.splitlines()
+    top = max((i for i, line in enumerate(all_lines) if line.startswith(TRACEBACK)), default=-1)
+    if top >= 0 and len(all_lines) - top > lines:
+        shown = all_lines[max(top, len(all_lines) - TRACEBACK_LINES) :]
+    else:
+        shown = all_lines[-lines:]
+    return [f"stderr, last lines ({label or path}):", *("  " + printable(line) for line in shown)]
 
 
 def printable(text: str, limit: int = SHOWN_CHARS) -> str:

@@ -212,6 +212,9 @@ class Comparison:
     matches_counted: int = 0
     banned: dict[str, str] = field(default_factory=dict)
     """Bots disqualified so far in schedule order, with why."""
+    recorded: int = 0
+    """The comparison's matches in its database, counted or not (the CLI sets it from its store): matches of later
+    pairs still in play when the test ended are recorded too, and the verdict says how many it did not count."""
 
     def __post_init__(self) -> None:
         self._pairs = iter_pairs(self.roles, seed=self.seed, rounds=self.rounds)
@@ -346,7 +349,9 @@ class Comparison:
         """The ending: which hypothesis was accepted, or why there is none."""
         new, base = printable(self.roles.new.name), printable(self.roles.base.name)
         unit = "nElo" if self.sprt.model == "normalized" else "Elo"
-        after = f"after {plural(self.pairs_done, 'pair')} ({plural(self.matches_counted, 'match')})"
+        extra = self.recorded - self.matches_counted
+        beyond = f"; {extra} more recorded, in pairs it did not count" if extra > 0 else ""  # see `recorded`
+        after = f"after {plural(self.pairs_done, 'pair')} ({plural(self.matches_counted, 'match')}{beyond})"
         if self.verdict == "H1":
             return (
                 f"H1 accepted {after}: {new} is better than {base} "

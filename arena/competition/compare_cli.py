@@ -39,6 +39,9 @@ from .sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, MODEL
 from .store import PlayedMatch, Store
 
 DEFAULT_MAX_MATCHES = 20000
+COMPARE_DB = config_mod.DEFAULT_DB.with_name("compare.sqlite")
+"""Where comparisons are recorded by default: apart from tournaments' results, whose match numbers and latest
+competition (what ``arena results`` and ``arena replay --db`` show) a comparison would otherwise take over."""
 
 
 @dataclass
@@ -115,7 +118,7 @@ def plan_comparison(args: argparse.Namespace) -> ComparePlan:
         jobs=args.jobs or 0,
         limits=limits_from(args),
         params=params_from(args.param),
-        db=Path(args.db) if args.db else config_mod.DEFAULT_DB,
+        db=Path(args.db) if args.db else COMPARE_DB,
         log_dir=Path(args.log_dir),
         logs=not args.no_log,
         source="arena compare",
@@ -176,6 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             interrupted, game_errors = _play(
                 plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse, processes=processes
             )
+        comparison.recorded = store.count_matches(competition.id, current=True)  # what `arena results` shows
         if not interrupted:
             _keep_verdict(store, competition.id, comparison)
     if interrupted:
@@ -379,7 +383,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"disqualify a bot with more faults than this (default {config_mod.DEFAULT_MAX_FAULTS})",
     )
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a game parameter")
-    parser.add_argument("--db", help=f"results database (default {config_mod.DEFAULT_DB})")
+    parser.add_argument("--db", help=f"results database (default {COMPARE_DB}, apart from tournaments')")
     parser.add_argument("--log-dir", default=str(config_mod.DEFAULT_LOG_DIR), help="where match logs go")
     parser.add_argument("--no-log", action="store_true", help="write no match logs")
     parser.add_argument("--no-reuse", action="store_true", help="a fresh process per match, even for reusable bots")

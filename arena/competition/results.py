@@ -40,6 +40,7 @@ import io
 import itertools
 import json
 import math
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -565,9 +566,16 @@ def find_match(store: Store, tournament: TournamentRow, match: str) -> tuple[int
     for number, played in numbered_matches(store, tournament.id):
         if match in (played.key, str(number)):
             return number, played
+    # The command names the competition, as it may not be the database's latest (shown as a shell reads it).
+    which = (
+        f"--name {shlex.quote(tournament.name)}"
+        if printable(tournament.name) == tournament.name
+        else f"--tournament {tournament.id}"
+    )
     raise StoreError(
         f"no match {match!r} in competition {tournament.name!r} (id {tournament.id}) of {store.path}"
-        f" (`arena results {store.path} --matches` lists them; --name or --tournament choose another competition)"
+        f" (`arena results {shlex.quote(str(store.path))} --matches {which}` lists them;"
+        " --name or --tournament choose another competition)"
     )
 
 

@@ -103,7 +103,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         timeline = for_seat(timeline, SEATS.index(args.seat))
     renderer = renderer_for(log.game)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    console = Console(no_color=args.no_color or None, highlight=False)
+    # Piped (not a terminal): lines as they are, never cut at 80 columns (rich's width for a file)
+    console = Console(no_color=args.no_color or None, highlight=False, soft_wrap=not sys.stdout.isatty())
     with contextlib.suppress(BrokenPipeError):
         show(timeline, renderer, console, speed=args.speed, interactive=interactive)
     return 0

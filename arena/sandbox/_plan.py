@@ -589,6 +589,20 @@ class Jail:
         if program is None or (is_system(program) and is_system(program.resolve())):
             return argv, readable, ""
         needs = installation(program)
+        rustup = program.parent / "rustup"  # rustup's proxies are links to it, or hard links (older rustups)
+        hard_linked = program.name != "rustup" and rustup.is_file() and os.path.samefile(program, rustup)
+        if hard_linked or not any(program.is_relative_to(p) for p in needs):  # a link, in a folder not in the jail
+            target = rustup if hard_linked else program.resolve()
+            if target.name == program.name:
+                program = target  # the same program by another path: the jail has that one
+            else:  # a program of another name (rustup, for rustup's rustc in ~/.cargo/bin), reading its own homes
+                why = f"{head} on your PATH is {program}, a link to {target}, which needs more than the jail gives it"
+                system = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else None
+                if system is not None:
+                    self.note = f"the system's {system} ran: {why}"
+                    return [system, *argv[1:]], readable, ""
+                self.note = f"{why}: install the system's {head}, or put its own installation first on your PATH"
+                return argv, readable, ""
         if self.uid is not None and "bwrap" not in self.layers and not all(map(_reachable_by_others, needs)):
             ran = shutil.which(head, path=SYSTEM_PATH) if "/" not in head else None
             self.note = (

@@ -116,7 +116,7 @@ def unpack(upload: Path, dest: Path, limits: UploadLimits, *, language: str = ""
     """Unpack ``upload`` into the new folder ``dest`` and return the bot folder (the one with ``bot.toml``).
 
     A single file needs ``language`` (a key of :data:`LANGUAGES`); it becomes
-    ``dest/<the language's file name>`` with a ``bot.toml`` written for it.
+    ``dest/<the language's file name>`` with a ``bot.toml`` written for it (``reuse = true``, as a starter's).
     Raises :class:`UploadRefused` with a message for the participant.
     """
     dest.mkdir(mode=0o755)
@@ -159,6 +159,7 @@ def _single_file(upload: Path, dest: Path, limits: UploadLimits, language: str) 
     manifest = f"run = {_toml_string(lang.run)}\n"
     if lang.build:
         manifest += f"build = {_toml_string(lang.build)}\n"
+    manifest += "reuse = true\n"  # as every starter's: one process plays many matches (the check shows it does)
     with _create(dest / MANIFEST, executable=False) as target:
         target.write(manifest.encode())
     return dest

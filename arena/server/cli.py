@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import sys
 from pathlib import Path
 
 import trio
@@ -55,6 +56,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             given = args.host is not None or args.port is not None
             stored = competition.state.setting(BASE_SETTING)
             base = args.url or (base_url(config.host, config.port) if given or not stored else stored)
+            if not (args.url or given or stored):
+                print(
+                    f"arena: note: the links use the config's address, {base}, as no server has run from"
+                    f" {config.data_dir} yet: if it will be reached at another (another --port, a proxy), add"
+                    " --url URL to this command",
+                    file=sys.stderr,
+                )
             for name in args.add:
                 existing = competition.state.participant_named(name)
                 if existing is not None and (existing.is_admin or existing.is_house):

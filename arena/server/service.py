@@ -951,7 +951,7 @@ class Competition:
             report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
         checks = [
             {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
-                relative_paths(line, folder, self.data_dir) for line in c.where
+                relative_paths(line, folder, self.data_dir) for line in for_participant(c.where, log_dir)
             ]}
             for c in report.checks
         ]  # fmt: skip
@@ -1292,6 +1292,20 @@ def locked(data_dir: Path) -> Iterator[None]:
 def owned(spec: BotSpec, participant_id: int) -> BotSpec:
     """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
     return dataclasses.replace(spec, owner=f"participant {participant_id}")
+
+
+def for_participant(where: list[str], log_dir: Path) -> list[str]:
+    """A check's lines without the paths of its logs, which stay in the server's data folder, out of a participant's
+    reach: a stderr tail is headed as the bot's, and the lines that name a match log go."""
+    shown = []
+    for line in where:
+        if str(log_dir) not in line:
+            shown.append(line)
+        elif line.startswith("stderr, last lines ("):
+            shown.append("stderr, last lines (your bot's):")
+        elif not line.startswith("log: "):
+            shown.append(line)
+    return shown
 
 
 def relative_paths(text: str, *folders: Path) -> str:

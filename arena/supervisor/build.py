@@ -148,6 +148,8 @@ async def _run_build(
                 fault = process.memory_fault()
                 code = process.process.returncode
                 problem = fault.reason if fault is not None else f"build failed with exit status {code}"
+                if process.jail is not None and process.jail.note:  # which compiler ran, where it was not the PATH's
+                    problem += f" ({process.jail.note})"
                 used, size = held_bytes(folder) if quota else (0, 0)
                 if fault is None and used * 2 >= size > 0:  # it may well have failed for want of room
                     problem += (f" (its folder held {used >> 20} of its {size >> 20} MiB quota, which the kernel "

@@ -193,10 +193,10 @@ class _Clock:
             return move.over_budget(cpu, cpu_budget)
         wall_cap, why = self._wall_cap(move.first, move.started)
         if wall >= wall_cap:
-            runnable = bot.wants_cpu()
+            runnable = bot.wants_cpu()  # computing (on a CPU or queued for one), not asleep: a busy machine slows it
             fault = Timeout(
                 f"no answer within {wall_cap:.3g}s (wall clock{'; ' + why if why else ''}; {cpu:.3g}s of CPU used"
-                f"{'; it was waiting to run' if runnable else ''})"
+                f" of the {cpu_budget:.3g}s a move may use{'; it was still computing' if runnable else ''})"
             )
             fault.machine_may_explain = runnable
             return fault

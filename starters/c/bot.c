@@ -82,7 +82,8 @@ int main(void) {
             printf("{\"id\":%ld,\"action\":%s}\n", strtol(after(line, "\"id\":"), NULL, 10), action);
             fflush(stdout); /* an answer left in the buffer is not sent */
         } else if (is_type(line, "match_start")) { /* a notice: reset what you keep per match */
-            fprintf(stderr, "new match: %.120s", line);
+            line[strcspn(line, "\n")] = '\0';
+            fprintf(stderr, "new match: %.120s\n", line); /* a line of its own, however long the notice */
         } else if (is_type(line, "quit")) {
             break;
         }
