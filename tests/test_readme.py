@@ -288,6 +288,9 @@ COMMANDS: dict[str, Run | Skip] = {
         "needs the game installed (above); tests/test_new_game.py runs it"
     ),
     "arena check-game gops": Run(says=("PASS  determinism: ", "gops: all checks passed")),
+    f"arena new high-card c --game-module {HIGH_CARD}": Run(
+        creates="high-card-c/bot.c", says=("from the C starter for High card", "arena check high-card-c")
+    ),
     "arena check-game high-card --game-module examples/high-card/high_card.py": Run(
         says=("PASS  hidden information: ", "high-card: all checks passed")
     ),
