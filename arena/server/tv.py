@@ -110,12 +110,19 @@ class TVPages:
             other = f"{pair}-{'b' if leg == 'a' else 'a'}"
         return other is None or self.c.store.has_match(self.c.tid, other)
 
+    def fresh(self, key: str, records: int) -> dict[str, Any] | None:
+        """The summary of ``key`` last drawn, if it is still to be shown (nothing new, or drawn a moment ago)."""
+        seen = self.seen.get(key)
+        if seen is not None and (seen.records == records or time.monotonic() - seen.at < LIVE_RENDER_S):
+            return seen.summary
+        return None
+
     def summary(self, key: str, path: Path, records: list[dict[str, Any]], cards: bool) -> dict[str, Any] | None:
         """The public summary of a match in play from its log's ``records`` so far (drawn anew at most every
         ``LIVE_RENDER_S``; call in a thread)."""
-        seen = self.seen.get(key)
-        if seen is not None and (seen.records == len(records) or time.monotonic() - seen.at < LIVE_RENDER_S):
-            return seen.summary
+        seen = self.fresh(key, len(records))
+        if seen is not None:
+            return seen
         if not records:
             return None
         try:
@@ -164,7 +171,9 @@ class TVPages:
             if log is not None:
                 cards = self.cards_shown(p.scheduled)
                 records = list(log.refresh())  # (read here, in the server's thread, as the live pages do)
-                summary = await trio.to_thread.run_sync(self.summary, p.scheduled.key, log.path, records, cards)
+                summary = self.fresh(p.scheduled.key, len(records))
+                if summary is None:  # (the rules re-run: in a thread)
+                    summary = await trio.to_thread.run_sync(self.summary, p.scheduled.key, log.path, records, cards)
             m = p.scheduled
             out.append(
                 {

@@ -54,7 +54,8 @@
     else score.append(points);
     node.append(score);
     var turn = m.turn.length ? (m.turn.length === 2 ? "both seats to play" : m.turn[0] + " to play") : "between steps";
-    node.append(el("p", "meta tv-step", "step " + m.step + " · " + turn + " · " + m.seconds + " s"));
+    var step = m.step ? "step " + m.step + " · " + turn : "starting";
+    node.append(el("p", "meta tv-step", step + " · " + m.seconds + " s"));
     if (m.table) {
       var table = el("div", "tv-table");
       if (m.table.public.length) table.append(part(m.table.public));
