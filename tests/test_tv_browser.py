@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
-from .servertools import SLOW_BOT
+import pytest
+
+from .conftest import CHROMIUM, CHROMIUM_FLAGS
+from .servertools import SLOW_BOT, server_process
 from .test_server_pages_browser import SIZES, axe_violations, sideways, site
 
 CARD = re.compile(r"\b[RPS]\d{1,2}\b")
@@ -124,3 +128,61 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path)
         assert axe_violations(phone) == []
         if os.environ.get("ARENA_SCREENSHOTS"):
             phone.screenshot(path=str(Path(os.environ["ARENA_SCREENSHOTS"]) / "tv-phone.png"), full_page=True)
+
+
+SLOW_HIGH_CARD = """import json
+import sys
+import time
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" in msg:
+        time.sleep(0.5)
+        print(json.dumps({"id": msg["id"], "action": min(msg["hand"])}), flush=True)
+    elif msg.get("type") == "quit":
+        break
+"""
+
+
+def test_the_tv_draws_a_plugin_game_s_public_table_and_no_hand(tmp_path: Path) -> None:
+    """High Card declares its table (``shown``): the pile and each seat's points are public, each hand private."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    example = Path(__file__).resolve().parents[1] / "examples" / "high-card"
+    (tmp_path / "game").mkdir()
+    shutil.copy(example / "high_card.py", tmp_path / "game" / "high_card.py")
+    for name in ("slow-one", "slow-two"):
+        bot = tmp_path / name
+        bot.mkdir()
+        (bot / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\ngame = "high-card"\nreuse = true\n')
+        (bot / "bot.py").write_text(SLOW_HIGH_CARD)
+    config = tmp_path / "server.toml"
+    config.write_text(
+        f'name = "High card"\ngame = "high-card"\ngame_module = "game/high_card.py"\n'
+        f'house_bots = ["{tmp_path / "slow-one"}", "{tmp_path / "slow-two"}"]\n[uploads]\ncheck_matches = 2\n'
+        f'[server]\ndata_dir = "{tmp_path / "data"}"\nport = 0\n'
+    )
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_context(viewport=SIZES["phone"]).new_page()
+            page.goto(server.url + "/tv")
+            labels: set[str] = set()
+            cards: set[str] = set()
+            deadline = time.monotonic() + 120
+            while not cards:
+                assert time.monotonic() < deadline, "the TV never drew a card"
+                page.wait_for_timeout(300)
+                for match in page.request.get(server.url + "/tv/data").json()["matches"]:
+                    table = match["table"] or {"public": [], "seats": []}
+                    for label, _value in [*table["public"], *(item for seat in table["seats"] for item in seat)]:
+                        labels.add(label)
+                cards |= set(page.locator("#tv .tv-card").all_inner_texts())
+            assert labels <= {"turns played", "pile", "points", "cards held"}, labels  # never a "hand"
+            if os.environ.get("ARENA_SCREENSHOTS"):
+                page.screenshot(path=str(Path(os.environ["ARENA_SCREENSHOTS"]) / "tv-cards-phone.png"), full_page=True)
+            assert sideways(page) == 0
+            assert axe_violations(page) == []
+        finally:
+            browser.close()

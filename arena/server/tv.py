@@ -26,7 +26,7 @@ from protocol import SEATS
 
 from ..competition.ladder import InPlay, other_table
 from ..competition.schedule import Scheduled
-from ..replay import Timeline, from_log
+from ..replay import LoggedMatch, Timeline, from_log
 from ..replay._log import index_records
 from .live import LIVE_RENDER_S, LivePages, _so_far
 
@@ -51,14 +51,27 @@ def _part(part: Any) -> list[list[Any]]:
     return [[str(label)[:MAX_LABEL], _value(value)] for label, value in part.items() if value is not None]
 
 
-def public_summary(timeline: Timeline, cards: bool) -> dict[str, Any]:
-    """What the public may see of a match in play from its timeline so far: its step, score, whose turn, and
-    (with ``cards``) the public part of its table. Nothing else of the timeline is read (no seed, no message)."""
+def waiting_on(log: LoggedMatch) -> set[int]:
+    """The seats whose last request is not answered yet in ``log`` (both, in a simultaneous step until one answers).
+
+    Read from the log rather than the rules' frames: the rules re-run a step's
+    requests in seat order, so their last frame holds B's request only once A
+    has answered.
+    """
+    return {seat for seat in (0, 1) if log.answers[seat] and log.answers[seat][-1] is None}
+
+
+def public_summary(timeline: Timeline, cards: bool, waiting: set[int] | None = None) -> dict[str, Any]:
+    """What the public may see of a match in play from its timeline so far: its step, score, whose turn
+    (``waiting``, else the last frame's unanswered requests), and (with ``cards``) the public part of its table.
+    Nothing else of the timeline is read (no seed, no message)."""
     frames = timeline.frames
     score = next((f.score for f in reversed(frames) if f.score is not None), None)
     last = frames[-1] if frames else None
     asked: set[int] = set()
-    if last is not None:
+    if waiting is not None:
+        asked = waiting
+    elif last is not None:
         asked = {e.seat for e in last.events if e.kind == "request" and e.seat is not None}
         asked -= {e.seat for e in last.events if e.kind == "answer" and e.seat is not None}
     table = None
@@ -130,7 +143,7 @@ class TVPages:
         except Exception:  # a log cut at its very start: nothing to show yet
             return None
         timeline = _so_far(match) or from_log(match)
-        summary = public_summary(timeline, cards)
+        summary = public_summary(timeline, cards, waiting_on(match))
         self.seen[key] = Seen(len(records), time.monotonic(), summary)
         return summary
 
