@@ -181,10 +181,12 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
 
     for _ in range(5):
         key = in_play(url, "slow-python", "random-python")
-        address = "/live" if name == "now-playing" else f"/matches/{key}/live"
+        address = {"now-playing": "/live", "tv": "/tv"}.get(name, f"/matches/{key}/live")
         try:
             page.goto(url + address)
             page.wait_for_load_state("load")
+            if name in ("tv", "live-public"):  # the small live tables (tv.js), drawn once the page's data comes
+                page.locator("#tv .tv-step").first.wait_for()
             if name == "live":  # the organiser's: the whole table so far, shown once a message has been played
                 page.wait_for_function("() => Number(document.getElementById('live-match').dataset.shown) > 0")
                 page.frame_locator("#live-frames iframe:not([hidden])").locator("body[data-ready='1']").wait_for()
@@ -248,7 +250,7 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
         public = s.page()
         problems: list[str] = []
         for size in SIZES:
-            for name, page in (("now-playing", public), ("live", organiser), ("live-public", public)):
+            for name, page in (("now-playing", public), ("tv", public), ("live", organiser), ("live-public", public)):
                 page.set_viewport_size(SIZES[size])
                 problems += look_in_play(page, url, name, size, shots)
             for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):

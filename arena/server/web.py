@@ -75,6 +75,7 @@ from .live import LivePages
 from .maintain import backup_database
 from .service import Busy, Competition, Version, relative_paths
 from .state import NAME_RE, NAME_RULE, Participant, Submission, check_name
+from .tv import TVPages
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
@@ -238,6 +239,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     """The Starlette app serving ``competition``."""
     pages = Pages(competition)
     live = LivePages(pages, REPLAY_CSP, framed)
+    tv = TVPages(live)
     human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     routes = [
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
@@ -246,6 +248,8 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/play/{gid}/table", human.table),
         Route("/play/{gid}/events", human.events),
         Route("/live", live.now_playing),
+        Route("/tv", tv.page),
+        Route("/tv/data", tv.data),
         Route("/matches/{key}/live", live.match),
         Route("/matches/{key}/live/replay", live.replay),
         Route("/matches/{key}/live/data", live.data),
