@@ -307,6 +307,7 @@ def test_a_comparison_against_a_field_resumes_after_kill_9_and_ends_as_an_unbrok
     # one match at a time, or two then killed then three: the same verdict after the same pairs, the same report
     # (matches of later pairs that were in play at three at once are recorded, and the verdict says how many)
     verdict = clean.stdout.splitlines()[-4:-1]
+
     def uncounted_left_out(lines: list[str]) -> list[str]:  # (how many more were recorded depends on timing)
         return [re.sub(r"; \d+ more recorded, in pairs it did not count\)", ")", line) for line in lines]
 
