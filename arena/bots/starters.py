@@ -159,6 +159,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("language", metavar="LANGUAGE", help=f"the language: {', '.join(LANGUAGES)}")
     parser.add_argument("folder", metavar="FOLDER", nargs="?", help="a new or empty folder (default: GAME-LANGUAGE)")
+    # (arena.supervisor.options.game_module_args adds the same option to the other commands; this layer is below
+    # the supervisor's and may not import it)
     parser.add_argument(
         "--game-module",
         action="append",
