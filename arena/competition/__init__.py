@@ -7,9 +7,11 @@ From the schedule up:
 * :mod:`~arena.competition.schedule`: who meets whom, seats, deals, seeds;
 * :mod:`~arena.competition.plan`: a config resolved into a game and bots,
   and the competition it names in the store (its field: versions, changes);
-* :mod:`~arena.competition.schema`, :mod:`~arena.competition.records` and
-  :mod:`~arena.competition.store`: the SQLite database (competitions, bot
-  versions, matches, claims of cooperating arenas; a server's own records);
+* :mod:`~arena.competition.database` (the database layer: the connection,
+  the schema's migrations, a repository per kind of row),
+  :mod:`~arena.competition.records` and :mod:`~arena.competition.store`: the
+  SQLite database (competitions, bot versions, matches, claims of cooperating
+  arenas; a server's own records);
 * :mod:`~arena.competition.totals`: the standings' running totals per pair of
   versions, which the store keeps beside each result;
 * :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:

@@ -1,13 +1,10 @@
-"""A finished match as the store keeps it, how it scored for each seat, and how it is read from its rows."""
+"""A finished match as the store keeps it, and how it scored for each seat (it is read from its rows by
+:mod:`arena.competition.database.match_rows`)."""
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -70,61 +67,6 @@ def outcome_for(match: PlayedMatch, seat: str) -> str:
 
 SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
 """A match's score for a seat, by its outcome."""
-
-
-_MATCH_COLUMNS = (
-    "m.id, m.match_key, m.cycle, m.deal, m.leg, m.bot_a, m.bot_b, m.seed, m.points_a, m.points_b, m.winner,"
-    " m.forfeit, m.reason, m.duration_s, m.peak_rss_a, m.peak_rss_b, m.log_path, m.version_a, m.version_b"
-)
-
-
-def read_matches(
-    db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None
-) -> list[PlayedMatch]:
-    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults."""
-    query = f"SELECT {_MATCH_COLUMNS} FROM matches m WHERE {where} ORDER BY {order}"
-    rows = db.execute(query + ("" if limit is None else f" LIMIT {int(limit)}"), args).fetchall()
-    faults: dict[int, list[FaultRow]] = {}
-    if len(rows) > 2000:  # many matches: the faults of the same selection, in one pass
-        for row in db.execute(
-            "SELECT f.match_id, f.seat, f.bot, f.kind, f.reason, f.request_id, f.request_type"
-            f" FROM faults f JOIN matches m ON m.id = f.match_id WHERE {where} ORDER BY f.rowid",
-            args,
-        ):
-            faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-    elif rows:
-        ids = [row[0] for row in rows]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            for row in db.execute(
-                "SELECT match_id, seat, bot, kind, reason, request_id, request_type FROM faults"
-                f" WHERE match_id IN ({', '.join('?' * len(chunk))}) ORDER BY rowid",
-                chunk,
-            ):
-                faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-    return [played_match(row, faults.get(row[0], ())) for row in rows]
-
-
-def played_match(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
-    return PlayedMatch(
-        key=row[1],
-        cycle=row[2],
-        deal=row[3],
-        leg=row[4],
-        bot_a=row[5],
-        bot_b=row[6],
-        seed=row[7],
-        points=(row[8], row[9]),
-        winner=row[10],
-        forfeit=tuple(json.loads(row[11])),
-        reason=row[12],
-        duration_s=row[13],
-        peak_rss=(row[14], row[15]),
-        log_path=row[16],
-        faults=tuple(faults),
-        versions=(row[17], row[18]),
-        row_id=row[0],
-    )
 
 
 def log_halves(match: PlayedMatch) -> dict[int, int]:

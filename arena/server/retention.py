@@ -29,14 +29,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sqlite3
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-from .._errors import ConfigError
+from ..competition.database import Database, Repositories
+from ..competition.database.logs import LogState as LogState
+from ..competition.database.logs import MatchLogs
 
 logger = logging.getLogger("arena.server.retention")
 
@@ -79,64 +78,28 @@ class Pruned:
         return f"pruned {self.logs} match logs ({size_text(self.bytes)}): {'; '.join(why)}"
 
 
-@dataclass(frozen=True)
-class LogState:
-    """A match's log as the retention sees it."""
-
-    pruned_at: str | None
-    pruned_why: str
-    pinned_by: tuple[int, ...]
-    """The participants (ids) who pinned its deal."""
-
-
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path) -> Database:
     """A connection of the pruner's own on the server's database (each thread its own)."""
-    db = sqlite3.connect(path, isolation_level=None, timeout=30)
-    db.execute("PRAGMA foreign_keys=ON")
-    return db
+    return Database.for_thread(path)
 
 
-@contextlib.contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """A write transaction on ``db`` (autocommit mode), taken at once (``BEGIN IMMEDIATE``)."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
-def catch_up(db: sqlite3.Connection, stop: threading.Event | None = None) -> int:
+def catch_up(db: Database, stop: threading.Event | None = None) -> int:
     """Note the size, pair and deal of each log recorded since the last run (of every competition); how many.
 
     Match ids are the database's, in the order recorded: the matches after
     the last one noted are read by their ids (the primary key), a batch at a
     time, whatever the history's length.
     """
+    logs = MatchLogs(db)
     noted = 0
-    after = int(db.execute("SELECT COALESCE(MAX(match_id), 0) FROM match_logs").fetchone()[0])
+    after = logs.last_noted()
     while True:
-        # (The unary + keeps the planner on the ids' range: by an index of versions it would read every match.)
-        rows = db.execute(
-            "SELECT m.id, m.tournament_id, m.log_path, MIN(m.version_a, m.version_b), MAX(m.version_a, m.version_b),"
-            " (SELECT MIN(d.id) FROM matches d WHERE d.tournament_id = m.tournament_id AND d.deal = m.deal)"
-            " FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
-            " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
-            (after, BATCH),
-        ).fetchall()
-        if not rows or (stop is not None and stop.is_set()):
+        found = logs.unnoted(after, BATCH)
+        if not found or (stop is not None and stop.is_set()):
             return noted
-        sized = [(mid, tid, low, high, first, _file_size(path)) for mid, tid, path, low, high, first in rows]
-        with transaction(db):
-            db.executemany(
-                "INSERT OR IGNORE INTO match_logs (match_id, tournament_id, low, high, deal_first, bytes)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                sized,
-            )
-        noted += len(sized)
-        after = rows[-1][0]
+        logs.note([(log, _file_size(log.log_path)) for log in found])
+        noted += len(found)
+        after = found[-1].match_id
 
 
 def _file_size(path: str) -> int:
@@ -146,42 +109,17 @@ def _file_size(path: str) -> int:
         return 0
 
 
-# An unpinned deal: no pin names its first match.
-_UNPINNED = "NOT EXISTS (SELECT 1 FROM log_pins p WHERE p.deal_first = l.deal_first)"
-
-
-def past_keep(db: sqlite3.Connection, tid: int, keep: int) -> list[int]:
+def past_keep(db: Database, tid: int, keep: int) -> list[int]:
     """The kept, unpinned logs (match ids) of deals older than their pair's last ``keep``."""
-    rows = db.execute(
-        "SELECT match_id FROM (SELECT l.match_id, l.deal_first, DENSE_RANK() OVER"
-        " (PARTITION BY l.low, l.high ORDER BY l.deal_first DESC) AS newer"
-        " FROM match_logs l WHERE l.tournament_id = ? AND l.pruned_at IS NULL) AS ranked"
-        f" JOIN match_logs l USING (match_id) WHERE ranked.newer > ? AND {_UNPINNED}",
-        (tid, keep),
-    ).fetchall()
-    return [row[0] for row in rows]
+    return MatchLogs(db).past_keep(tid, keep)
 
 
-def over_budget(db: sqlite3.Connection, tid: int, budget: int) -> list[int]:
+def over_budget(db: Database, tid: int, budget: int) -> list[int]:
     """The oldest unpinned kept logs (match ids, whole deals) to prune to bring all kept logs within ``budget``."""
-    kept = db.execute(
-        "SELECT COALESCE(SUM(bytes), 0) FROM match_logs WHERE pruned_at IS NULL AND tournament_id = ?", (tid,)
-    )
-    excess = int(kept.fetchone()[0]) - budget
-    if excess <= 0:
-        return []
-    rows = db.execute(
-        "WITH deals AS (SELECT l.deal_first, SUM(l.bytes) AS size FROM match_logs l"
-        f" WHERE l.tournament_id = ? AND l.pruned_at IS NULL AND {_UNPINNED} GROUP BY l.deal_first),"
-        " running AS (SELECT deal_first, size, SUM(size) OVER (ORDER BY deal_first) AS upto FROM deals)"
-        " SELECT l.match_id FROM running r JOIN match_logs l ON l.deal_first = r.deal_first"
-        " WHERE r.upto - r.size < ? AND l.pruned_at IS NULL",
-        (tid, excess),
-    ).fetchall()
-    return [row[0] for row in rows]
+    return MatchLogs(db).over_budget(tid, budget)
 
 
-def prune(db: sqlite3.Connection, tid: int, policy: Retention, *, stop: threading.Event | None = None) -> Pruned:
+def prune(db: Database, tid: int, policy: Retention, *, stop: threading.Event | None = None) -> Pruned:
     """Prune by ``policy``: past each pair's last deals, then the oldest over the budget; log the run.
 
     ``stop``, once set (the server stopping), ends the run at its next batch.
@@ -197,94 +135,47 @@ def prune(db: sqlite3.Connection, tid: int, policy: Retention, *, stop: threadin
     if done.logs:
         line = done.line(policy)
         logger.info("%s", line)
-        with transaction(db):
-            db.execute(
-                "INSERT INTO changes (tournament_id, at, kind, bot, line) VALUES (?, ?, 'logs', '', ?)",
-                (tid, _now(), line),
-            )
+        Repositories(db).competitions.log_change(tid, "logs", line)
     return done
 
 
-def _drop(db: sqlite3.Connection, match_ids: list[int], why: str, stop: threading.Event | None) -> tuple[int, int]:
+def _drop(db: Database, match_ids: list[int], why: str, stop: threading.Event | None) -> tuple[int, int]:
     """Delete the logs of ``match_ids`` and say so in their rows; the versions' log quotas are credited."""
+    logs = MatchLogs(db)
     count = freed = 0
     for start in range(0, len(match_ids), BATCH):
         if stop is not None and stop.is_set():
             break
-        chunk = match_ids[start : start + BATCH]
-        marks = ", ".join("?" * len(chunk))
-        rows = db.execute(
-            f"SELECT l.match_id, l.bytes, m.log_path, m.version_a, m.version_b FROM match_logs l"
-            f" JOIN matches m ON m.id = l.match_id WHERE l.match_id IN ({marks}) AND l.pruned_at IS NULL",
-            chunk,
-        ).fetchall()
+        kept = logs.kept(match_ids[start : start + BATCH])
         # The files go first: a kill between leaves a row saying "kept" of a missing file (its page says the log
         # is missing), never a file no row accounts for.
-        for row in rows:
+        for log in kept:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(row[2])
-        at = _now()
-        with transaction(db):
-            for mid, size, _path, version_a, version_b in rows:
-                db.execute("UPDATE match_logs SET pruned_at = ?, pruned_why = ? WHERE match_id = ?", (at, why, mid))
-                half = (size + 1) // 2
-                for version, opponent in ((version_a, version_b), (version_b, version_a)):
-                    db.execute(
-                        "UPDATE pair_totals SET log_bytes = MAX(0, log_bytes - ?) WHERE version = ? AND opponent = ?",
-                        (half, version, opponent),
-                    )
-        count += len(rows)
-        freed += sum(row[1] for row in rows)
+                os.unlink(log.log_path)
+        logs.mark_pruned(kept, why)
+        count += len(kept)
+        freed += sum(log.bytes for log in kept)
     return count, freed
 
 
-def state_of(db: sqlite3.Connection, match_id: int) -> LogState | None:
+def state_of(db: Database, match_id: int) -> LogState | None:
     """The retention's view of a match's log (``None``: the pruner has not seen it yet, so it is kept)."""
-    row = db.execute("SELECT deal_first, pruned_at, pruned_why FROM match_logs WHERE match_id = ?", (match_id,))
-    found = row.fetchone()
-    if found is None:
-        return None
-    pins = db.execute("SELECT participant_id FROM log_pins WHERE deal_first = ? ORDER BY at", (found[0],)).fetchall()
-    return LogState(pruned_at=found[1], pruned_why=found[2], pinned_by=tuple(p[0] for p in pins))
+    return MatchLogs(db).state_of(match_id)
 
 
-def pin(db: sqlite3.Connection, tid: int, match_id: int, participant_id: int, *, cap: int | None) -> None:
+def pin(db: Database, tid: int, match_id: int, participant_id: int, *, cap: int | None) -> None:
     """Pin the deal of ``match_id`` for ``participant_id`` (at most ``cap`` pins; ``None``: no cap).
 
     Raises :class:`ConfigError` with what to do when the log is gone or the
     participant has used its pins.
     """
     catch_up(db)
-    with transaction(db):
-        found = db.execute("SELECT deal_first, pruned_at FROM match_logs WHERE match_id = ?", (match_id,)).fetchone()
-        if found is None:
-            raise ConfigError("this match has no log to pin")
-        if found[1] is not None:
-            raise ConfigError("this match's log is already pruned")
-        if cap is not None:
-            used = db.execute("SELECT COUNT(*) FROM log_pins WHERE participant_id = ?", (participant_id,)).fetchone()
-            if int(used[0]) >= cap:
-                raise ConfigError(f"you have pinned {cap} deals, the most the server keeps: unpin one first")
-        db.execute(
-            "INSERT OR IGNORE INTO log_pins (deal_first, participant_id, at) VALUES (?, ?, ?)",
-            (found[0], participant_id, _now()),
-        )
+    MatchLogs(db).pin(match_id, participant_id, cap=cap)
 
 
-def unpin(db: sqlite3.Connection, match_id: int, participant_id: int | None) -> None:
+def unpin(db: Database, match_id: int, participant_id: int | None) -> None:
     """Take ``participant_id``'s pin off the deal of ``match_id`` (``None``: every pin, the organiser's call)."""
-    with transaction(db):
-        found = db.execute("SELECT deal_first FROM match_logs WHERE match_id = ?", (match_id,)).fetchone()
-        if found is None:
-            return
-        if participant_id is None:
-            db.execute("DELETE FROM log_pins WHERE deal_first = ?", (found[0],))
-        else:
-            db.execute("DELETE FROM log_pins WHERE deal_first = ? AND participant_id = ?", (found[0], participant_id))
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    MatchLogs(db).unpin(match_id, participant_id)
 
 
 def size_text(count: int) -> str:
@@ -304,17 +195,11 @@ def relocate_logs(database: Path, logs: Path) -> int:
     were rewritten.
     """
     with contextlib.closing(connect(database)) as db:
-        row = db.execute("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
-        found = row.fetchone()
-        if found is None:
+        logs_db = MatchLogs(db)
+        last = logs_db.last_path()
+        if last is None:
             return 0
-        old = str(Path(found[0]).parent)
-        if old == str(logs) or not (logs / Path(found[0]).name).exists():
+        old = str(Path(last).parent)
+        if old == str(logs) or not (logs / Path(last).name).exists():
             return 0  # in place, or not a copy of this folder's logs: left as they are
-        prefix = old + "/"
-        with transaction(db):
-            changed = db.execute(
-                "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
-                (f"{logs}/", len(prefix) + 1, len(prefix), prefix),
-            ).rowcount
-        return int(changed)
+        return logs_db.move_paths(old, str(logs))

@@ -1,33 +1,36 @@
-"""The one schema of an Arena database: its tables, as migrations in order, and how they are run.
+"""The one schema of an Arena database: its tables, as one ordered list of migrations, and how they are run.
 
 A database holds a competition's results (``arena tournament``, ``arena
 serve``: competitions, bot versions, matches and their faults, the standings'
 running totals per pair of versions, the arenas working on it) and, when a
 server keeps it, the server's own records (participants, sessions,
 submissions, whose each version is, rating snapshots, switches). Both are
-here: :data:`MIGRATIONS` are the results' tables, which every Arena database
-has, tracked in ``schema_migrations``; :data:`SERVER_MIGRATIONS` the server's,
-which only a server's database gets, tracked in ``server_migrations`` (a
-results database of ``arena tournament`` stays without them). A migration
-runs in the same transaction as the row that says it ran, so a kill leaves
-it done or not done, and migrations are only ever appended.
+here, in one list, :data:`SCHEMA`, in the order they run. Each belongs to a
+*track*: the results' (``results``: every Arena database has them, counted in
+``schema_migrations``) or the server's (``server``: only a server's database
+gets them, counted in ``server_migrations``; a results database of ``arena
+tournament`` stays without them). The two counters are those databases
+written before the list was one already have. :data:`MIGRATIONS` and
+:data:`SERVER_MIGRATIONS` are the list's two tracks. A migration runs in the
+same transaction as the row that says it ran, so a kill leaves it done or not
+done, and migrations are only ever appended to :data:`SCHEMA`.
 
-The one connection a process holds on the file is the store's
-(:class:`arena.competition.store.Store`); the server's records
-(:class:`arena.server.state.State`) use it too, so that a change of both (a
-version entered and its owner noted) can be one transaction.
+The connection is :class:`arena.competition.database.Database`'s, which runs
+:func:`upgrade` when it opens a database for writing.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .._errors import StoreError
-from .records import PlayedMatch, log_halves, read_matches
-from .totals import COLUMNS, WHOLE, Pair, PairTotals, Quad, deal_totals, table_result, to_row
+from ..._errors import StoreError
+from ..records import PlayedMatch, log_halves
+from ..totals import COLUMNS, WHOLE, Pair, PairTotals, Quad, deal_totals, table_result, to_row
+from .match_rows import read_matches
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
 """Written into the header of every Arena database (``PRAGMA application_id``)."""
@@ -281,54 +284,75 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 
 
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: its track, its number in the track, and what it does."""
+
+    track: str
+    """``results`` (every Arena database) or ``server`` (a server's database only)."""
+    number: int
+    steps: tuple[Step, ...]
+
+
+TRACKS = {"results": ("schema_migrations", "schema"), "server": ("server_migrations", "server schema")}
+"""Each track's counter table and how an error names it."""
+
+SCHEMA: tuple[Migration, ...] = (
+    *(Migration("results", n, steps) for n, steps in enumerate(MIGRATIONS, 1)),
+    *(Migration("server", n, steps) for n, steps in enumerate(SERVER_MIGRATIONS, 1)),
+)
+"""Every migration, in the order they run. Append new ones at the end (their number: the next of their track)."""
+
+
+def upgrade(db: sqlite3.Connection, path: Path, *, server: bool = False) -> None:
+    """Run the migrations of :data:`SCHEMA` that ``db`` has not run, in the list's order, each in a transaction
+    of its own with its record: the results' track, and with ``server`` the server's too.
+
+    ``db`` is in autocommit mode (no transaction open). A database newer than
+    this arena is refused, saying so.
+    """
+    tracks = ("results", "server") if server else ("results",)
+    for track in tracks:
+        table, what = TRACKS[track]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        found, known = version(db, table), sum(m.track == track for m in SCHEMA)
+        if found > known:
+            raise StoreError(f"{path} has {what} version {found}, newer than this arena knows ({known}): upgrade arena")
+    done = {track: version(db, TRACKS[track][0]) for track in tracks}
+    for migration in SCHEMA:
+        if migration.track in tracks and migration.number > done[migration.track]:
+            _run(db, TRACKS[migration.track][0], migration)
+
+
+def _run(db: sqlite3.Connection, table: str, migration: Migration) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated between our read and our lock.
+        if not db.execute(f"SELECT 1 FROM {table} WHERE version = ?", (migration.number,)).fetchone():
+            for step in migration.steps:
+                if isinstance(step, str):
+                    db.execute(step)
+                else:
+                    step(db)
+            db.execute(f"INSERT INTO {table} VALUES (?, ?)", (migration.number, _now()))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 def version(db: sqlite3.Connection, table: str = "schema_migrations") -> int:
     """How many migrations of the track kept in ``table`` have run (0 for a new database)."""
     exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
     if not exists:
         return 0
     return int(db.execute(f"SELECT COALESCE(MAX(version), 0) FROM {table}").fetchone()[0])
-
-
-def migrate(
-    db: sqlite3.Connection,
-    path: Path,
-    *,
-    table: str = "schema_migrations",
-    migrations: Sequence[Sequence[Step]] = MIGRATIONS,
-    what: str = "schema",
-) -> None:
-    """Run the migrations of a track that have not run, each in a transaction of its own with its record.
-
-    ``db`` is in autocommit mode (no transaction open). A database newer than
-    this arena is refused, saying so.
-    """
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        db.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    found = version(db, table)
-    if found > len(migrations):
-        raise StoreError(
-            f"{path} has {what} version {found}, newer than this arena knows ({len(migrations)}): upgrade arena"
-        )
-    for number in range(found + 1, len(migrations) + 1):
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have migrated between our read and our lock.
-            if not db.execute(f"SELECT 1 FROM {table} WHERE version = ?", (number,)).fetchone():
-                for step in migrations[number - 1]:
-                    if isinstance(step, str):
-                        db.execute(step)
-                    else:
-                        step(db)
-                db.execute(f"INSERT INTO {table} VALUES (?, ?)", (number, _now()))
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
 
 def _fill_pair_totals(db: sqlite3.Connection) -> None:

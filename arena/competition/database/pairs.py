@@ -1,0 +1,109 @@
+"""The standings' running totals per ordered pair of versions (table ``pair_totals``; see
+:mod:`arena.competition.totals`), added to in the same transaction as each match."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..totals import COLUMNS, Pair, PairTotals, from_row, to_row
+
+if TYPE_CHECKING:
+    from .connection import Database
+
+_TOTALS = ", ".join(COLUMNS)
+
+
+def _totals(row: sqlite3.Row) -> PairTotals:
+    return from_row([row[name] for name in COLUMNS], row["faults"])
+
+
+def add_totals(
+    db: sqlite3.Connection, tid: int, change: dict[Pair, PairTotals], log_halves: dict[int, int], touched: int
+) -> None:
+    """Add a match's ``change`` to the stored totals of its pairs (in the caller's transaction); ``touched``: the
+    id of the last match added, which readers of what changed since ask by (:meth:`PairTotalsTable.since`)."""
+    for (version, opponent), delta in change.items():
+        cursor = db.cursor()
+        cursor.row_factory = sqlite3.Row
+        row = cursor.execute(
+            f"SELECT {_TOTALS}, faults, log_bytes FROM pair_totals WHERE version = ? AND opponent = ?",
+            (version, opponent),
+        ).fetchone()
+        totals, logs = (_totals(row), row["log_bytes"]) if row else (PairTotals(), 0)
+        totals.add(delta)
+        values, faults = to_row(totals)
+        db.execute(
+            f"INSERT OR REPLACE INTO pair_totals (tournament_id, version, opponent, {_TOTALS}, faults,"
+            f" log_bytes, touched) VALUES ({', '.join('?' * (len(COLUMNS) + 6))})",
+            (tid, version, opponent, *values, faults, logs + log_halves.get(version, 0), touched),
+        )
+
+
+class PairTotalsTable:
+    """The pair totals of a database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def of_competition(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:
+        """The running totals of ``tid``, by ordered pair of versions (those that met; of two of ``among``)."""
+        query = f"SELECT version, opponent, {_TOTALS}, faults FROM pair_totals WHERE tournament_id = ?"
+        args: tuple[Any, ...] = (tid,)
+        if among is not None:
+            ids = json.dumps(sorted(set(among)))
+            query += " AND version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            args = (tid, ids, ids)
+        return {(row["version"], row["opponent"]): _totals(row) for row in self.db.rows(query, args)}
+
+    def of_pairs(self, pairs: Iterable[Pair]) -> dict[Pair, PairTotals]:
+        """The stored totals of ``pairs`` (those that met)."""
+        out = {}
+        for version, opponent in pairs:
+            row = self.db.row(
+                f"SELECT {_TOTALS}, faults FROM pair_totals WHERE version = ? AND opponent = ?", (version, opponent)
+            )
+            if row:
+                out[version, opponent] = _totals(row)
+        return out
+
+    def since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
+        """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next.
+
+        A reader that keeps every pair's totals reads only what changed (a few
+        rows a second on a busy ladder), by the index on ``touched``.
+        """
+        out = {}
+        last = touched
+        for row in self.db.rows(
+            f"SELECT version, opponent, {_TOTALS}, faults, touched FROM pair_totals"
+            " WHERE tournament_id = ? AND touched > ?",
+            (tid, touched),
+        ):
+            out[row["version"], row["opponent"]] = _totals(row)
+            last = max(last, row["touched"])
+        return out, last
+
+    def opponents(self, version: int) -> dict[int, PairTotals]:
+        """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
+        rows = self.db.rows(f"SELECT opponent, {_TOTALS}, faults FROM pair_totals WHERE version = ?", (version,))
+        return {row["opponent"]: _totals(row) for row in rows}
+
+    def faults(self, tid: int) -> dict[int, Counter[str]]:
+        """Every fault of each version of ``tid`` (against anyone), by kind, by version id."""
+        out: dict[int, Counter[str]] = {}
+        for row in self.db.rows(
+            "SELECT version, faults FROM pair_totals WHERE tournament_id = ? AND faults <> '{}'", (tid,)
+        ):
+            out.setdefault(row["version"], Counter()).update(json.loads(row["faults"]))
+        return out
+
+    def log_bytes(self, tid: int) -> dict[int, int]:
+        """Each version's half of the match logs it played (as they were when recorded), by version id."""
+        rows = self.db.rows(
+            "SELECT version, SUM(log_bytes) AS total FROM pair_totals WHERE tournament_id = ? GROUP BY version", (tid,)
+        )
+        return {row["version"]: int(row["total"]) for row in rows}
