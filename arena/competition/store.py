@@ -50,6 +50,7 @@ is refused, never written to.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -124,7 +125,7 @@ class Store:
         self.close()
 
     @property
-    def _db(self) -> Any:
+    def _db(self) -> sqlite3.Connection:
         """The connection (tests look at it; nothing in arena/ does)."""
         return self.db.connection
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import sqlite3
 import stat
 from pathlib import Path
 
 from .._errors import ConfigError
+from ..competition.database import Database, Repositories
 from . import retention
 from .config import ServerConfig
 from .retention import relocate_logs, size_text  # (relocate_logs: where the service, which this imports, finds it)
@@ -34,15 +34,8 @@ def backup_database(database: Path, target: Path) -> None:
     """Copy the live database ``database`` to ``target`` with SQLite's online backup API (a consistent snapshot)."""
     if not database.is_file():
         raise ConfigError(f"no server database at {database}: is data_dir right?")
-    source = sqlite3.connect(database, timeout=30)
-    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
-    copy = sqlite3.connect(target)
-    try:
-        source.backup(copy)
-        copy.execute("PRAGMA journal_mode=DELETE")  # one file at rest, as the server leaves it
-    finally:
-        source.close()
-        copy.close()
+    with contextlib.closing(Database.for_thread(database)) as source:
+        source.backup(target)
 
 
 def backup(config: ServerConfig, dest: Path) -> list[str]:
@@ -112,14 +105,11 @@ def vacuum(config: ServerConfig) -> list[str]:
             State(store)  # the server's schema (the retention's tables) up to date
         lines = []
         with contextlib.closing(retention.connect(database)) as db:
-            for tid, name in db.execute("SELECT id, name FROM tournaments ORDER BY id").fetchall():
-                pruned = retention.prune(db, tid, config.retention)
-                lines.append(f"{name}: {pruned.line(config.retention) if pruned.logs else 'no match log to prune'}")
-            db.execute("VACUUM")
-            db.execute("ANALYZE")
-            with contextlib.suppress(sqlite3.OperationalError):  # a reader still open (a worker exiting): stays WAL
-                db.execute("PRAGMA busy_timeout = 0")
-                db.execute("PRAGMA journal_mode=DELETE")
+            for competition in Repositories(db).competitions.all():
+                pruned = retention.prune(db, competition.id, config.retention)
+                done = pruned.line(config.retention) if pruned.logs else "no match log to prune"
+                lines.append(f"{competition.name}: {done}")
+            db.vacuum()
         after = _database_bytes(database)
         lines.append(f"database: {size_text(before)} -> {size_text(after)} (freed {size_text(max(0, before - after))})")
     return lines

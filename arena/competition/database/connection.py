@@ -11,6 +11,7 @@ tells an Arena database from another program's file.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,27 @@ class Database:
                 self.connection.execute("PRAGMA busy_timeout = 0")  # another arena still writing: leave WAL on for it
                 self.connection.execute("PRAGMA journal_mode=DELETE")
         self.connection.close()
+
+    def backup(self, target: Path) -> None:
+        """Copy this database to ``target`` (a new file, made ``0600`` before SQLite writes it) with SQLite's online
+        backup API: a consistent snapshot while writers go on; the copy is left in rollback-journal mode, one file
+        at rest."""
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        copy = sqlite3.connect(target)
+        try:
+            self.connection.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            copy.close()
+
+    def vacuum(self) -> None:
+        """Rewrite the file without its free pages (``VACUUM``), refresh the planner's statistics (``ANALYZE``),
+        and leave it one file at rest unless a reader still has it open (then it stays in WAL mode)."""
+        self.connection.execute("VACUUM")
+        self.connection.execute("ANALYZE")
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.connection.execute("PRAGMA busy_timeout = 0")
+            self.connection.execute("PRAGMA journal_mode=DELETE")
 
     # Schema -------------------------------------------------------------
     def upgrade(self, *, server: bool = False) -> None:
