@@ -202,7 +202,11 @@ class Matches:
         below = before if before is not None else 1 << 62
         db = self.db.connection
         if versions is None:
-            return read_matches(db, "m.tournament_id = ? AND m.id < ?", (tid, below), order="m.id DESC", limit=limit)
+            # By the primary key, newest first: no sort, ``limit`` rows read (and, for an older competition of the
+            # same file, the newer ones' passed over). The unary + keeps the planner off the indexes that start
+            # with the competition, which would sort every match of it.
+            where = "m.id < ? AND +m.tournament_id = ?"
+            return read_matches(db, where, (below, tid), order="m.id DESC", limit=limit)
         against = sorted(set(opponents)) if opponents is not None else None
         found: list[PlayedMatch] = []
         for vid in set(versions):

@@ -1,10 +1,16 @@
-"""Rating snapshots for a server's charts (table ``rating_history``)."""
+"""Rating snapshots for a server's charts (table ``rating_history``), kept at a chart's resolution.
+
+See :mod:`arena.competition.database.thinning` for how a version's history stays bounded.
+"""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from .competitions import now
+from .thinning import CHART_POINTS as CHART_POINTS
+from .thinning import bucket_width, thin
 
 if TYPE_CHECKING:
     from .connection import Database
@@ -17,16 +23,38 @@ class RatingHistory:
         self.db = db
 
     def add(self, matches: int, rows: list[tuple[int, float, float]]) -> None:
-        """Keep a snapshot of ratings (version id, elo, 95% error) after ``matches`` matches."""
+        """Keep a snapshot of ratings (version id, elo, 95% error) after ``matches`` matches; each version's
+        history stays within :data:`CHART_POINTS` buckets."""
         stamp = now()
         with self.db.transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO rating_history (matches, version_id, elo, error95, at) VALUES (?, ?, ?, ?, ?)",
                 [(matches, bot, elo, None if error != error else error, stamp) for bot, elo, error in rows],
             )
+            for version_id, _elo, _error in rows:
+                self._keep_bounded(db, version_id)
+
+    def _keep_bounded(self, db: sqlite3.Connection, version_id: int) -> None:
+        """After a new latest snapshot: drop the one before it if it shares a bucket with an earlier one; thin the
+        whole version when its buckets just doubled."""
+        first = db.execute("SELECT MIN(matches) FROM rating_history WHERE version_id = ?", (version_id,)).fetchone()[0]
+        newest = [
+            row[0]
+            for row in db.execute(
+                "SELECT matches FROM rating_history WHERE version_id = ? ORDER BY matches DESC LIMIT 3", (version_id,)
+            )
+        ]
+        if len(newest) < 3:
+            return
+        last, before, earlier = newest
+        width = bucket_width(first, last)
+        if width != bucket_width(first, before):
+            thin(db, version_id)
+        elif (before - first) // width == (earlier - first) // width:
+            db.execute("DELETE FROM rating_history WHERE version_id = ? AND matches = ?", (version_id, before))
 
     def of(self, version_id: int) -> list[tuple[int, float, float | None]]:
-        """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first."""
+        """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first (by the primary key)."""
         rows = self.db.rows(
             "SELECT matches, elo, error95 FROM rating_history WHERE version_id = ? ORDER BY matches", (version_id,)
         )

@@ -31,6 +31,7 @@ from ..._errors import StoreError
 from ..records import PlayedMatch, log_halves
 from ..totals import COLUMNS, WHOLE, Pair, PairTotals, Quad, deal_totals, table_result, to_row
 from .match_rows import read_matches
+from .thinning import thin_all
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
 """Written into the header of every Arena database (``PRAGMA application_id``)."""
@@ -280,6 +281,9 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         )""",
         "CREATE INDEX log_pins_by_participant ON log_pins (participant_id)",
     ),
+    # 4: rating history bounded (arena.competition.database.thinning): each version keeps the first snapshot of
+    # each of at most CHART_POINTS buckets of its span, and its latest; a database from before is thinned here.
+    (lambda db: thin_all(db),),
 )
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 

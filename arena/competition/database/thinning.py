@@ -1,0 +1,54 @@
+"""How a version's rating snapshots (table ``rating_history``) are kept at a chart's resolution.
+
+The server takes a snapshot of the field every few matches, so a version that
+lives for months would gather a hundred thousand. A chart needs a few
+hundred: each version keeps, of the span of the ladder's match counts it was
+rated over (its first snapshot to its last), the first snapshot in each of
+at most :data:`CHART_POINTS` equal buckets, and its latest. The buckets'
+width is a power of two, so when the span outgrows them they double and each
+new bucket's first snapshot is one already kept: the points stay evenly
+spread, older ones thinned as the version lives on, and a version keeps at
+most ``CHART_POINTS + 2`` of them however long it lives. A snapshot that a
+newer one makes redundant is deleted as the newer is added (two reads and at
+most one delete by the primary key per version), and the whole of a version
+is thinned again only when its buckets double (about
+``log2(matches / CHART_POINTS)`` times in its life).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+CHART_POINTS = 256
+"""The buckets of a version's span: it keeps at most this many snapshots, and its first and last."""
+
+
+def bucket_width(first: int, last: int) -> int:
+    """The width (in the ladder's matches, a power of two) of the buckets of a version rated from ``first`` to
+    ``last``: the least that makes at most :data:`CHART_POINTS` of them."""
+    width = 1
+    while (last - first) // width >= CHART_POINTS:
+        width *= 2
+    return width
+
+
+def thin(db: sqlite3.Connection, version_id: int) -> None:
+    """Keep of version ``version_id``'s snapshots the first of each bucket and the latest (in the caller's
+    transaction)."""
+    first, last = db.execute(
+        "SELECT MIN(matches), MAX(matches) FROM rating_history WHERE version_id = ?", (version_id,)
+    ).fetchone()
+    if first is None:
+        return
+    width = bucket_width(first, last)
+    db.execute(
+        "DELETE FROM rating_history WHERE version_id = ? AND matches <> ? AND matches NOT IN"
+        " (SELECT MIN(matches) FROM rating_history WHERE version_id = ? GROUP BY (matches - ?) / ?)",
+        (version_id, last, version_id, first, width),
+    )
+
+
+def thin_all(db: sqlite3.Connection) -> None:
+    """Thin every version's snapshots (a migration: a database from before the history was bounded)."""
+    for (version_id,) in db.execute("SELECT DISTINCT version_id FROM rating_history").fetchall():
+        thin(db, version_id)

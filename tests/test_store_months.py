@@ -1,0 +1,150 @@
+"""Months of data (issue 38), the store's side: the latest matches read by an index that gives their order, and
+a version's rating history bounded however long it lives (also in a database written before the bound)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.competition.database.thinning import CHART_POINTS
+from arena.competition.store import PlayedMatch, Store
+from arena.server.state import State
+
+
+def _ladder(path: Path, matches: int) -> tuple[int, list[int]]:
+    """A server's database with ``matches`` matches among four versions, through the recording path."""
+    with Store.open(path) as store:
+        State(store)
+        tid = store.create_competition(name="ladder", seed=1, game="rps-poker/1", config={}).id
+        vids = []
+        for slot, name in enumerate("abcd"):
+            version = store.add_version(
+                tid, name=name, slot=slot, command=("x",), source=name, digest=name, process="fresh"
+            )
+            store.set_admission(version.id, "admitted")
+            vids.append(version.id)
+        played = []
+        for n in range(matches):
+            a, b = vids[n % 4], vids[(n // 4 + n + 1) % 4]
+            if a == b:
+                b = vids[(n + 2) % 4]
+            played.append(PlayedMatch(f"m{n}", 0, f"d{n}", 0, "ab"[0], "ab"[1], n, (1.0, 0.0), "A", versions=(a, b)))
+        store.record_matches(tid, played[: matches // 2])
+        for match in played[matches // 2 :]:
+            store.record_match(tid, match)
+    return tid, vids
+
+
+def _plans(path: Path, ask: str, tid: int, vids: list[int]) -> list[str]:
+    """The query plans of the statements ``Store.latest_matches`` runs (as ``ask`` says) that read matches."""
+    statements: list[str] = []
+    with Store.open(path) as store:
+        store._db.set_trace_callback(statements.append)
+        if ask == "latest":
+            found = store.latest_matches(tid, 100)
+        elif ask == "before":
+            found = store.latest_matches(tid, 100, before=found_id(store, tid))
+        else:
+            found = store.latest_matches(tid, 20, versions=[vids[0]])
+        store._db.set_trace_callback(None)
+        assert found
+        plans = []
+        for statement in statements:
+            if statement.lstrip().upper().startswith("SELECT") and "FROM matches" in statement:
+                rows = store._db.execute("EXPLAIN QUERY PLAN " + statement).fetchall()
+                plans.append(" | ".join(str(row[-1]) for row in rows))
+    assert plans
+    return plans
+
+
+def found_id(store: Store, tid: int) -> int:
+    return store.latest_matches(tid, 300)[-1].row_id
+
+
+@pytest.mark.parametrize("analyzed", [False, True])
+@pytest.mark.parametrize("ask", ["latest", "before", "of a version"])
+def test_the_latest_matches_are_read_by_an_index_in_their_order_never_sorted(
+    tmp_path: Path, ask: str, analyzed: bool
+) -> None:
+    path = tmp_path / "server.sqlite"
+    tid, vids = _ladder(path, 600)
+    if analyzed:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            db.execute("ANALYZE")
+    for plan in _plans(path, ask, tid, vids):
+        assert "TEMP B-TREE" not in plan, plan
+        assert "SCAN m" not in plan.replace("SCAN m USING", ""), plan  # no pass over the whole table
+
+
+def _snapshots(path: Path, version_id: int) -> list[tuple[int, float, float | None]]:
+    with Store.open(path) as store:
+        return State(store).rating_history(version_id)
+
+
+def test_a_version_keeps_a_bounded_evenly_spread_rating_history_however_long_it_lives(tmp_path: Path) -> None:
+    path = tmp_path / "server.sqlite"
+    with Store.open(path) as store:
+        state = State(store)
+        for n in range(1, 3001):  # a snapshot every 10 matches, 30,000 matches; "late" joins at 20,000
+            state.add_ratings(10 * n, [(1, 1500.0 + n, 30.0)] + ([(2, 1400.0 + n, 50.0)] if n > 2000 else []))
+            if n in (200, 2000):
+                assert len(state.rating_history(1)) <= CHART_POINTS + 2
+    history = _snapshots(path, 1)
+    counts = [n for n, _elo, _error in history]
+    assert CHART_POINTS // 2 <= len(history) <= CHART_POINTS + 2, len(history)
+    assert counts[0] == 10 and counts[-1] == 30_000  # its first and its current rating stay
+    assert history[-1] == (30_000, 4500.0, 30.0)
+    gaps = [b - a for a, b in itertools.pairwise(counts[:-1])]
+    assert max(gaps) <= 2 * min(gaps), (min(gaps), max(gaps))  # evenly spread, old and new alike
+    late = [n for n, _elo, _error in _snapshots(path, 2)]
+    assert late[0] == 20_010 and late[-1] == 30_000 and CHART_POINTS // 2 <= len(late) <= CHART_POINTS + 2
+    with Store.open(path) as store:
+        dates = State(store).rating_dates(1)
+    assert set(dates) == set(counts)
+
+
+def test_a_short_history_is_kept_whole(tmp_path: Path) -> None:
+    path = tmp_path / "server.sqlite"
+    with Store.open(path) as store:
+        state = State(store)
+        for n in range(1, 101):
+            state.add_ratings(n, [(7, float(n), 1.0)])
+    assert [n for n, _elo, _error in _snapshots(path, 7)] == list(range(1, 101))
+
+
+def test_the_history_chart_is_read_by_the_primary_key(tmp_path: Path) -> None:
+    path = tmp_path / "server.sqlite"
+    with Store.open(path) as store:
+        State(store).add_ratings(10, [(1, 1.0, 1.0), (2, 2.0, 2.0)])
+        plan = " | ".join(
+            str(row[-1])
+            for row in store._db.execute(
+                "EXPLAIN QUERY PLAN SELECT matches, elo, error95 FROM rating_history WHERE version_id = 1"
+                " ORDER BY matches"
+            )
+        )
+    assert "USING INDEX sqlite_autoindex_rating_history_1" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: Path) -> None:
+    """A server's database of the code before (server schema 3): its long history is thinned by the migration."""
+    path = tmp_path / "server.sqlite"
+    with Store.open(path) as store:
+        State(store)
+    with contextlib.closing(sqlite3.connect(path)) as db:  # as the code before left it: every snapshot, schema 3
+        db.execute("DELETE FROM server_migrations WHERE version > 3")
+        db.executemany(
+            "INSERT INTO rating_history VALUES (?, ?, ?, ?, '2026-11-28T00:00:00+00:00')",
+            [(10 * n, vid, 1500.0 + n, 20.0) for n in range(1, 5001) for vid in (1, 2)],
+        )
+        db.commit()
+    with Store.open(path) as store:
+        state = State(store)
+        for vid in (1, 2):
+            counts = [n for n, _elo, _error in state.rating_history(vid)]
+            assert CHART_POINTS // 2 <= len(counts) <= CHART_POINTS + 2
+            assert counts[0] == 10 and counts[-1] == 50_000
