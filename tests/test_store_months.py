@@ -148,3 +148,28 @@ def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: 
             counts = [n for n, _elo, _error in state.rating_history(vid)]
             assert CHART_POINTS // 2 <= len(counts) <= CHART_POINTS + 2
             assert counts[0] == 10 and counts[-1] == 50_000
+
+
+def test_a_fields_pair_totals_are_read_by_the_primary_key_never_the_retired_versions_rows(tmp_path: Path) -> None:
+    path = tmp_path / "server.sqlite"
+    tid, vids = _ladder(path, 400)
+    field = vids[:3]  # the fourth retired
+    with Store.open(path) as store:
+        everything, newest = store.pair_totals_since(tid, -1)
+        statements: list[str] = []
+        store._db.set_trace_callback(statements.append)
+        found, last = store.pair_totals_since(tid, -1, among=field)
+        store._db.set_trace_callback(None)
+        assert found == {pair: totals for pair, totals in everything.items() if set(pair) <= set(field)}
+        assert last == newest and found
+        assert store.pair_totals_since(tid, last, among=field) == ({}, last)
+        plans = {
+            statement: " | ".join(str(row[-1]) for row in store._db.execute("EXPLAIN QUERY PLAN " + statement))
+            for statement in statements
+        }
+        for statement, plan in plans.items():  # the field's rows by the key; the latest id, one row of the index
+            assert "SCAN pair_totals" not in plan and "TEMP B-TREE" not in plan, plan
+            if "json_each" in statement:
+                assert "sqlite_autoindex_pair_totals_1 (version=? AND opponent=?)" in plan, plan
+            else:
+                assert statement.endswith("LIMIT 1"), statement

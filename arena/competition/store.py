@@ -297,9 +297,12 @@ class Store:
         """The stored totals of ``pairs`` (those that met)."""
         return self.repos.pairs.of_pairs(pairs)
 
-    def pair_totals_since(self, tid: int, touched: int) -> tuple[dict[Pair, PairTotals], int]:
-        """The pair totals of ``tid`` that matches after match id ``touched`` changed, and the id to ask from next."""
-        return self.repos.pairs.since(tid, touched)
+    def pair_totals_since(
+        self, tid: int, touched: int, *, among: Iterable[int] | None = None
+    ) -> tuple[dict[Pair, PairTotals], int]:
+        """The pair totals of ``tid`` that matches after match id ``touched`` changed (of two of ``among`` only,
+        by the primary key), and the id to ask from next."""
+        return self.repos.pairs.since(tid, touched, among=among)
 
     def opponents(self, version: int) -> dict[int, PairTotals]:
         """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
