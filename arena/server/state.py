@@ -66,7 +66,12 @@ def check_name(name: str) -> str:
 
 class State:
     """The server's records, open on one SQLite file: its rules (secrets hashed, names unique whatever their case,
-    one-time codes) over the database layer's repositories (``self.repos``, the store's)."""
+    one-time codes) over the database layer's repositories (``self.repos``, the store's).
+
+    Its 30-odd methods are the names the service and the pages call (kept while issue 37 moves the callers); the
+    accounts' rules (tokens, invitations, approvals, login links, sessions) are its own, the rest one line each
+    on a repository.
+    """
 
     def __init__(self, where: Path | Store) -> None:
         """The server's records in the database ``where`` (a path: opened here; a store: on its connection).

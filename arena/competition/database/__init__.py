@@ -16,7 +16,8 @@
   server's: :mod:`~arena.competition.database.accounts` (participants,
   sessions, login codes), :mod:`~arena.competition.database.submissions`
   (uploads and entries), :mod:`~arena.competition.database.ratings` (rating
-  history), :mod:`~arena.competition.database.settings` and
+  history, kept bounded by :mod:`~arena.competition.database.thinning`),
+  :mod:`~arena.competition.database.settings` and
   :mod:`~arena.competition.database.logs` (the log retention's records).
 
 Rows are read by column name into frozen dataclasses, never by position.
