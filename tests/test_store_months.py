@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.competition.database.thinning import CHART_POINTS
+from arena.competition.database.thinning import CHART_POINTS, STAGGER
 from arena.competition.store import PlayedMatch, Store
 from arena.server.state import State
 
@@ -92,16 +92,16 @@ def test_a_version_keeps_a_bounded_evenly_spread_rating_history_however_long_it_
         for n in range(1, 3001):  # a snapshot every 10 matches, 30,000 matches; "late" joins at 20,000
             state.add_ratings(10 * n, [(1, 1500.0 + n, 30.0)] + ([(2, 1400.0 + n, 50.0)] if n > 2000 else []))
             if n in (200, 2000):
-                assert len(state.rating_history(1)) <= CHART_POINTS + 2
+                assert len(state.rating_history(1)) <= CHART_POINTS + STAGGER
     history = _snapshots(path, 1)
     counts = [n for n, _elo, _error in history]
-    assert CHART_POINTS // 2 <= len(history) <= CHART_POINTS + 2, len(history)
+    assert CHART_POINTS // 2 <= len(history) <= CHART_POINTS + STAGGER, len(history)
     assert counts[0] == 10 and counts[-1] == 30_000  # its first and its current rating stay
     assert history[-1] == (30_000, 4500.0, 30.0)
     gaps = [b - a for a, b in itertools.pairwise(counts[:-1])]
     assert max(gaps) <= 2 * min(gaps), (min(gaps), max(gaps))  # evenly spread, old and new alike
     late = [n for n, _elo, _error in _snapshots(path, 2)]
-    assert late[0] == 20_010 and late[-1] == 30_000 and CHART_POINTS // 2 <= len(late) <= CHART_POINTS + 2
+    assert late[0] == 20_010 and late[-1] == 30_000 and CHART_POINTS // 2 <= len(late) <= CHART_POINTS + STAGGER
     with Store.open(path) as store:
         dates = State(store).rating_dates(1)
     assert set(dates) == set(counts)
@@ -146,7 +146,7 @@ def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: 
         state = State(store)
         for vid in (1, 2):
             counts = [n for n, _elo, _error in state.rating_history(vid)]
-            assert CHART_POINTS // 2 <= len(counts) <= CHART_POINTS + 2
+            assert CHART_POINTS // 2 <= len(counts) <= CHART_POINTS + STAGGER
             assert counts[0] == 10 and counts[-1] == 50_000
 
 

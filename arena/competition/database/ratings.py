@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .competitions import now
 from .thinning import CHART_POINTS as CHART_POINTS
-from .thinning import bucket_width, thin
+from .thinning import bucket_width, buckets, thin
 
 if TYPE_CHECKING:
     from .connection import Database
@@ -24,7 +24,7 @@ class RatingHistory:
 
     def add(self, matches: int, rows: list[tuple[int, float, float]]) -> None:
         """Keep a snapshot of ratings (version id, elo, 95% error) after ``matches`` matches; each version's
-        history stays within :data:`CHART_POINTS` buckets."""
+        history stays within its buckets (:mod:`~arena.competition.database.thinning`)."""
         stamp = now()
         with self.db.transaction() as db:
             db.executemany(
@@ -47,8 +47,9 @@ class RatingHistory:
         if len(newest) < 3:
             return
         last, before, earlier = newest
-        width = bucket_width(first, last)
-        if width != bucket_width(first, before):
+        count = buckets(version_id)
+        width = bucket_width(first, last, count)
+        if width != bucket_width(first, before, count):
             thin(db, version_id)
         elif (before - first) // width == (earlier - first) // width:
             db.execute("DELETE FROM rating_history WHERE version_id = ? AND matches = ?", (version_id, before))

@@ -4,15 +4,19 @@ The server takes a snapshot of the field every few matches, so a version that
 lives for months would gather a hundred thousand. A chart needs a few
 hundred: each version keeps, of the span of the ladder's match counts it was
 rated over (its first snapshot to its last), the first snapshot in each of
-at most :data:`CHART_POINTS` equal buckets, and its latest. The buckets'
-width is a power of two, so when the span outgrows them they double and each
-new bucket's first snapshot is one already kept: the points stay evenly
-spread, older ones thinned as the version lives on, and a version keeps at
-most ``CHART_POINTS + 2`` of them however long it lives. A snapshot that a
+at most :func:`buckets` equal buckets (:data:`CHART_POINTS` and up to
+:data:`STAGGER` more), and its latest. The buckets' width is a power of two,
+so when the span outgrows them they double and each new bucket's first
+snapshot is one already kept: the points stay evenly spread, older ones
+thinned as the version lives on, and a version keeps at most
+``CHART_POINTS + STAGGER`` of them however long it lives. A snapshot that a
 newer one makes redundant is deleted as the newer is added (two reads and at
 most one delete by the primary key per version), and the whole of a version
 is thinned again only when its buckets double (about
-``log2(matches / CHART_POINTS)`` times in its life).
+``log2(matches / CHART_POINTS)`` times in its life). The versions' bucket
+counts differ by their ids (:func:`buckets`), so that a field that joined
+together is not thinned all at the same snapshot (the snapshot is written on
+the server's event loop).
 """
 
 from __future__ import annotations
@@ -20,14 +24,21 @@ from __future__ import annotations
 import sqlite3
 
 CHART_POINTS = 256
-"""The buckets of a version's span: it keeps at most this many snapshots, and its first and last."""
+"""The fewest buckets of a version's span (a version keeps one snapshot per bucket, and its latest)."""
+STAGGER = 64
+"""The most buckets a version has beyond :data:`CHART_POINTS` (by its id)."""
 
 
-def bucket_width(first: int, last: int) -> int:
+def buckets(version_id: int) -> int:
+    """How many buckets version ``version_id``'s span is cut into."""
+    return CHART_POINTS + version_id % STAGGER
+
+
+def bucket_width(first: int, last: int, count: int) -> int:
     """The width (in the ladder's matches, a power of two) of the buckets of a version rated from ``first`` to
-    ``last``: the least that makes at most :data:`CHART_POINTS` of them."""
+    ``last``: the least that makes at most ``count`` of them."""
     width = 1
-    while (last - first) // width >= CHART_POINTS:
+    while (last - first) // width >= count:
         width *= 2
     return width
 
@@ -40,7 +51,7 @@ def thin(db: sqlite3.Connection, version_id: int) -> None:
     ).fetchone()
     if first is None:
         return
-    width = bucket_width(first, last)
+    width = bucket_width(first, last, buckets(version_id))
     db.execute(
         "DELETE FROM rating_history WHERE version_id = ? AND matches <> ? AND matches NOT IN"
         " (SELECT MIN(matches) FROM rating_history WHERE version_id = ? GROUP BY (matches - ?) / ?)",
