@@ -44,12 +44,7 @@ _INSERT = (
 
 
 class Matches:
-    """The finished matches of a database: their recording, and every read of them.
-
-    Its 19 methods are the matches' readers the pages, ``arena results`` and
-    the ladder use (each one query); split further they would share only
-    their table.
-    """
+    """The finished matches of a database: their recording, and every read of them."""
 
     def __init__(self, db: Database) -> None:
         self.db = db

@@ -37,15 +37,18 @@ class RatingHistory:
     def _keep_bounded(self, db: sqlite3.Connection, version_id: int) -> None:
         """After a new latest snapshot: drop the one before it if it shares a bucket with an earlier one; thin the
         whole version when its buckets just doubled."""
-        first = db.execute("SELECT MIN(matches) FROM rating_history WHERE version_id = ?", (version_id,)).fetchone()[0]
-        newest = [
-            row[0]
-            for row in db.execute(
-                "SELECT matches FROM rating_history WHERE version_id = ? ORDER BY matches DESC LIMIT 3", (version_id,)
-            )
-        ]
+        # Its newest three snapshots and its first, by the primary key, in one statement.
+        cursor = db.cursor()
+        cursor.row_factory = sqlite3.Row
+        found = cursor.execute(
+            "SELECT matches, (SELECT MIN(matches) FROM rating_history WHERE version_id = ?) AS first"
+            " FROM rating_history WHERE version_id = ? ORDER BY matches DESC LIMIT 3",
+            (version_id, version_id),
+        ).fetchall()
+        newest = [row["matches"] for row in found]
         if len(newest) < 3:
             return
+        first = found[0]["first"]
         last, before, earlier = newest
         count = buckets(version_id)
         width = bucket_width(first, last, count)
