@@ -148,6 +148,21 @@ def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: 
             counts = [n for n, _elo, _error in state.rating_history(vid)]
             assert CHART_POINTS // 2 <= len(counts) <= CHART_POINTS + STAGGER
             assert counts[0] == 10 and counts[-1] == 50_000
+        fresh = tmp_path / "fresh.sqlite"
+        with Store.open(fresh) as other:
+            State(other)
+            tables = [
+                db.execute("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'rating_history'").fetchall()
+                for db in (store._db, other._db)
+            ]
+        assert tables[0] == tables[1]  # the table rebuilt as a new database has it
+        kept = state.rating_history(1)
+    with Store.open(path) as store:  # and it goes on as a bounded one
+        state = State(store)
+        for n in range(5001, 5101):
+            state.add_ratings(10 * n, [(1, 1.0, 1.0)])
+        history = state.rating_history(1)
+    assert len(history) <= CHART_POINTS + STAGGER and history[0] == kept[0] and history[-1][0] == 51_000
 
 
 def test_a_fields_pair_totals_are_read_by_the_primary_key_never_the_retired_versions_rows(tmp_path: Path) -> None:

@@ -41,6 +41,16 @@ Step = str | Callable[[sqlite3.Connection], None]
 
 _SCHEMA_1_TABLES = {"schema_migrations", "tournaments", "bots", "matches", "faults"}
 
+_RATING_HISTORY = """CREATE TABLE rating_history (
+            matches INTEGER NOT NULL,
+            version_id INTEGER NOT NULL,
+            elo REAL NOT NULL,
+            error95 REAL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (version_id, matches)
+        )"""
+"""Server schema 1's rating snapshots (schema 4 rebuilds the table as it was, thinned)."""
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: tournaments, their bots, matches and faults
     (
@@ -242,14 +252,7 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
             folder TEXT NOT NULL
         )""",
         "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        """CREATE TABLE rating_history (
-            matches INTEGER NOT NULL,
-            version_id INTEGER NOT NULL,
-            elo REAL NOT NULL,
-            error95 REAL,
-            at TEXT NOT NULL,
-            PRIMARY KEY (version_id, matches)
-        )""",
+        _RATING_HISTORY,
     ),
     (
         """CREATE TABLE login_codes (
@@ -283,7 +286,7 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     ),
     # 4: rating history bounded (arena.competition.database.thinning): each version keeps the first snapshot of
     # each of at most CHART_POINTS buckets of its span, and its latest; a database from before is thinned here.
-    (lambda db: thin_all(db),),
+    (lambda db: thin_all(db, _RATING_HISTORY),),
 )
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 

@@ -59,7 +59,40 @@ def thin(db: sqlite3.Connection, version_id: int) -> None:
     )
 
 
-def thin_all(db: sqlite3.Connection) -> None:
-    """Thin every version's snapshots (a migration: a database from before the history was bounded)."""
-    for (version_id,) in db.execute("SELECT DISTINCT version_id FROM rating_history").fetchall():
-        thin(db, version_id)
+def thin_all(db: sqlite3.Connection, create: str) -> None:
+    """Thin every version's snapshots (a migration: a database from before the history was bounded, in its
+    transaction). ``create``: the table's ``CREATE TABLE`` statement.
+
+    A long-lived server's table holds tens of millions of snapshots and keeps
+    a few hundred thousand: the keepers are chosen in one pass in the primary
+    key's order and copied to a new table, which takes the old one's place
+    (deleting the rest row by row would take minutes).
+    """
+    bounds = {
+        version: (first, last)
+        for version, first, last in db.execute(
+            "SELECT version_id, MIN(matches), MAX(matches) FROM rating_history GROUP BY version_id"
+        )
+    }
+    keep: list[tuple[int, int]] = []
+    current, seen, width, first, last = None, -1, 1, 0, 0
+    for version, matches in db.execute("SELECT version_id, matches FROM rating_history ORDER BY version_id, matches"):
+        if version != current:
+            current, seen = version, -1
+            first, last = bounds[version]
+            width = bucket_width(first, last, buckets(version))
+        bucket = (matches - first) // width
+        if bucket != seen or matches == last:
+            keep.append((version, matches))
+            seen = bucket
+    db.execute("CREATE TEMP TABLE rating_history_kept (version_id INTEGER, matches INTEGER)")
+    db.executemany("INSERT INTO rating_history_kept VALUES (?, ?)", keep)
+    db.execute("ALTER TABLE rating_history RENAME TO rating_history_before")
+    db.execute(create)
+    db.execute(
+        "INSERT INTO rating_history (matches, version_id, elo, error95, at)"
+        " SELECT h.matches, h.version_id, h.elo, h.error95, h.at FROM rating_history_kept k"
+        " JOIN rating_history_before h ON h.version_id = k.version_id AND h.matches = k.matches"
+    )
+    db.execute("DROP TABLE rating_history_before")
+    db.execute("DROP TABLE rating_history_kept")
