@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -85,10 +84,6 @@ class Claims:
         """Claim every match of the persistent version ``vid`` for ``arena``: ``True``, or its live holder."""
         with self.db.transaction():
             return self._claim(tid, f"bot:{vid}", arena)
-
-    def drop_match(self, db: sqlite3.Connection, tid: int, key: str) -> None:
-        """Drop the claim on match ``key`` (in the caller's transaction: the one that records it)."""
-        db.execute("DELETE FROM claims WHERE tournament_id = ? AND item = ?", (tid, match_item(key)))
 
     def holders(self, tid: int) -> dict[str, Holder]:
         """The claims on ``tid`` held by live arenas, by item (``match:<key>``, ``bot:<version id>``)."""
