@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arena.bots.spec import BotSpec
+from arena.competition.board import Leaderboard
 from arena.competition.ladder import (
     Pair,
     PairBook,
@@ -20,9 +21,9 @@ from arena.competition.ladder import (
     over_share,
     parse_tables,
 )
-from arena.competition.results import Leaderboard, board_from_store
+from arena.competition.results import board_from_store
 from arena.competition.schedule import Entrant, Scheduled
-from arena.competition.standings import PairTable
+from arena.competition.standings import PairArrays
 from arena.competition.store import PlayedMatch, Store
 
 
@@ -213,11 +214,11 @@ def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_a
         ranked = [s.bot for s in board.standings]
         assert set(ranked[:2]) == {"w", "z"}, board.standings
         # The server's standings read the same totals; a field without one of the four leaves their deals out.
-        table = PairTable(tid)
+        table = PairArrays(tid)
         table.refresh(store)
-        whole = table.tally({vid: name for name, vid in ids.items()}).fitter.ratings()
+        whole = table.totals({vid: name for name, vid in ids.items()}).fitter.ratings()
         assert whole["w"].elo > whole["x"].elo and whole["z"].elo > whole["y"].elo
-        without_z = table.tally({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
+        without_z = table.totals({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
         assert abs(without_z["w"].elo - without_z["x"].elo) < 1e-9  # w and x: their table deals are left out
 
 

@@ -12,8 +12,12 @@ From the schedule up:
   versions, matches, claims of cooperating arenas; a server's own records);
 * :mod:`~arena.competition.totals`: the standings' running totals per pair of
   versions, which the store keeps beside each result;
-* :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
-  ratings and the leaderboard, rendered as a table, JSON or CSV;
+* :mod:`~arena.competition.ratings`: the Bradley-Terry rating fit;
+* :mod:`~arena.competition.standings`, :mod:`~arena.competition.board` and
+  :mod:`~arena.competition.render`: the leaderboard, summed from the pair
+  totals (the one way to a board), as data, and drawn as a table, JSON or CSV;
+* :mod:`~arena.competition.results`: a recorded competition's leaderboard and
+  numbered matches, read from its store (``arena results``);
 * :mod:`~arena.competition.sprt`: paired (pentanomial) statistics and the SPRT;
 * :mod:`~arena.competition.compare` and :mod:`~arena.competition.compare_cli`:
   ``arena compare``, NEW against BASE on the same deals until the SPRT decides;

@@ -62,10 +62,10 @@ from ..checks.hints import printable
 from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
+from .board import disqualification
 from .plan import Competition, Plan
 from .playing import MAX_GAME_ERRORS, play_scheduled
 from .progress import Progress, QuietProgress
-from .results import disqualification
 from .schedule import Entrant, Scheduled
 from .store import HEARTBEAT_S, Holder, PlayedMatch, Store, VersionRow
 

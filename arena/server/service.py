@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
@@ -41,6 +40,7 @@ from ..bots.samples import samples_of
 from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
+from ..competition.board import Leaderboard, Standing, disqualification
 from ..competition.config import TournamentConfig
 from ..competition.ladder import (
     TABLES,
@@ -57,10 +57,11 @@ from ..competition.ladder import (
 )
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
+from ..competition.render import standing_data
+from ..competition.results import labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
-from ..competition.standings import PairTable
+from ..competition.standings import PairArrays
 from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
@@ -246,7 +247,7 @@ class Board:
 
 
 def _standing_json(standing: Standing) -> dict[str, Any]:
-    data = msgspec.to_builtins(standing)
+    data = standing_data(standing)
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items() if k not in ("bot", "rank")}
 
 
@@ -332,7 +333,7 @@ class Competition:
         self._table: Table | None = None
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
-        self._pair_table = PairTable(self.tid)
+        self._pair_table = PairArrays(self.tid)
         """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
         self._pair_lock = threading.Lock()
         self._history_mark = self.played // HISTORY_EVERY
@@ -714,10 +715,10 @@ class Competition:
         names = {v.id: v.row.name for v in playing}
         with self._pair_lock:  # (one drawing at a time: the table is brought up to date in place)
             self._pair_table.refresh(store or self.store)
-            frozen = self._pair_table.tally(names)
-        frozen.start = self._strengths
-        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
-        fit = frozen.ratings
+            totals = self._pair_table.totals(names)
+        totals.start = self._strengths
+        board = totals.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
+        fit = totals.ratings
         strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
         return Table(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
 

@@ -63,7 +63,7 @@ from protocol import SEATS
 
 from .._errors import ConfigError, UploadRefused
 from ..competition.ladder import other_table
-from ..competition.results import render_csv
+from ..competition.render import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import retention
