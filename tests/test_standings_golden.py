@@ -223,7 +223,7 @@ def test_a_server_s_ladder_standings_at_two_tables_are_as_kept(
         competition.add_house_bots()
         for version in competition.versions():
             competition.store.set_admission(version.id, "admitted")
-        competition.touch()
+        competition.field_changed()
         field = competition.field()
         labels = sorted(field)
         assert len(labels) == 5

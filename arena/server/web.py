@@ -1000,7 +1000,7 @@ class Pages:
             self.c.disqualify(participant, reason if action == "disqualify" else "")
         elif action == "approve":
             self.c.state.set_awaiting(self.participant(str(data.get("name", ""))).id, False)
-            self.c.touch()
+            self.c.field_changed()
         else:
             raise HTTPException(404, f"no admin action {action!r}")
 
