@@ -38,15 +38,15 @@ import os as _os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_name, "1")
 
-from .plan import Competition, Plan, open_competition, prepare  # noqa: E402
+from .plan import OpenedCompetition, Plan, open_competition, prepare  # noqa: E402
 from .runner import MatchExecutor, Summary, run_tournament  # noqa: E402
 from .schedule import Entrant, Scheduled, iter_schedule, make_schedule  # noqa: E402
 from .store import Store  # noqa: E402
 
 __all__ = [
-    "Competition",
     "Entrant",
     "MatchExecutor",
+    "OpenedCompetition",
     "Plan",
     "Scheduled",
     "Store",

@@ -53,8 +53,7 @@ from ..competition.ladder import (
     RemotePlay,
     other_table,
 )
-from ..competition.plan import Competition as Opened
-from ..competition.plan import Plan, enter_version, open_competition
+from ..competition.plan import OpenedCompetition, Plan, enter_version, open_competition
 from ..competition.results import labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Scheduled
@@ -815,7 +814,7 @@ class Competition:
             specs={v.row.name: self.specs[v.id] for v in field},
             duplicate=True,
         )
-        opened = Opened(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
+        opened = OpenedCompetition(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
         refused = await admit(plan, self.store, opened, log_dir=self.checks_dir / "admission", jobs=1, say=say)
         self.field_changed()
         for version in self.versions():
