@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from arena.bots.spec import BotSpec
 from arena.competition.board import Leaderboard
 from arena.competition.ladder import (
@@ -23,7 +25,7 @@ from arena.competition.ladder import (
 )
 from arena.competition.results import board_from_store
 from arena.competition.schedule import Entrant, Scheduled
-from arena.competition.standings import PairArrays
+from arena.competition.standings import PairArrays, leaderboard
 from arena.competition.store import PlayedMatch, Store
 
 
@@ -220,6 +222,36 @@ def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_a
         assert whole["w"].elo > whole["x"].elo and whole["z"].elo > whole["y"].elo
         without_z = table.totals({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
         assert abs(without_z["w"].elo - without_z["x"].elo) < 1e-9  # w and x: their table deals are left out
+
+
+def test_the_board_of_matches_at_two_tables_is_the_board_of_their_stored_totals(tmp_path: Path) -> None:
+    # A board drawn from the matches themselves (arena results falls back to it) counts a deal at two tables once,
+    # whole, as the store's totals do: the two tables are not two outcomes of one shared deal.
+    with Store.open(tmp_path / "ladder.sqlite") as store:
+        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
+        ids = {}
+        for slot, name in enumerate("wxyz"):
+            row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
+            store.set_admission(row.id, "admitted")
+            ids[name] = row.id
+        entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
+                    enumerate("wxyz")}  # fmt: skip
+        seats = [("w", "x", "y", "z"), ("y", "w", "z", "x"), ("x", "z", "w", "y")]
+        for number, winners in enumerate([("A", "B"), ("A", None), (None, "B"), ("B", "A"), ("A", "A"), ("B", "B")]):
+            two = Tables(*seats[number % 3], number).matches(seed=1, field=entrants)
+            for match, winner in zip(two, winners, strict=True):
+                store.record_match(tid, played_as(match, winner))
+        stored = results_of(store)
+        counted = leaderboard(list("wxyz"), store.matches(tid), max_faults=10)
+    assert [r.bot for r in counted.standings] == [r.bot for r in stored.standings]
+    for mine, theirs in zip(counted.standings, stored.standings, strict=True):
+        assert (mine.rating, mine.rating_error) == pytest.approx((theirs.rating, theirs.rating_error), rel=1e-9)
+        assert (mine.wins, mine.draws, mine.losses, mine.deals) == (
+            theirs.wins,
+            theirs.draws,
+            theirs.losses,
+            theirs.deals,
+        )
 
 
 def played_as(match: Scheduled, winner: str | None) -> PlayedMatch:
