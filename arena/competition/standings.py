@@ -26,21 +26,26 @@ board of matches with such deals takes those two from the matches
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import numpy as np
 
 from .board import Cell, FieldTotals, Leaderboard, Standing
 from .ratings import Fitter, Outcome
-from .records import PENTANOMIAL, SCORE, PlayedMatch, outcome_for
+from .records import PENTANOMIAL, SCORE, PlayedMatch, Record, outcome_for
 from .store import Store
 from .table_fit import add_table_totals
 from .totals import COLUMNS, Pair, PairTotals, Quad, deal_totals, exact, table_deal, table_result
 
 _AT = {name: i for i, name in enumerate(COLUMNS)}
 _COUNTS = ("matches", "wins", "draws", "losses", *PENTANOMIAL, "unpaired")
-"""The columns of a pair's :class:`~arena.competition.records.Record`."""
+"""The columns of a pair's :class:`~arena.competition.records.Record`, in its fields' order."""
+if tuple(f.name for f in fields(Record)) != _COUNTS:
+    raise ImportError("standings: a Record's fields must be _COUNTS, in order (cells are made from them by position)")
+_columns = operator.attrgetter(*COLUMNS)
+"""A pair's stored columns (:data:`~arena.competition.totals.COLUMNS`), as a tuple."""
 
 
 class PairArrays:
@@ -70,8 +75,12 @@ class PairArrays:
         """Arrays holding ``pairs`` (and the deals at two tables, by their four versions: the store's
         :meth:`~arena.competition.store.Store.table_totals`), not tied to a store."""
         arrays = cls(0)
-        for pair, totals in sorted(pairs.items()):
-            arrays.put(pair, totals)
+        held = sorted(pairs.items())
+        arrays.places = {pair: place for place, (pair, _) in enumerate(held)}
+        arrays.values = np.array([_columns(totals) for _, totals in held], dtype=float).reshape(-1, len(COLUMNS))
+        arrays.version = np.array([pair[0] for pair, _ in held], dtype=np.int64)
+        arrays.opponent = np.array([pair[1] for pair, _ in held], dtype=np.int64)
+        arrays.faults = {place: dict(totals.faults) for place, (_, totals) in enumerate(held) if totals.faults}
         arrays.tables = {quad: tuple(counts) for quad, counts in (tables or {}).items()}
         return arrays
 
@@ -95,7 +104,7 @@ class PairArrays:
                 self.version = np.resize(self.version, size)
                 self.opponent = np.resize(self.opponent, size)
             self.version[place], self.opponent[place] = pair
-        self.values[place] = [getattr(totals, name) for name in COLUMNS]
+        self.values[place] = _columns(totals)
         if totals.faults:
             self.faults[place] = dict(totals.faults)
         else:
@@ -137,14 +146,14 @@ class PairArrays:
         if cells:
             shown = list(names.values())
             pairwise = {a: {b: Cell() for b in shown if b != a} for a in shown}
-            at = [_AT[name] for name in _COUNTS]
+            counted: list[list[int]] = np.rint(rows_of[:, [_AT[name] for name in _COUNTS]]).astype(np.int64).tolist()
+            points_for = rows_of[:, _AT["points_for"]].tolist()
+            points_against = rows_of[:, _AT["points_against"]].tolist()
             for k, (a, b) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
-                values = rows_of[k]
-                cell = pairwise[labels[a]][labels[b]] = Cell(
-                    points_for=float(values[_AT["points_for"]]), points_against=float(values[_AT["points_against"]])
-                )
-                for name, value in zip(_COUNTS, values[at].tolist(), strict=True):
-                    setattr(cell, name, round(value))
+                # (positional: a Cell's fields are its Record's, in _COUNTS' order, as the module checks, then its
+                # points; mypy cannot count a list's items)
+                cell = Cell(*counted[k], points_for[k], points_against[k])  # type: ignore[call-arg]
+                pairwise[labels[a]][labels[b]] = cell
         wins_matrix = np.zeros((n, n))
         wins_matrix[i, j] = rows_of[:, _AT["fit_score"]]
         lower = (i < j) & (rows_of[:, _AT["fit_games"]] > 0)
@@ -175,14 +184,16 @@ def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> F
     index = {name: place for place, name in enumerate(names)}
     by_deal: dict[str, list[PlayedMatch]] = {}
     for match in matches:
-        placed = replace(match, versions=(index[match.bot_a], index[match.bot_b]))
-        by_deal.setdefault(match.deal, []).append(placed)
+        by_deal.setdefault(match.deal, []).append(match)
     pairs: dict[Pair, PairTotals] = {}
     tables: dict[Quad, list[int]] = {}
-    for deal in by_deal.values():
-        for pair, part in deal_totals(deal).items():
+    for deal, played in by_deal.items():
+        for pair, part in deal_totals(played, index).items():
             pairs.setdefault(pair, PairTotals()).add(part)
-        found = table_result(deal)
+        if table_deal(deal) is None:
+            continue
+        placed = [replace(m, versions=(index[m.bot_a], index[m.bot_b])) for m in played]
+        found = table_result(placed)
         if found is not None:
             quad, kind = found
             tables.setdefault(quad, [0] * 5)[kind] += 1

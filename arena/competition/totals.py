@@ -138,8 +138,9 @@ def table_result(matches: Sequence[PlayedMatch]) -> tuple[Quad, int] | None:
     return quad, int(2 * total)  # type: ignore[return-value]
 
 
-def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
-    """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions.
+def deal_totals(matches: Sequence[PlayedMatch], places: Mapping[str, int] | None = None) -> dict[Pair, PairTotals]:
+    """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions
+    (with ``places``: of bots, each pair keyed by the bots' places in it, whatever their versions).
 
     Matches not tied to two versions add nothing (a store's standings then
     come from the matches: see :func:`exact`). The two tables of a deal at
@@ -147,14 +148,14 @@ def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
     their pairs, but nothing to the rating fit's columns: the fit counts the
     deal as a whole, from its table totals (:func:`table_result`).
     """
-    pairings = {frozenset(m.versions) for m in matches if None not in m.versions}
+    sides = [m.versions if places is None else (places[m.bot_a], places[m.bot_b]) for m in matches]
+    pairings = {frozenset(side) for side in sides if None not in side}
     tables = bool(matches) and table_deal(matches[0].deal) is not None
     mixed = int(len(pairings) > 1 and not tables)
     out: dict[Pair, PairTotals] = {}
     points: dict[Pair, float] = {}
     scores: dict[Pair, list[float]] = {}
-    for m in matches:
-        va, vb = m.versions
+    for m, (va, vb) in zip(matches, sides, strict=True):
         if va is None or vb is None:
             continue
         for seat, side in (("A", (va, vb)), ("B", (vb, va))):
