@@ -186,18 +186,24 @@ def test_a_waiting_owner_is_dealt_in_only_when_no_deal_could_be_made_without_it_
     assert deal is None  # (every pair spent: nothing at all)
 
 
+def four_versions(store: Store) -> tuple[int, dict[str, int], dict[str, Player]]:
+    """A competition of four admitted versions w, x, y, z: its id, their ids and their players, by name."""
+    tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
+    ids = {}
+    for slot, name in enumerate("wxyz"):
+        row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
+        store.set_admission(row.id, "admitted")
+        ids[name] = row.id
+    entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
+                enumerate("wxyz")}  # fmt: skip
+    return tid, ids, entrants
+
+
 def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_and_the_fit_reads_it(
     tmp_path: Path,
 ) -> None:
     with Store.open(tmp_path / "ladder.sqlite") as store:
-        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
-        ids = {}
-        for slot, name in enumerate("wxyz"):
-            row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
-            store.set_admission(row.id, "admitted")
-            ids[name] = row.id
-        entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
-                    enumerate("wxyz")}  # fmt: skip
+        tid, ids, entrants = four_versions(store)
         kinds = []
         for number, (first, second) in enumerate([("A", "B"), ("A", "A"), (None, "B"), ("B", "A"), ("A", "B")]):
             one, two = Tables("w", "x", "y", "z", number).matches(seed=1, field=entrants)
@@ -228,14 +234,7 @@ def test_the_board_of_matches_at_two_tables_is_the_board_of_their_stored_totals(
     # A board drawn from the matches themselves (arena results falls back to it) counts a deal at two tables once,
     # whole, as the store's totals do: the two tables are not two outcomes of one shared deal.
     with Store.open(tmp_path / "ladder.sqlite") as store:
-        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
-        ids = {}
-        for slot, name in enumerate("wxyz"):
-            row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
-            store.set_admission(row.id, "admitted")
-            ids[name] = row.id
-        entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
-                    enumerate("wxyz")}  # fmt: skip
+        tid, ids, entrants = four_versions(store)
         seats = [("w", "x", "y", "z"), ("y", "w", "z", "x"), ("x", "z", "w", "y")]
         for number, winners in enumerate([("A", "B"), ("A", None), (None, "B"), ("B", "A"), ("A", "A"), ("B", "B")]):
             two = Tables(*seats[number % 3], number).matches(seed=1, field=entrants)
