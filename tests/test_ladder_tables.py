@@ -234,7 +234,7 @@ def test_the_board_of_matches_at_two_tables_is_the_board_of_their_stored_totals(
     # A board drawn from the matches themselves (arena results falls back to it) counts a deal at two tables once,
     # whole, as the store's totals do: the two tables are not two outcomes of one shared deal.
     with Store.open(tmp_path / "ladder.sqlite") as store:
-        tid, ids, entrants = four_versions(store)
+        tid, _, entrants = four_versions(store)
         seats = [("w", "x", "y", "z"), ("y", "w", "z", "x"), ("x", "z", "w", "y")]
         for number, winners in enumerate([("A", "B"), ("A", None), (None, "B"), ("B", "A"), ("A", "A"), ("B", "B")]):
             two = Tables(*seats[number % 3], number).matches(seed=1, field=entrants)
