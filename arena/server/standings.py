@@ -51,7 +51,8 @@ class BoardRow:
 
 @dataclass
 class Board:
-    """The current field's standings, computed once per change."""
+    """The current field's standings as the pages show them: the :class:`~arena.competition.board.Leaderboard`
+    with each row's owner, version and status, and the organiser's switches (put together once per change)."""
 
     rows: list[BoardRow]
     board: Leaderboard
@@ -61,6 +62,7 @@ class Board:
     stamp: int
     paused: bool
     frozen: bool
+    """Whether the organiser froze the competition: no uploads, no matches, the final standings."""
     waiting: list[tuple[Participant, Version]]
     """Current versions that do not play: being checked, or not admitted (with the reason)."""
     as_of: float
