@@ -650,8 +650,8 @@ def test_round_robin_tournament_of_the_sample_bots_with_duplicate_deals(tmp_path
 
     from arena.competition.config import BotEntry, TournamentConfig
     from arena.competition.plan import open_competition, prepare
-    from arena.competition.results import leaderboard
     from arena.competition.runner import run_tournament
+    from arena.competition.standings import leaderboard
     from arena.competition.store import Store
 
     bots = ["calling-station-python", "calling-station-node", "rule-based-python", "rule-based-node"]

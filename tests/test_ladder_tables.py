@@ -7,7 +7,10 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from arena.bots.spec import BotSpec
+from arena.competition.board import Leaderboard
 from arena.competition.ladder import (
     Pair,
     PairBook,
@@ -20,9 +23,9 @@ from arena.competition.ladder import (
     over_share,
     parse_tables,
 )
-from arena.competition.results import Leaderboard, board_from_store
+from arena.competition.results import board_from_store
 from arena.competition.schedule import Entrant, Scheduled
-from arena.competition.standings import PairTable
+from arena.competition.standings import PairArrays, leaderboard
 from arena.competition.store import PlayedMatch, Store
 
 
@@ -183,18 +186,24 @@ def test_a_waiting_owner_is_dealt_in_only_when_no_deal_could_be_made_without_it_
     assert deal is None  # (every pair spent: nothing at all)
 
 
+def four_versions(store: Store) -> tuple[int, dict[str, int], dict[str, Player]]:
+    """A competition of four admitted versions w, x, y, z: its id, their ids and their players, by name."""
+    tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
+    ids = {}
+    for slot, name in enumerate("wxyz"):
+        row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
+        store.set_admission(row.id, "admitted")
+        ids[name] = row.id
+    entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
+                enumerate("wxyz")}  # fmt: skip
+    return tid, ids, entrants
+
+
 def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_and_the_fit_reads_it(
     tmp_path: Path,
 ) -> None:
     with Store.open(tmp_path / "ladder.sqlite") as store:
-        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
-        ids = {}
-        for slot, name in enumerate("wxyz"):
-            row = store.add_version(tid, name=name, slot=slot, command=["x"], source="", digest=name, process="fresh")
-            store.set_admission(row.id, "admitted")
-            ids[name] = row.id
-        entrants = {n: Player(Entrant(n, s, 1, ids[n]), BotSpec(name=n, command=("x",), cwd=Path("."))) for s, n in
-                    enumerate("wxyz")}  # fmt: skip
+        tid, ids, entrants = four_versions(store)
         kinds = []
         for number, (first, second) in enumerate([("A", "B"), ("A", "A"), (None, "B"), ("B", "A"), ("A", "B")]):
             one, two = Tables("w", "x", "y", "z", number).matches(seed=1, field=entrants)
@@ -213,12 +222,35 @@ def test_a_deal_s_second_table_adds_its_pentanomial_class_to_its_four_versions_a
         ranked = [s.bot for s in board.standings]
         assert set(ranked[:2]) == {"w", "z"}, board.standings
         # The server's standings read the same totals; a field without one of the four leaves their deals out.
-        table = PairTable(tid)
+        table = PairArrays(tid)
         table.refresh(store)
-        whole = table.tally({vid: name for name, vid in ids.items()}).fitter.ratings()
+        whole = table.totals({vid: name for name, vid in ids.items()}).fitter.ratings()
         assert whole["w"].elo > whole["x"].elo and whole["z"].elo > whole["y"].elo
-        without_z = table.tally({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
+        without_z = table.totals({vid: name for name, vid in ids.items() if name != "z"}).fitter.ratings()
         assert abs(without_z["w"].elo - without_z["x"].elo) < 1e-9  # w and x: their table deals are left out
+
+
+def test_the_board_of_matches_at_two_tables_is_the_board_of_their_stored_totals(tmp_path: Path) -> None:
+    # A board drawn from the matches themselves (arena results falls back to it) counts a deal at two tables once,
+    # whole, as the store's totals do: the two tables are not two outcomes of one shared deal.
+    with Store.open(tmp_path / "ladder.sqlite") as store:
+        tid, _, entrants = four_versions(store)
+        seats = [("w", "x", "y", "z"), ("y", "w", "z", "x"), ("x", "z", "w", "y")]
+        for number, winners in enumerate([("A", "B"), ("A", None), (None, "B"), ("B", "A"), ("A", "A"), ("B", "B")]):
+            two = Tables(*seats[number % 3], number).matches(seed=1, field=entrants)
+            for match, winner in zip(two, winners, strict=True):
+                store.record_match(tid, played_as(match, winner))
+        stored = results_of(store)
+        counted = leaderboard(list("wxyz"), store.matches(tid), max_faults=10)
+    assert [r.bot for r in counted.standings] == [r.bot for r in stored.standings]
+    for mine, theirs in zip(counted.standings, stored.standings, strict=True):
+        assert (mine.rating, mine.rating_error) == pytest.approx((theirs.rating, theirs.rating_error), rel=1e-9)
+        assert (mine.wins, mine.draws, mine.losses, mine.deals) == (
+            theirs.wins,
+            theirs.draws,
+            theirs.losses,
+            theirs.deals,
+        )
 
 
 def played_as(match: Scheduled, winner: str | None) -> PlayedMatch:

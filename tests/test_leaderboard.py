@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from arena.competition.results import MIN_DEALS, leaderboard, render, t975
+from arena.competition.board import MIN_DEALS, t975
+from arena.competition.render import render
+from arena.competition.standings import leaderboard
 from arena.competition.store import FaultRow, PlayedMatch, TournamentRow
 
 
@@ -73,7 +75,7 @@ def test_points_record_and_faults_match_the_hand_computation() -> None:
     assert (cell.matches, cell.wins, cell.draws, cell.losses) == (2, 1, 1, 0)
     assert (cell.points_for, cell.points_against) == (11, 9)
     assert cell.score == 1.5
-    assert cell.pairs is not None and (cell.pairs.wd, cell.pairs.pairs) == (1, 1)
+    assert cell.paired and (cell.wd, cell.pairs) == (1, 1)
     assert board.pairwise["Z"]["X"].wins == 2 and board.pairwise["X"]["Z"].losses == 2
 
 
@@ -299,46 +301,6 @@ def test_the_same_matches_in_another_order_give_the_same_board_to_the_last_digit
     assert render(leaderboard(names, matches, max_faults=0), "json") == render(
         leaderboard(names, shuffled, max_faults=0), "json"
     )
-
-
-def test_a_running_tally_draws_the_board_of_its_matches_at_every_moment() -> None:
-    from arena.competition.results import Tally
-
-    matches = field({"a": 200, "b": 0, "c": -100, "d": 50}, deals=8) + hand_tournament()
-    names = ["a", "b", "c", "d", "X", "Y", "Z"]
-    tally = Tally(names)
-    frozen = None
-    for count, match in enumerate(matches, start=1):
-        tally.add(match)
-        if count == 30:
-            frozen = tally.frozen()
-        if count % 17 == 0 or count == len(matches):
-            drawn = render(tally.frozen().board(max_faults=1), "json")
-            assert drawn == render(leaderboard(names, matches[:count], max_faults=1), "json")
-            assert render(tally.frozen().board(max_faults=1), "json") == drawn, (
-                "drawing a board leaves the tally as it was"
-            )
-    assert frozen is not None
-    assert render(frozen.board(max_faults=1), "json") == render(leaderboard(names, matches[:30], max_faults=1), "json")
-
-
-def test_a_bot_added_to_a_running_tally_gives_the_board_of_a_tally_that_always_had_it() -> None:
-    from arena.competition.results import Tally
-
-    first = field({"a": 200, "b": 0, "c": -100}, deals=6, seed=3)
-    later = field({"a": 200, "b": 0, "c": -100, "d": 50}, deals=4, seed=4)
-    tally = Tally(["a", "b", "c"])
-    for match in first:
-        tally.add(match)
-    before = tally.frozen()  # drawn later, as a thread would: the newcomer must not reach it
-    tally.add_bot("d")
-    for match in later:
-        tally.add(match)
-    names = ["a", "b", "c", "d"]
-    assert render(tally.frozen().board(max_faults=1), "json") == render(
-        leaderboard(names, first + later, max_faults=1), "json"
-    )
-    assert render(before.board(max_faults=1), "json") == render(leaderboard(names[:3], first, max_faults=1), "json")
 
 
 def test_no_line_of_the_table_ends_in_spaces() -> None:

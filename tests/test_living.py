@@ -307,7 +307,8 @@ def test_recheck_tries_a_bot_that_was_not_admitted_again(tmp_path: Path, capsys:
 
 
 def test_the_leaderboard_says_a_persistent_bot_lost_its_state_after_a_fault(tmp_path: Path) -> None:
-    from arena.competition.results import board_from_store, render
+    from arena.competition.render import render
+    from arena.competition.results import board_from_store
     from arena.competition.store import FaultRow, PlayedMatch
 
     with Store.open(tmp_path / "r.sqlite") as store:

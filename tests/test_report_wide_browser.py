@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.competition.records import PlayedMatch
-from arena.competition.results import leaderboard
+from arena.competition.standings import leaderboard
 from arena.competition.store import TournamentRow
 from arena.replay import page
 from arena.replay.report import report_fragment

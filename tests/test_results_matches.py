@@ -56,7 +56,7 @@ def test_results_lists_every_match_with_its_log_and_each_replays(tmp_path: Path)
 
 
 def test_negative_points_print_with_a_separator_that_is_not_a_minus() -> None:
-    from arena.competition.results import render_matches
+    from arena.competition.render import render_matches
 
     report = {
         "matches": [

@@ -29,6 +29,7 @@ from arena.cli import main
 from arena.server import service
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
+from arena.server.standings import BOARD_EVERY_S
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
 from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, minimal_bot, running, write_config
@@ -716,7 +717,8 @@ async def standings_agree(kit: Kit, newcomer: str) -> None:
     ladder = kit.competition.ladder
     assert ladder is not None
     with trio.fail_after(60):  # the pairs in play end, and the standings catch up with them
-        while ladder.state.busy or (table := kit.competition._table) is None or table.seen != len(kit.matches):
+        standings = kit.competition.standings
+        while ladder.state.busy or (table := standings.snapshot) is None or table.seen != len(kit.matches):
             await trio.sleep(0.05)
     live = kit.competition.board().board
     whole = board_from_store(kit.competition.store, kit.competition.tid)
@@ -755,7 +757,7 @@ async def test_the_bot_page_shows_versions_opponents_and_a_rating_chart(tmp_path
         with trio.fail_after(120):  # the chart gets a point about every HISTORY_EVERY matches, as standings refresh
             while len(kit.competition.state.rating_history(versions["random-python"])) < 2:
                 await trio.sleep(0.2)
-        await trio.sleep(service.BOARD_EVERY_S)  # the standings shown lag the results by up to this
+        await trio.sleep(BOARD_EVERY_S)  # the standings shown lag the results by up to this
         page = (await kit.client.get("/bots/random-python")).text
         assert "<polyline" in page and "v1" in page and "/bots/minimal-python" in page
         data = (await kit.client.get("/api/bots/random-python")).json()

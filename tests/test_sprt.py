@@ -20,12 +20,12 @@ from functools import cache
 import pytest
 
 from arena.competition.ratings import Outcome, fit
+from arena.competition.records import Record
 from arena.competition.sprt import (
     MAX_ELO,
     MAX_NELO,
     NELO_PER_T,
     PENTA_SCORES,
-    PairCounts,
     Sprt,
     estimate,
     expected_score,
@@ -149,9 +149,9 @@ def test_a_one_sided_record_has_a_finite_normalized_elo_and_no_made_up_error() -
 
 
 def test_pairs_are_counted_from_the_first_bot_s_side() -> None:
-    counts = PairCounts()
+    counts = Record()
     for first, second in [(1, 1), (1, 0.5), (0.5, 1), (1, 0), (0, 1), (0.5, 0.5), (0.5, 0), (0, 0)]:
-        counts.add(first, second)
+        counts.add_pair(first, second)
     assert (counts.ww, counts.wd, counts.wl, counts.dd, counts.ld, counts.ll) == (1, 2, 2, 1, 1, 1)
     assert counts.pentanomial() == (1, 1, 3, 2, 1)
     assert (counts.wins, counts.draws, counts.losses, counts.pairs) == (6, 5, 5, 8)
@@ -191,10 +191,10 @@ def test_the_rating_fit_s_error_for_two_bots_is_the_pentanomial_error() -> None:
     rng = random.Random(5)
     pairs = [rng.choice([(1, 1), (1, 0), (0, 1), (0.5, 1), (0, 0.5), (1, 0.5), (0.5, 0.5)]) for _ in range(400)]
     outcomes = []
-    counts = PairCounts()
+    counts = Record()
     for deal, (first, second) in enumerate(pairs):
         outcomes += [Outcome("new", "old", first, f"d{deal}"), Outcome("old", "new", 1 - second, f"d{deal}")]
-        counts.add(first, second)
+        counts.add_pair(first, second)
     ratings = fit(["new", "old"], outcomes, prior_games=0)
     found = estimate(counts.pentanomial())
     difference = ratings.difference("new", "old")

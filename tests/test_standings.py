@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from arena import StoreError
+from arena.competition.board import Leaderboard
 from arena.competition.ratings import Fitter, Outcome
-from arena.competition.results import Leaderboard, board_from_store, leaderboard, tally_of_pairs
-from arena.competition.standings import PairTable
+from arena.competition.results import board_from_store
+from arena.competition.standings import PairArrays, leaderboard
 from arena.competition.store import FaultRow, PlayedMatch, Store
 from arena.competition.totals import exact
 
@@ -36,12 +37,12 @@ def _same(got: Leaderboard, want: Leaderboard, *, cells: bool = True) -> None:
             assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-9), (mine.bot, name)
     for bot, row_cells in want.pairwise.items() if cells else ():
         for other, cell in row_cells.items():
-            mine = got.pairwise[bot][other]
-            assert (mine.matches, mine.wins, mine.draws, mine.losses, mine.pairs) == (
-                cell.matches, cell.wins, cell.draws, cell.losses, cell.pairs,
+            drawn = got.pairwise[bot][other]
+            assert (drawn.matches, drawn.wins, drawn.draws, drawn.losses, drawn.pentanomial(), drawn.paired) == (
+                cell.matches, cell.wins, cell.draws, cell.losses, cell.pentanomial(), cell.paired,
             )  # fmt: skip
             for name in ("elo", "elo_error95", "los", "rating_difference", "rating_difference_error95"):
-                a, b = getattr(mine, name), getattr(cell, name)
+                a, b = getattr(drawn, name), getattr(cell, name)
                 assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-9)
 
 
@@ -54,7 +55,7 @@ class History:
         self.store = Store.open(path)
         self.tid = self.store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
         self.strength: dict[int, float] = {}
-        self.table = PairTable(self.tid)
+        self.table = PairArrays(self.tid)
         """Kept across checks, brought up to date by what changed, as a server keeps it."""
         self.deals = 0
         for name in ("ann", "bob", "cat", "dan", "eve"):
@@ -121,11 +122,11 @@ class History:
         field = self.playing()
         pairs = self.store.pair_totals(self.tid)
         assert exact(pairs)
-        got = tally_of_pairs(field, pairs).board(max_faults=MAX_FAULTS)
+        got = PairArrays.of_pairs(pairs).totals(field, cells=True).board(max_faults=MAX_FAULTS)
         want = leaderboard(list(field.values()), self.store.matches(self.tid, current=True), max_faults=MAX_FAULTS)
         _same(got, want)
         self.table.refresh(self.store)
-        _same(self.table.tally(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
+        _same(self.table.totals(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -13,11 +13,14 @@ import trio
 from arena import Crash
 from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
+from arena.competition.board import disqualification
 from arena.competition.config import BotEntry, TournamentConfig
 from arena.competition.plan import Plan, open_competition, prepare
-from arena.competition.results import board_from_store, disqualification, leaderboard, render
+from arena.competition.render import render
+from arena.competition.results import board_from_store
 from arena.competition.runner import Summary, run_tournament
 from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairing_number, pairs
+from arena.competition.standings import leaderboard
 from arena.competition.store import PlayedMatch, Store
 from arena.games import derive_seed, get_game
 from arena.supervisor._pool import open_pool

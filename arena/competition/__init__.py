@@ -14,8 +14,12 @@ From the schedule up:
   arenas; a server's own records);
 * :mod:`~arena.competition.totals`: the standings' running totals per pair of
   versions, which the store keeps beside each result;
-* :mod:`~arena.competition.ratings` and :mod:`~arena.competition.results`:
-  ratings and the leaderboard, rendered as a table, JSON or CSV;
+* :mod:`~arena.competition.ratings`: the Bradley-Terry rating fit;
+* :mod:`~arena.competition.standings`, :mod:`~arena.competition.board` and
+  :mod:`~arena.competition.render`: the leaderboard, summed from the pair
+  totals (the one way to a board), as data, and drawn as a table, JSON or CSV;
+* :mod:`~arena.competition.results`: a recorded competition's leaderboard and
+  numbered matches, read from its store (``arena results``);
 * :mod:`~arena.competition.sprt`: paired (pentanomial) statistics and the SPRT;
 * :mod:`~arena.competition.compare` and :mod:`~arena.competition.compare_cli`:
   ``arena compare``, NEW against BASE on the same deals until the SPRT decides;
@@ -36,15 +40,15 @@ import os as _os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_name, "1")
 
-from .plan import Competition, Plan, open_competition, prepare  # noqa: E402
+from .plan import OpenedCompetition, Plan, open_competition, prepare  # noqa: E402
 from .runner import MatchExecutor, Summary, run_tournament  # noqa: E402
 from .schedule import Entrant, Scheduled, iter_schedule, make_schedule  # noqa: E402
 from .store import Store  # noqa: E402
 
 __all__ = [
-    "Competition",
     "Entrant",
     "MatchExecutor",
+    "OpenedCompetition",
     "Plan",
     "Scheduled",
     "Store",

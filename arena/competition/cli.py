@@ -13,10 +13,12 @@ from .._errors import ConfigError
 from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
 from . import compare_cli
 from . import config as config_mod
+from .board import RANK_BY
 from .config import TournamentConfig, effective_jobs
 from .plan import open_competition, prepare
 from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
-from .results import RANK_BY, board_from_store, chosen_competition, matches_report, render, render_matches
+from .render import render, render_matches
+from .results import board_from_store, chosen_competition, matches_report
 from .runner import OpenExecutor, game_error_status, run_tournament, supervisor_processes
 from .store import Store
 

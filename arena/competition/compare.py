@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 from .._errors import ConfigError
 from ..checks.hints import printable
 from ..games import derive_seed
-from .results import MIN_DEALS, disqualification, outcome_for
+from .board import MIN_DEALS, disqualification
+from .records import Record, outcome_for
 from .schedule import Entrant, Scheduled, deal_seed, pairing_number
-from .sprt import PairCounts, Sprt, estimate
+from .sprt import Sprt, estimate
 from .store import PlayedMatch
 
 _SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
@@ -201,7 +202,7 @@ class Comparison:
     """A running report every this many pairs (and at the end)."""
     max_faults: int | None = None
     """Disqualify a bot with more faults than this (as the tournament does); ``None``: never."""
-    counts: PairCounts = field(default_factory=PairCounts)
+    counts: Record = field(default_factory=Record)
     llr: float = 0.0
     verdict: str | None = None
     """``"H1"``, ``"H0"``, or ``None`` while undecided."""
@@ -300,7 +301,7 @@ class Comparison:
             new_a, new_b, base_a, base_b = played
             first = board_score(outcome_for(new_a, "A"), outcome_for(base_a, "A"))
             second = board_score(outcome_for(new_b, "B"), outcome_for(base_b, "B"))
-        self.counts.add(first, second)
+        self.counts.add_pair(first, second)
         self.pairs_done += 1
         self.matches_counted += len(played)
         return first, second

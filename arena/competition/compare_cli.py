@@ -31,7 +31,7 @@ from ..supervisor.options import game_module_args, limits_args, limits_from, num
 from . import config as config_mod
 from .compare import Comparison, Roles, check_roles, iter_compare_schedule, plural, rounds_for
 from .config import BotEntry, TournamentConfig, effective_jobs, expand_bot
-from .plan import Competition, Plan, open_competition, prepare
+from .plan import OpenedCompetition, Plan, open_competition, prepare
 from .progress import QuietProgress
 from .runner import admit, game_error_status, run_tournament, supervisor_processes
 from .schedule import Entrant, Scheduled
@@ -65,14 +65,14 @@ class ComparePlan(Plan):
         """Whether NEW, BASE and (against a field) an opponent were admitted."""
         return self.roles([Entrant(name, slot) for slot, name in enumerate(admitted)]) is not None
 
-    def schedule(self, competition: Competition, entrants: Sequence[Entrant]) -> Iterator[Scheduled]:
+    def schedule(self, competition: OpenedCompetition, entrants: Sequence[Entrant]) -> Iterator[Scheduled]:
         """NEW's and BASE's matches, deal pair by deal pair, for the competition's rounds (its cycles)."""
         roles = self.roles(entrants)
         if roles is None:
             return iter(())
         return iter_compare_schedule(roles, seed=competition.seed, rounds=competition.cycles)
 
-    def count(self, competition: Competition, entrants: Sequence[Entrant]) -> int:
+    def count(self, competition: OpenedCompetition, entrants: Sequence[Entrant]) -> int:
         """How many matches :meth:`schedule` makes."""
         roles = self.roles(entrants)
         return 0 if roles is None else competition.cycles * roles.matches_per_round
@@ -199,7 +199,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _admitted_roles(
-    plan: ComparePlan, store: Store, competition: Competition, jobs: int, *, recheck: bool
+    plan: ComparePlan, store: Store, competition: OpenedCompetition, jobs: int, *, recheck: bool
 ) -> tuple[Roles | None, dict[str, str]]:
     """Say what is compared, build and admit the bots; the admitted ones' roles (``None``: says why), the others."""
     field_text = f"each against {', '.join(printable(o) for o in plan.opponents)}" if plan.opponents else "head to head"
@@ -226,7 +226,7 @@ def _admitted_roles(
     return roles, refused
 
 
-def _describe(plan: ComparePlan, competition: Competition, roles: Roles, jobs: int) -> None:
+def _describe(plan: ComparePlan, competition: OpenedCompetition, roles: Roles, jobs: int) -> None:
     """The test's line: its hypotheses, bounds and budget."""
     test = plan.test
     unit = "nElo" if test.model == "normalized" else "Elo"
@@ -256,7 +256,7 @@ def _resume(comparison: Comparison, store: Store, tid: int) -> None:
 def _play(
     plan: ComparePlan,
     store: Store,
-    competition: Competition,
+    competition: OpenedCompetition,
     comparison: Comparison,
     refused: dict[str, str],
     *,
@@ -312,7 +312,9 @@ def _keep_verdict(store: Store, tid: int, comparison: Comparison) -> None:
     store.update_config(tid, config)
 
 
-async def _admit(plan: ComparePlan, store: Store, competition: Competition, jobs: int, recheck: bool) -> dict[str, str]:
+async def _admit(
+    plan: ComparePlan, store: Store, competition: OpenedCompetition, jobs: int, recheck: bool
+) -> dict[str, str]:
     """Build the bots and admit the new ones (as a tournament does before play); the bots not admitted, with why."""
     log_dir = plan.config.log_dir / f"tournament-{competition.id}" / "admission" if plan.config.logs else None
     with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:

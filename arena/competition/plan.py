@@ -107,7 +107,7 @@ class Plan:
             return False
         return self.config.format != "gauntlet" or 0 < len(self.admitted_challengers(admitted)) < len(admitted)
 
-    def schedule(self, competition: Competition, entrants: Sequence[Entrant]) -> Iterator[Scheduled]:
+    def schedule(self, competition: OpenedCompetition, entrants: Sequence[Entrant]) -> Iterator[Scheduled]:
         """The competition's whole schedule for the admitted ``entrants``, made one match at a time."""
         return iter_schedule(
             entrants,
@@ -120,7 +120,7 @@ class Plan:
             scheme=competition.scheme,
         )
 
-    def count(self, competition: Competition, entrants: Sequence[Entrant]) -> int:
+    def count(self, competition: OpenedCompetition, entrants: Sequence[Entrant]) -> int:
         """How many matches :meth:`schedule` makes, without making them."""
         return count_schedule(
             entrants,
@@ -249,7 +249,7 @@ def read_deals(path: Path) -> tuple[tuple[int, ...], str]:
 
 # The competition in the store ---------------------------------------------------------
 @dataclass
-class Competition:
+class OpenedCompetition:
     """A competition as this run found it in the store, with the changes it made to it."""
 
     id: int
@@ -282,7 +282,7 @@ class Competition:
 
 def open_competition(
     plan: Plan, store: Store, *, fresh: bool = False, field: bool = True, secret_seed: bool = False
-) -> Competition:
+) -> OpenedCompetition:
     """The competition named in ``plan``, brought up to date with the plan's field (a new one if none, or ``fresh``).
 
     Raises :class:`ConfigError` when the stored competition is another game,
@@ -297,7 +297,7 @@ def open_competition(
         return _open(plan, store, fresh, field, secret_seed)
 
 
-def _open(plan: Plan, store: Store, fresh: bool, field: bool = True, secret_seed: bool = False) -> Competition:
+def _open(plan: Plan, store: Store, fresh: bool, field: bool = True, secret_seed: bool = False) -> OpenedCompetition:
     existing = None if fresh else store.latest(plan.name)
     if existing is None:
         seed = plan.config.seed if plan.config.seed is not None else new_seed()
@@ -307,7 +307,7 @@ def _open(plan: Plan, store: Store, fresh: bool, field: bool = True, secret_seed
             game=plan.game.game_id,
             config=plan.stored_config(cycles=plan.cycles, scheduled=0),
         )
-        competition = Competition(row.id, row.name, seed, plan.cycles, "place", [], created=True)
+        competition = OpenedCompetition(row.id, row.name, seed, plan.cycles, "place", [], created=True)
         shown = "a secret seed, kept in its database" if secret_seed else f"seed {seed}"
         _say(store, competition, "created", f"new competition {row.name!r} ({shown})")
     else:
@@ -315,7 +315,7 @@ def _open(plan: Plan, store: Store, fresh: bool, field: bool = True, secret_seed
         stored = existing.config
         cycles = max(int(stored.get("cycles", 1)), plan.cycles)
         scheme = str(stored.get("scheme", "names"))
-        competition = Competition(existing.id, existing.name, existing.seed, cycles, scheme, [])
+        competition = OpenedCompetition(existing.id, existing.name, existing.seed, cycles, scheme, [])
         old_cycles = int(stored.get("cycles", 1))
         if cycles > old_cycles:
             _say(store, competition, "cycles", f"cycles {old_cycles} -> {cycles}")
@@ -365,7 +365,7 @@ def _shown(value: Any, key: str = "") -> str:
     return str(value)
 
 
-def _update_field(plan: Plan, store: Store, competition: Competition) -> None:
+def _update_field(plan: Plan, store: Store, competition: OpenedCompetition) -> None:
     """Retire the versions that left or changed, enter the new ones, and say what changed."""
     tid = competition.id
     everything = store.versions(tid)
@@ -446,6 +446,6 @@ def _returning(everything: list[VersionRow], name: str, spec: BotSpec) -> Versio
     return None
 
 
-def _say(store: Store, competition: Competition, kind: str, line: str, bot: str = "") -> None:
+def _say(store: Store, competition: OpenedCompetition, kind: str, line: str, bot: str = "") -> None:
     competition.changes.append(line)
     store.log_change(competition.id, kind, line, bot)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..checks.hints import printable
 from .ratings import ratings_from_scores
-from .results import outcome_for
+from .records import outcome_for
 from .store import PlayedMatch
 
 

@@ -1,5 +1,6 @@
-"""A finished match as the store keeps it, and how it scored for each seat (it is read from its rows by
-:mod:`arena.competition.database.match_rows`)."""
+"""A finished match as the store keeps it (read from its rows by
+:mod:`arena.competition.database.match_rows`), how it scored for each seat, and :class:`Record`, the one count
+of wins, draws, losses and duplicate pairs."""
 
 from __future__ import annotations
 
@@ -67,6 +68,69 @@ def outcome_for(match: PlayedMatch, seat: str) -> str:
 
 SCORE = {"W": 1.0, "D": 0.5, "L": 0.0}
 """A match's score for a seat, by its outcome."""
+
+PENTANOMIAL = ("ll", "ld", "wl", "dd", "wd", "ww")
+"""The classes of a duplicate pair, by its two matches' results from one bot's side (``wl``: one won, one lost)."""
+_PAIR_CLASS = {0.0: "ll", 0.5: "ld", 1.0: "wl", 1.5: "wd", 2.0: "ww"}
+
+
+def pair_class(first: float, second: float) -> str:
+    """The class (of :data:`PENTANOMIAL`) of a pair whose two matches scored ``first`` and ``second`` (0, 0.5, 1)."""
+    key = _PAIR_CLASS[first + second]
+    return "dd" if key == "wl" and first == 0.5 else key
+
+
+@dataclass(slots=True)
+class Record:
+    """Matches won, drawn and lost, and the pentanomial counts of the duplicate pairs among them, from one side.
+
+    The one type that counts results: a bot's standing, its record against
+    one opponent (a leaderboard's cell, a pair's stored totals), a
+    comparison's pairs. ``wl`` and ``dd`` are kept apart for the reader (a
+    split pair and two draws score the same, 1 of 2, and the statistics add
+    them up: :meth:`pentanomial`).
+    """
+
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    ll: int = 0
+    ld: int = 0
+    wl: int = 0
+    dd: int = 0
+    wd: int = 0
+    ww: int = 0
+    unpaired: int = 0
+    """Deals of one match, or of more than two (the pentanomial counts do not describe those)."""
+
+    def add_match(self, result: str) -> None:
+        """Count one match: ``"W"``, ``"D"`` or ``"L"`` (see :func:`outcome_for`)."""
+        self.matches += 1
+        self.wins += result == "W"
+        self.draws += result == "D"
+        self.losses += result == "L"
+
+    def add_pair(self, first: float, second: float) -> None:
+        """Count a duplicate pair whose two matches scored ``first`` and ``second`` (each 0, 0.5 or 1), and them."""
+        key = pair_class(first, second)
+        setattr(self, key, getattr(self, key) + 1)
+        for score in (first, second):
+            self.add_match("W" if score == 1.0 else "D" if score == 0.5 else "L")
+
+    @property
+    def pairs(self) -> int:
+        """How many duplicate pairs were counted."""
+        return self.ll + self.ld + self.wl + self.dd + self.wd + self.ww
+
+    @property
+    def paired(self) -> bool:
+        """Whether every deal counted was a complete pair (and there was one): the pentanomial describes them all."""
+        return self.unpaired == 0 and self.pairs > 0
+
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        """``(LL, LD, WL + DD, WD, WW)``, the counts the statistics use."""
+        return (self.ll, self.ld, self.wl + self.dd, self.wd, self.ww)
 
 
 def log_halves(match: PlayedMatch) -> dict[int, int]:

@@ -62,10 +62,10 @@ from ..checks.hints import printable
 from ..supervisor._pool import BotPool, PoolStats, open_pool
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
-from .plan import Competition, Plan
+from .board import disqualification
+from .plan import OpenedCompetition, Plan
 from .playing import MAX_GAME_ERRORS, play_scheduled
 from .progress import Progress, QuietProgress
-from .results import disqualification
 from .schedule import Entrant, Scheduled
 from .store import HEARTBEAT_S, Holder, PlayedMatch, Store, VersionRow
 
@@ -109,7 +109,7 @@ class _Runner:
         self,
         plan: Plan,
         store: Store,
-        competition: Competition,
+        competition: OpenedCompetition,
         entrants: list[Entrant],
         *,
         jobs: int,
@@ -397,7 +397,7 @@ OpenExecutor = Callable[[Plan, int], AbstractAsyncContextManager[MatchExecutor]]
 async def admit(
     plan: Plan,
     store: Store,
-    competition: Competition,
+    competition: OpenedCompetition,
     *,
     log_dir: Path,
     jobs: int,
@@ -467,7 +467,7 @@ async def _admission(
 async def run_tournament(
     plan: Plan,
     store: Store,
-    competition: Competition,
+    competition: OpenedCompetition,
     *,
     jobs: int,
     reuse: bool = True,
@@ -526,7 +526,7 @@ async def run_tournament(
 def _spawn_ahead(
     plan: Plan,
     store: Store,
-    competition: Competition,
+    competition: OpenedCompetition,
     processes: int,
     *,
     fit: bool,
@@ -550,7 +550,7 @@ def _spawn_ahead(
 async def _run(
     plan: Plan,
     store: Store,
-    competition: Competition,
+    competition: OpenedCompetition,
     *,
     jobs: int,
     reuse: bool,

@@ -37,7 +37,8 @@ matches (the trinomial model), for matches that are not played in pairs.
 
 A deal played at two tables, seats kept, by four bots (a competition
 server's duplicate: :mod:`arena.competition.ratings`) is pentanomial too,
-from team ONE's side: ``PairCounts.add(score1, 1 - score2)``, ``score1`` the
+from team ONE's side: ``Record.add_pair(score1, 1 - score2)``
+(:class:`arena.competition.records.Record`), ``score1`` the
 first table's seat A, ``score2`` the second's. The statistics below then
 compare two *teams*, not two bots.
 
@@ -85,54 +86,6 @@ PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's mean score for LL, LD, WL+DD, WD, WW."""
 TRI_SCORES = (0.0, 0.5, 1.0)
 """A match's score for a loss, a draw, a win."""
-
-
-# Counting ----------------------------------------------------------------------
-@dataclass
-class PairCounts:
-    """Results of deal pairs from one bot's side: the pentanomial counts and the matches' W-D-L.
-
-    ``wl`` and ``dd`` are kept apart for the reader (a split pair and two draws
-    score the same, 1 of 2, and the statistics add them up).
-    """
-
-    ll: int = 0
-    ld: int = 0
-    wl: int = 0
-    dd: int = 0
-    wd: int = 0
-    ww: int = 0
-
-    def add(self, first: float, second: float) -> None:
-        """Count a pair whose two matches scored ``first`` and ``second`` (each 0, 0.5 or 1)."""
-        key = {0.0: "ll", 0.5: "ld", 1.0: "wl", 1.5: "wd", 2.0: "ww"}[first + second]
-        if key == "wl" and first == 0.5:
-            key = "dd"
-        setattr(self, key, getattr(self, key) + 1)
-
-    @property
-    def pairs(self) -> int:
-        """How many pairs were counted."""
-        return self.ll + self.ld + self.wl + self.dd + self.wd + self.ww
-
-    @property
-    def wins(self) -> int:
-        """Matches won."""
-        return 2 * self.ww + self.wd + self.wl
-
-    @property
-    def draws(self) -> int:
-        """Matches drawn."""
-        return self.ld + 2 * self.dd + self.wd
-
-    @property
-    def losses(self) -> int:
-        """Matches lost."""
-        return 2 * self.ll + self.ld + self.wl
-
-    def pentanomial(self) -> tuple[int, int, int, int, int]:
-        """``(LL, LD, WL + DD, WD, WW)``, the counts the statistics use."""
-        return (self.ll, self.ld, self.wl + self.dd, self.wd, self.ww)
 
 
 # Estimates ---------------------------------------------------------------------

@@ -1,31 +1,54 @@
-"""The incremental standings of a living competition: every pair's totals as arrays, kept up to date by what changed.
+"""The one way to a leaderboard: every pair's totals as arrays, summed for a field into its totals.
 
-A server draws its standings about once a second while the ladder plays. Reading all the pair totals of a
-field of 300 (90,000 rows) and summing them in Python each time would take a second of a loaded CPU; so a
-:class:`PairTable` keeps every pair's totals (:mod:`arena.competition.totals`) as rows of a numpy array, reads
-from the store only the rows that matches recorded since changed (:meth:`Store.pair_totals_since`), and draws
-a field's totals (:meth:`PairTable.tally`) with array sums. It holds a row per pair of versions that met,
-never a match. The board it gives is :func:`~arena.competition.results.tally_of_pairs`'s, without the
-pairwise cells (a server's pages read one bot's opponents from the store when they show them). A ladder's
-deals are each played by one pair, so its totals are exact (:func:`~arena.competition.totals.exact`).
+A board (:class:`~arena.competition.board.Leaderboard`) needs, of a field's
+matches, only sums per ordered pair of bots (:class:`~arena.competition.totals.PairTotals`,
+which the store keeps beside each result). :class:`PairArrays` holds them as
+rows of a numpy array and sums a field's (:meth:`PairArrays.totals`) into
+:class:`~arena.competition.board.FieldTotals`, which draw the board. Every
+board is drawn so:
+
+* a competition server keeps one :class:`PairArrays`, reads from the store only
+  the rows that matches recorded since changed (:meth:`PairArrays.refresh`), and
+  draws its standings about once a second with array sums (a field of 300 is
+  90,000 rows: summing them in Python would take a second of a loaded CPU);
+* ``arena results`` and the report read the pairs' totals once
+  (:meth:`PairArrays.of_pairs`), with each pair's cell;
+* a board of matches (:func:`leaderboard`: a tournament's, or a store's whose
+  totals do not describe its matches exactly) first adds them up by deal into
+  the same pair totals (:func:`~arena.competition.totals.deal_totals`).
+
+A deal that two pairings shared (``arena compare`` deals each board to NEW and
+BASE) is the one thing pair totals cannot describe: a bot's spread of points
+over deals and the rating fit's error bars need each such deal as a whole. A
+board of matches with such deals takes those two from the matches
+(:func:`totals_of_matches`); every other sum still comes from the pairs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Mapping, Sequence
+from dataclasses import fields, replace
 
 import numpy as np
 
-from .ratings import Fitter
-from .results import FrozenTally, Standing
+from .board import Cell, FieldTotals, Leaderboard, Standing
+from .ratings import Fitter, Outcome
+from .records import PENTANOMIAL, SCORE, PlayedMatch, Record, outcome_for
 from .store import Store
 from .table_fit import add_table_totals
-from .totals import COLUMNS, Pair, PairTotals, Quad
+from .totals import COLUMNS, Pair, PairTotals, Quad, deal_totals, exact, table_deal, table_result
 
 _AT = {name: i for i, name in enumerate(COLUMNS)}
+_COUNTS = ("matches", "wins", "draws", "losses", *PENTANOMIAL, "unpaired")
+"""The columns of a pair's :class:`~arena.competition.records.Record`, in its fields' order."""
+if tuple(f.name for f in fields(Record)) != _COUNTS:
+    raise ImportError("standings: a Record's fields must be _COUNTS, in order (cells are made from them by position)")
+_columns = operator.attrgetter(*COLUMNS)
+"""A pair's stored columns (:data:`~arena.competition.totals.COLUMNS`), as a tuple."""
 
 
-class PairTable:
+class PairArrays:
     """Every pair's totals of competition ``tid``, as arrays, brought up to date from the store on demand.
 
     Used from one thread at a time (the server's standings are drawn in a worker thread, one drawing at once).
@@ -34,7 +57,7 @@ class PairTable:
     def __init__(self, tid: int) -> None:
         self.tid = tid
         self.touched = -1
-        """The id of the last match whose change the table holds (-1: nothing read yet)."""
+        """The id of the last match whose change the arrays hold (-1: nothing read yet)."""
         self.places: dict[Pair, int] = {}
         self.values = np.zeros((0, len(COLUMNS)))
         self.version = np.zeros(0, dtype=np.int64)
@@ -45,16 +68,33 @@ class PairTable:
         """The deals at two tables, by their four versions: the pentanomial counts of team ONE's total."""
         self.tables_touched = -1
 
+    @classmethod
+    def of_pairs(
+        cls, pairs: Mapping[Pair, PairTotals], tables: Mapping[Quad, Sequence[int]] | None = None
+    ) -> PairArrays:
+        """Arrays holding ``pairs`` (and the deals at two tables, by their four versions: the store's
+        :meth:`~arena.competition.store.Store.table_totals`), not tied to a store."""
+        arrays = cls(0)
+        held = sorted(pairs.items())
+        arrays.places = {pair: place for place, (pair, _) in enumerate(held)}
+        arrays.values = np.array([_columns(totals) for _, totals in held], dtype=float).reshape(-1, len(COLUMNS))
+        arrays.version = np.array([pair[0] for pair, _ in held], dtype=np.int64)
+        arrays.opponent = np.array([pair[1] for pair, _ in held], dtype=np.int64)
+        arrays.faults = {place: dict(totals.faults) for place, (_, totals) in enumerate(held) if totals.faults}
+        arrays.tables = {quad: tuple(counts) for quad, counts in (tables or {}).items()}
+        return arrays
+
     def refresh(self, store: Store) -> int:
         """Read what changed since the last refresh; how many pairs changed."""
         changed, self.touched = store.pair_totals_since(self.tid, self.touched)
         for pair, totals in changed.items():
-            self._put(pair, totals)
+            self.put(pair, totals)
         tables, self.tables_touched = store.table_totals_since(self.tid, self.tables_touched)
         self.tables.update(tables)
         return len(changed)
 
-    def _put(self, pair: Pair, totals: PairTotals) -> None:
+    def put(self, pair: Pair, totals: PairTotals) -> None:
+        """Hold ``totals`` as ``pair``'s (in place of what it held)."""
         place = self.places.get(pair)
         if place is None:
             place = self.places[pair] = len(self.places)
@@ -64,14 +104,18 @@ class PairTable:
                 self.version = np.resize(self.version, size)
                 self.opponent = np.resize(self.opponent, size)
             self.version[place], self.opponent[place] = pair
-        self.values[place] = [getattr(totals, name) for name in COLUMNS]
+        self.values[place] = _columns(totals)
         if totals.faults:
             self.faults[place] = dict(totals.faults)
         else:
             self.faults.pop(place, None)
 
-    def tally(self, names: Mapping[int, str]) -> FrozenTally:
-        """The totals a leaderboard of the versions ``names`` (by id) draws from, summed over their pairs' rows."""
+    def totals(self, names: Mapping[int, str], *, cells: bool = False) -> FieldTotals:
+        """The totals of the field of versions ``names`` (by id), summed over their pairs' rows.
+
+        With ``cells``, each bot's record against each other bot of the field
+        too (a cell for every two of them, empty where they did not meet).
+        """
         ids = np.array(sorted(names), dtype=np.int64)
         labels = [names[int(v)] for v in ids]
         n, size = len(ids), len(self.places)
@@ -86,18 +130,30 @@ class PairTable:
         def per_version(name: str) -> list[float]:
             return np.bincount(i, weights=rows_of[:, _AT[name]], minlength=n).tolist()  # type: ignore[no-any-return]
 
-        matches, wins, draws, losses = (per_version(k) for k in ("matches", "wins", "draws", "losses"))
+        counts = {name: per_version(name) for name in _COUNTS}
         points, deals, means, squares = (per_version(k) for k in ("points_for", "deals", "deal_means", "deal_squares"))
         rows = {}
         for k, label in enumerate(labels):
-            rows[label] = Standing(
-                bot=label, matches=round(matches[k]), wins=round(wins[k]), draws=round(draws[k]),
-                losses=round(losses[k]), points=points[k],
-            )  # fmt: skip
+            rows[label] = Standing(bot=label, points=points[k])
+            for name in _COUNTS:
+                setattr(rows[label], name, round(counts[name][k]))
+        rows = {label: rows[label] for label in names.values()}  # (in the field's order, as its cells)
         for place in self.faults.keys() & set(chosen.tolist()):
             row = rows[names[int(version[place])]]
             for kind, count in self.faults[place].items():
                 row.faults[kind] = row.faults.get(kind, 0) + count
+        pairwise: dict[str, dict[str, Cell]] = {label: {} for label in labels}
+        if cells:
+            shown = list(names.values())
+            pairwise = {a: {b: Cell() for b in shown if b != a} for a in shown}
+            counted: list[list[int]] = np.rint(rows_of[:, [_AT[name] for name in _COUNTS]]).astype(np.int64).tolist()
+            points_for = rows_of[:, _AT["points_for"]].tolist()
+            points_against = rows_of[:, _AT["points_against"]].tolist()
+            for k, (a, b) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+                # (positional: a Cell's fields are its Record's, in _COUNTS' order, as the module checks, then its
+                # points; mypy cannot count a list's items)
+                cell = Cell(*counted[k], points_for[k], points_against[k])  # type: ignore[call-arg]
+                pairwise[labels[a]][labels[b]] = cell
         wins_matrix = np.zeros((n, n))
         wins_matrix[i, j] = rows_of[:, _AT["fit_score"]]
         lower = (i < j) & (rows_of[:, _AT["fit_games"]] > 0)
@@ -106,14 +162,80 @@ class PairTable:
         add_table_totals(fitter, names, self.tables)
         low = float(rows_of[:, _AT["low"]].min()) if len(chosen) else float("inf")
         high = float(rows_of[:, _AT["high"]].max()) if len(chosen) else float("-inf")
-        return FrozenTally(
-            matches=round(sum(matches)) // 2,
+        return FieldTotals(
+            matches=round(sum(counts["matches"])) // 2,
             rows=rows,
-            pairwise={label: {} for label in labels},
-            deals={},
+            pairwise=pairwise,
             spreads={label: (round(deals[k]), means[k], squares[k]) for k, label in enumerate(labels)},
-            meetings={},
             fitter=fitter,
             low=low,
             high=high,
         )
+
+
+def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> FieldTotals:
+    """The totals of the field ``names`` over ``matches`` (each between two of them), with every cell.
+
+    The matches are added up by deal into pair totals, as the store keeps
+    them, and summed as every board is (:meth:`PairArrays.totals`). Where a
+    deal was shared by two pairings, the spreads and the rating fit are taken
+    from the matches themselves (see the module's docstring).
+    """
+    index = {name: place for place, name in enumerate(names)}
+    by_deal: dict[str, list[PlayedMatch]] = {}
+    for match in matches:
+        by_deal.setdefault(match.deal, []).append(match)
+    pairs: dict[Pair, PairTotals] = {}
+    tables: dict[Quad, list[int]] = {}
+    for deal, played in by_deal.items():
+        for pair, part in deal_totals(played, index).items():
+            pairs.setdefault(pair, PairTotals()).add(part)
+        if table_deal(deal) is None:
+            continue
+        placed = [replace(m, versions=(index[m.bot_a], index[m.bot_b])) for m in played]
+        found = table_result(placed)
+        if found is not None:
+            quad, kind = found
+            tables.setdefault(quad, [0] * 5)[kind] += 1
+    totals = PairArrays.of_pairs(pairs, tables).totals(dict(enumerate(names)), cells=True)
+    if not exact(pairs):
+        _from_shared_deals(totals, names, by_deal, tables)
+    return totals
+
+
+def _from_shared_deals(
+    totals: FieldTotals,
+    names: Sequence[str],
+    by_deal: Mapping[str, Sequence[PlayedMatch]],
+    tables: Mapping[Quad, Sequence[int]],
+) -> None:
+    """Take ``totals``' spreads and rating fit from the matches, deal by deal (deals two pairings shared)."""
+    deals: dict[str, dict[str, tuple[float, int]]] = {name: {} for name in names}
+    fitter = Fitter(names)
+    for deal, played in by_deal.items():
+        at_tables = table_deal(deal) is not None
+        for match in played:
+            for seat, points in zip("AB", match.points, strict=True):
+                bot = match.bot(seat)
+                total, count = deals[bot].get(deal, (0.0, 0))
+                deals[bot][deal] = (total + points, count + 1)
+            if len(match.forfeit) < 2 and not at_tables:  # (a deal at two tables: counted whole, below)
+                fitter.add(Outcome(match.bot_a, match.bot_b, SCORE[outcome_for(match, "A")], deal))
+    add_table_totals(fitter, dict(enumerate(names)), tables)
+    totals.deals, totals.fitter = deals, fitter
+
+
+def leaderboard(
+    names: Sequence[str],
+    matches: Sequence[PlayedMatch],
+    *,
+    max_faults: int,
+    scheduled: int | None = None,
+    points_name: str = "points",
+    prior_games: float | None = None,
+    rank_by: str = "rating",
+) -> Leaderboard:
+    """The leaderboard of ``names`` over ``matches`` (pure: the same matches give the same board)."""
+    return totals_of_matches(names, matches).board(
+        max_faults=max_faults, scheduled=scheduled, points_name=points_name, prior_games=prior_games, rank_by=rank_by
+    )

@@ -1,6 +1,6 @@
 """The standings as running totals per pair of versions: kept in the store beside each result, read in thousands.
 
-A leaderboard (:mod:`arena.competition.results`) needs, of the matches
+A leaderboard (:mod:`arena.competition.board`) needs, of the matches
 between the versions of a field, only sums: each version's wins, draws,
 losses and points against each opponent, the pentanomial counts of their
 duplicate pairs, the spread of its points over deals, the faults, and for
@@ -12,7 +12,7 @@ recorded it adds, in the same transaction, the difference between what its
 deal's matches made before and what they make with it (:func:`deal_totals`).
 
 The standings of any field are then a pass over the pairs of its versions
-(:func:`~arena.competition.results.tally_of_pairs`): a version that is replaced or disqualified leaves
+(:class:`~arena.competition.standings.PairArrays`): a version that is replaced or disqualified leaves
 its rows out, and nothing is counted again. A server at a million matches
 reads its 45,000 pair rows at start, not the million matches.
 
@@ -32,20 +32,14 @@ import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
-from .records import SCORE, PlayedMatch, outcome_for
-from .sprt import PairCounts
-
-PENTANOMIAL = ("ll", "ld", "wl", "dd", "wd", "ww")
+from .records import SCORE, PlayedMatch, Record, outcome_for, pair_class
 
 
 @dataclass(slots=True)
-class PairTotals:
-    """What one version's matches against one opponent add up to, from the version's side."""
+class PairTotals(Record):
+    """What one version's matches against one opponent add up to, from the version's side: their
+    :class:`~arena.competition.records.Record` (wins, draws, losses, pentanomial counts), then these sums."""
 
-    matches: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
     points_for: float = 0.0
     points_against: float = 0.0
     deals: int = 0
@@ -54,14 +48,6 @@ class PairTotals:
     """The sum over those deals of the version's points per match on the deal."""
     deal_squares: float = 0.0
     """The sum of the squares of those means."""
-    ll: int = 0
-    ld: int = 0
-    wl: int = 0
-    dd: int = 0
-    wd: int = 0
-    ww: int = 0
-    unpaired: int = 0
-    """Deals of one match, or of more than two (the pentanomial counts do not describe those)."""
     fit_score: float = 0.0
     """The version's score (1, 0.5, 0 a match) over the matches the rating fit counts (not both seats forfeited)."""
     fit_games: float = 0.0
@@ -109,10 +95,6 @@ class PairTotals:
         """Whether nothing was counted."""
         return self.matches == 0
 
-    def pentanomial(self) -> PairCounts:
-        """The pentanomial counts of the two's duplicate pairs, from the version's side."""
-        return PairCounts(self.ll, self.ld, self.wl, self.dd, self.wd, self.ww)
-
 
 _ADDITIVE = tuple(f.name for f in fields(PairTotals) if f.name not in ("low", "high", "faults"))
 if [f.name for f in fields(PairTotals)] != [*_ADDITIVE, "low", "high", "faults"]:  # (PairTotals.difference's order)
@@ -156,8 +138,9 @@ def table_result(matches: Sequence[PlayedMatch]) -> tuple[Quad, int] | None:
     return quad, int(2 * total)  # type: ignore[return-value]
 
 
-def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
-    """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions.
+def deal_totals(matches: Sequence[PlayedMatch], places: Mapping[str, int] | None = None) -> dict[Pair, PairTotals]:
+    """What the ``matches`` of one deal (in the order they were recorded) add to each ordered pair of versions
+    (with ``places``: of bots, each pair keyed by the bots' places in it, whatever their versions).
 
     Matches not tied to two versions add nothing (a store's standings then
     come from the matches: see :func:`exact`). The two tables of a deal at
@@ -165,24 +148,21 @@ def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
     their pairs, but nothing to the rating fit's columns: the fit counts the
     deal as a whole, from its table totals (:func:`table_result`).
     """
-    pairings = {frozenset(m.versions) for m in matches if None not in m.versions}
+    sides = [m.versions if places is None else (places[m.bot_a], places[m.bot_b]) for m in matches]
+    pairings = {frozenset(side) for side in sides if None not in side}
     tables = bool(matches) and table_deal(matches[0].deal) is not None
     mixed = int(len(pairings) > 1 and not tables)
     out: dict[Pair, PairTotals] = {}
     points: dict[Pair, float] = {}
     scores: dict[Pair, list[float]] = {}
-    for m in matches:
-        va, vb = m.versions
+    for m, (va, vb) in zip(matches, sides, strict=True):
         if va is None or vb is None:
             continue
         for seat, side in (("A", (va, vb)), ("B", (vb, va))):
             mine, theirs = (m.points[0], m.points[1]) if seat == "A" else (m.points[1], m.points[0])
             totals = out.setdefault(side, PairTotals())
             result = outcome_for(m, seat)
-            totals.matches += 1
-            totals.wins += result == "W"
-            totals.draws += result == "D"
-            totals.losses += result == "L"
+            totals.add_match(result)
             totals.points_for += mine
             totals.points_against += theirs
             totals.low, totals.high = min(totals.low, *m.points), max(totals.high, *m.points)
@@ -201,10 +181,7 @@ def deal_totals(matches: Sequence[PlayedMatch]) -> dict[Pair, PairTotals]:
         if len(played) != 2:
             totals.unpaired = 1
         if len(played) >= 2:
-            counts = PairCounts()
-            counts.add(played[0], played[1])
-            for name in PENTANOMIAL:
-                setattr(totals, name, getattr(counts, name))
+            setattr(totals, pair_class(played[0], played[1]), 1)
         if totals.fit_games:
             s, n = totals.fit_score, totals.fit_games
             totals.unit_squares, totals.unit_products, totals.unit_counts = s * s, n * s, n * n

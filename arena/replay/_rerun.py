@@ -98,7 +98,10 @@ def score_of(state: MatchState) -> list[float] | None:
     return None
 
 
-class _Runner:
+class _RulesRerun:
+    """Feeds a logged match's moves to this arena's rules again, keeping what they send each seat (for :func:`rerun`;
+    not a runner of matches: :mod:`arena.competition.runner` is)."""
+
     def __init__(self, log: LoggedMatch, game: Game) -> None:
         self.log = log
         self.game = game
@@ -342,7 +345,7 @@ class _Runner:
 def rerun(log: LoggedMatch) -> Rerun:
     """Re-run ``log``'s rules; raises :class:`RulesUnavailable` when this arena lacks them."""
     game = rules_for(log)
-    runner = _Runner(log, game)
+    runner = _RulesRerun(log, game)
     out = runner.run()
     out.result = getattr(runner, "result", None)
     out.timeline.result = out.result

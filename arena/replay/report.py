@@ -27,15 +27,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._errors import StoreError
-from ..competition.results import (
-    MIN_DEALS,
-    Leaderboard,
-    _percent,
-    board_from_store,
-    caption,
-    chosen_competition,
-    numbered_matches,
-)
+from ..competition.board import MIN_DEALS, Leaderboard
+from ..competition.render import caption, percent
+from ..competition.results import board_from_store, chosen_competition, numbered_matches
 from ..competition.store import PlayedMatch, Store, TournamentRow
 from ..games import score_text
 from ._charts import cycles_chart, ratings_chart
@@ -129,7 +123,7 @@ def _standings(board: Leaderboard) -> str:
         rows.append(
             f'<tr><td class="num">{r.rank}</td><td><a href="#bot-{ids[r.bot]}">{_esc(r.bot)}</a>{dq}</td>'
             f'<td class="num">{rating}</td>'
-            f'<td class="num">{_percent(r.los_next) or "–"}</td>'
+            f'<td class="num">{percent(r.los_next) or "–"}</td>'
             f'<td class="num">{r.wins}-{r.draws}-{r.losses}</td><td class="num">{interval}</td>'
             f'<td class="num">{_num(r.points)}</td><td>{_esc(faults)}</td></tr>'
         )

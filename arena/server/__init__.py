@@ -11,7 +11,9 @@ ladder plays.
 * :mod:`~arena.server.config`: the server's TOML config;
 * :mod:`~arena.server.archive`: uploads to bot folders (archives checked entry by entry);
 * :mod:`~arena.server.state`: participants, sessions, submissions, versions (SQLite);
-* :mod:`~arena.server.service`: the running competition (ladder, checks, standings);
+* :mod:`~arena.server.service`: the running competition (ladder, checks);
+* :mod:`~arena.server.standings`: its standings (the field, the leaderboard, the ratings the ladder pairs by);
+* :mod:`~arena.server.versions`: a version of a participant's bot, with its owner and folder;
 * :mod:`~arena.server.files`: showing a bot's files to its owner without following links;
 * :mod:`~arena.server.web`: the pages and the JSON API;
 * :mod:`~arena.server.serve`: Hypercorn and the competition in one nursery;

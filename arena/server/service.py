@@ -29,11 +29,8 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import msgspec
 import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
@@ -41,6 +38,7 @@ from ..bots.samples import samples_of
 from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
+from ..competition.board import disqualification
 from ..competition.config import TournamentConfig
 from ..competition.ladder import (
     TABLES,
@@ -55,13 +53,11 @@ from ..competition.ladder import (
     RemotePlay,
     other_table,
 )
-from ..competition.plan import Competition as Opened
-from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
+from ..competition.plan import OpenedCompetition, Plan, enter_version, open_competition
+from ..competition.results import labelled_by_version
 from ..competition.runner import admit
-from ..competition.schedule import Entrant, Scheduled
-from ..competition.standings import PairTable
-from ..competition.store import PlayedMatch, Store, VersionRow
+from ..competition.schedule import Scheduled
+from ..competition.store import PlayedMatch, Store
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
@@ -74,15 +70,13 @@ from .archive import unpack
 from .config import ServerConfig
 from .disk import LogQuota, Owned
 from .retention import relocate_logs
-from .state import Entry, Participant, State, Submission, check_name
+from .standings import Board, Standings
+from .state import Participant, State, Submission, check_name
+from .versions import Version as Version  # (its home since issue 37: arena.server.versions)
 
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
-BOARD_EVERY_S = 1.0
-"""While matches finish, the standings are computed at most this often (readers may see them a second late)."""
-HISTORY_EVERY = 10
-"""A rating snapshot is kept every this many matches, for each bot's chart."""
 WARM_PROCESSES = 2
 """Processes started for a version before it enters: one for each leg of its first pair."""
 WARM_BOOT_MAX_S = 2.0
@@ -118,152 +112,6 @@ CHECKS_UNDER_WAY = 4
 process (frozen), so their number is bounded; past it an upload waits for a check to end."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
-
-
-@dataclass(frozen=True)
-class Version:
-    """A version of a participant's bot: the results store's row, with its owner and folder."""
-
-    row: VersionRow
-    entry: Entry
-
-    @property
-    def id(self) -> int:
-        """The store's id of the version."""
-        return self.row.id
-
-    @property
-    def number(self) -> int:
-        """1, 2, ... for each version of the bot."""
-        return self.row.version
-
-    @property
-    def label(self) -> str:
-        """Its name in the history and in ladder pairs: ``alice``, then ``alice.v2``..."""
-        return self.row.label
-
-    @property
-    def participant_id(self) -> int:
-        """The owner's id."""
-        return self.entry.participant_id
-
-    @property
-    def folder(self) -> str:
-        """Where its files are."""
-        return self.entry.folder
-
-    @property
-    def created_at(self) -> str:
-        """When it entered."""
-        return self.row.added_at
-
-    @property
-    def retired_at(self) -> str | None:
-        """When a later version (or the organiser) took it out, if it is out."""
-        return self.row.retired_at
-
-    @property
-    def admission(self) -> str:
-        """``pending`` (being checked), ``admitted`` or ``not_admitted``."""
-        return self.row.admission
-
-    @property
-    def reason(self) -> str:
-        """Why it was not admitted, whole (the failed checks' details, a build's last lines): for its owner."""
-        return self.row.reason
-
-    @property
-    def summary(self) -> str:
-        """The first line of :attr:`reason`, which everyone sees (the rest may quote its build output)."""
-        return self.row.reason.split("\n", 1)[0]
-
-    @property
-    def playing(self) -> bool:
-        """Whether it is the bot's current version and was admitted."""
-        return self.row.current and self.row.admission == "admitted"
-
-
-@dataclass
-class Row:
-    """One leaderboard row as the pages show it: a version's standing and who owns it."""
-
-    standing: Standing
-    participant: Participant
-    version: Version
-    status: str
-    """``""`` (playing) or ``"disqualified"`` (faults, or the organiser)."""
-    reason: str = ""
-
-
-@dataclass
-class Board:
-    """The current field's standings, computed once per change."""
-
-    rows: list[Row]
-    board: Leaderboard
-    """The standings (over the field's matches as they were a moment ago: see :meth:`Competition._standings`)."""
-    matches: int
-    """Matches the ladder has played."""
-    stamp: int
-    paused: bool
-    frozen: bool
-    waiting: list[tuple[Participant, Version]]
-    """Current versions that do not play: being checked, or not admitted (with the reason)."""
-    as_of: float
-    """When the results the ratings are computed from were taken (Unix time): the age of what readers see."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The standings as the API and the live page send them."""
-        return {
-            "matches": self.matches,
-            "paused": self.paused,
-            "frozen": self.frozen,
-            "points_name": self.board.points_name,
-            "as_of": round(self.as_of, 3),
-            "standings": [
-                {
-                    "rank": rank,
-                    "participant": row.participant.name,
-                    "bot": row.version.label,
-                    "version": row.version.number,
-                    "status": row.status,
-                    "reason": row.reason,
-                    **_standing_json(row.standing),
-                }
-                for rank, row in enumerate(self.rows, start=1)
-            ],
-            "not_admitted": [
-                {
-                    "participant": owner.name,
-                    "bot": version.label,
-                    "version": version.number,
-                    "admission": version.admission,
-                    "reason": version.summary,
-                }
-                for owner, version in self.waiting
-            ],
-        }
-
-
-def _standing_json(standing: Standing) -> dict[str, Any]:
-    data = msgspec.to_builtins(standing)
-    return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items() if k not in ("bot", "rank")}
-
-
-@dataclass(frozen=True)
-class Table:
-    """The standings of a field over the ladder's first ``seen`` matches (those between its versions)."""
-
-    ids: frozenset[int]
-    """The playing versions' ids."""
-    seen: int
-    board: Leaderboard
-    version_ids: dict[str, int]
-    """Each bot's playing version's id, by the bot's name."""
-    taken_at: float
-    """When its ``seen`` matches were taken (Unix time)."""
-    strengths: dict[str, float]
-    """The rating fit's strengths, by bot (the next fit starts from them)."""
 
 
 class Busy(ArenaError):
@@ -327,17 +175,9 @@ class Competition:
         """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
         self.stamp = 0
-        self._board: Board | None = None
-        self._board_at = 0.0
-        self._table: Table | None = None
-        self._strengths: dict[str, float] | None = None
-        """The last rating fit's strengths, by bot: the next fit starts there."""
-        self._pair_table = PairTable(self.tid)
-        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
-        self._pair_lock = threading.Lock()
-        self._history_mark = self.played // HISTORY_EVERY
         self._versions: list[Version] | None = None
-        self._field: dict[str, Player] | None = None
+        self.standings = Standings(self)
+        """The field, its leaderboard and ratings (:mod:`arena.server.standings`)."""
         self._checks = FairQueue()
         """Uploads waiting for their check (participants in turn, one check each at a time)."""
         self._slots = CheckSlots(config.check_jobs)
@@ -466,7 +306,7 @@ class Competition:
             line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
             self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
             said.append(line)
-        self.touch()
+        self.field_changed()
         return said
 
     # The field and the standings -------------------------------------------------
@@ -548,19 +388,30 @@ class Competition:
         label = {v.id: v.label for v in self.versions()}
         return [labelled_by_version(m, label) for m in matches]
 
-    def touch(self, *, results_only: bool = False, redraw: bool = False) -> None:
-        """Something shown changed: the standings are stale; tell the live pages.
+    def field_changed(self) -> None:
+        """Something but a result changed (a version, a switch, a disqualification): the field and the standings
+        are drawn anew at once; the live pages are told."""
+        self._versions = None
+        self.standings.forget()
+        self._announce()
 
-        A new result (``results_only``) lets the standings be reused for up to
-        ``BOARD_EVERY_S``; any other change (a version, a switch) recomputes them
-        at once.
-        """
-        self.stamp += 1
-        if redraw or not results_only:  # (a new table: shown at once)
-            self._board = None
+    def results_changed(self) -> None:
+        """A result was recorded, or the standings' table drawn anew: the live pages are told (the board of a
+        result alone is reused for up to ``BOARD_EVERY_S``)."""
+        self._announce()
+
+    def touch(self, *, results_only: bool = False, redraw: bool = False) -> None:
+        """The name of :meth:`field_changed` and :meth:`results_changed` before issue 37 (kept for callers
+        written meanwhile; the lead removes it)."""
         if not results_only:
-            self._versions = None
-            self._field = None
+            self.field_changed()
+            return
+        if redraw:
+            self.standings.forget_board()
+        self.results_changed()
+
+    def _announce(self) -> None:
+        self.stamp += 1
         self.changed.set()
         self.changed = trio.Event()
         if self.ladder is not None:
@@ -591,7 +442,7 @@ class Competition:
             over = self.disk.over(self._owned())
             if over != self.over_quota:
                 self.over_quota = over
-                self.touch()
+                self.field_changed()
                 self._drop_processes()
             await trio.sleep(DISK_EVERY_S)
 
@@ -648,127 +499,16 @@ class Competition:
             raise UploadRefused(str(exc)) from None
 
     def field(self) -> dict[str, Player]:
-        """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
-        if self._field is None:
-            self._field = self._playable()
-        return self._field
-
-    def _playable(self) -> dict[str, Player]:
-        if self.paused or self.frozen:
-            return {}
-        owners = {p.id: p for p in self.state.participants()}
-        out = {}
-        for version in self.versions():
-            owner = owners.get(version.participant_id)
-            spec = self.specs.get(version.id)
-            if not version.playing or owner is None or owner.disqualified or spec is None or self.banned(version):
-                continue
-            row = version.row
-            entrant = Entrant(row.name, row.slot, row.version, row.id, persistent=row.process == "persistent")
-            out[version.label] = Player(entrant, spec, owner=f"participant {owner.id}")
-        return out
+        """The versions that may play now, by label (:meth:`Standings.field`)."""
+        return self.standings.field()
 
     def board(self) -> Board:
-        """The leaderboard of the current field (cached until something changes; see :meth:`touch`).
-
-        The table itself (ratings over every match of the field) is drawn in
-        a worker thread by :meth:`_standings`, from the store's totals per
-        pair of versions, as results come in; this only puts it together
-        with the owners, switches and versions. When the field changed, a
-        version the table does not have yet shows an empty row until the
-        next drawing (a second or so): never another version's row.
-        """
-        cached = self._board
-        if cached is not None and (cached.stamp == self.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
-            return cached
-        owners = {p.id: p for p in self.state.participants()}
-        playing = [v for v in self.versions() if v.playing]
-        table = self._table
-        if table is None:  # before the standings' task has drawn one (a test, a self-check): drawn here, once
-            table = self._table = self._tabulate(playing, self.played, time.time(), None)
-        by_bot = {row.bot: row for row in table.board.standings}
-        rows = []
-        for version in playing:
-            owner = owners[version.participant_id]
-            reason = owner.disqualified and f"disqualified by the organiser: {owner.disqualified}"
-            banned = self.banned(version)
-            reason = reason or (banned and f"disqualified: {banned}")
-            known = table.version_ids.get(version.row.name) == version.id
-            standing = by_bot[version.row.name] if known else Standing(bot=version.row.name)
-            rows.append(Row(standing, owner, version, "disqualified" if reason else "", reason))
-        order = {row.bot: index for index, row in enumerate(table.board.standings)}
-        rows.sort(key=lambda r: (bool(r.status), order.get(r.version.row.name, len(order))))
-        waiting = [(owners[v.participant_id], v) for v in self.versions() if v.row.current and not v.playing]
-        self._board = Board(
-            rows, table.board, self.played, self.stamp, self.paused, self.frozen, waiting, table.taken_at
-        )
-        self._board_at = time.monotonic()
-        return self._board
-
-    def _tabulate(self, playing: list[Version], seen: int, taken_at: float, store: Store | None) -> Table:
-        """The leaderboard of the ``playing`` versions from the store's pair totals (in a thread, given its own
-        read-only ``store``; here with ``None``).
-
-        ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
-        """
-        names = {v.id: v.row.name for v in playing}
-        with self._pair_lock:  # (one drawing at a time: the table is brought up to date in place)
-            self._pair_table.refresh(store or self.store)
-            frozen = self._pair_table.tally(names)
-        frozen.start = self._strengths
-        board = frozen.board(max_faults=self.config.max_faults, points_name=self.game.points_name, head_to_head=False)
-        fit = frozen.ratings
-        strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
-        return Table(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
-
-    def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Table:
-        """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
-        with self.store.reader() as store:
-            return self._tabulate(playing, seen, taken_at, store)
-
-    async def _standings(self) -> None:
-        """Keep the standings' table up to date with the results, drawn in a worker thread.
-
-        The table is drawn from the store's totals per pair of versions (kept
-        in the same transaction as each result), so it costs the field's
-        pairs, not the history, and a replaced or disqualified version needs
-        no recount. It is drawn at most once every ``BOARD_EVERY_S``, or
-        twice as long as the last drawing took: on a large field the
-        standings lag a little more, and the pages and the ladder stay quick.
-        """
-        while True:
-            changed = self.changed
-            playing = [v for v in self.versions() if v.playing]
-            ids = frozenset(v.id for v in playing)
-            table = self._table
-            if table is not None and table.ids == ids and table.seen == self.played:
-                await changed.wait()
-                continue
-            started = time.monotonic()
-            fresh = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
-            if fresh.ids == frozenset(v.id for v in self.versions() if v.playing):  # the field did not change meanwhile
-                self._table = fresh
-                self._strengths = fresh.strengths
-                self._keep_ratings(fresh)
-                self.touch(results_only=True, redraw=True)
-            await trio.sleep(max(BOARD_EVERY_S, 2 * (time.monotonic() - started)))
-
-    def _keep_ratings(self, table: Table) -> None:
-        """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
-        mark = table.seen // HISTORY_EVERY
-        if mark <= self._history_mark:
-            return
-        self._history_mark = mark
-        self.state.add_ratings(
-            table.seen,
-            [(table.version_ids[row.bot], row.rating, row.rating_error) for row in table.board.standings],
-        )
+        """The leaderboard of the current field (:meth:`Standings.board`)."""
+        return self.standings.board()
 
     def ratings(self) -> dict[str, RatingView]:
         """Current ratings of every playing version, by label, for the ladder's choice of pairs."""
-        return {
-            row.version.label: RatingView(row.standing.rating, row.standing.rating_error) for row in self.board().rows
-        }
+        return self.standings.ratings()
 
     def _count_faults(self, match: PlayedMatch) -> bool:
         """Count ``match``'s faults against their versions; whether one of them is disqualified by it."""
@@ -786,10 +526,10 @@ class Competition:
         self.played += 1
         self.disk.charge(match)
         if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
-            self.touch()
+            self.field_changed()
             self._drop_processes()
         else:
-            self.touch(results_only=True)
+            self.results_changed()
 
     # Submissions -------------------------------------------------------------------
     def may_upload(self, participant: Participant) -> None:
@@ -846,13 +586,13 @@ class Competition:
             shutil.rmtree(dest, ignore_errors=True)
             message = str(exc) if isinstance(exc, UploadRefused) else UNPACK_BROKE
             self.state.update_submission(sid, status="refused", message=message)
-            self.touch()
+            self.field_changed()
             return sid
         finally:
             upload.unlink(missing_ok=True)
         self.state.update_submission(sid, folder=str(folder), digest=digest)
         self._checks.put(participant.id, sid)
-        self.touch()
+        self.field_changed()
         return sid
 
     async def _checker(self) -> None:
@@ -868,7 +608,7 @@ class Competition:
                 owner = self.state.participant(version.participant_id) if version is not None else None
                 if version is not None and owner is not None and version.admission == "pending":
                     self._refuse(version, owner, CHECK_BROKE)
-                self.touch()
+                self.field_changed()
             finally:
                 self._checks.done(participant)
 
@@ -889,7 +629,7 @@ class Competition:
             self.state.update_submission(sid, status="refused", message="the server stopped while unpacking it")
             return self._done(sid)
         self.state.update_submission(sid, status="checking")
-        self.touch()
+        self.field_changed()
         folder = Path(submission.folder)
         try:
             spec = owned(load_folder(folder, source=submission.filename), owner.id).with_name(owner.name)
@@ -1014,7 +754,7 @@ class Competition:
             await trio.sleep(min(boot_s, WARM_BOOT_MAX_S))
 
     def _done(self, sid: int) -> Submission:
-        self.touch()
+        self.field_changed()
         found = self.state.submission(sid)
         assert found is not None
         return found
@@ -1023,14 +763,14 @@ class Competition:
     def set_paused(self, paused: bool) -> None:
         """Pause or resume the ladder (pairs in play finish)."""
         self.state.set_setting("paused", "1" if paused else "0")
-        self.touch()
+        self.field_changed()
 
     def set_frozen(self, frozen: bool) -> None:
         """Freeze the competition (no uploads, no new matches) or thaw it; freezing ends the pairs in play unplayed."""
         self.state.set_setting("frozen", "1" if frozen else "0")
         if frozen and self.ladder is not None:
             self.ladder.abort(None, "the organiser froze the competition")
-        self.touch()
+        self.field_changed()
 
     def disqualify(self, participant: Participant, reason: str) -> None:
         """Take ``participant``'s bot out of the ladder, with ``reason`` shown; ``""`` readmits it.
@@ -1042,7 +782,7 @@ class Competition:
         if reason and self.ladder is not None:
             labels = [v.label for v in self.versions(participant.id)]
             self.ladder.abort(labels, f"{participant.name} was disqualified by the organiser")
-        self.touch()
+        self.field_changed()
         self._drop_processes()
 
     def _drop_processes(self) -> None:
@@ -1074,9 +814,9 @@ class Competition:
             specs={v.row.name: self.specs[v.id] for v in field},
             duplicate=True,
         )
-        opened = Opened(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
+        opened = OpenedCompetition(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
         refused = await admit(plan, self.store, opened, log_dir=self.checks_dir / "admission", jobs=1, say=say)
-        self.touch()
+        self.field_changed()
         for version in self.versions():
             if version.admission == "not_admitted":
                 self.specs.pop(version.id, None)
@@ -1107,10 +847,7 @@ class Competition:
 
         await self.admit_field(say)
         os.environ[LIVE_ENV] = "1"  # the ladder's logs are written step by step (the worker inherits it): live pages
-        # The first table of the standings, in a thread (a million matches' pair totals are read once, here).
-        playing = [v for v in self.versions() if v.playing]
-        self._table = await trio.to_thread.run_sync(self._tabulate_apart, playing, self.played, time.time())
-        self._strengths = self._table.strengths
+        await self.standings.draw_first()
         book = await trio.to_thread.run_sync(self._ladder_book)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
@@ -1147,7 +884,7 @@ class Competition:
             )  # fmt: skip
             for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self._checker)
-            nursery.start_soon(self._keep_running, "the standings", self._standings, say)
+            nursery.start_soon(self._keep_running, "the standings", self.standings.keep_drawn, say)
             nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
             nursery.start_soon(self._keep_running, "the log pruner", self._prune_logs, say)
             nursery.start_soon(self.ladder.run, pool)

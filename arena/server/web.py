@@ -63,7 +63,7 @@ from protocol import SEATS
 
 from .._errors import ConfigError, UploadRefused
 from ..competition.ladder import other_table
-from ..competition.results import render_csv
+from ..competition.render import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import retention
@@ -1000,7 +1000,7 @@ class Pages:
             self.c.disqualify(participant, reason if action == "disqualify" else "")
         elif action == "approve":
             self.c.state.set_awaiting(self.participant(str(data.get("name", ""))).id, False)
-            self.c.touch()
+            self.c.field_changed()
         else:
             raise HTTPException(404, f"no admin action {action!r}")
 

@@ -1,0 +1,313 @@
+"""A competition server's standings: the field that may play, its leaderboard, the ratings the ladder pairs by.
+
+:class:`Standings` is the standings part of :class:`~arena.server.service.Competition`:
+it keeps every pair's totals as arrays (:class:`~arena.competition.standings.PairArrays`),
+draws the field's table from them in a worker thread as results come in
+(:meth:`Standings.keep_drawn`: at most once every ``BOARD_EVERY_S``), and puts
+it together with the owners, switches and versions for the pages
+(:meth:`Standings.board`). It reads the competition's versions, owners,
+switches and faults through the competition it belongs to (:class:`Host`: what it
+reads), and tells it when a new table is drawn (``results_changed``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+
+from ..bots.spec import BotSpec
+from ..competition.board import Leaderboard, Standing
+from ..competition.ladder import Player, RatingView
+from ..competition.render import standing_data
+from ..competition.schedule import Entrant
+from ..competition.standings import PairArrays
+from ..competition.store import Store
+from ..games import Game
+from .config import ServerConfig
+from .state import Participant, State
+from .versions import Version
+
+BOARD_EVERY_S = 1.0
+"""While matches finish, the standings are computed at most this often (readers may see them a second late)."""
+HISTORY_EVERY = 10
+"""A rating snapshot is kept every this many matches, for each bot's chart."""
+
+
+@dataclass
+class BoardRow:
+    """One leaderboard row as the pages show it: a version's standing and who owns it."""
+
+    standing: Standing
+    participant: Participant
+    version: Version
+    status: str
+    """``""`` (playing) or ``"disqualified"`` (faults, or the organiser)."""
+    reason: str = ""
+
+
+@dataclass
+class Board:
+    """The current field's standings as the pages show them: the :class:`~arena.competition.board.Leaderboard`
+    with each row's owner, version and status, and the organiser's switches (put together once per change)."""
+
+    rows: list[BoardRow]
+    board: Leaderboard
+    """The standings (over the field's matches as they were a moment ago: see :meth:`Standings.keep_drawn`)."""
+    matches: int
+    """Matches the ladder has played."""
+    stamp: int
+    paused: bool
+    frozen: bool
+    """Whether the organiser froze the competition: no uploads, no matches, the final standings."""
+    waiting: list[tuple[Participant, Version]]
+    """Current versions that do not play: being checked, or not admitted (with the reason)."""
+    as_of: float
+    """When the results the ratings are computed from were taken (Unix time): the age of what readers see."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The standings as the API and the live page send them."""
+        return {
+            "matches": self.matches,
+            "paused": self.paused,
+            "frozen": self.frozen,
+            "points_name": self.board.points_name,
+            "as_of": round(self.as_of, 3),
+            "standings": [
+                {
+                    "rank": rank,
+                    "participant": row.participant.name,
+                    "bot": row.version.label,
+                    "version": row.version.number,
+                    "status": row.status,
+                    "reason": row.reason,
+                    **standing_json(row.standing),
+                }
+                for rank, row in enumerate(self.rows, start=1)
+            ],
+            "not_admitted": [
+                {
+                    "participant": owner.name,
+                    "bot": version.label,
+                    "version": version.number,
+                    "admission": version.admission,
+                    "reason": version.summary,
+                }
+                for owner, version in self.waiting
+            ],
+        }
+
+
+def standing_json(standing: Standing) -> dict[str, Any]:
+    """A row's standing as the API sends it (its rank and name are the board's; NaN is ``null``)."""
+    data = standing_data(standing)
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items() if k not in ("bot", "rank")}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The standings of a field over the ladder's first ``seen`` matches (those between its versions)."""
+
+    ids: frozenset[int]
+    """The playing versions' ids."""
+    seen: int
+    board: Leaderboard
+    version_ids: dict[str, int]
+    """Each bot's playing version's id, by the bot's name."""
+    taken_at: float
+    """When its ``seen`` matches were taken (Unix time)."""
+    strengths: dict[str, float]
+    """The rating fit's strengths, by bot (the next fit starts from them)."""
+
+
+class Host(Protocol):
+    """What :class:`Standings` reads of the competition it belongs to (:class:`arena.server.service.Competition`)."""
+
+    tid: int
+    played: int
+    """Matches the ladder has recorded."""
+    stamp: int
+    """Counts the changes shown (a board is reused while it has not changed)."""
+    changed: trio.Event
+    store: Store
+    state: State
+    config: ServerConfig
+    game: Game
+    specs: dict[int, BotSpec]
+
+    @property
+    def paused(self) -> bool: ...
+
+    @property
+    def frozen(self) -> bool: ...
+
+    def versions(self, pid: int | None = None) -> list[Version]: ...
+
+    def banned(self, version: Version) -> str: ...
+
+    def results_changed(self) -> None: ...
+
+
+class Standings:
+    """The standings of competition ``c``: its field, its leaderboard (cached until something changes) and the
+    ratings the ladder pairs by."""
+
+    def __init__(self, c: Host) -> None:
+        self.c = c
+        self.snapshot: Snapshot | None = None
+        """The last table drawn (``None`` until the first drawing)."""
+        self._board: Board | None = None
+        self._board_at = 0.0
+        self._strengths: dict[str, float] | None = None
+        """The last rating fit's strengths, by bot: the next fit starts there."""
+        self._pairs = PairArrays(c.tid)
+        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
+        self._pairs_lock = threading.Lock()
+        self._history_mark = c.played // HISTORY_EVERY
+        self._field: dict[str, Player] | None = None
+
+    def forget(self) -> None:
+        """Something but a result changed (a version, a switch, a disqualification): field and board anew."""
+        self._board = None
+        self._field = None
+
+    def forget_board(self) -> None:
+        """A new table was drawn: the board is put together again at once."""
+        self._board = None
+
+    def field(self) -> dict[str, Player]:
+        """The versions that may play now, by label (kept until something but a result changes: :meth:`forget`)."""
+        if self._field is None:
+            self._field = self._playable()
+        return self._field
+
+    def _playable(self) -> dict[str, Player]:
+        c = self.c
+        if c.paused or c.frozen:
+            return {}
+        owners = {p.id: p for p in c.state.participants()}
+        out = {}
+        for version in c.versions():
+            owner = owners.get(version.participant_id)
+            spec = c.specs.get(version.id)
+            if not version.playing or owner is None or owner.disqualified or spec is None or c.banned(version):
+                continue
+            row = version.row
+            entrant = Entrant(row.name, row.slot, row.version, row.id, persistent=row.process == "persistent")
+            out[version.label] = Player(entrant, spec, owner=f"participant {owner.id}")
+        return out
+
+    def board(self) -> Board:
+        """The leaderboard of the current field (cached until something changes: :meth:`forget`, or a result).
+
+        The table itself (ratings over every match of the field) is drawn in
+        a worker thread by :meth:`keep_drawn`, from the store's totals per
+        pair of versions, as results come in; this only puts it together
+        with the owners, switches and versions. When the field changed, a
+        version the table does not have yet shows an empty row until the
+        next drawing (a second or so): never another version's row.
+        """
+        c = self.c
+        cached = self._board
+        if cached is not None and (cached.stamp == c.stamp or time.monotonic() - self._board_at < BOARD_EVERY_S):
+            return cached
+        owners = {p.id: p for p in c.state.participants()}
+        playing = [v for v in c.versions() if v.playing]
+        table = self.snapshot
+        if table is None:  # before the standings' task has drawn one (a test, a self-check): drawn here, once
+            table = self.snapshot = self._tabulate(playing, c.played, time.time(), None)
+        by_bot = {row.bot: row for row in table.board.standings}
+        rows = []
+        for version in playing:
+            owner = owners[version.participant_id]
+            reason = owner.disqualified and f"disqualified by the organiser: {owner.disqualified}"
+            banned = c.banned(version)
+            reason = reason or (banned and f"disqualified: {banned}")
+            known = table.version_ids.get(version.row.name) == version.id
+            standing = by_bot[version.row.name] if known else Standing(bot=version.row.name)
+            rows.append(BoardRow(standing, owner, version, "disqualified" if reason else "", reason))
+        order = {row.bot: index for index, row in enumerate(table.board.standings)}
+        rows.sort(key=lambda r: (bool(r.status), order.get(r.version.row.name, len(order))))
+        waiting = [(owners[v.participant_id], v) for v in c.versions() if v.row.current and not v.playing]
+        self._board = Board(rows, table.board, c.played, c.stamp, c.paused, c.frozen, waiting, table.taken_at)
+        self._board_at = time.monotonic()
+        return self._board
+
+    def _tabulate(self, playing: list[Version], seen: int, taken_at: float, store: Store | None) -> Snapshot:
+        """The leaderboard of the ``playing`` versions from the store's pair totals (in a thread, given its own
+        read-only ``store``; here with ``None``).
+
+        ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
+        """
+        names = {v.id: v.row.name for v in playing}
+        with self._pairs_lock:  # (one drawing at a time: the arrays are brought up to date in place)
+            self._pairs.refresh(store or self.c.store)
+            totals = self._pairs.totals(names)
+        totals.start = self._strengths
+        board = totals.board(
+            max_faults=self.c.config.max_faults, points_name=self.c.game.points_name, head_to_head=False
+        )
+        fit = totals.ratings
+        strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
+        return Snapshot(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
+
+    def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Snapshot:
+        """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
+        with self.c.store.reader() as store:
+            return self._tabulate(playing, seen, taken_at, store)
+
+    async def draw_first(self) -> None:
+        """Draw the first table, in a thread (a million matches' pair totals are read once, here)."""
+        c = self.c
+        playing = [v for v in c.versions() if v.playing]
+        self.snapshot = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
+        self._strengths = self.snapshot.strengths
+
+    async def keep_drawn(self) -> None:
+        """Keep the standings' table up to date with the results, drawn in a worker thread.
+
+        The table is drawn from the store's totals per pair of versions (kept
+        in the same transaction as each result), so it costs the field's
+        pairs, not the history, and a replaced or disqualified version needs
+        no recount. It is drawn at most once every ``BOARD_EVERY_S``, or
+        twice as long as the last drawing took: on a large field the
+        standings lag a little more, and the pages and the ladder stay quick.
+        """
+        c = self.c
+        while True:
+            changed = c.changed
+            playing = [v for v in c.versions() if v.playing]
+            ids = frozenset(v.id for v in playing)
+            table = self.snapshot
+            if table is not None and table.ids == ids and table.seen == c.played:
+                await changed.wait()
+                continue
+            started = time.monotonic()
+            fresh = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
+            if fresh.ids == frozenset(v.id for v in c.versions() if v.playing):  # the field did not change meanwhile
+                self.snapshot = fresh
+                self._strengths = fresh.strengths
+                self._keep_ratings(fresh)
+                self.forget_board()
+                c.results_changed()
+            await trio.sleep(max(BOARD_EVERY_S, 2 * (time.monotonic() - started)))
+
+    def _keep_ratings(self, table: Snapshot) -> None:
+        """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
+        mark = table.seen // HISTORY_EVERY
+        if mark <= self._history_mark:
+            return
+        self._history_mark = mark
+        self.c.state.add_ratings(
+            table.seen,
+            [(table.version_ids[row.bot], row.rating, row.rating_error) for row in table.board.standings],
+        )
+
+    def ratings(self) -> dict[str, RatingView]:
+        """Current ratings of every playing version, by label, for the ladder's choice of pairs."""
+        return {
+            row.version.label: RatingView(row.standing.rating, row.standing.rating_error) for row in self.board().rows
+        }

@@ -1,0 +1,93 @@
+"""The server's standings part: when its board is reused and when it is drawn anew, and what it shows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.competition.records import Record
+from arena.competition.store import PlayedMatch
+from arena.server.config import load
+from arena.server.service import Competition
+from arena.server.standings import BOARD_EVERY_S
+
+from .servertools import write_config
+
+
+@pytest.fixture
+def competition(tmp_path: Path) -> Iterator[Competition]:
+    house = ("minimal-python", "random-python", "simple-py")
+    opened = Competition(load(write_config(tmp_path, house=house)))
+    try:
+        opened.add_house_bots()
+        for version in opened.versions():
+            opened.store.set_admission(version.id, "admitted")
+        opened.field_changed()
+        yield opened
+    finally:
+        opened.close()
+
+
+def play(competition: Competition, number: int, winner: str | None) -> None:
+    a, b = sorted(competition.field().values(), key=lambda p: p.entrant.name)[:2]
+    match = PlayedMatch(
+        key=f"m{number}", cycle=0, deal=f"d{number}", leg=0, bot_a=a.entrant.name, bot_b=b.entrant.name, seed=number,
+        points=(1.0, 0.0) if winner == "A" else (0.0, 1.0) if winner == "B" else (0.5, 0.5), winner=winner,
+        versions=(a.entrant.version_id, b.entrant.version_id),
+    )  # fmt: skip
+    competition.store.record_match(competition.tid, match)
+    competition.played += 1
+
+
+def test_a_result_reuses_the_board_until_a_new_table_is_drawn(competition: Competition) -> None:
+    first = competition.board()
+    stamp = competition.stamp
+    play(competition, 1, "A")
+    competition.results_changed()
+    assert competition.stamp == stamp + 1  # the live pages are told
+    if time.monotonic() - competition.standings._board_at < BOARD_EVERY_S:  # (a slow machine may be past it)
+        assert competition.board() is first  # a result alone: the board of a moment ago
+    competition.standings.snapshot = None  # as the standings' task does when it has drawn a new table
+    competition.standings.forget_board()
+    drawn = competition.board()
+    assert drawn is not first and drawn.matches == competition.played == 1
+    assert sum(row.standing.matches for row in drawn.rows) == 2
+
+
+def test_a_change_of_the_field_draws_the_field_and_the_board_anew(competition: Competition) -> None:
+    before, field = competition.board(), competition.field()
+    assert len(field) == 3 and len(before.rows) == 3
+    competition.set_paused(True)  # (a switch: field_changed)
+    assert competition.field() == {} and competition.board() is not before and competition.board().paused
+    competition.set_paused(False)
+    assert competition.field().keys() == field.keys()
+
+
+def test_the_old_touch_still_does_what_it_did(competition: Competition) -> None:
+    board = competition.board()
+    competition.touch()
+    assert competition.board() is not board
+    board = competition.board()
+    competition.touch(results_only=True, redraw=True)
+    assert competition.board() is not board
+
+
+def test_ratings_are_the_board_s_and_the_record_counts_matches_and_pairs(competition: Competition) -> None:
+    for number, winner in enumerate(["A", "B", None, "A"]):
+        play(competition, number, winner)
+    competition.standings.snapshot = None
+    competition.field_changed()
+    rows = {row.version.label: row.standing for row in competition.board().rows}
+    ratings = competition.ratings()
+    assert ratings.keys() == rows.keys()
+    assert all(ratings[label].elo == rows[label].rating for label in rows)
+    record = Record()
+    record.add_pair(1.0, 0.5)
+    record.add_pair(0.5, 0.5)
+    record.add_match("L")
+    record.unpaired += 1
+    assert (record.matches, record.wins, record.draws, record.losses, record.wd, record.dd) == (5, 1, 3, 1, 1, 1)
+    assert record.pairs == 2 and record.pentanomial() == (0, 0, 1, 1, 0) and not record.paired
