@@ -204,9 +204,10 @@ class History:
                 number += 1
                 if table is None or number % self.REFIT == 0:
                     playing = [v for v in c.versions() if v.playing]
-                    table = c._tabulate(playing, c.played, time.time(), None)
-                    c._strengths = table.strengths
-                if number % HISTORY_EVERY == 0:
+                    with contextlib.suppress(ArithmeticError):  # (the server draws the table again later, too)
+                        table = c._tabulate(playing, c.played, time.time(), None)
+                        c._strengths = table.strengths
+                if table is not None and number % HISTORY_EVERY == 0:
                     c._keep_ratings(dataclasses.replace(table, seen=c.played))
         with contextlib.closing(retention.connect(c.store.path)) as db:
             retention.catch_up(db)
