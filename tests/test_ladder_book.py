@@ -34,7 +34,7 @@ def _matches(deal: Pair | Tables, ids: dict[str, int], rng: random.Random) -> li
             PlayedMatch(
                 key=scheduled.key, cycle=0, deal=scheduled.deal, leg=scheduled.leg, bot_a=scheduled.bot_a,
                 bot_b=scheduled.bot_b, seed=scheduled.seed, points=points, winner=winner,
-                    versions=(ids[scheduled.bot_a], ids[scheduled.bot_b]),
+                versions=(ids[scheduled.bot_a], ids[scheduled.bot_b]),
             )
         )  # fmt: skip
     return out
