@@ -249,13 +249,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def refit(config_path: Path) -> dict[str, float]:
-    """Each playing version's rating, fitted from scratch from the database as it is (no earlier strengths)."""
+def refit(config_path: Path) -> tuple[int, dict[str, float]]:
+    """The matches of the database as it is, and each playing version's rating fitted from scratch from it (no
+    earlier strengths)."""
     competition = Competition(load(config_path))
     try:
         playing = [v for v in competition.versions() if v.playing]
         table = competition._tabulate(playing, competition.played, time.time(), None)
-        return {row.bot: row.rating for row in table.board.standings}
+        return competition.played, {row.bot: row.rating for row in table.board.standings}
     finally:
         competition.close()
 
@@ -270,12 +271,24 @@ def server_rss(process: psutil.Process) -> int:
     return total
 
 
-def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
-    """Serve the competition, time its pages with the ladder playing, stop it; the figures by name."""
+def served_copy(config_path: Path) -> Path:
+    """A config serving a copy of the built database (the ladder adds matches: the built one stays as it was)."""
     data = load(config_path).data_dir
-    database = data / "server.sqlite"
+    copy = config_path.parent / "served"
+    shutil.rmtree(copy, ignore_errors=True)
+    copy.mkdir()
+    shutil.copy2(data / "server.sqlite", copy / "server.sqlite")
+    served = config_path.with_name("served.toml")
+    served.write_text(config_path.read_text().replace(f'data_dir = "{data}"', f'data_dir = "{copy}"'))
+    return served
+
+
+def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
+    """Serve a copy of the competition, time its pages with the ladder playing, stop it; the figures by name."""
+    config_path = served_copy(config_path)
+    database = load(config_path).data_dir / "server.sqlite"
     out: dict[str, float] = {"database B/match": database.stat().st_size / size}
-    expected = refit(config_path)
+    played, expected = refit(config_path)
     started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"],
@@ -297,7 +310,7 @@ def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
             out["start s"] = time.monotonic() - started
             server = psutil.Process(process.pid)
             standings = client.get("/api/standings").json()
-            if standings["matches"] == size:  # the table drawn at start, of the database as built
+            if standings["matches"] == played:  # the table drawn at start, of the database as served
                 ratings = {row["participant"]: row["rating"] for row in standings["standings"]}
                 out["refit max |diff|"] = max(abs(ratings[name] - elo) for name, elo in expected.items())
             else:
