@@ -1,33 +1,34 @@
-"""Months of data: the competition server and ``arena results`` on 10k, 100k and 1M recorded matches.
+"""Months of data: the competition server and ``arena results`` on 10k, 100k and 1M matches a server wrote.
 
-For each size, a competition is built with the project's own store (once:
-it is kept under ``--cache``, by default a folder of the system's temporary
-directory): ``bots`` house bots (copies of the minimal Python sample bot under
-other names), and a ladder's history of duplicate pairs between them, with
-results drawn from each bot's hidden strength (Bradley-Terry), a fault now and
-then (a few bots fault often enough to be disqualified by them), versions
-replaced along the way (their matches stay in the history, out of the
-standings), and some bots disqualified by the organiser. The history is
-written with :meth:`Store.record_matches` in one transaction, the standings'
-pair totals with it.
+For each size, a database is built as a server writes it (once: it is kept
+under ``--cache``, by default a folder of the system's temporary directory,
+named by its parameters): ``--bots`` bots (house bots and participants'
+uploads, copies of the minimal Python sample bot), every match recorded one at
+a time through the store's ``record_match`` and the service's ``_recorded``,
+rating snapshots by the service's ``_keep_ratings`` every ``HISTORY_EVERY``
+matches, replaced and disqualified versions, match log rows (see
+:class:`History`).
 
-Then ``arena serve`` is started on it (its own process) and measured from
-outside, with the ladder playing:
+Then ``arena serve`` is started on a copy of it (its own process) and
+measured from outside, with the ladder playing:
 
 * **start**: from the process's start to the first page (``/``) answered;
-* **RSS**: the server process's resident memory (its match worker apart);
-* **p95** of ``/``, a bot page, ``/api/matches?bot=``, a match page and
-  ``/api/standings``, requested one after another for ``--seconds``;
-* **standings age**: ``now - as_of`` of ``/api/standings`` polled meanwhile,
-  counted when matches were recorded since the previous poll (a ladder that
-  pauses between pairs has nothing the standings could be behind): at most
-  how far behind the last recorded match they are;
+* **RSS**: the server's process and its own children (the match worker), the
+  bots' processes apart, and the server's process alone;
+* **p95** of ``/``, a bot page, ``/api/bots/NAME``, ``/api/matches`` (latest
+  100), ``/api/matches?bot=``, a match page and ``/api/standings``, requested
+  one after another for ``--seconds``;
+* **standings lag**: ``now - as_of`` of ``/api/standings`` polled meanwhile,
+  counted when matches were recorded since the previous poll;
+* **database bytes per match**, and the largest difference between the
+  ratings shown at start and a fit from scratch of the same database;
 * ``arena results`` on the database: seconds and peak RSS.
 
-The machine may be shared: the load average is printed beside the figures,
-and the ratios to the smallest size of the same run say what grows.
+The machine may be shared: the load averages are printed beside each size's
+figures.
 
-Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--seconds 30] [--cache DIR] [--rebuild]``
+Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--bots 300] [--seconds 30] [--cache DIR]
+[--rebuild] [--build-only] [--no-results]``
 """
 
 from __future__ import annotations
