@@ -3,7 +3,7 @@
 The database: for each size, the competition ``bench_scale.py`` builds (the
 project's own store and schema; reused from its ``--cache``) is copied, each
 match given the log path a served match has (``DATA_DIR/logs/KEY.jsonl.gz``:
-``bench_scale`` records none) and noted by the log retention as the server's
+``bench_scale`` now records them itself) and noted by the log retention as the server's
 pruner notes it, then VACUUMed; its size over its matches is the bytes a
 match costs, and SQLite's ``dbstat`` says which tables and indexes take them.
 
@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_scale import build  # noqa: E402
+from bench_scale import BOTS, build  # noqa: E402
 
 from arena.competition.store import Store  # noqa: E402
 from arena.server import retention  # noqa: E402
@@ -42,7 +42,7 @@ from arena.server.state import State  # noqa: E402
 
 def database_bytes(size: int, cache: Path, scratch: Path) -> None:
     """Print the database's bytes per match at ``size`` matches, and the tables and indexes that hold them."""
-    config = load(build(size, cache, rebuild=False))
+    config = load(build(size, BOTS, cache, rebuild=False))
     copy = scratch / f"server-{size}.sqlite"
     backup_database(config.data_dir / "server.sqlite", copy)
     with Store.open(copy) as store:

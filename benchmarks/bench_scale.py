@@ -1,39 +1,41 @@
-"""Months of data: the competition server and ``arena results`` on 10k, 100k and 1M recorded matches.
+"""Months of data: the competition server and ``arena results`` on 10k, 100k and 1M matches a server wrote.
 
-For each size, a competition is built with the project's own store (once:
-it is kept under ``--cache``, by default a folder of the system's temporary
-directory): ``bots`` house bots (copies of the minimal Python sample bot under
-other names), and a ladder's history of duplicate pairs between them, with
-results drawn from each bot's hidden strength (Bradley-Terry), a fault now and
-then (a few bots fault often enough to be disqualified by them), versions
-replaced along the way (their matches stay in the history, out of the
-standings), and some bots disqualified by the organiser. The history is
-written with :meth:`Store.record_matches` in one transaction, the standings'
-pair totals with it.
+For each size, a database is built as a server writes it (once: it is kept
+under ``--cache``, by default a folder of the system's temporary directory,
+named by its parameters): ``--bots`` bots (house bots and participants'
+uploads, copies of the minimal Python sample bot), every match recorded one at
+a time through the store's ``record_match`` and the service's ``_recorded``,
+rating snapshots by the service's ``_keep_ratings`` every ``HISTORY_EVERY``
+matches, replaced and disqualified versions, match log rows (see
+:class:`History`).
 
-Then ``arena serve`` is started on it (its own process) and measured from
-outside, with the ladder playing:
+Then ``arena serve`` is started on a copy of it (its own process) and
+measured from outside, with the ladder playing:
 
 * **start**: from the process's start to the first page (``/``) answered;
-* **RSS**: the server process's resident memory (its match worker apart);
-* **p95** of ``/``, a bot page, ``/api/matches?bot=``, a match page and
-  ``/api/standings``, requested one after another for ``--seconds``;
-* **standings age**: ``now - as_of`` of ``/api/standings`` polled meanwhile,
-  counted when matches were recorded since the previous poll (a ladder that
-  pauses between pairs has nothing the standings could be behind): at most
-  how far behind the last recorded match they are;
+* **RSS**: the server's process and its own children (the match worker), the
+  bots' processes apart, and the server's process alone;
+* **p95** of ``/``, a bot page, ``/api/bots/NAME``, ``/api/matches`` (latest
+  100), ``/api/matches?bot=``, a match page and ``/api/standings``, requested
+  one after another for ``--seconds``;
+* **standings lag**: ``now - as_of`` of ``/api/standings`` polled meanwhile,
+  counted when matches were recorded since the previous poll;
+* **database bytes per match**, and the largest difference between the
+  ratings shown at start and a fit from scratch of the same database;
 * ``arena results`` on the database: seconds and peak RSS.
 
-The machine may be shared: the load average is printed beside the figures,
-and the ratios to the smallest size of the same run say what grows.
+The machine may be shared: the load averages are printed beside each size's
+figures.
 
-Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--seconds 30] [--cache DIR] [--rebuild]``
+Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--bots 300] [--seconds 30] [--cache DIR]
+[--rebuild] [--build-only] [--no-results]``
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import math
 import os
 import random
@@ -53,32 +55,41 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from arena.bots.spec import hash_path, load_folder  # noqa: E402
+from arena.competition.ladder import Tables  # noqa: E402
 from arena.competition.plan import enter_version  # noqa: E402
+from arena.competition.schedule import Scheduled  # noqa: E402
 from arena.competition.store import FaultRow, PlayedMatch  # noqa: E402
+from arena.server import retention  # noqa: E402
 from arena.server.config import load  # noqa: E402
-from arena.server.service import Competition, Version  # noqa: E402
-from arena.server.state import Entry  # noqa: E402
+from arena.server.service import HISTORY_EVERY, Competition, owned  # noqa: E402
+from arena.server.state import Participant  # noqa: E402
 
-BOTS = {10_000: 20, 100_000: 100, 1_000_000: 300}
-"""Bots in the field for each size (the issue's table)."""
+BOTS = 300
+"""Bots in the field (the issue's table: 300 at every size)."""
+HOUSE = 10
+"""Of which house bots (the config's); the others are participants' uploads."""
 SAMPLE = REPO / "sample_bots" / "rps-poker" / "minimal-python"
-BATCH = 50_000
-"""Matches generated and handed to the store at a time (all in one transaction)."""
+BUILD = 2
+"""The builder's own version: a cached database built by an older builder is built again."""
 
 
-def build(size: int, cache: Path, *, rebuild: bool) -> Path:
+def folder_of(size: int, bots: int, cache: Path) -> Path:
+    """Where the database of ``size`` matches of ``bots`` bots is kept (named by everything it was built from)."""
+    return cache / f"scale-b{BUILD}-{bots}bots-{size}m-every{HISTORY_EVERY}"
+
+
+def build(size: int, bots: int, cache: Path, *, rebuild: bool) -> Path:
     """The config of a server whose competition has ``size`` matches (built once, then reused)."""
-    bots = BOTS.get(size, max(2, round(math.sqrt(size) / 3)))
-    folder = cache / f"scale-{bots}-{size}"
+    folder = folder_of(size, bots, cache)
     config_path = folder / "server.toml"
     if (folder / "built").exists() and not rebuild:
         return config_path
     shutil.rmtree(folder, ignore_errors=True)
-    names = [f"b{i:03d}" for i in range(bots)]
+    names = [f"h{i:03d}" for i in range(min(HOUSE, bots))]
     for name in names:
-        shutil.copytree(SAMPLE, folder / "bots" / name)
-        (folder / "bots" / name / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\nreuse = true\n')
-    house = ", ".join(f'"{folder / "bots" / name}"' for name in names)
+        _bot_folder(folder / "house" / name, name)
+    house = ", ".join(f'"{folder / "house" / name}"' for name in names)
     config_path.write_text(
         f'name = "Scale {size}"\ngame = "rps-poker"\nmax_faults = 30\nhouse_bots = [{house}]\n'
         f'[ladder]\nplacement_pairs = 1\npair_budget = 1000000\n[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
@@ -87,80 +98,148 @@ def build(size: int, cache: Path, *, rebuild: bool) -> Path:
     competition = Competition(load(config_path))
     try:
         competition.add_house_bots()
-        for version in competition.versions():
+        for version in competition.versions():  # (the server admits them at its first start: here, at once)
             competition.store.set_admission(version.id, "admitted")
-        competition._versions = None  # (read again: admitted now)
-        _history(competition, size, random.Random(size))
+        competition.touch()
+        History(competition, folder, random.Random(size)).play(size, bots)
     finally:
         competition.close()
-    (folder / "built").write_text(f"{time.perf_counter() - started:.1f} s\n")
-    print(f"built {size:,} matches of {bots} bots in {time.perf_counter() - started:.1f} s: {folder}", flush=True)
+    took = time.perf_counter() - started
+    (folder / "built").write_text(f"{took:.1f} s\n")
+    print(f"built {size:,} matches of {bots} bots in {took:.1f} s ({uptime()}): {folder}", flush=True)
     return config_path
 
 
-def _history(competition: Competition, size: int, rng: random.Random) -> None:
-    """Record ``size`` matches of a ladder between the competition's house bots, as described above."""
-    store, tid = competition.store, competition.tid
-    owners = {p.name: p for p in competition.state.participants()}
-    current = {v.row.name: v for v in competition.versions() if v.playing}
-    specs = {name: competition.specs[v.id] for name, v in current.items()}
-    strength = {name: rng.gauss(0, 1.2) for name in current}
-    faulty = set(rng.sample(sorted(current), max(1, len(current) // 50)))
-    met: dict[tuple[str, str], int] = {}
-    batch: list[PlayedMatch] = []
-    entries: list[Entry] = []
-    replace_every = max(1, size // (2 * max(4, len(current) // 5)))  # about a fifth of the field replaced once
-    with store.transaction():
-        for number in range(size // 2):
-            if number and number % replace_every == 0:
-                store.record_matches(tid, batch)
-                batch = []
-                name = rng.choice(sorted(current))
-                old = current[name]
-                row = enter_version(store, tid, name, specs[name])
-                store.set_admission(row.id, "admitted")
-                store.retire(old.id, "changed")
-                current[name] = Version(store.version(row.id), Entry(row.id, owners[name].id, None, old.folder))
-                entries.append(current[name].entry)
-                strength[name] += rng.gauss(0, 0.3)
-            a, b = sorted(rng.sample(sorted(current), 2))
-            va, vb = current[a], current[b]
-            first, second = sorted((va.label, vb.label))
-            pair = met[first, second] = met.get((first, second), -1) + 1
-            deal = f"{first}~{second}~{pair}"
-            for leg, (x, y) in enumerate(((va, vb), (vb, va)) if va.label == first else ((vb, va), (va, vb))):
-                batch.append(_match(rng, deal, leg, x, y, strength, faulty))
-            if len(batch) >= BATCH:
-                store.record_matches(tid, batch)
-                batch = []
-        store.record_matches(tid, batch)
-    for entry in entries:  # (the server's own tables: after the store's transaction)
-        competition.state.add_entry(entry.version_id, entry.participant_id, submission_id=None, folder=entry.folder)
-    for name in rng.sample(sorted(current), max(1, len(current) // 50)):
-        competition.state.set_disqualified(owners[name].id, "benchmark: disqualified by the organiser")
+def _bot_folder(folder: Path, name: str) -> Path:
+    shutil.copytree(SAMPLE, folder)
+    (folder / "bot.toml").write_text(f'name = "{name}"\nrun = "python3 bot.py"\nreuse = true\n')
+    return folder
 
 
-def _match(rng: random.Random, deal: str, leg: int, va: Version, vb: Version, strength: dict[str, float],
-           faulty: set[str]) -> PlayedMatch:  # fmt: skip
-    name_a, name_b = va.row.name, vb.row.name
-    faults: tuple[FaultRow, ...] = ()
-    forfeit: tuple[str, ...] = ()
-    for seat, name in (("A", name_a), ("B", name_b)):
-        if rng.random() < (0.02 if name in faulty else 0.0005):
-            faults += (FaultRow(seat, name, "timeout", "no answer within 2 s"),)
-            forfeit += (seat,)
-    p = 1 / (1 + math.exp(strength[name_b] - strength[name_a]))
-    if forfeit:
-        winner = None if len(forfeit) == 2 else ("B" if forfeit == ("A",) else "A")
-    else:
-        roll = rng.random()
-        winner = "A" if roll < 0.9 * p else "B" if roll > 1 - 0.9 * (1 - p) else None
-    points = {"A": (3.0, 0.0), "B": (0.0, 3.0), None: (1.0, 1.0)}[winner]
-    return PlayedMatch(
-        key=f"{deal}-{'ab'[leg]}", cycle=0, deal=deal, leg=leg, bot_a=name_a, bot_b=name_b,
-        seed=rng.getrandbits(62), points=points, winner=winner, forfeit=forfeit, faults=faults,
-        duration_s=0.2, versions=(va.id, vb.id),
-    )  # fmt: skip
+class History:
+    """A months-long ladder's history, written as the server writes it.
+
+    Each match goes through :meth:`Store.record_match` and the service's own
+    ``_recorded`` (what the ladder calls after it), one at a time, as the
+    ladder records them; the matches are deals at two tables (the server's
+    default scheme), seated and seeded by the ladder's own :class:`Tables`,
+    among the service's own :meth:`Competition.field`. The results are drawn
+    from each bot's hidden strength (Bradley-Terry), with a fault now and then
+    (a few bots fault often enough to be disqualified by them). Participants
+    upload (a submission, its entry, its admission: the check itself is not
+    run), a fifth of them upload new versions along the way (the old one
+    retired, its matches kept), some are disqualified by the organiser. Every
+    ``HISTORY_EVERY`` matches the service's ``_keep_ratings`` keeps a snapshot
+    of the field's ratings, from a table drawn by the service's own
+    ``_tabulate`` (drawn again every ``REFIT`` matches: the fit is the slow
+    part, and a snapshot's rows are the same size whatever its values).
+    Each match names a log file (not written: a log's bytes are the pruner's
+    concern), and the pruner's catch-up notes them in ``match_logs`` at the end.
+    """
+
+    REFIT = 2_000
+
+    def __init__(self, competition: Competition, folder: Path, rng: random.Random) -> None:
+        self.c = competition
+        self.folder = folder
+        self.rng = rng
+        self.strength: dict[str, float] = {}
+        self.faulty: set[str] = set()
+        self.numbers: dict[tuple[str, ...], int] = {}
+        self.uploads = 0
+
+    def upload(self, participant: Participant) -> None:
+        """A new version of ``participant``'s bot, entered as the submissions' pipeline enters one that passed."""
+        c, name = self.c, participant.name
+        self.uploads += 1
+        folder = _bot_folder(self.folder / "data" / "bench-uploads" / f"{self.uploads}", name)
+        sid = c.state.add_submission(participant.id, filename="bot.zip", language="python", size=2_000)
+        spec = load_folder(folder)
+        c.state.update_submission(sid, folder=str(folder), digest=hash_path(folder))
+        others = [v for v in c.versions(participant.id) if v.row.current]
+        row = enter_version(c.store, c.tid, name, spec)
+        c.state.add_entry(row.id, participant.id, submission_id=sid, folder=str(folder))
+        with c.store.transaction():
+            c.store.set_admission(row.id, "admitted")
+            for old in others:
+                c.store.retire(old.id, "changed")
+            c.store.log_change(c.tid, "changed" if others else "added", f"{name}: version {row.version} entered", name)
+        c.specs[row.id] = owned(spec, participant.id).with_name(row.label)
+        for old in others:
+            c.specs.pop(old.id, None)
+        c.state.update_submission(sid, status="passed", report=[], message=f"version {row.version}")
+        c.touch()
+        self.strength[name] = self.strength.get(name, self.rng.gauss(0, 1.2)) + self.rng.gauss(0, 0.3)
+
+    def play(self, size: int, bots: int) -> None:
+        c, rng = self.c, self.rng
+        people = [c.state.add_participant(f"p{i:03d}")[0] for i in range(bots - HOUSE)]
+        for participant in people:
+            self.upload(participant)
+        for name in {p.name for p in c.state.participants() if p.is_house}:
+            self.strength[name] = rng.gauss(0, 1.2)
+        self.faulty = set(rng.sample(sorted(self.strength), max(1, bots // 50)))
+        replace_every = max(1, size // max(1, len(people) // 5 * 2))  # a fifth of them upload twice more
+        disqualify_at = set(rng.sample(range(size), max(1, bots // 50)))
+        logs = c.logs
+        table = None
+        number = 0
+        while number < size:
+            field = c.field()
+            if number // replace_every != (number + 2) // replace_every:
+                self.upload(rng.choice(people))
+                field = c.field()
+            if any(n in disqualify_at for n in (number, number + 1)):
+                victim = rng.choice(people)
+                if not victim.disqualified:
+                    c.state.set_disqualified(victim.id, "benchmark: disqualified by the organiser")
+                    c.touch()
+                    field = c.field()
+            a1, b1, a2, b2 = rng.sample(sorted(field), 4)
+            quad = (a1, b1, a2, b2)
+            deal_number = self.numbers[quad] = self.numbers.get(quad, -1) + 1
+            for scheduled in Tables(a1, b1, a2, b2, deal_number).matches(c.seed, field):
+                match = self.result(scheduled, logs)
+                if c.store.record_match(c.tid, match):  # (as the ladder does, then its callback)
+                    c._recorded(match)
+                number += 1
+                if table is None or number % self.REFIT == 0:
+                    playing = [v for v in c.versions() if v.playing]
+                    with contextlib.suppress(ArithmeticError):  # (the server draws the table again later, too)
+                        table = c._tabulate(playing, c.played, time.time(), None)
+                        c._strengths = table.strengths
+                if table is not None and number % HISTORY_EVERY == 0:
+                    c._keep_ratings(dataclasses.replace(table, seen=c.played))
+        with contextlib.closing(retention.connect(c.store.path)) as db:
+            retention.catch_up(db)
+
+    def result(self, scheduled: Scheduled, logs: Path) -> PlayedMatch:
+        rng = self.rng
+        faults: tuple[FaultRow, ...] = ()
+        forfeit: tuple[str, ...] = ()
+        for seat, name in (("A", scheduled.bot_a), ("B", scheduled.bot_b)):
+            if rng.random() < (0.02 if name in self.faulty else 0.0005):
+                faults += (FaultRow(seat, name, "timeout", "no answer within 2 s"),)
+                forfeit += (seat,)
+        p = 1 / (1 + math.exp(self.strength[scheduled.bot_b] - self.strength[scheduled.bot_a]))
+        if forfeit:
+            winner = None if len(forfeit) == 2 else ("B" if forfeit == ("A",) else "A")
+        else:
+            roll = rng.random()
+            winner = "A" if roll < 0.9 * p else "B" if roll > 1 - 0.9 * (1 - p) else None
+        points = {"A": (3.0, 0.0), "B": (0.0, 3.0), None: (1.0, 1.0)}[winner]
+        return PlayedMatch(
+            key=scheduled.key, cycle=0, deal=scheduled.deal, leg=scheduled.leg, bot_a=scheduled.bot_a,
+            bot_b=scheduled.bot_b, seed=scheduled.seed, points=points, winner=winner, forfeit=forfeit,
+            reason="timeout" if forfeit else "", faults=faults, duration_s=0.2, peak_rss=(12_000_000, 12_500_000),
+            log_path=str(logs / f"{scheduled.key}.jsonl.gz"), versions=scheduled.versions,
+        )  # fmt: skip
+
+
+def uptime() -> str:
+    """The machine's load averages, as ``uptime`` prints them (it is shared: every figure says its load)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -171,14 +250,51 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def measure(config_path: Path, seconds: float) -> dict[str, float]:
-    """Serve the competition, time its pages with the ladder playing, stop it; the figures by name."""
+def refit(config_path: Path) -> tuple[int, dict[str, float]]:
+    """The matches of the database as it is, and each playing version's rating fitted from scratch from it (no
+    earlier strengths)."""
+    competition = Competition(load(config_path))
+    try:
+        playing = [v for v in competition.versions() if v.playing]
+        table = competition._tabulate(playing, competition.played, time.time(), None)
+        return competition.played, {row.bot: row.rating for row in table.board.standings}
+    finally:
+        competition.close()
+
+
+def server_rss(process: psutil.Process) -> int:
+    """The resident memory of the server: its process and its own children (the match worker), not the bots'
+    processes the worker starts (bytes)."""
+    total = 0
+    for each in [process, *process.children()]:
+        with contextlib.suppress(psutil.Error):
+            total += each.memory_info().rss
+    return total
+
+
+def served_copy(config_path: Path) -> Path:
+    """A config serving a copy of the built database (the ladder adds matches: the built one stays as it was)."""
+    data = load(config_path).data_dir
+    copy = config_path.parent / "served"
+    shutil.rmtree(copy, ignore_errors=True)
+    copy.mkdir()
+    shutil.copy2(data / "server.sqlite", copy / "server.sqlite")
+    served = config_path.with_name("served.toml")
+    served.write_text(config_path.read_text().replace(f'data_dir = "{data}"', f'data_dir = "{copy}"'))
+    return served
+
+
+def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
+    """Serve a copy of the competition, time its pages with the ladder playing, stop it; the figures by name."""
+    config_path = served_copy(config_path)
+    database = load(config_path).data_dir / "server.sqlite"
+    out: dict[str, float] = {"database B/match": database.stat().st_size / size}
+    played, expected = refit(config_path)
     started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )  # fmt: skip
-    out: dict[str, float] = {}
     try:
         assert process.stdout is not None
         url = ""
@@ -189,18 +305,25 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
             found = re.search(r"serving .* on (http://\S+?):? ", line)
             if found:
                 url = found.group(1)
-        with httpx.Client(base_url=url, timeout=60) as client:
+        with httpx.Client(base_url=url, timeout=120) as client:
             while client.get("/").status_code != 200:
                 time.sleep(0.05)
-            out["start_s"] = time.monotonic() - started
+            out["start s"] = time.monotonic() - started
             server = psutil.Process(process.pid)
             standings = client.get("/api/standings").json()
+            if standings["matches"] == played:  # the table drawn at start, of the database as served
+                ratings = {row["participant"]: row["rating"] for row in standings["standings"]}
+                out["refit max |diff|"] = max(abs(ratings[name] - elo) for name, elo in expected.items())
+            else:
+                out["refit max |diff|"] = math.nan
             bots = [row["participant"] for row in standings["standings"]]
             recent = client.get("/api/matches", params={"limit": 50}).json()["matches"]
             keys = [m["key"] for m in recent] or ["none"]
             pages: dict[str, Callable[[], str]] = {
                 "/": lambda: "/",
                 "bot page": lambda: f"/bots/{random.choice(bots)}",
+                "/api/bots/NAME": lambda: f"/api/bots/{random.choice(bots)}",
+                "/api/matches": lambda: "/api/matches?limit=100",
                 "/api/matches?bot=": lambda: f"/api/matches?bot={random.choice(bots)}&limit=40",
                 "match page": lambda: f"/matches/{random.choice(keys)}",
                 "/api/standings": lambda: "/api/standings",
@@ -208,6 +331,7 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
             times: dict[str, list[float]] = {name: [] for name in pages}
             ages: list[float] = []
             rss: list[int] = []
+            main_rss: list[int] = []
             first_count = seen = standings["matches"]
             end = time.monotonic() + seconds
             while time.monotonic() < end:
@@ -216,17 +340,19 @@ def measure(config_path: Path, seconds: float) -> dict[str, float]:
                     response = client.get(path())
                     times[name].append(time.perf_counter() - began)
                     if name == "/api/standings" and response.status_code == 200:
-                        data = response.json()
-                        if data["matches"] > seen:  # results came since the last look: how far behind them it is
-                            ages.append(time.time() - data["as_of"])
-                        seen = data["matches"]
-                rss.append(server.memory_info().rss)
+                        standing = response.json()
+                        if standing["matches"] > seen:  # results came since the last look: how far behind them it is
+                            ages.append(time.time() - standing["as_of"])
+                        seen = standing["matches"]
+                rss.append(server_rss(server))
+                main_rss.append(server.memory_info().rss)
             last_count = client.get("/api/standings").json()["matches"]
         for name, values in times.items():
             out[f"{name} p95 ms"] = 1000 * percentile(values, 0.95)
-        out["rss MiB"] = max(rss) / 2**20
-        out["standings age p95 s"] = percentile(ages, 0.95)
-        out["standings age max s"] = max(ages, default=math.nan)
+        out["server RSS MiB (all)"] = max(rss) / 2**20
+        out["server RSS MiB (main)"] = max(main_rss) / 2**20
+        out["standings lag p95 s"] = percentile(ages, 0.95)
+        out["standings lag max s"] = max(ages, default=math.nan)
         out["ladder matches/s"] = (last_count - first_count) / seconds
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -257,34 +383,36 @@ def results_time(config_path: Path) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="10000,100000,1000000")
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="matches of each database (comma-separated)")
+    parser.add_argument("--bots", type=int, default=BOTS, help="bots in the field")
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long the pages are timed at each size")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "arena-bench-scale")
-    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--rebuild", action="store_true", help="build the databases again (not from the cache)")
+    parser.add_argument("--build-only", action="store_true", help="build (or find) the databases, measure nothing")
+    parser.add_argument("--no-results", action="store_true", help="leave out `arena results` on each database")
     args = parser.parse_args()
     sizes = [int(text) for text in args.sizes.split(",")]
     rows = []
     for size in sizes:
-        config = build(size, args.cache, rebuild=args.rebuild)
-        load_before = os.getloadavg()[0]
-        figures = measure(config, args.seconds)
-        figures["arena results s"], figures["arena results MiB"] = results_time(config)
-        figures["load"] = (load_before + os.getloadavg()[0]) / 2
+        config = build(size, args.bots, args.cache, rebuild=args.rebuild)
+        if args.build_only:
+            continue
+        load_before = uptime()
+        figures = measure(config, args.seconds, size)
+        if not args.no_results:
+            figures["arena results s"], figures["arena results MiB"] = results_time(config)
         rows.append((size, figures))
-        print(f"{size:>9,}: " + ", ".join(f"{k} {v:.3g}" for k, v in figures.items()), flush=True)
+        print(f"{size:>9,} ({load_before}; {uptime()}): " + ", ".join(f"{k} {v:.3g}" for k, v in figures.items()))
+        sys.stdout.flush()
+    if not rows:
+        return
     names = list(rows[0][1])
     print()
-    print("| matches | bots | " + " | ".join(names) + " |")
-    print("|---" * (len(names) + 2) + "|")
-    for size, figures in rows:
-        bots = BOTS.get(size, max(2, round(math.sqrt(size) / 3)))
-        print(f"| {size:,} | {bots} | " + " | ".join(f"{figures[n]:.3g}" for n in names) + " |")
-    base = rows[0][1]
-    print(f"\nratios to {rows[0][0]:,} matches (what grows):")
-    for size, figures in rows[1:]:
-        print(f"  {size:,}: " + ", ".join(f"{n} x{figures[n] / base[n]:.2f}" for n in names if base[n]))
-    load = os.getloadavg()[0]
-    print(f"\nmachine: {os.cpu_count()} CPUs, load average {load:.1f} at the end (shared: compare within a run)")
+    print("| figure | " + " | ".join(f"{size:,} matches" for size, _ in rows) + " |")
+    print("|---" * (len(rows) + 1) + "|")
+    for name in names:
+        print(f"| {name} | " + " | ".join(f"{figures.get(name, math.nan):.4g}" for _, figures in rows) + " |")
+    print(f"\nmachine: {os.cpu_count()} CPUs, {uptime()} at the end (shared: compare within a run)")
 
 
 if __name__ == "__main__":

@@ -910,9 +910,9 @@ class Competition:
                 pause = min(2 * pause, RETRY_MAX_S)
 
     def _ladder_book(self) -> PairBook:
-        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
+        """The ladder's book of pairs begun, from the field's pair totals (in a thread: its own connection)."""
         with self.store.reader() as store:
-            return PairBook.of(store.match_keys(self.tid))
+            return PairBook.of_store(store, self.tid)
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
