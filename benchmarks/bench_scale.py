@@ -5,7 +5,7 @@ under ``--cache``, by default a folder of the system's temporary directory,
 named by its parameters): ``--bots`` bots (house bots and participants'
 uploads, copies of the minimal Python sample bot), every match recorded one at
 a time through the store's ``record_match`` and the service's ``_recorded``,
-rating snapshots by the service's ``_keep_ratings`` every ``HISTORY_EVERY``
+rating snapshots by the standings part's ``_keep_ratings`` every ``HISTORY_EVERY``
 matches, replaced and disqualified versions, match log rows (see
 :class:`History`).
 
@@ -62,7 +62,8 @@ from arena.competition.schedule import Scheduled  # noqa: E402
 from arena.competition.store import FaultRow, PlayedMatch  # noqa: E402
 from arena.server import retention  # noqa: E402
 from arena.server.config import load  # noqa: E402
-from arena.server.service import HISTORY_EVERY, Competition, owned  # noqa: E402
+from arena.server.service import Competition, owned  # noqa: E402
+from arena.server.standings import HISTORY_EVERY  # noqa: E402
 from arena.server.state import Participant  # noqa: E402
 
 BOTS = 300
@@ -129,7 +130,7 @@ class History:
     upload (a submission, its entry, its admission: the check itself is not
     run), a fifth of them upload new versions along the way (the old one
     retired, its matches kept), some are disqualified by the organiser. Every
-    ``HISTORY_EVERY`` matches the service's ``_keep_ratings`` keeps a snapshot
+    ``HISTORY_EVERY`` matches the standings part's ``_keep_ratings`` keeps a snapshot
     of the field's ratings, from a table drawn by the service's own
     ``_tabulate`` (drawn again every ``REFIT`` matches: the fit is the slow
     part, and a snapshot's rows are the same size whatever its values).
@@ -168,7 +169,7 @@ class History:
         for old in others:
             c.specs.pop(old.id, None)
         c.state.update_submission(sid, status="passed", report=[], message=f"version {row.version}")
-        c.touch()
+        c.field_changed()
         self.strength[name] = self.strength.get(name, self.rng.gauss(0, 1.2)) + self.rng.gauss(0, 0.3)
 
     def play(self, size: int, bots: int) -> None:
@@ -193,7 +194,7 @@ class History:
                 victim = rng.choice(people)
                 if not victim.disqualified:
                     c.state.set_disqualified(victim.id, "benchmark: disqualified by the organiser")
-                    c.touch()
+                    c.field_changed()
                     field = c.field()
             a1, b1, a2, b2 = rng.sample(sorted(field), 4)
             quad = (a1, b1, a2, b2)
@@ -206,10 +207,10 @@ class History:
                 if table is None or number % self.REFIT == 0:
                     playing = [v for v in c.versions() if v.playing]
                     with contextlib.suppress(ArithmeticError):  # (the server draws the table again later, too)
-                        table = c._tabulate(playing, c.played, time.time(), None)
-                        c._strengths = table.strengths
+                        table = c.standings._tabulate(playing, c.played, time.time(), None)
+                        c.standings._strengths = table.strengths
                 if table is not None and number % HISTORY_EVERY == 0:
-                    c._keep_ratings(dataclasses.replace(table, seen=c.played))
+                    c.standings._keep_ratings(dataclasses.replace(table, seen=c.played))
         with contextlib.closing(retention.connect(c.store.path)) as db:
             retention.catch_up(db)
 
@@ -256,7 +257,7 @@ def refit(config_path: Path) -> tuple[int, dict[str, float]]:
     competition = Competition(load(config_path))
     try:
         playing = [v for v in competition.versions() if v.playing]
-        table = competition._tabulate(playing, competition.played, time.time(), None)
+        table = competition.standings._tabulate(playing, competition.played, time.time(), None)
         return competition.played, {row.bot: row.rating for row in table.board.standings}
     finally:
         competition.close()

@@ -59,7 +59,6 @@ field of a ladder as it does a tournament's.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import Counter
@@ -311,32 +310,6 @@ class RatingView:
     error95: float = math.inf
 
 
-def _pair_deals(store: Store, tid: int, among: Sequence[int]) -> list[tuple[int, int, int]]:
-    """``(version, opponent, deals)`` of each ordered pair of ``among`` that met, from ``pair_totals``.
-
-    (Only the column the book needs: :meth:`Store.pair_totals` makes every row's totals, 0.6 s at 100,000 matches.
-    SQL of the store's, here for now: it belongs with the store's readers.)
-    """
-    ids = json.dumps(sorted(set(among)))
-    rows = store._db.execute(
-        "SELECT version, opponent, deals FROM pair_totals WHERE tournament_id = ?"
-        " AND version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))",
-        (tid, ids, ids),
-    )
-    return [(int(v), int(o), int(d)) for v, o, d in rows]
-
-
-def _table_deals(store: Store, tid: int) -> list[tuple[int, int, int, int, int]]:
-    """``(a1, b1, a2, b2, deals)``: the deals at two tables finished by each four versions, from ``table_totals``.
-
-    (As :meth:`Store.table_totals`, summed in SQL; the store's, here for now.)
-    """
-    rows = store._db.execute(
-        "SELECT a1, b1, a2, b2, t0 + t1 + t2 + t3 + t4 FROM table_totals WHERE tournament_id = ?", (tid,)
-    )
-    return [(int(a1), int(b1), int(a2), int(b2), int(n)) for a1, b1, a2, b2, n in rows]
-
-
 RECENT_MATCHES = 1_000
 """How many of the last matches recorded :meth:`PairBook.of_store` looks through for pairs and deals half-played (a
 stop leaves at most those in play: a slot's)."""
@@ -432,7 +405,7 @@ class PairBook:
             if not any(store.has_match(tid, f"{deal}-{table}") for table in (1, 2) if table not in seen)
         }
         tables: Counter[tuple[str, str]] = Counter()  # deals at two tables each two versions sat at together
-        for a1, b1, a2, b2, finished in _table_deals(store, tid):
+        for a1, b1, a2, b2, finished in store.repos.tables.deals(tid):
             quad = (labels[a1], labels[b1], labels[a2], labels[b2])
             book.last_tables[quad] = finished - 1
             for a, b in ((quad[0], quad[1]), (quad[2], quad[3])):
@@ -448,7 +421,7 @@ class PairBook:
                 tables[min(a, b), max(a, b)] += 1
                 book.seat_a[a] += 1
                 book.seat_b[b] += 1
-        for version, opponent, deals in _pair_deals(store, tid, current):
+        for version, opponent, deals in store.repos.pairs.deals_among(tid, current):
             a, b = labels[version], labels[opponent]
             if a < b and deals:
                 book.met[a, b] = deals

@@ -104,6 +104,18 @@ class PairTotalsTable:
             last = max(touched, newest if newest is not None else touched)
         return {(row["version"], row["opponent"]): _totals(row) for row in rows}, last
 
+    def deals_among(self, tid: int, among: Iterable[int]) -> list[tuple[int, int, int]]:
+        """``(version, opponent, deals)`` of each ordered pair of ``among`` that met (only the column a ladder's pair
+        book needs: every row's totals take 0.6 s at 100,000 matches), by the primary key."""
+        ids = json.dumps(sorted(set(among)))
+        rows = self.db.rows(
+            "SELECT version, opponent, deals FROM pair_totals"
+            " WHERE version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            " AND +tournament_id = ?",
+            (ids, ids, tid),
+        )
+        return [(row["version"], row["opponent"], row["deals"]) for row in rows]
+
     def opponents(self, version: int) -> dict[int, PairTotals]:
         """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
         rows = self.db.rows(f"SELECT opponent, {_TOTALS}, faults FROM pair_totals WHERE version = ?", (version,))

@@ -28,3 +28,10 @@ class TableTotals:
             (row["a1"], row["b1"], row["a2"], row["b2"]): tuple(row[f"t{k}"] for k in range(5)) for row in rows
         }
         return out, max([touched, *(row["touched"] for row in rows)])
+
+    def deals(self, tid: int) -> list[tuple[int, int, int, int, int]]:
+        """``(a1, b1, a2, b2, deals)``: the deals at two tables each four versions finished."""
+        rows = self.db.rows(
+            "SELECT a1, b1, a2, b2, t0 + t1 + t2 + t3 + t4 AS n FROM table_totals WHERE tournament_id = ?", (tid,)
+        )
+        return [(row["a1"], row["b1"], row["a2"], row["b2"], row["n"]) for row in rows]
