@@ -299,11 +299,13 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
             https_only=https_only,
         ),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={HTTPException: pages.error},  # type: ignore[dict-item]
     )
+    app.state.human = human  # (the games against people are held here: tests reach them)
+    return app
 
 
 def _environment(assets: StaticAssets) -> Environment:
