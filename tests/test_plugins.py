@@ -111,7 +111,7 @@ def test_the_command_line_reads_no_entry_point_until_a_game_is_asked_for() -> No
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert (
-        done.stdout.strip() == "['arena.games._base', 'arena.games._registry', 'arena.games._rng', 'arena.games._view']"
+        done.stdout.strip() == "['arena.games._base', 'arena.games._choices', 'arena.games._registry', 'arena.games._rng', 'arena.games._view']"
     )
 
 

@@ -10,10 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._base import Game, IllegalAction, MatchState, Param, ParamError, Shown, Step, TextProtocol
+from ._base import (
+    Game,
+    IllegalAction,
+    MatchState,
+    Param,
+    ParamError,
+    Secret,
+    Shown,
+    ShownValue,
+    Step,
+    TextProtocol,
+    broken_total,
+    forfeit_result,
+    points_result,
+    seat_name,
+    smallest,
+)
+from ._choices import Choice, choices, question
 from ._registry import BUILTIN, BUILTIN_GAMES, GAMES, Origin, provide
 from ._rng import Rng, derive_seed
-from ._view import TableView, score_text
+from ._view import HIDDEN, TableView, Zone, generic_table, score_text
 
 
 def view_for(game_id: str) -> type[TableView] | None:
@@ -45,6 +62,8 @@ __all__ = [
     "BUILTIN",
     "BUILTIN_GAMES",
     "GAMES",
+    "HIDDEN",
+    "Choice",
     "Game",
     "IllegalAction",
     "MatchState",
@@ -52,15 +71,26 @@ __all__ = [
     "Param",
     "ParamError",
     "Rng",
+    "Secret",
     "Shown",
+    "ShownValue",
     "Step",
     "TableView",
     "TextProtocol",
+    "Zone",
+    "broken_total",
+    "choices",
     "derive_seed",
+    "forfeit_result",
+    "generic_table",
     "get_game",
     "load_game_module",
     "origin_of",
+    "points_result",
     "provide",
+    "question",
     "score_text",
+    "seat_name",
+    "smallest",
     "view_for",
 ]

@@ -8,7 +8,7 @@ bot the messages one seat was sent and lists where its answers differ.
 game's table view; ``match_fragment`` gives its parts for another site's pages.
 """
 
-from ._log import LoggedMatch, load_log
+from ._log import LoggedMatch, index_records, load_log
 from ._page import Fragment, match_fragment, match_page, match_update, page, timeline_of
 from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
 from ._timeline import Event, Frame, Timeline, for_seat, from_log
@@ -26,6 +26,7 @@ __all__ = [
     "Verdict",
     "for_seat",
     "from_log",
+    "index_records",
     "load_log",
     "match_fragment",
     "match_page",

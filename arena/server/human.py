@@ -37,9 +37,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from ..games._choices import Choice
-from ..replay import match_update
-from ..replay._log import index_records
+from ..games import Choice
+from ..replay import index_records, match_update
 from ..replay.human import HUMAN_LIMITS, play_human
 from ..supervisor.play import new_seed
 from .live import LIVE_POLL_S, SSE_KEEPALIVE_S, GrowingLog, _so_far

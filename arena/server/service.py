@@ -65,7 +65,7 @@ from ..competition.store import PlayedMatch, Store, VersionRow
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
 from ..sandbox import background, build_key, build_root, current_policy
-from ..supervisor._pool import BotPool, open_pool
+from ..supervisor import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
 from . import retention

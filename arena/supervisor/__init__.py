@@ -17,7 +17,25 @@
   that plays shares (limits, sandbox level, game parameters).
 """
 
+from ._pool import BotPool, PoolStats, open_pool
+from ._process import GRACE_S, BotProcess, SpawnOptions, bot_environment, killed_by, open_bot
 from .match import Fault, MatchRecord, MatchRunner, Seat
 from .play import new_seed, play_match
 
-__all__ = ["Fault", "MatchRecord", "MatchRunner", "Seat", "new_seed", "play_match"]
+__all__ = [
+    "GRACE_S",
+    "BotPool",
+    "BotProcess",
+    "Fault",
+    "MatchRecord",
+    "MatchRunner",
+    "PoolStats",
+    "Seat",
+    "SpawnOptions",
+    "bot_environment",
+    "killed_by",
+    "new_seed",
+    "open_bot",
+    "open_pool",
+    "play_match",
+]
