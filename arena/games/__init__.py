@@ -4,6 +4,19 @@
 (:mod:`arena.games._registry` says where they come from and how a package
 declares one); :func:`get_game` builds one with parameters checked. Importing
 this package imports no game: each is loaded when first asked for.
+
+* :mod:`~arena.games._base`: the interface every game implements;
+* :mod:`~arena.games._registry`: where games come from (Arena's five, entry
+  points, ``--game-module`` files);
+* :mod:`~arena.games._rng`: the seeded random number generator every game uses;
+* :mod:`~arena.games._view`: how a game's table looks, drawn from what its seats were told;
+* :mod:`~arena.games._choices`: the answers a request allows, listed for a person to pick from;
+* each game, its rules and its table: :mod:`~arena.games.rps_poker` and
+  :mod:`~arena.games.rps_poker_view`, :mod:`~arena.games.gops` and
+  :mod:`~arena.games.gops_view`, :mod:`~arena.games.badugi` and
+  :mod:`~arena.games.badugi_view`, :mod:`~arena.games.card_jitsu` and
+  :mod:`~arena.games.card_jitsu_view`, :mod:`~arena.games.six_card_poker` and
+  :mod:`~arena.games.six_card_poker_view`.
 """
 
 from __future__ import annotations

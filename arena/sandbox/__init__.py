@@ -11,6 +11,18 @@ move...) are fields of :class:`protocol.Limits`, so a bot is told them in
 ``match_start``; :class:`SandboxPolicy` holds what only the organiser sets
 (a build's limits among them). A bot with a build command is built, and
 runs, in a folder the arena owns (:func:`built_folder`, :mod:`._builds`).
+
+* :mod:`~arena.sandbox._plan`: which layers this machine offers, and a :class:`Jail` built from them;
+* :mod:`~arena.sandbox._launch` and :mod:`~arena.sandbox._native`: the stage
+  that applies the layers and execs the bot (in Python, and compiled from ``launch.c``);
+* :mod:`~arena.sandbox._cgroup`: a bot's control group (memory, processes, CPU, kill-all);
+* :mod:`~arena.sandbox._tree`: a bot's process tree read from ``/proc``;
+* :mod:`~arena.sandbox._masks`: the kernel's global counters shown to a jail as constants;
+* :mod:`~arena.sandbox._programs`: which program a bot's command runs, and what it needs to read;
+* :mod:`~arena.sandbox._builds`: build folders the arena owns, one per bot content;
+* :mod:`~arena.sandbox._claims`: the properties ``arena sandbox`` checks and what holds each;
+* :mod:`~arena.sandbox._serving`: what a server for strangers asks of the sandbox;
+* :mod:`~arena.sandbox.canary`: the canary bot, one breach tried per run.
 """
 
 from __future__ import annotations

@@ -12,9 +12,18 @@ ladder plays.
 * :mod:`~arena.server.archive`: uploads to bot folders (archives checked entry by entry);
 * :mod:`~arena.server.state`: participants, sessions, submissions, versions (SQLite);
 * :mod:`~arena.server.service`: the running competition (ladder, checks, standings);
+* :mod:`~arena.server._queue`: which upload is checked next, and who runs now;
+* :mod:`~arena.server.disk` and :mod:`~arena.server.retention`: the disk the
+  logs take against the config's caps, and which logs are kept;
 * :mod:`~arena.server.files`: showing a bot's files to its owner without following links;
-* :mod:`~arena.server.web`: the pages and the JSON API;
-* :mod:`~arena.server.serve`: Hypercorn and the competition in one nursery;
+* :mod:`~arena.server.web`: the pages and the JSON API; beside it
+  :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)
+  and :mod:`~arena.server.human` (a person against a bot);
+* :mod:`~arena.server._clients`: who a request comes from, for limits by address;
+* :mod:`~arena.server.serve` and :mod:`~arena.server._listen`: Hypercorn and
+  the competition in one nursery, and the accept loop;
+* :mod:`~arena.server.safety`: whether the server may serve strangers here;
+* :mod:`~arena.server.maintain`: backups and upkeep of the data folder;
 * :mod:`~arena.server.client`: ``arena submit``;
 * :mod:`~arena.server.cli`: the two commands.
 

@@ -12,6 +12,8 @@
 * :mod:`~arena.supervisor.matchlog`: the match log (every message both ways);
 * :mod:`~arena.supervisor._pool`: processes kept between matches for bots
   that may play many;
+* :mod:`~arena.supervisor._human_relay`: the human seat's process, relaying
+  lines between the arena and a person's terminal;
 * :mod:`~arena.supervisor.play`: :func:`play_match`, one match start to end;
 * :mod:`~arena.supervisor.options`: the command-line options every command
   that plays shares (limits, sandbox level, game parameters).
