@@ -19,6 +19,7 @@ ladder plays.
 * :mod:`~arena.server.web`: the pages and the JSON API; beside it
   :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)
   and :mod:`~arena.server.human` (a person against a bot);
+* :mod:`~arena.server.access`: who may see and do what, as pure functions;
 * :mod:`~arena.server._clients`: who a request comes from, for limits by address;
 * :mod:`~arena.server.serve` and :mod:`~arena.server._listen`: Hypercorn and
   the competition in one nursery, and the accept loop;

@@ -59,14 +59,12 @@ from starlette.responses import (
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from protocol import SEATS
-
 from .._errors import ConfigError, UploadRefused
 from ..competition.ladder import other_table
 from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
-from . import retention
+from . import access, retention
 from ._clients import client_address
 from .archive import LANGUAGES
 from .files import bot_files, read_bot_file, tail_of
@@ -438,7 +436,7 @@ class Pages:
         return found
 
     def may_see_private(self, viewer: Participant | None, owner: Participant) -> bool:
-        return viewer is not None and (viewer.is_admin or viewer.id == owner.id)
+        return access.may_see_private(viewer, owner)
 
     def match_by_key(self, key: str) -> PlayedMatch:
         match = self.c.match(key)
@@ -451,31 +449,16 @@ class Pages:
         return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch | Scheduled) -> tuple[bool, str | None]:
-        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats).
-
-        Both seats' cards are the deal: while a match on it is still to be
-        played (the pair's other leg), no one but the organiser sees them; an
-        owner sees what its own bot saw.
-        """
-        if viewer is not None and viewer.is_admin:
-            return True, None
-        rule = self.c.config.replays
-        over = self.c.deal_over(match)
-        if over and (rule == "public" or (rule == "after-end" and self.c.frozen)):
-            return True, None
-        if viewer is None:  # (no look-up of the owners: /api/matches asks this of up to 1,000 matches)
-            return False, None
-        owners = self.owners_of(match)
-        mine = [seat for seat, owner in zip(SEATS, owners, strict=True) if viewer and owner and owner.id == viewer.id]
-        if not mine:
-            return False, None
-        if rule == "owners" and over:
-            return True, None
-        return True, mine[0]  # before the deal (or, with after-end, the competition) is over: its own bot's view
+        """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats): see
+        :func:`arena.server.access.replay_access`."""
+        return access.replay_access(
+            viewer, lambda: self.owners_of(match), rule=self.c.config.replays, deal_over=self.c.deal_over(match),
+            frozen=self.c.frozen,
+        )  # fmt: skip
 
     def seed_shown(self, viewer: Participant | None, match: PlayedMatch) -> bool:
         """Whether ``viewer`` may see ``match``'s seed: only who may see both seats' cards (the deal is over)."""
-        return self.replay_access(viewer, match) == (True, None)
+        return access.seed_shown(self.replay_access(viewer, match))
 
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
@@ -929,10 +912,7 @@ class Pages:
 
     def stderr_seats(self, viewer: Participant | None, match: PlayedMatch) -> frozenset[str]:
         """The seats whose stderr ``viewer`` may read: its own bot's (the organiser: both)."""
-        if viewer is not None and viewer.is_admin:
-            return frozenset(SEATS)
-        owners = self.owners_of(match)
-        return frozenset(s for s, o in zip(SEATS, owners, strict=True) if viewer and o and o.id == viewer.id)
+        return access.stderr_seats(viewer, self.owners_of(match))
 
     async def replay(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
@@ -1110,7 +1090,7 @@ class Pages:
 
     def may_pin(self, viewer: Participant | None, match: PlayedMatch) -> bool:
         """Whether ``viewer`` may pin ``match``'s deal: the organiser, or the owner of one of its bots."""
-        return viewer is not None and (viewer.is_admin or viewer.name in (match.bot_a, match.bot_b))
+        return access.may_pin(viewer, (match.bot_a, match.bot_b))
 
     async def pin_log(self, request: Request) -> Response:
         """The match page's pin button: keep (or stop keeping) this deal's logs."""
