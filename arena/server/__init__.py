@@ -13,8 +13,9 @@ ladder plays.
 * :mod:`~arena.server.state`: participants, sessions, submissions, versions (SQLite);
 * :mod:`~arena.server.service`: the running competition (ladder, checks, standings);
 * :mod:`~arena.server._queue`: which upload is checked next, and who runs now;
-* :mod:`~arena.server.disk` and :mod:`~arena.server.retention`: the disk the
-  logs take against the config's caps, and which logs are kept;
+* :mod:`~arena.server.log_upkeep`: the service's part that keeps the logs:
+  their disk against the config's caps (:mod:`~arena.server.disk`) and which
+  are kept (:mod:`~arena.server.retention`);
 * :mod:`~arena.server.files`: showing a bot's files to its owner without following links;
 * :mod:`~arena.server.web`: the pages and the JSON API; beside it
   :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)

@@ -68,11 +68,11 @@ from ..sandbox import background, build_key, build_root, current_policy
 from ..supervisor import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
-from . import retention
 from ._queue import CheckSlots, FairQueue
 from .archive import unpack
 from .config import ServerConfig
-from .disk import LogQuota, Owned
+from .disk import Owned
+from .log_upkeep import LogUpkeep
 from .retention import relocate_logs
 from .state import Entry, Participant, State, Submission, check_name
 
@@ -95,8 +95,6 @@ CHECK_BROKE = "the arena could not check this upload (an error of its own: the o
 """What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
 UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
 """What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
-DISK_EVERY_S = 10.0
-"""How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
 CHECK_TIME = "finishes within the check's time"
 """The check an upload fails when its whole check ran over ``uploads.check_wall_s``."""
 SECRET_SEED = "secret_seed"
@@ -316,13 +314,8 @@ class Competition:
         """Matches the ladder has recorded (nothing per match is held here: pages read the store's indexes)."""
         self.faults: dict[int, Counter[str]] = self.store.fault_totals(self.tid)
         """Faults by kind of each version (by id): a version with too many plays no more."""
-        self.disk = LogQuota(
-            self.logs / "stderr", per_version=config.log_bytes_per_version,
-            per_participant=config.log_bytes_per_participant,
-        )  # fmt: skip
-        self.disk.match_bytes = self.store.log_bytes(self.tid)
-        self.over_quota: dict[int, str] = {}
-        """Versions (by id) whose logs, or whose owner's, take more disk than the config allows, with why."""
+        self.log_upkeep = LogUpkeep(config, self.store, self.tid, owned=self._owned, changed=self._quota_changed)
+        """The logs' disk against the config's caps, and their retention."""
         self.specs: dict[int, BotSpec] = {}
         """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
@@ -579,73 +572,14 @@ class Competition:
     def banned(self, version: Version) -> str:
         """Why ``version`` is disqualified by its faults or its logs' disk, or ``""``."""
         faults = disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
-        return faults or self.over_quota.get(version.id, "")
+        return faults or self.log_upkeep.over(version.id)
 
     def _owned(self) -> list[Owned]:
         return [Owned(v.id, v.label, v.participant_id) for v in self.versions()]
 
-    async def _watch_disk(self) -> None:
-        """Measure the logs' disk every ``DISK_EVERY_S``; a version over its quota (or its owner's) plays no more."""
-        while True:
-            await trio.to_thread.run_sync(self.disk.scan)
-            over = self.disk.over(self._owned())
-            if over != self.over_quota:
-                self.over_quota = over
-                self.touch()
-                self._drop_processes()
-            await trio.sleep(DISK_EVERY_S)
-
-    async def _prune_logs(self) -> None:
-        """Prune the match logs by the config's retention, every ``prune_every_s``, in a thread of its own."""
-        while True:
-            await trio.sleep(self.config.retention.prune_every_s)
-            stop = threading.Event()
-            try:
-                # Abandoned on cancel (a server stopping): the run stops at its next batch, not its end.
-                pruned = await trio.to_thread.run_sync(self.prune_logs, stop, abandon_on_cancel=True)
-            except trio.Cancelled:
-                stop.set()
-                raise
-            if pruned.logs:
-                self.disk.match_bytes = self.store.log_bytes(self.tid)  # the pruned logs' bytes are the owners' again
-
-    def prune_logs(self, stop: threading.Event | None = None) -> retention.Pruned:
-        """One run of the pruner, on a connection of its own (call it in a thread: it reads and deletes files)."""
-        with contextlib.closing(retention.connect(self.store.path)) as db:
-            return retention.prune(db, self.tid, self.config.retention, stop=stop)
-
-    async def log_state(self, match: PlayedMatch) -> retention.LogState | None:
-        """What the retention did with ``match``'s log (read in a thread)."""
-
-        def read() -> retention.LogState | None:
-            with contextlib.closing(retention.connect(self.store.path)) as db:
-                return retention.state_of(db, match.row_id)
-
-        return await trio.to_thread.run_sync(read)
-
-    async def pin_log(self, match: PlayedMatch, participant: Participant, *, pinned: bool) -> None:
-        """Pin (or unpin) ``match``'s deal for ``participant``: its logs are kept whatever the retention says.
-
-        A participant pins only its own bots' matches, at most
-        ``pins_per_participant`` deals; the organiser pins any, and its unpin
-        takes every pin off the deal.
-        """
-        admin = participant.is_admin
-        if not admin and participant.name not in (match.bot_a, match.bot_b):
-            raise UploadRefused("you may pin only your own bots' matches")
-        cap = None if admin else self.config.retention.pins_per_participant
-
-        def change() -> None:
-            with contextlib.closing(retention.connect(self.store.path)) as db:
-                if pinned:
-                    retention.pin(db, self.tid, match.row_id, participant.id, cap=cap)
-                else:
-                    retention.unpin(db, match.row_id, None if admin else participant.id)
-
-        try:
-            await trio.to_thread.run_sync(change)
-        except ConfigError as exc:
-            raise UploadRefused(str(exc)) from None
+    def _quota_changed(self) -> None:
+        self.touch()
+        self._drop_processes()
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (kept until something but a result changes: see :meth:`touch`)."""
@@ -784,7 +718,7 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.played += 1
-        self.disk.charge(match)
+        self.log_upkeep.charge(match)
         if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
             self.touch()
             self._drop_processes()
@@ -803,7 +737,7 @@ class Competition:
         awaiting = self.may_play(participant)
         if awaiting:
             raise UploadRefused(awaiting)
-        over = self.disk.participant_over(participant.id, self._owned())
+        over = self.log_upkeep.participant_over(participant.id)
         if over:
             raise UploadRefused(over)
         if self.state.recent_uploads(participant.id, within_s=3600) >= self.config.uploads_per_hour:
@@ -1148,8 +1082,8 @@ class Competition:
             for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self._checker)
             nursery.start_soon(self._keep_running, "the standings", self._standings, say)
-            nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
-            nursery.start_soon(self._keep_running, "the log pruner", self._prune_logs, say)
+            nursery.start_soon(self._keep_running, "the logs' disk watch", self.log_upkeep.watch_disk, say)
+            nursery.start_soon(self._keep_running, "the log pruner", self.log_upkeep.prune_every, say)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()

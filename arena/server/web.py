@@ -875,7 +875,7 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         viewer = self.who(request)
         allowed, seat = self.replay_access(viewer, match)
-        log = await self.c.log_state(match) if match.log_path else None
+        log = await self.c.log_upkeep.state_of(match) if match.log_path else None
         return self.page(
             request,
             "match.html",
@@ -921,7 +921,7 @@ class Pages:
             raise HTTPException(403, "this match's replay is not public")
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
-        log = await self.c.log_state(match)
+        log = await self.c.log_upkeep.state_of(match)
         if log is not None and log.pruned_at:
             raise HTTPException(410, f"this match's log was pruned at {log.pruned_at}: {log.pruned_why}")
         stderr_of = self.stderr_seats(self.who(request), match)
@@ -1081,7 +1081,7 @@ class Pages:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
         data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
-        log = await self.c.log_state(match) if match.log_path else None
+        log = await self.c.log_upkeep.state_of(match) if match.log_path else None
         pruned = bool(log and log.pruned_at)
         data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path and not pruned else None
         data["replay_seat"] = seat
@@ -1110,7 +1110,7 @@ class Pages:
             raise HTTPException(400, '"pinned" must be true or false')
         match = self.match_by_key(request.path_params["key"])
         await self._pin(match, me, pinned=data.get("pinned", True))
-        return JSONResponse(_log_json(match, await self.c.log_state(match)))
+        return JSONResponse(_log_json(match, await self.c.log_upkeep.state_of(match)))
 
     async def _pin(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
         if not match.log_path:
@@ -1118,7 +1118,7 @@ class Pages:
         if not self.may_pin(me, match):
             raise HTTPException(403, "you may pin only your own bots' matches")
         try:
-            await self.c.pin_log(match, me, pinned=pinned)
+            await self.c.log_upkeep.pin(match, me, pinned=pinned)
         except UploadRefused as exc:
             raise HTTPException(409, str(exc)) from None
 
