@@ -42,12 +42,12 @@ def pruned_rows(database: Path) -> dict[int, str]:
 async def deals_played(kit: Kit, count: int) -> None:
     """Until ``count`` whole deals are recorded; then the ladder is paused and its matches in play finish."""
     with trio.fail_after(180):
-        while len({m.deal for m in kit.matches if kit.competition.deal_over(m)}) < count:
+        while len({m.deal for m in kit.matches if kit.competition.catalogue.deal_over(m)}) < count:
             await trio.sleep(0.1)
     kit.competition.set_paused(True)
     await trio.sleep(0.5)
     with trio.fail_after(60):
-        while any(not kit.competition.deal_over(m) for m in kit.matches):
+        while any(not kit.competition.catalogue.deal_over(m) for m in kit.matches):
             kit.competition.set_paused(False)  # (an odd leg: let its deal finish)
             await trio.sleep(0.2)
             kit.competition.set_paused(True)

@@ -16,7 +16,6 @@ interrupted is checked again.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import functools
 import os
@@ -38,7 +37,7 @@ import trio
 
 from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.samples import samples_of
-from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
+from ..bots.spec import BotSpec, game_of, hash_path, load_folder, resolve
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
 from ..competition.config import TournamentConfig
@@ -53,28 +52,28 @@ from ..competition.ladder import (
     Pool,
     RatingView,
     RemotePlay,
-    other_table,
 )
 from ..competition.plan import Competition as Opened
 from ..competition.plan import Plan, enter_version, open_competition
-from ..competition.results import Leaderboard, Standing, disqualification, labelled_by_version
+from ..competition.results import Leaderboard, Standing, disqualification
 from ..competition.runner import admit
 from ..competition.schedule import Entrant, Scheduled
 from ..competition.standings import PairTable
-from ..competition.store import PlayedMatch, Store, VersionRow
+from ..competition.store import PlayedMatch, Store
 from ..competition.worker import MatchWorker, WorkerError, open_match_worker
 from ..games import Game, get_game
-from ..sandbox import background, build_key, build_root, current_policy
+from ..sandbox import background
 from ..supervisor import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from ..supervisor.play import new_seed
 from ._queue import CheckSlots, FairQueue
 from .archive import unpack
+from .catalogue import Catalogue, Version, owned, relative_paths
 from .config import ServerConfig
 from .disk import Owned
 from .log_upkeep import LogUpkeep
 from .retention import relocate_logs
-from .state import Entry, Participant, State, Submission, check_name
+from .state import Participant, State, Submission, check_name
 
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
@@ -116,69 +115,6 @@ CHECKS_UNDER_WAY = 4
 process (frozen), so their number is bounded; past it an upload waits for a check to end."""
 NOT_ADMITTED = "not admitted"
 """Why a version that failed its check was retired at once: its owner's previous version plays on."""
-
-
-@dataclass(frozen=True)
-class Version:
-    """A version of a participant's bot: the results store's row, with its owner and folder."""
-
-    row: VersionRow
-    entry: Entry
-
-    @property
-    def id(self) -> int:
-        """The store's id of the version."""
-        return self.row.id
-
-    @property
-    def number(self) -> int:
-        """1, 2, ... for each version of the bot."""
-        return self.row.version
-
-    @property
-    def label(self) -> str:
-        """Its name in the history and in ladder pairs: ``alice``, then ``alice.v2``..."""
-        return self.row.label
-
-    @property
-    def participant_id(self) -> int:
-        """The owner's id."""
-        return self.entry.participant_id
-
-    @property
-    def folder(self) -> str:
-        """Where its files are."""
-        return self.entry.folder
-
-    @property
-    def created_at(self) -> str:
-        """When it entered."""
-        return self.row.added_at
-
-    @property
-    def retired_at(self) -> str | None:
-        """When a later version (or the organiser) took it out, if it is out."""
-        return self.row.retired_at
-
-    @property
-    def admission(self) -> str:
-        """``pending`` (being checked), ``admitted`` or ``not_admitted``."""
-        return self.row.admission
-
-    @property
-    def reason(self) -> str:
-        """Why it was not admitted, whole (the failed checks' details, a build's last lines): for its owner."""
-        return self.row.reason
-
-    @property
-    def summary(self) -> str:
-        """The first line of :attr:`reason`, which everyone sees (the rest may quote its build output)."""
-        return self.row.reason.split("\n", 1)[0]
-
-    @property
-    def playing(self) -> bool:
-        """Whether it is the bot's current version and was admitted."""
-        return self.row.current and self.row.admission == "admitted"
 
 
 @dataclass
@@ -293,6 +229,8 @@ class Competition:
             self.store.close()
             raise
         self.tid = opened.id
+        self.catalogue = Catalogue(self.store, self.state, self.tid, self.data_dir)
+        """The bot versions and the recorded matches, as pages read them."""
         self.seed = opened.seed
         """The secret every deal of the ladder follows from (see :mod:`arena.server.config`): never shown."""
         stored = self.store.tournament(self.tid)
@@ -316,8 +254,6 @@ class Competition:
         """Faults by kind of each version (by id): a version with too many plays no more."""
         self.log_upkeep = LogUpkeep(config, self.store, self.tid, owned=self._owned, changed=self._quota_changed)
         """The logs' disk against the config's caps, and their retention."""
-        self.specs: dict[int, BotSpec] = {}
-        """Each current version's spec (by version id), named by its label."""
         self.changed = trio.Event()
         self.stamp = 0
         self._board: Board | None = None
@@ -329,7 +265,6 @@ class Competition:
         """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
         self._pair_lock = threading.Lock()
         self._history_mark = self.played // HISTORY_EVERY
-        self._versions: list[Version] | None = None
         self._field: dict[str, Player] | None = None
         self._checks = FairQueue()
         """Uploads waiting for their check (participants in turn, one check each at a time)."""
@@ -345,7 +280,7 @@ class Competition:
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
         self._reserved: frozenset[str] | None = None
-        self._load_specs()
+        self.catalogue.load_specs()
 
     # Opening -------------------------------------------------------------------
     def _plan(self) -> Plan:
@@ -376,20 +311,6 @@ class Competition:
         with os.fdopen(fd, "w") as file:
             file.write(key)
         return key
-
-    def _load_specs(self) -> None:
-        for version in self.versions():
-            if version.row.current and version.admission != "not_admitted":
-                with contextlib.suppress(ArenaError):
-                    self.specs[version.id] = self._spec(version)
-
-    def _spec(self, version: Version) -> BotSpec:
-        folder = Path(version.folder)
-        if (folder / MANIFEST).is_file():
-            spec = load_folder(folder, source=version.row.source)
-        else:  # a house bot given as a command line, resolved where the config is
-            spec = resolve(version.row.source, base=folder)
-        return owned(spec, version.participant_id).with_name(version.label)
 
     def admin_token(self, *, renew: bool = False) -> str | None:
         """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
@@ -454,7 +375,7 @@ class Competition:
                 for old in current:
                     self.store.retire(old.id, "changed")
             self.state.add_entry(row.id, owner.id, submission_id=None, folder=str(spec.cwd))
-            self._versions = None
+            self.catalogue.forget()
             self.specs[row.id] = owned(spec, owner.id).with_name(row.label)
             line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
             self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
@@ -463,28 +384,28 @@ class Competition:
         return said
 
     # The field and the standings -------------------------------------------------
-    def versions(self, pid: int | None = None) -> list[Version]:
-        """Every version of the competition (of participant ``pid``), oldest first."""
-        if self._versions is None:
-            entries = self.state.entries()
-            rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
-            builds = build_root(current_policy().build_root)
-            self._versions = [
-                Version(
-                    dataclasses.replace(row, reason=relative_paths(row.reason, self.data_dir, builds)), entries[row.id]
-                )
-                for row in rows
-                if row.id in entries
-            ]  # the server's own paths are not shown
-        return [v for v in self._versions if pid is None or v.participant_id == pid]
+    # The catalogue's (the names other parts and pages call) ------------------------
+    @property
+    def specs(self) -> dict[int, BotSpec]:
+        """Each current version's spec, by version id (:attr:`Catalogue.specs`)."""
+        return self.catalogue.specs
 
-    def version(self, pid: int, number: int) -> Version | None:
-        """Version ``number`` of participant ``pid``'s bot."""
-        return next((v for v in self.versions(pid) if v.number == number), None)
+    @property
+    def _versions(self) -> list[Version] | None:
+        # (the standings' touch() clears the catalogue's versions this way)
+        return self.catalogue.cached
+
+    @_versions.setter
+    def _versions(self, versions: list[Version] | None) -> None:
+        self.catalogue.cached = versions
+
+    def versions(self, pid: int | None = None) -> list[Version]:
+        """Every version (of participant ``pid``), oldest first: :meth:`Catalogue.versions`."""
+        return self.catalogue.versions(pid)
 
     def match(self, key: str) -> PlayedMatch | None:
-        """The recorded match ``key``."""
-        return self.store.match(self.tid, key)
+        """The recorded match ``key``: :meth:`Catalogue.match`."""
+        return self.catalogue.match(key)
 
     def latest_matches(
         self,
@@ -495,31 +416,10 @@ class Competition:
         opponent: Participant | None = None,
         result: str | None = None,
     ) -> list[PlayedMatch]:
-        """The last ``limit`` matches (of ``participant``'s versions), newest first, before match id ``before``:
-        against ``opponent``'s versions only, and ``result`` (``won``, ``drew``, ``lost``) for ``participant``."""
-        versions = None if participant is None else [v.id for v in self.versions(participant.id)]
-        against = None if opponent is None else [v.id for v in self.versions(opponent.id)]
-        return self.store.latest_matches(
-            self.tid, limit, before=before, versions=versions, opponents=against, result=result
+        """The last ``limit`` matches, newest first: :meth:`Catalogue.latest_matches`."""
+        return self.catalogue.latest_matches(
+            limit, before=before, participant=participant, opponent=opponent, result=result
         )
-
-    def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
-        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair, or both tables
-        of its deal at two tables, are recorded).
-
-        Until then its deal is secret (its seed, and a replay showing both
-        seats' cards, would tell the other leg's players what they are dealt,
-        or the other table's); a deal left half-played keeps it secret until
-        its other match is played.
-        """
-        other = other_table(match.key)
-        if other is not None:
-            return self.store.has_match(self.tid, match.key) and self.store.has_match(self.tid, other)
-        pair, _, leg = match.key.rpartition("-")
-        if leg not in ("a", "b"):
-            # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
-            return self.store.has_match(self.tid, match.key)
-        return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
 
     def scheme(self) -> str:
         """How the ladder plays its deals now, as the leaderboard says it."""
@@ -535,11 +435,6 @@ class Competition:
         if self.ladder is None or self._warmer is None:  # (no warmer: a cluster)
             return []
         return sorted(self.ladder.in_play.values(), key=lambda playing: playing.started)
-
-    def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
-        """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
-        label = {v.id: v.label for v in self.versions()}
-        return [labelled_by_version(m, label) for m in matches]
 
     def touch(self, *, results_only: bool = False, redraw: bool = False) -> None:
         """Something shown changed: the standings are stale; tell the live pages.
@@ -843,7 +738,7 @@ class Competition:
             else:
                 row = enter_version(self.store, self.tid, owner.name, spec)
             self.state.add_entry(row.id, owner.id, submission_id=sid, folder=str(folder))
-            self._versions = None
+            self.catalogue.forget()
             version = next(v for v in self.versions(owner.id) if v.id == row.id)
         spec = spec.with_name(version.label)
         log_dir = self.checks_dir / f"s{sid}"
@@ -1166,13 +1061,6 @@ class Competition:
             return True
         return False
 
-    def build_log(self, version: Version) -> Path | None:
-        """Where the last build of ``version`` wrote its whole output, if it has a build."""
-        spec = self.specs.get(version.id) or self._spec(version)
-        if not spec.build:
-            return None
-        return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
-
     def close(self) -> None:
         """Close the database."""
         self.state.close()
@@ -1223,11 +1111,6 @@ def locked(data_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def owned(spec: BotSpec, participant_id: int) -> BotSpec:
-    """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
-    return dataclasses.replace(spec, owner=f"participant {participant_id}")
-
-
 def for_participant(where: list[str], log_dir: Path) -> list[str]:
     """A check's lines without the paths of its logs, which stay in the server's data folder, out of a participant's
     reach: a stderr tail is headed as the bot's, and the lines that name a match log go."""
@@ -1240,10 +1123,3 @@ def for_participant(where: list[str], log_dir: Path) -> list[str]:
         elif not line.startswith("log: "):
             shown.append(line)
     return shown
-
-
-def relative_paths(text: str, *folders: Path) -> str:
-    """``text`` with the server's own paths cut out (a participant sees paths inside its bot folder)."""
-    for folder in folders:
-        text = text.replace(str(folder) + "/", "").replace(str(folder), ".")
-    return text

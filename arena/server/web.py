@@ -67,11 +67,12 @@ from ..competition.store import PlayedMatch
 from . import access, retention
 from ._clients import client_address
 from .archive import LANGUAGES
+from .catalogue import Version, relative_paths
 from .files import bot_files, read_bot_file, tail_of
 from .human import HumanPages
 from .live import LivePages
 from .maintain import backup_database
-from .service import Busy, Competition, Version, relative_paths
+from .service import Busy, Competition
 from .state import NAME_RE, NAME_RULE, Participant, Submission, check_name
 from .tv import TVPages
 
@@ -452,8 +453,8 @@ class Pages:
         """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats): see
         :func:`arena.server.access.replay_access`."""
         return access.replay_access(
-            viewer, lambda: self.owners_of(match), rule=self.c.config.replays, deal_over=self.c.deal_over(match),
-            frozen=self.c.frozen,
+            viewer, lambda: self.owners_of(match), rule=self.c.config.replays,
+            deal_over=self.c.catalogue.deal_over(match), frozen=self.c.frozen,
         )  # fmt: skip
 
     def seed_shown(self, viewer: Participant | None, match: PlayedMatch) -> bool:
@@ -463,7 +464,11 @@ class Pages:
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
-        return {"board": board, "bars": _error_bars(board.rows), "recent": self.c.labelled(self.c.latest_matches(15))}
+        return {
+            "board": board,
+            "bars": _error_bars(board.rows),
+            "recent": self.c.catalogue.labelled(self.c.latest_matches(15)),
+        }
 
     async def assets(self, request: Request) -> Response:
         """The pages' stylesheet and script (:class:`StaticAssets`)."""
@@ -743,7 +748,7 @@ class Pages:
         )
         if wanted.get("opponent") and against is None:
             page = []
-        matches = self.c.labelled(page[:BOT_PAGE_MATCHES])
+        matches = self.c.catalogue.labelled(page[:BOT_PAGE_MATCHES])
         current = next((v for v in versions if v.playing), None)
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
         playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
@@ -765,7 +770,7 @@ class Pages:
         faults = [
             (labelled, fault)
             for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
-            for labelled in self.c.labelled([match])
+            for labelled in self.c.catalogue.labelled([match])
         ]
         history = self.c.state.rating_history(current.id) if current else []
         dates = self.c.state.rating_dates(current.id) if current else {}
@@ -814,7 +819,7 @@ class Pages:
             other = other_table(match.key)
             found = self.c.store.match(self.c.tid, other) if other else None
             if found is not None:
-                out[match.key] = self.c.labelled([found])[0]
+                out[match.key] = self.c.catalogue.labelled([found])[0]
         return out
 
     def _private_version(self, request: Request) -> tuple[Participant, Version]:
@@ -824,7 +829,7 @@ class Pages:
             raise HTTPException(401, "log in to see your bot's files")
         if not self.may_see_private(viewer, owner):
             raise HTTPException(403, "only the bot's owner and the organiser see its files")
-        version = self.c.version(owner.id, request.path_params["number"])
+        version = self.c.catalogue.version(owner.id, request.path_params["number"])
         if version is None:
             raise HTTPException(404, "no such version")
         return owner, version
@@ -844,7 +849,7 @@ class Pages:
 
     async def build_log(self, request: Request) -> Response:
         owner, version = self._private_version(request)
-        path = self.c.build_log(version)
+        path = self.c.catalogue.build_log(version)
         if path is None:
             raise HTTPException(404, "this version has no build command")
         try:
@@ -879,7 +884,7 @@ class Pages:
         return self.page(
             request,
             "match.html",
-            match=self.c.labelled([match])[0],
+            match=self.c.catalogue.labelled([match])[0],
             owners=[match.bot_a, match.bot_b],
             replay=allowed and bool(match.log_path) and not (log and log.pruned_at),
             log=log,
@@ -888,7 +893,7 @@ class Pages:
             seat=seat,
             rule=self.c.config.replays,
             seed=str(match.seed) if allowed and seat is None else "",
-            deal_over=self.c.deal_over(match),
+            deal_over=self.c.catalogue.deal_over(match),
             other_table=other_table(match.key),
             downloadable=allowed and seat is None and bool(match.log_path) and not (log and log.pruned_at),
         )
@@ -1070,7 +1075,7 @@ class Pages:
             {
                 "matches": [
                     _match_json(labelled, self.seed_shown(viewer, match))
-                    for match, labelled in zip(shown, self.c.labelled(shown), strict=True)
+                    for match, labelled in zip(shown, self.c.catalogue.labelled(shown), strict=True)
                 ],
                 # Keyset pagination: the next (older) page is ?before=this; null on the last page.
                 "before": shown[-1].row_id if len(page) > limit else None,
@@ -1080,7 +1085,7 @@ class Pages:
     async def api_match(self, request: Request) -> Response:
         match = self.match_by_key(request.path_params["key"])
         allowed, seat = self.replay_access(self.who(request), match)
-        data = _match_json(self.c.labelled([match])[0], allowed and seat is None)
+        data = _match_json(self.c.catalogue.labelled([match])[0], allowed and seat is None)
         log = await self.c.log_upkeep.state_of(match) if match.log_path else None
         pruned = bool(log and log.pruned_at)
         data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path and not pruned else None
