@@ -36,7 +36,7 @@ from arena.bots.spec import hash_path, load_folder
 from arena.games import get_game
 from arena.sandbox import built_folder, configure, current_policy
 from arena.sandbox._builds import copy_folder
-from arena.server import log_upkeep, service, web
+from arena.server import log_upkeep, submissions, web
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -167,10 +167,10 @@ async def test_an_unpacking_error_of_the_servers_own_refuses_the_upload_and_leav
         raise OSError(28, "No space left on device")
 
     async with live_server(tmp_path, "alice") as live, live.client("alice") as client:
-        monkeypatch.setattr(service, "unpack", broken)
+        monkeypatch.setattr(submissions, "unpack", broken)
         response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
         assert response.status_code == 201, response.text
-        assert response.json()["status"] == "refused" and response.json()["message"] == service.UNPACK_BROKE
+        assert response.json()["status"] == "refused" and response.json()["message"] == submissions.UNPACK_BROKE
         monkeypatch.undo()
         response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
         assert response.status_code == 201, response.text  # the first left nothing "still being checked"

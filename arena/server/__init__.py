@@ -13,6 +13,7 @@ ladder plays.
 * :mod:`~arena.server.state`: participants, sessions, submissions, versions (SQLite);
 * :mod:`~arena.server.service`: the running competition (ladder, checks, standings);
 * :mod:`~arena.server.catalogue`: the service's part that reads the bot versions and recorded matches;
+* :mod:`~arena.server.submissions`: the service's part that takes uploads, checks them and admits them;
 * :mod:`~arena.server._queue`: which upload is checked next, and who runs now;
 * :mod:`~arena.server.log_upkeep`: the service's part that keeps the logs:
   their disk against the config's caps (:mod:`~arena.server.disk`) and which

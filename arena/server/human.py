@@ -186,7 +186,7 @@ class HumanPages:
             return self.playing[viewer.id]
         if not self.allowed(owner):
             raise HTTPException(403, f"{owner.name}'s owner does not let people play against it")
-        refused = self.c.may_play(viewer)
+        refused = self.c.submissions.may_play(viewer)
         if refused:
             raise HTTPException(403, refused)
         version = next((v for v in self.c.versions(owner.id) if v.playing), None)

@@ -72,8 +72,9 @@ from .files import bot_files, read_bot_file, tail_of
 from .human import HumanPages
 from .live import LivePages
 from .maintain import backup_database
-from .service import Busy, Competition
+from .service import Competition
 from .state import NAME_RE, NAME_RULE, Participant, Submission, check_name
+from .submissions import Busy
 from .tv import TVPages
 
 SESSION_COOKIE = "arena_session"
@@ -658,7 +659,7 @@ class Pages:
         return self.page(
             request,
             "me.html",
-            awaiting=self.c.may_play(me),
+            awaiting=self.c.submissions.may_play(me),
             submissions=self.c.state.submissions(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
             private=True,
@@ -674,7 +675,7 @@ class Pages:
 
     async def _take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
         try:
-            self.c.may_upload(me)
+            self.c.submissions.may_upload(me)
         except Busy as exc:
             raise HTTPException(429, str(exc)) from None
         except UploadRefused as exc:
@@ -715,7 +716,9 @@ class Pages:
             if language and language not in LANGUAGES:
                 raise HTTPException(400, f"unknown language {language!r}; one of {', '.join(LANGUAGES)}")
             try:
-                return await self.c.take_upload(me, target, filename=file.filename or "upload", language=language)
+                return await self.c.submissions.take_upload(
+                    me, target, filename=file.filename or "upload", language=language
+                )
             except Busy as exc:
                 raise HTTPException(429, str(exc)) from None
             except UploadRefused as exc:
