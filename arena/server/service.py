@@ -187,6 +187,15 @@ class Competition:
     (:func:`~arena.competition.plan.open_competition`), named by the config's
     ``name``; each upload that unpacks to a bot becomes a new version of its
     owner's bot, admitted if it passes ``arena check``'s checks.
+
+    It opens the data folder and wires its parts: the :attr:`catalogue` of
+    versions and matches (:class:`~arena.server.catalogue.Catalogue`), the
+    :attr:`submissions` pipeline (:class:`~arena.server.submissions.Submissions`)
+    and the :attr:`log_upkeep` (:class:`~arena.server.log_upkeep.LogUpkeep`);
+    :meth:`run` starts the ladder, the checks and the upkeep. Over ~25
+    methods for now: the standings (``field``, ``board``, ``ratings``,
+    ``touch`` and their helpers) move to a part of their own, and the
+    ladder's wiring to its match worker or cluster is still here (issue 37).
     """
 
     def __init__(self, config: ServerConfig, *, fresh: bool = False) -> None:

@@ -29,14 +29,11 @@ import mimetypes
 import os
 import secrets
 import shutil
-import tempfile
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
-import msgspec
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -48,32 +45,29 @@ from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
-    PlainTextResponse,
     RedirectResponse,
     Response,
     StreamingResponse,
 )
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._errors import ConfigError, UploadRefused
 from ..competition.ladder import other_table
-from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
-from . import access, retention
+from . import access
 from ._clients import client_address
+from .admin import AdminPages
+from .api import Api, _nan
 from .archive import LANGUAGES
-from .catalogue import Version, relative_paths
-from .files import bot_files, read_bot_file, tail_of
+from .bots import BotPages
 from .human import HumanPages
 from .live import LivePages
-from .maintain import backup_database
 from .service import Competition
-from .state import NAME_RE, NAME_RULE, Participant, Submission, check_name
+from .state import NAME_RULE, Participant, Submission, check_name
 from .submissions import Busy
 from .tv import TVPages
 
@@ -87,8 +81,6 @@ FORM_OVERHEAD = 64 << 10
 """Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
-BOT_PAGE_MATCHES = 40
-"""Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
 UPLOADS_IN_FLIGHT = 8
@@ -241,6 +233,8 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     live = LivePages(pages, REPLAY_CSP, framed)
     tv = TVPages(live)
     human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
+    admin = AdminPages(pages, _small_form)
+    bots = BotPages(pages)
     routes = [
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
         Route("/play/{gid}", human.play, methods=["GET", "POST"]),
@@ -263,28 +257,13 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/me", pages.me),
         Route("/me/submit", pages.submit, methods=["POST"]),
         Route("/submissions/{sid:int}", pages.submission),
-        Route("/bots/{name}", pages.bot),
-        Route("/bots/{name}/v{number:int}/files", pages.files),
-        Route("/bots/{name}/v{number:int}/files/{path:path}", pages.file),
-        Route("/bots/{name}/v{number:int}/build.log", pages.build_log),
-        Route("/bots/{name}/stderr/{file}", pages.stderr),
+        *bots.routes(),
         Route("/matches/{key}", pages.match),
         Route("/matches/{key}/replay", pages.replay),
         Route("/matches/{key}/log", pages.match_log),
         Route("/matches/{key}/pin", pages.pin_log, methods=["POST"]),
-        Route("/admin", pages.admin),
-        Route("/admin/{action}", pages.admin_action, methods=["POST"]),
-        Route("/admin/download/{what}", pages.download),
-        Route("/api/standings", pages.api_standings),
-        Route("/api/bots", pages.api_bots),
-        Route("/api/bots/{name}", pages.api_bot),
-        Route("/api/matches", pages.api_matches),
-        Route("/api/matches/{key}", pages.api_match),
-        Route("/api/matches/{key}/pin", pages.api_pin_log, methods=["POST"]),
-        Route("/api/submissions", pages.api_submissions, methods=["GET", "POST"]),
-        Route("/api/submissions/{sid:int}", pages.api_submission),
-        Route("/api/admin/{action}", pages.api_admin, methods=["POST"]),
-        Route("/api/events", pages.events),
+        *admin.routes(),
+        Mount("/api", routes=Api(pages, admin, bots).routes()),
         Route("/static/{name}", pages.assets),
     ]
     middleware = [
@@ -336,10 +315,6 @@ def _when(stamp: str | float | None) -> Markup:
     return Markup('<time datetime="{}">{}</time>').format(stamp, moment.strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def _nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
-
-
 def _num(value: Any, digits: int = 1) -> str:
     if value is None or _nan(value):
         return "-"
@@ -349,14 +324,20 @@ def _num(value: Any, digits: int = 1) -> str:
 
 
 class Pages:
-    """Every route's handler, over one competition."""
+    """The pages' helpers (who asks, sessions and CSRF, rendering, errors) and the pages not yet in a module of
+    their own: the leaderboard and its events, logging in and registering, a participant's own page and uploads,
+    and a match's pages.
+
+    Over ~25 methods for now: the bots' pages (:mod:`arena.server.bots`), the organiser's
+    (:mod:`arena.server.admin`) and the API (:mod:`arena.server.api`) have moved out; the rest follow by resource
+    in the same way (issue 37).
+    """
 
     def __init__(self, competition: Competition) -> None:
         self.c = competition
         self.static = StaticAssets(STATIC)
         self.env = _environment(self.static)
         self._fragment: tuple[int, str, str] | None = None
-        self._standings_json: tuple[int, bytes] | None = None
         self._anonymous: tuple[int, bytes] | None = None
         self._registrations: dict[str, list[float]] = {}
         self._uploading: set[int] = set()
@@ -670,10 +651,10 @@ class Pages:
 
     async def submit(self, request: Request) -> Response:
         me = self.need(request)
-        sid = await self._take_upload(request, me, form_csrf=True)
+        sid = await self.take_upload(request, me, form_csrf=True)
         return RedirectResponse(f"/submissions/{sid}", status_code=303)
 
-    async def _take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
+    async def take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
         try:
             self.c.submissions.may_upload(me)
         except Busy as exc:
@@ -726,157 +707,15 @@ class Pages:
 
     async def submission(self, request: Request) -> Response:
         me = self.need(request)
-        submission = self._own_submission(me, request.path_params["sid"])
+        submission = self.own_submission(me, request.path_params["sid"])
         owner = self.c.state.participant(submission.participant_id)
         return self.page(request, "submission.html", submission=submission, owner=owner)
 
-    def _own_submission(self, me: Participant, sid: int) -> Submission:
+    def own_submission(self, me: Participant, sid: int) -> Submission:
         submission = self.c.state.submission(sid)
         if submission is None or not (me.is_admin or submission.participant_id == me.id):
             raise HTTPException(404, "no such submission of yours")
         return submission
-
-    # Bots -------------------------------------------------------------------------
-    def bot_context(self, request: Request, name: str) -> dict[str, Any]:
-        owner = self.participant(name)
-        viewer = self.who(request)
-        private = self.may_see_private(viewer, owner)
-        versions = self.c.versions(owner.id)
-        board = self.c.board()
-        before = _before(request)
-        wanted = _match_filter(request.query_params)
-        against = self.c.state.participant_named(wanted["opponent"]) if wanted.get("opponent") else None
-        page = self.c.latest_matches(
-            BOT_PAGE_MATCHES + 1, before=before, participant=owner, opponent=against, result=wanted.get("result")
-        )
-        if wanted.get("opponent") and against is None:
-            page = []
-        matches = self.c.catalogue.labelled(page[:BOT_PAGE_MATCHES])
-        current = next((v for v in versions if v.playing), None)
-        standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
-        opponents = sorted(
-            (
-                playing[other],
-                {
-                    "matches": t.matches,
-                    "wins": t.wins,
-                    "draws": t.draws,
-                    "losses": t.losses,
-                    "for": t.points_for,
-                    "against": t.points_against,
-                },
-            )
-            for other, t in (self.c.store.opponents(current.id) if current else {}).items()
-            if other in playing and t.matches
-        )  # fmt: skip (read by the totals' primary key: the bot's row of pairs, not the field's)
-        faults = [
-            (labelled, fault)
-            for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
-            for labelled in self.c.catalogue.labelled([match])
-        ]
-        history = self.c.state.rating_history(current.id) if current else []
-        dates = self.c.state.rating_dates(current.id) if current else {}
-        finished = self.c.store.finished_times(self.c.tid, [m.key for m in matches])
-        tables = self.other_tables(matches)
-        older = page[BOT_PAGE_MATCHES - 1].row_id if len(page) > BOT_PAGE_MATCHES else None
-        stderr = []
-        if private:
-            folder = self.c.logs / "stderr"
-            if folder.is_dir():
-                stderr = sorted(
-                    (p.name for p in folder.iterdir() if _owner_name(p.name) == owner.name and p.is_file()),
-                    reverse=True,
-                )[:40]
-        return {
-            "owner": owner,
-            "private": private,
-            "versions": versions[::-1],
-            "current": current,
-            "standing": standing,
-            "opponents": opponents,
-            "faults": faults,
-            "matches": matches,
-            "filter": wanted,
-            "filtered": bool(wanted),
-            "pager": {
-                "newer": urlencode(wanted) if before is not None else None,
-                "older": urlencode({**wanted, "before": older}) if older is not None else None,
-            },
-            "dated": finished,
-            "tables": tables,
-            "records": _records(self.c.store, versions),
-            "chart": _chart(history, dates),
-            "stderr": stderr,
-            "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
-        }
-
-    async def bot(self, request: Request) -> Response:
-        return self.page(request, "bot.html", **self.bot_context(request, request.path_params["name"]))
-
-    def other_tables(self, matches: list[PlayedMatch]) -> dict[str, PlayedMatch]:
-        """The other table of each of ``matches`` played at two tables whose deal is over (both tables played),
-        by the match's key, named by version as pages show them."""
-        out = {}
-        for match in matches:
-            other = other_table(match.key)
-            found = self.c.store.match(self.c.tid, other) if other else None
-            if found is not None:
-                out[match.key] = self.c.catalogue.labelled([found])[0]
-        return out
-
-    def _private_version(self, request: Request) -> tuple[Participant, Version]:
-        owner = self.participant(request.path_params["name"])
-        viewer = self.who(request)
-        if viewer is None:
-            raise HTTPException(401, "log in to see your bot's files")
-        if not self.may_see_private(viewer, owner):
-            raise HTTPException(403, "only the bot's owner and the organiser see its files")
-        version = self.c.catalogue.version(owner.id, request.path_params["number"])
-        if version is None:
-            raise HTTPException(404, "no such version")
-        return owner, version
-
-    async def files(self, request: Request) -> Response:
-        owner, version = self._private_version(request)
-        return self.page(request, "files.html", owner=owner, version=version, files=bot_files(Path(version.folder)))
-
-    async def file(self, request: Request) -> Response:
-        owner, version = self._private_version(request)
-        try:
-            text = read_bot_file(Path(version.folder), request.path_params["path"])
-        except FileNotFoundError:
-            raise HTTPException(404, "no such file in this version") from None
-        path = request.path_params["path"]
-        return self.page(request, "file.html", owner=owner, version=version, path=path, text=text)
-
-    async def build_log(self, request: Request) -> Response:
-        owner, version = self._private_version(request)
-        path = self.c.catalogue.build_log(version)
-        if path is None:
-            raise HTTPException(404, "this version has no build command")
-        try:
-            text = tail_of(path)
-        except FileNotFoundError:
-            raise HTTPException(404, "no build log kept for this version (the build cache was emptied)") from None
-        text = relative_paths(text, Path(version.folder), path.parent)
-        return self.page(request, "file.html", owner=owner, version=version, path="build log", text=text)
-
-    async def stderr(self, request: Request) -> Response:
-        owner = self.participant(request.path_params["name"])
-        viewer = self.who(request)
-        if viewer is None:
-            raise HTTPException(401, "log in to see your bot's stderr")
-        if not self.may_see_private(viewer, owner):
-            raise HTTPException(403, "only the bot's owner and the organiser see its stderr")
-        name = request.path_params["file"]
-        if _owner_name(name) != owner.name or "/" in name or name.startswith("."):
-            raise HTTPException(404, "no such stderr file")
-        try:
-            text = tail_of(self.c.logs / "stderr" / name)
-        except FileNotFoundError:
-            raise HTTPException(404, "no such stderr file") from None
-        return self.page(request, "file.html", owner=owner, version=None, path=name, text=text)
 
     # Matches ------------------------------------------------------------------------
     async def match(self, request: Request) -> Response:
@@ -941,161 +780,7 @@ class Pages:
             raise HTTPException(410, "this match's log is missing from the server") from None
         return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
-    # The organiser -------------------------------------------------------------------
-    async def admin(self, request: Request, *, invited: str = "") -> Response:
-        self.need_admin(request)
-        return self.page(
-            request,
-            "admin.html",
-            invited=invited,
-            awaiting=self.c.state.awaiting_ids(),
-            board=self.c.board(),
-            participants=[p for p in self.c.state.participants() if not p.is_admin],
-            versions=_by_participant(self.c.versions()),
-            submissions=self.c.state.submissions(limit=30),
-            names={p.id: p.name for p in self.c.state.participants()},
-        )
-
-    async def admin_action(self, request: Request) -> Response:
-        self.need_admin(request)
-        form = await _small_form(request)
-        self.check_csrf(request, form.get("csrf"))
-        if request.path_params["action"] == "invite":  # the link is shown once, on the page this answers
-            return await self.admin(request, invited=self.invite_url(request))
-        self._act(request.path_params["action"], form)
-        return RedirectResponse("/admin", status_code=303)
-
-    def invite_url(self, request: Request) -> str:
-        """A new invitation's link (it registers one name, within a month)."""
-        base = self.c.state.setting("login_base") or str(request.base_url)
-        return f"{base.rstrip('/')}/register?{urlencode({'code': self.c.state.new_invite()})}"
-
-    async def api_admin(self, request: Request) -> Response:
-        self.need_admin(request)
-        self.check_api_write(request)
-        data = await _json_object(request)
-        if request.path_params["action"] == "invite":
-            return JSONResponse({"ok": True, "invite": self.invite_url(request)})
-        self._act(request.path_params["action"], data)
-        return JSONResponse({"ok": True, "paused": self.c.paused, "frozen": self.c.frozen})
-
-    def _act(self, action: str, data: FormData | dict[str, Any]) -> None:
-        if action in ("pause", "resume"):
-            self.c.set_paused(action == "pause")
-        elif action in ("freeze", "thaw"):
-            self.c.set_frozen(action == "freeze")
-        elif action in ("disqualify", "readmit"):
-            participant = self.participant(str(data.get("name", "")))
-            reason = str(data.get("reason", "")).strip()[:300] or "no reason given"
-            self.c.disqualify(participant, reason if action == "disqualify" else "")
-        elif action == "approve":
-            self.c.state.set_awaiting(self.participant(str(data.get("name", ""))).id, False)
-            self.c.touch()
-        else:
-            raise HTTPException(404, f"no admin action {action!r}")
-
-    async def download(self, request: Request) -> Response:
-        self.need_admin(request)
-        what = request.path_params["what"]
-        if what == "results.csv":
-            board = self.c.board().board
-            return PlainTextResponse(
-                render_csv(board),
-                media_type="text/csv",
-                headers={"content-disposition": 'attachment; filename="results.csv"'},
-            )
-        if what == "server.sqlite":
-            path = await trio.to_thread.run_sync(_backup, self.c.state.path, self.c.incoming)
-            return FileResponse(
-                path,
-                filename="server.sqlite",
-                media_type="application/vnd.sqlite3",
-                background=_Remove(path),  # type: ignore[arg-type]
-            )
-        raise HTTPException(404, "download results.csv or server.sqlite")
-
     # The API ----------------------------------------------------------------------------
-    async def api_standings(self, request: Request) -> Response:
-        board = self.c.board()
-        cached = self._standings_json
-        if cached is None or cached[0] != board.stamp:  # encoded once per change
-            cached = self._standings_json = (board.stamp, bytes(JSONResponse(board.to_json()).body))
-        return Response(cached[1], media_type="application/json")
-
-    async def api_bots(self, request: Request) -> Response:
-        board = self.c.board()
-        return JSONResponse(
-            {
-                "bots": [
-                    {
-                        "name": p.name,
-                        "house": p.is_house,
-                        "disqualified": p.disqualified,
-                        "versions": [_version_json(v) for v in self.c.versions(p.id)],
-                    }
-                    for p in self.c.state.participants()
-                    if not p.is_admin
-                ],
-                "matches": board.matches,
-            }
-        )
-
-    async def api_bot(self, request: Request) -> Response:
-        context = self.bot_context(request, request.path_params["name"])
-        owner: Participant = context["owner"]
-        standing = context["standing"]
-        data: dict[str, Any] = {
-            "name": owner.name,
-            "house": owner.is_house,
-            "disqualified": owner.disqualified,
-            "versions": [_version_json(v, private=context["private"]) for v in context["versions"]],
-            "standing": _clean(standing.__dict__) if standing else None,
-            "opponents": {name: cell for name, cell in context["opponents"]},
-            "faults": [
-                {"match": m.key, "bot": f.bot, "kind": f.kind, "reason": f.reason} for m, f in context["faults"]
-            ],
-            "rating_history": [
-                {"matches": n, "rating": elo, "error95": err}
-                for n, elo, err in self.c.state.rating_history(context["current"].id if context["current"] else 0)
-            ],
-        }
-        if context["private"]:
-            data["submissions"] = [_submission_json(s) for s in context["submissions"]]
-            data["stderr"] = context["stderr"]
-        return JSONResponse(data)
-
-    async def api_matches(self, request: Request) -> Response:
-        bot = request.query_params.get("bot", "")
-        try:
-            limit = max(1, min(1000, int(request.query_params.get("limit", "100"))))
-        except ValueError:
-            raise HTTPException(400, "limit must be a number") from None
-        owner = self.participant(bot) if bot else None
-        viewer = self.who(request)
-        page = self.c.latest_matches(limit + 1, before=_before(request), participant=owner)
-        shown = page[:limit]
-        return JSONResponse(
-            {
-                "matches": [
-                    _match_json(labelled, self.seed_shown(viewer, match))
-                    for match, labelled in zip(shown, self.c.catalogue.labelled(shown), strict=True)
-                ],
-                # Keyset pagination: the next (older) page is ?before=this; null on the last page.
-                "before": shown[-1].row_id if len(page) > limit else None,
-            }
-        )
-
-    async def api_match(self, request: Request) -> Response:
-        match = self.match_by_key(request.path_params["key"])
-        allowed, seat = self.replay_access(self.who(request), match)
-        data = _match_json(self.c.catalogue.labelled([match])[0], allowed and seat is None)
-        log = await self.c.log_upkeep.state_of(match) if match.log_path else None
-        pruned = bool(log and log.pruned_at)
-        data["replay"] = f"/matches/{match.key}/replay" if allowed and match.log_path and not pruned else None
-        data["replay_seat"] = seat
-        data["log"] = _log_json(match, log)
-        return JSONResponse(data)
-
     def may_pin(self, viewer: Participant | None, match: PlayedMatch) -> bool:
         """Whether ``viewer`` may pin ``match``'s deal: the organiser, or the owner of one of its bots."""
         return access.may_pin(viewer, (match.bot_a, match.bot_b))
@@ -1106,21 +791,10 @@ class Pages:
         form = await _small_form(request)
         self.check_csrf(request, form.get("csrf"))
         match = self.match_by_key(request.path_params["key"])
-        await self._pin(match, me, pinned=form.get("pin") != "0")
+        await self.pin_match(match, me, pinned=form.get("pin") != "0")
         return RedirectResponse(f"/matches/{match.key}", status_code=303)
 
-    async def api_pin_log(self, request: Request) -> Response:
-        """``POST {"pinned": true|false}``: pin or unpin the match's deal; answers the match's log state."""
-        me = self.need(request)
-        self.check_api_write(request)
-        data = await _json_object(request)
-        if not isinstance(data.get("pinned", True), bool):
-            raise HTTPException(400, '"pinned" must be true or false')
-        match = self.match_by_key(request.path_params["key"])
-        await self._pin(match, me, pinned=data.get("pinned", True))
-        return JSONResponse(_log_json(match, await self.c.log_upkeep.state_of(match)))
-
-    async def _pin(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
+    async def pin_match(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
         if not match.log_path:
             raise HTTPException(404, "this match was played without a log")
         if not self.may_pin(me, match):
@@ -1129,21 +803,6 @@ class Pages:
             await self.c.log_upkeep.pin(match, me, pinned=pinned)
         except UploadRefused as exc:
             raise HTTPException(409, str(exc)) from None
-
-    async def api_submissions(self, request: Request) -> Response:
-        me = self.need(request)
-        if request.method == "POST":
-            self.check_api_write(request)
-            sid = await self._take_upload(request, me, form_csrf=False)
-            submission = self.c.state.submission(sid)
-            assert submission is not None
-            return JSONResponse(_submission_json(submission), status_code=201)
-        subs = self.c.state.submissions(None if me.is_admin else me.id, limit=100)
-        return JSONResponse({"submissions": [_submission_json(s) for s in subs]})
-
-    async def api_submission(self, request: Request) -> Response:
-        me = self.need(request)
-        return JSONResponse(_submission_json(self._own_submission(me, request.path_params["sid"])))
 
 
 class _LazyCsrf:
@@ -1300,130 +959,7 @@ def _log_lines(path: Path, stderr_of: frozenset[str]) -> bytes:
     return b"".join(kept)
 
 
-def _backup(database: Path, folder: Path) -> Path:
-    """A consistent copy of the live database (SQLite's online backup), to send and then delete."""
-    fd, name = tempfile.mkstemp(suffix=".sqlite", dir=folder)
-    os.close(fd)
-    backup_database(database, Path(name))
-    return Path(name)
-
-
-class _Remove:
-    """A background task deleting a file once its response is sent."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    async def __call__(self) -> None:
-        self.path.unlink(missing_ok=True)
-
-
 # Shapes -------------------------------------------------------------------------------------
-def _by_participant(versions: list[Version]) -> dict[int, list[Version]]:
-    out: dict[int, list[Version]] = {}
-    for version in versions:
-        out.setdefault(version.participant_id, []).append(version)
-    return out
-
-
-def _owner_name(text: str) -> str:
-    """The participant a version's label or a stderr file's name is of (participants' names hold no dot)."""
-    return text.split(".", 1)[0]
-
-
-def _clean(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if _nan(v) else v) for k, v in data.items()}
-
-
-def _version_json(version: Version, *, private: bool = False) -> dict[str, Any]:
-    return {
-        "number": version.number,
-        "bot": version.label,
-        "created_at": version.created_at,
-        "retired_at": version.retired_at,
-        "admission": version.admission,
-        "reason": version.reason if private else version.summary,
-        "digest": version.row.digest,
-    }
-
-
-def _submission_json(submission: Submission) -> dict[str, Any]:
-    return {
-        "id": submission.id,
-        "created_at": submission.created_at,
-        "filename": submission.filename,
-        "language": submission.language,
-        "size": submission.size,
-        "status": submission.status,
-        "done": submission.done,
-        "message": submission.message,
-        "checks": submission.report,
-        "finished_at": submission.finished_at,
-    }
-
-
-def _match_json(match: PlayedMatch, seed_shown: bool) -> dict[str, Any]:
-    """A match as the API sends it; its seed a string (JavaScript's numbers would round it), or null while secret."""
-    return {
-        "key": match.key,
-        "deal": match.deal,
-        "leg": match.leg,
-        "bot_a": match.bot_a,
-        "bot_b": match.bot_b,
-        "seed": str(match.seed) if seed_shown else None,
-        "points": list(match.points),
-        "winner": match.winner,
-        "forfeit": list(match.forfeit),
-        "reason": match.reason,
-        "faults": [{"seat": f.seat, "bot": f.bot, "kind": f.kind, "reason": f.reason} for f in match.faults],
-        "duration_s": match.duration_s,
-    }
-
-
-async def _json_object(request: Request) -> dict[str, Any]:
-    """The request's JSON object of plain values (an empty body: ``{}``), or 400 saying what is wrong.
-
-    Every API body is a flat object (``{"name": ..., "reason": ...}``,
-    ``{"pinned": true}``), so it is read only up to ``JSON_MAX_BYTES`` and
-    decoded by msgspec against that shape: a nested array or object is
-    refused where it starts, and a 100,000-deep body never reaches a
-    recursive parser (the standard library's raised ``RecursionError``, a 500).
-    """
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > JSON_MAX_BYTES:
-        raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > JSON_MAX_BYTES:
-            raise HTTPException(400, f"the body is larger than the {JSON_MAX_BYTES} bytes an API request may send")
-    if not body.strip():
-        return {}
-    try:
-        return _FLAT_OBJECT.decode(body)
-    except msgspec.ValidationError as exc:
-        raise HTTPException(
-            400, f"the body must be a JSON object of strings, numbers, true, false or null: {exc}"
-        ) from None
-    except msgspec.DecodeError as exc:
-        raise HTTPException(400, f"the body must be JSON: {exc}") from None
-
-
-JSON_MAX_BYTES = 64 << 10
-"""The most an API request's JSON body may hold."""
-_FLAT_OBJECT = msgspec.json.Decoder(dict[str, str | int | float | bool | None])
-
-
-def _log_json(match: PlayedMatch, log: retention.LogState | None) -> dict[str, Any]:
-    """A match's log as the API sends it: whether it is kept, pinned (by how many), or pruned when and why."""
-    return {
-        "kept": bool(match.log_path) and not (log and log.pruned_at),
-        "pruned_at": log.pruned_at if log else None,
-        "pruned_why": log.pruned_why if log else "",
-        "pins": len(log.pinned_by) if log else 0,
-    }
-
-
 def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
     """Each row's rating and 95% interval as percentages of a common scale, for the bars."""
     spans = []
@@ -1446,108 +982,9 @@ def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
     }
 
 
-CHART_W, CHART_H = 640.0, 220.0
-CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 52.0, 16.0, 12.0, 44.0
-"""The bot page's rating chart: its box and the margins that hold the axes' labels."""
-
-
-def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]) -> dict[str, Any] | None:
-    """A version's rating over the ladder's matches (with its 95% band), as SVG coordinates, with labelled axes.
-
-    ``dates``: when the ladder's n-th match finished (for the x axis's labels), where known.
-    """
-    if len(history) < 2:
-        return None
-    xs = [h[0] for h in history]
-    lows = [h[1] - (h[2] or 0.0) for h in history]
-    highs = [h[1] + (h[2] or 0.0) for h in history]
-    step = _tick_step(max(highs) - min(lows))
-    y_low = math.floor(min(lows) / step) * step
-    y_high = max(math.ceil(max(highs) / step) * step, y_low + step)
-    x_span = max(xs[-1] - xs[0], 1)
-    inner_w = CHART_W - CHART_LEFT - CHART_RIGHT
-    inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
-
-    def px(x: float) -> float:
-        return round(CHART_LEFT + (x - xs[0]) / x_span * inner_w, 1)
-
-    def py(y: float) -> float:
-        return round(CHART_TOP + inner_h - (y - y_low) / (y_high - y_low) * inner_h, 1)
-
-    line = " ".join(f"{px(x)},{py(h[1])}" for x, h in zip(xs, history, strict=True))
-    band = " ".join(
-        [f"{px(x)},{py(hi)}" for x, hi in zip(xs, highs, strict=True)]
-        + [f"{px(x)},{py(lo)}" for x, lo in reversed(list(zip(xs, lows, strict=True)))]
-    )
-    y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
-    picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
-    x_ticks = [{"x": px(n), "label": f"match {n}", "date": (dates.get(n) or "")[:16].replace("T", " ")} for n in picks]
-    return {
-        "line": line,
-        "band": band,
-        "first": xs[0],
-        "last": xs[-1],
-        "low": round(min(lows)),
-        "high": round(max(highs)),
-        "now": round(history[-1][1]),
-        "y_ticks": y_ticks,
-        "x_ticks": x_ticks,
-        "box": {"w": CHART_W, "h": CHART_H, "left": CHART_LEFT, "right": CHART_W - CHART_RIGHT,
-                "top": CHART_TOP, "bottom": CHART_H - CHART_BOTTOM},
-    }  # fmt: skip
-
-
-def _tick_step(span: float) -> float:
-    """A round step that cuts ``span`` into 3 to 6 ticks (10, 20, 25, 50, 100...)."""
-    span = max(span, 1.0)
-    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000):
-        if span / step <= 5:
-            return float(step)
-    return 10.0 ** math.ceil(math.log10(span / 5))
-
-
-def _frange(low: float, high: float, step: float) -> list[float]:
-    count = round((high - low) / step)
-    return [low + i * step for i in range(count + 1)]
-
-
-RESULTS = ("won", "drew", "lost")
-"""How a bot's match list may be filtered by result (``?result=``)."""
-
-
-def _match_filter(query: Any) -> dict[str, str]:
-    """The ``?result=`` and ``?opponent=`` of a bot's match list (only the values it knows: the rest is dropped)."""
-    out = {}
-    if (result := query.get("result", "")) in RESULTS:
-        out["result"] = result
-    if (opponent := query.get("opponent", "")) and NAME_RE.fullmatch(opponent):
-        out["opponent"] = opponent
-    return out
-
-
-def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
-    """Each version's wins, draws, losses and matches (by version label), from the store's pair totals."""
-    out = {}
-    for version in versions:
-        totals = store.opponents(version.id).values()
-        won, drew, lost = (sum(getattr(t, k) for t in totals) for k in ("wins", "draws", "losses"))
-        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t.matches for t in totals)}
-    return out
-
-
 def _outcome(match: PlayedMatch, bot: str) -> str:
     """``won``, ``lost`` or ``drew``: how ``bot`` (a bot's name; its versions are ``bot.vN``) did in ``match``."""
     seat = "A" if match.bot_a.split(".")[0] == bot else "B"
     if match.winner is None:
         return "lost" if seat in match.forfeit else "drew"
     return "won" if match.winner == seat else "lost"
-
-
-def _before(request: Request) -> int | None:
-    """The ``?before=`` of a page of matches: the id of the last match the previous page showed (keyset pagination)."""
-    text = request.query_params.get("before", "")
-    if not text:
-        return None
-    if not text.isdigit() or len(text) > 18:
-        raise HTTPException(400, "before must be a match id (a whole number), as the previous page gave it")
-    return int(text)
