@@ -36,7 +36,7 @@ from arena.bots.spec import hash_path, load_folder
 from arena.games import get_game
 from arena.sandbox import built_folder, configure, current_policy
 from arena.sandbox._builds import copy_folder
-from arena.server import log_upkeep, submissions, web
+from arena.server import accounts, log_upkeep, submissions
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -214,8 +214,8 @@ async def until_receiving(client: httpx.AsyncClient) -> None:
 async def test_uploads_in_flight_are_one_per_participant_capped_in_all_and_timed_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web, "UPLOADS_IN_FLIGHT", 2)
-    monkeypatch.setattr(web, "UPLOAD_READ_S", 4.0)
+    monkeypatch.setattr(accounts, "UPLOADS_IN_FLIGHT", 2)
+    monkeypatch.setattr(accounts, "UPLOAD_READ_S", 4.0)
     declared = 4_000_000
     async with live_server(tmp_path, "alice", "bob", "carol") as live:
         async with live.client("alice") as alice, live.client("bob") as bob:

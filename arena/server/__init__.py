@@ -21,7 +21,8 @@ ladder plays.
 * :mod:`~arena.server.files`: showing a bot's files to its owner without following links;
 * :mod:`~arena.server.web`: the web app and its pages; beside it :mod:`~arena.server.api`
   (the JSON API, mounted at ``/api``), :mod:`~arena.server.admin` (the organiser's pages),
-  :mod:`~arena.server.bots` (a bot's pages),
+  :mod:`~arena.server.bots` (a bot's pages), :mod:`~arena.server.matches` (a recorded match's),
+  :mod:`~arena.server.accounts` (logging in, registering, a participant's page and uploads),
   :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)
   and :mod:`~arena.server.human` (a person against a bot);
 * :mod:`~arena.server.access`: who may see and do what, as pure functions;

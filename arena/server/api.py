@@ -20,9 +20,11 @@ from starlette.routing import BaseRoute, Route
 
 from ..competition.store import PlayedMatch
 from . import retention
+from .accounts import AccountPages
 from .admin import AdminPages
 from .bots import BotPages, _before
 from .catalogue import Version
+from .matches import MatchPages
 from .service import Competition
 from .state import Participant, Submission
 
@@ -44,19 +46,20 @@ class Pages(Protocol):
     def replay_access(self, viewer: Participant | None, match: PlayedMatch) -> tuple[bool, str | None]: ...
     def seed_shown(self, viewer: Participant | None, match: PlayedMatch) -> bool: ...
     def check_api_write(self, request: Request) -> None: ...
-    async def take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int: ...
-    def own_submission(self, me: Participant, sid: int) -> Submission: ...
-    async def pin_match(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None: ...
     async def events(self, request: Request) -> Response: ...
 
 
 class Api:
     """The API's handlers, over the pages' helpers."""
 
-    def __init__(self, pages: Pages, admin: AdminPages, bots: BotPages) -> None:
+    def __init__(
+        self, pages: Pages, admin: AdminPages, bots: BotPages, matches: MatchPages, accounts: AccountPages
+    ) -> None:
         self.pages = pages
+        self.account_pages = accounts
         self.admin_pages = admin
         self.bot_pages = bots
+        self.match_pages = matches
         self.c = pages.c
         self._standings_json: tuple[int, bytes] | None = None
         """The standings' JSON, encoded once per change of the board."""
@@ -165,14 +168,14 @@ class Api:
         if not isinstance(data.get("pinned", True), bool):
             raise HTTPException(400, '"pinned" must be true or false')
         match = self.pages.match_by_key(request.path_params["key"])
-        await self.pages.pin_match(match, me, pinned=data.get("pinned", True))
+        await self.match_pages.pin_match(match, me, pinned=data.get("pinned", True))
         return JSONResponse(_log_json(match, await self.c.log_upkeep.state_of(match)))
 
     async def submissions(self, request: Request) -> Response:
         me = self.pages.need(request)
         if request.method == "POST":
             self.pages.check_api_write(request)
-            sid = await self.pages.take_upload(request, me, form_csrf=False)
+            sid = await self.account_pages.take_upload(request, me, form_csrf=False)
             submission = self.c.state.submission(sid)
             assert submission is not None
             return JSONResponse(_submission_json(submission), status_code=201)
@@ -181,7 +184,7 @@ class Api:
 
     async def submission(self, request: Request) -> Response:
         me = self.pages.need(request)
-        return JSONResponse(_submission_json(self.pages.own_submission(me, request.path_params["sid"])))
+        return JSONResponse(_submission_json(self.account_pages.own_submission(me, request.path_params["sid"])))
 
     async def admin(self, request: Request) -> Response:
         self.pages.need_admin(request)

@@ -20,16 +20,13 @@ write must send the same token in ``X-CSRF-Token``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import math
 import mimetypes
-import os
 import secrets
-import shutil
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,59 +35,42 @@ import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
-from starlette.datastructures import FormData, UploadFile
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
-from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.formparsers import MultiPartException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
-    RedirectResponse,
     Response,
     StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._errors import ConfigError, UploadRefused
-from ..competition.ladder import other_table
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import access
 from ._clients import client_address
+from .accounts import FORM_OVERHEAD, AccountPages
 from .admin import AdminPages
 from .api import Api, _nan
-from .archive import LANGUAGES
 from .bots import BotPages
 from .human import HumanPages
 from .live import LivePages
+from .matches import MatchPages
 from .service import Competition
-from .state import NAME_RULE, Participant, Submission, check_name
-from .submissions import Busy
+from .state import Participant
 from .tv import TVPages
 
 SESSION_COOKIE = "arena_session"
 SESSION_MAX_AGE_S = 30 * 24 * 3600
-LINK_SPENT = (
-    "that login link is spent or expired (a link logs in once, within a week): log in with your token,"
-    " or ask the organiser for a new link"
-)
-FORM_OVERHEAD = 64 << 10
-"""Bytes a multipart body may hold beyond the file itself (boundaries, the other fields)."""
 SSE_MIN_INTERVAL_S = 1.0
 """A live page gets at most one update a second, however fast matches finish."""
 SSE_KEEPALIVE_S = 15.0
 DRAIN_S = 30.0
-UPLOADS_IN_FLIGHT = 8
-"""Uploads the server receives at once, from everyone: one more is refused (503) before its body is read.
-With each participant's own bound of one, it keeps what uploads hold on disk while they stream to
-``UPLOADS_IN_FLIGHT`` times ``[uploads] max_bytes`` (twice that while one is copied to its file)."""
-UPLOAD_READ_S = 120.0
-"""The longest an upload's body may take to arrive (408 after): a client sending a byte now and then holds its
-slot no longer. 5 MB in 120 s is a 42 KB/s line."""
-INVITE_ONLY = "registration is by invitation: ask the organiser for an invitation link"
 STATIC = Path(__file__).parent / "static"
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self';"
@@ -101,10 +81,6 @@ REPLAY_CSP = (
     " sandbox allow-scripts"
 )
 """The replay page (inline script and style, no network) is sandboxed, framed or opened alone: an origin of its own."""
-
-
-class TooLarge(Exception):
-    """The request body went over its limit while streaming."""
 
 
 # Middleware -------------------------------------------------------------------------
@@ -234,7 +210,9 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     tv = TVPages(live)
     human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     admin = AdminPages(pages, _small_form)
+    accounts = AccountPages(pages, _small_form)
     bots = BotPages(pages)
+    matches = MatchPages(pages, _small_form, _replay_page, REPLAY_CSP)
     routes = [
         Route("/bots/{name}/play", human.bot, methods=["GET", "POST"]),
         Route("/play/{gid}", human.play, methods=["GET", "POST"]),
@@ -250,20 +228,11 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/matches/{key}/live/events", live.events),
         Route("/", pages.leaderboard),
         Route("/events", pages.events),
-        Route("/login", pages.login, methods=["GET", "POST"]),
-        Route("/login/{code}", pages.login_link),
-        Route("/logout", pages.logout, methods=["POST"]),
-        Route("/register", pages.register, methods=["GET", "POST"]),
-        Route("/me", pages.me),
-        Route("/me/submit", pages.submit, methods=["POST"]),
-        Route("/submissions/{sid:int}", pages.submission),
+        *accounts.routes(),
         *bots.routes(),
-        Route("/matches/{key}", pages.match),
-        Route("/matches/{key}/replay", pages.replay),
-        Route("/matches/{key}/log", pages.match_log),
-        Route("/matches/{key}/pin", pages.pin_log, methods=["POST"]),
+        *matches.routes(),
         *admin.routes(),
-        Mount("/api", routes=Api(pages, admin, bots).routes()),
+        Mount("/api", routes=Api(pages, admin, bots, matches, accounts).routes()),
         Route("/static/{name}", pages.assets),
     ]
     middleware = [
@@ -324,13 +293,13 @@ def _num(value: Any, digits: int = 1) -> str:
 
 
 class Pages:
-    """The pages' helpers (who asks, sessions and CSRF, rendering, errors) and the pages not yet in a module of
-    their own: the leaderboard and its events, logging in and registering, a participant's own page and uploads,
-    and a match's pages.
+    """The pages' helpers (who asks, sessions and CSRF, rendering, errors, access to a match) and the
+    leaderboard with its live events.
 
-    Over ~25 methods for now: the bots' pages (:mod:`arena.server.bots`), the organiser's
-    (:mod:`arena.server.admin`) and the API (:mod:`arena.server.api`) have moved out; the rest follow by resource
-    in the same way (issue 37).
+    Every other resource has a module and routes of its own, over these helpers: :mod:`arena.server.accounts`,
+    :mod:`arena.server.bots`, :mod:`arena.server.matches`, :mod:`arena.server.admin`, the JSON API
+    (:mod:`arena.server.api`, mounted at ``/api``), :mod:`arena.server.live`, :mod:`arena.server.tv` and
+    :mod:`arena.server.human`; who may see or do what is :mod:`arena.server.access`.
     """
 
     def __init__(self, competition: Competition) -> None:
@@ -339,9 +308,6 @@ class Pages:
         self.env = _environment(self.static)
         self._fragment: tuple[int, str, str] | None = None
         self._anonymous: tuple[int, bytes] | None = None
-        self._registrations: dict[str, list[float]] = {}
-        self._uploading: set[int] = set()
-        """The participants (by id) whose upload is being received or unpacked now."""
 
     # Helpers -------------------------------------------------------------------
     def who(self, request: Request) -> Participant | None:
@@ -443,6 +409,12 @@ class Pages:
         """Whether ``viewer`` may see ``match``'s seed: only who may see both seats' cards (the deal is over)."""
         return access.seed_shown(self.replay_access(viewer, match))
 
+    def address(self, request: Request) -> str:
+        """Who ``request`` comes from, for the limits counted by address (a trusted proxy's forwarded address)."""
+        peer = request.client.host if request.client else ""
+        forwarded = ",".join(request.headers.getlist("x-forwarded-for"))
+        return client_address(peer, forwarded, self.c.config.trusted_proxies)
+
     # Leaderboard and live updates ------------------------------------------------
     def board_context(self) -> dict[str, Any]:
         board = self.c.board()
@@ -535,275 +507,6 @@ class Pages:
             stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}
         )
 
-    # Logging in ---------------------------------------------------------------------
-    async def login(self, request: Request) -> Response:
-        if request.method == "GET":
-            return self.page(request, "login.html")
-        form = await _small_form(request)
-        self.check_csrf(request, form.get("csrf"))
-        code = str(form.get("code", ""))
-        if code:  # from a login link: it logs in once
-            participant = self.c.state.by_login_code(code, use=True)
-            if participant is None:
-                return self.page(request, "login.html", 401, message=LINK_SPENT)
-        else:
-            participant = self.c.state.by_token(str(form.get("token", "")))
-            if participant is None:
-                return self.page(request, "login.html", 401, message="that token is not valid")
-        self._start_session(request, participant)
-        return RedirectResponse("/admin" if participant.is_admin else "/me", status_code=303)
-
-    async def login_link(self, request: Request) -> Response:
-        """A login link: a page with one button (a link alone never logs anyone in: no login CSRF, and a preview
-        of the link does not spend it); the button spends the link's code."""
-        code = request.path_params["code"]
-        participant = self.c.state.by_login_code(code, use=False)
-        if participant is None:
-            return self.page(request, "login.html", 401, message=LINK_SPENT)
-        return self.page(request, "login_link.html", code=code, participant=participant)
-
-    def _start_session(self, request: Request, participant: Participant) -> None:
-        old = request.session.get("sid")
-        if isinstance(old, str):
-            self.c.state.end_session(old)
-        request.session.clear()
-        request.session["sid"] = self.c.state.new_session(participant.id)
-        request.session["csrf"] = secrets.token_urlsafe(24)  # a new session, a new CSRF token
-
-    async def logout(self, request: Request) -> Response:
-        form = await _small_form(request)
-        self.check_csrf(request, form.get("csrf"))
-        sid = request.session.get("sid")
-        if isinstance(sid, str):
-            self.c.state.end_session(sid)
-        request.session.clear()
-        return RedirectResponse("/", status_code=303)
-
-    async def register(self, request: Request) -> Response:
-        """Registering a name: anyone (``open``), anyone but approved before uploading (``approve``), or with an
-        invitation the organiser made (``invite``: the code in the link, ``/register?code=...``)."""
-        mode = self.c.config.registration
-        code = str(request.query_params.get("code", ""))
-        if request.method == "GET":
-            if mode == "invite" and not self.c.state.invite_valid(code):
-                raise HTTPException(403, INVITE_ONLY)
-            return self.page(request, "register.html", rule=NAME_RULE, code=code, mode=mode)
-        form = await _small_form(request)
-        self.check_csrf(request, form.get("csrf"))
-        code = str(form.get("code", ""))
-        if mode == "invite" and not self.c.state.invite_valid(code):
-            raise HTTPException(403, INVITE_ONLY)
-        client = self.address(request)
-        now = trio.current_time()
-        recent = [t for t in self._registrations.get(client, []) if now - t < 3600]
-        allowed = self.c.config.registrations_per_hour
-        if len(recent) >= allowed:
-            raise HTTPException(429, f"at most {allowed} registrations an hour from one address: try again later")
-        name = str(form.get("name", "")).strip()
-
-        def again(status: int, message: str) -> HTMLResponse:
-            return self.page(request, "register.html", status, rule=NAME_RULE, message=message, name=name, code=code)
-
-        try:
-            check_name(name)
-        except ConfigError as exc:
-            return again(400, str(exc))
-        if self.c.state.participant_named(name) is not None:  # whatever its case
-            return again(409, "that name is taken")
-        refused = self.c.name_refused(name)
-        if refused:
-            return again(409, f"that name {refused}")
-        try:
-            if mode == "invite":
-                participant, token = self.c.state.register_invited(code, name)
-            else:
-                participant, token = self.c.state.add_participant(name, new=True)
-        except ConfigError as exc:  # taken meanwhile, or the invitation spent meanwhile
-            return again(409, str(exc))
-        if mode == "approve":
-            self.c.state.set_awaiting(participant.id, True)
-        self._registrations[client] = [*recent, now]
-        self._start_session(request, participant)
-        return self.page(request, "registered.html", token=token, me=participant, awaiting=mode == "approve")
-
-    def address(self, request: Request) -> str:
-        """Who ``request`` comes from, for the limits counted by address (a trusted proxy's forwarded address)."""
-        peer = request.client.host if request.client else ""
-        forwarded = ",".join(request.headers.getlist("x-forwarded-for"))
-        return client_address(peer, forwarded, self.c.config.trusted_proxies)
-
-    # A participant's own pages ----------------------------------------------------
-    async def me(self, request: Request) -> Response:
-        me = self.need(request)
-        if me.is_admin:
-            return RedirectResponse("/admin", status_code=303)
-        return self.page(
-            request,
-            "me.html",
-            awaiting=self.c.submissions.may_play(me),
-            submissions=self.c.state.submissions(me.id, limit=30),
-            versions=self.c.versions(me.id)[::-1],
-            private=True,
-            submit_url=str(request.base_url).rstrip("/"),
-            languages=LANGUAGES,
-            limits=self.c.config.uploads,
-        )
-
-    async def submit(self, request: Request) -> Response:
-        me = self.need(request)
-        sid = await self.take_upload(request, me, form_csrf=True)
-        return RedirectResponse(f"/submissions/{sid}", status_code=303)
-
-    async def take_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
-        try:
-            self.c.submissions.may_upload(me)
-        except Busy as exc:
-            raise HTTPException(429, str(exc)) from None
-        except UploadRefused as exc:
-            raise HTTPException(409, str(exc)) from None
-        with self._in_flight(me):
-            return await self._receive_upload(request, me, form_csrf=form_csrf)
-
-    @contextlib.contextmanager
-    def _in_flight(self, me: Participant) -> Iterator[None]:
-        """Hold one of the upload slots for ``me``: one per participant, ``UPLOADS_IN_FLIGHT`` in all (else refused).
-
-        Called before the body is read, with no pause between the test and
-        the taking, so parallel requests cannot slip past either bound.
-        """
-        if me.id in self._uploading:
-            raise HTTPException(429, "an upload of yours is still being received; wait for it to finish")
-        if len(self._uploading) >= UPLOADS_IN_FLIGHT:
-            raise HTTPException(503, "the server is receiving too many uploads at once; try again in a minute")
-        self._uploading.add(me.id)
-        try:
-            yield
-        finally:
-            self._uploading.discard(me.id)
-
-    async def _receive_upload(self, request: Request, me: Participant, *, form_csrf: bool) -> int:
-        limit = self.c.config.uploads.max_bytes
-        with _upload_file(self.c.incoming) as target:
-            with trio.move_on_after(UPLOAD_READ_S) as reading:
-                form = await _read_upload(request, limit, target)
-            if reading.cancelled_caught:
-                raise HTTPException(408, f"the upload did not arrive within {UPLOAD_READ_S:g} s; send it again")
-            if form_csrf:
-                self.check_csrf(request, form.get("csrf"))
-            file = form.get("file")
-            if not isinstance(file, UploadFile):
-                raise HTTPException(400, "the form has no file (field 'file')")
-            language = str(form.get("language", ""))
-            if language and language not in LANGUAGES:
-                raise HTTPException(400, f"unknown language {language!r}; one of {', '.join(LANGUAGES)}")
-            try:
-                return await self.c.submissions.take_upload(
-                    me, target, filename=file.filename or "upload", language=language
-                )
-            except Busy as exc:
-                raise HTTPException(429, str(exc)) from None
-            except UploadRefused as exc:
-                raise HTTPException(409, str(exc)) from None
-
-    async def submission(self, request: Request) -> Response:
-        me = self.need(request)
-        submission = self.own_submission(me, request.path_params["sid"])
-        owner = self.c.state.participant(submission.participant_id)
-        return self.page(request, "submission.html", submission=submission, owner=owner)
-
-    def own_submission(self, me: Participant, sid: int) -> Submission:
-        submission = self.c.state.submission(sid)
-        if submission is None or not (me.is_admin or submission.participant_id == me.id):
-            raise HTTPException(404, "no such submission of yours")
-        return submission
-
-    # Matches ------------------------------------------------------------------------
-    async def match(self, request: Request) -> Response:
-        match = self.match_by_key(request.path_params["key"])
-        viewer = self.who(request)
-        allowed, seat = self.replay_access(viewer, match)
-        log = await self.c.log_upkeep.state_of(match) if match.log_path else None
-        return self.page(
-            request,
-            "match.html",
-            match=self.c.catalogue.labelled([match])[0],
-            owners=[match.bot_a, match.bot_b],
-            replay=allowed and bool(match.log_path) and not (log and log.pruned_at),
-            log=log,
-            may_pin=bool(match.log_path) and not (log and log.pruned_at) and self.may_pin(viewer, match),
-            pinned=bool(log and viewer and viewer.id in log.pinned_by),
-            seat=seat,
-            rule=self.c.config.replays,
-            seed=str(match.seed) if allowed and seat is None else "",
-            deal_over=self.c.catalogue.deal_over(match),
-            other_table=other_table(match.key),
-            downloadable=allowed and seat is None and bool(match.log_path) and not (log and log.pruned_at),
-        )
-
-    async def match_log(self, request: Request) -> Response:
-        """The match's log (JSON lines) for who sees its whole replay; a bot's stderr only for its owner."""
-        match = self.match_by_key(request.path_params["key"])
-        viewer = self.who(request)
-        allowed, seat = self.replay_access(viewer, match)
-        if not allowed or seat is not None:
-            raise HTTPException(403, "this match's log is not public")
-        if not match.log_path:
-            raise HTTPException(404, "this match was played without a log")
-        keep = self.stderr_seats(viewer, match)
-        try:
-            data = await trio.to_thread.run_sync(_log_lines, Path(match.log_path), keep)
-        except FileNotFoundError:
-            raise HTTPException(410, "this match's log is no longer kept") from None
-        disposition = f'attachment; filename="{match.key}.jsonl"'  # (a key holds names: letters, digits, _ - . ~)
-        return Response(data, media_type="application/x-ndjson", headers={"content-disposition": disposition})
-
-    def stderr_seats(self, viewer: Participant | None, match: PlayedMatch) -> frozenset[str]:
-        """The seats whose stderr ``viewer`` may read: its own bot's (the organiser: both)."""
-        return access.stderr_seats(viewer, self.owners_of(match))
-
-    async def replay(self, request: Request) -> Response:
-        match = self.match_by_key(request.path_params["key"])
-        allowed, seat = self.replay_access(self.who(request), match)
-        if not allowed:
-            raise HTTPException(403, "this match's replay is not public")
-        if not match.log_path:
-            raise HTTPException(404, "this match was played without a log")
-        log = await self.c.log_upkeep.state_of(match)
-        if log is not None and log.pruned_at:
-            raise HTTPException(410, f"this match's log was pruned at {log.pruned_at}: {log.pruned_why}")
-        stderr_of = self.stderr_seats(self.who(request), match)
-        try:
-            html = await trio.to_thread.run_sync(
-                _replay_page, Path(match.log_path), seat, stderr_of, seat is None, match.key
-            )
-        except FileNotFoundError:  # (deleted by hand, or the pruner killed between the file and its row)
-            raise HTTPException(410, "this match's log is missing from the server") from None
-        return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
-
-    # The API ----------------------------------------------------------------------------
-    def may_pin(self, viewer: Participant | None, match: PlayedMatch) -> bool:
-        """Whether ``viewer`` may pin ``match``'s deal: the organiser, or the owner of one of its bots."""
-        return access.may_pin(viewer, (match.bot_a, match.bot_b))
-
-    async def pin_log(self, request: Request) -> Response:
-        """The match page's pin button: keep (or stop keeping) this deal's logs."""
-        me = self.need(request)
-        form = await _small_form(request)
-        self.check_csrf(request, form.get("csrf"))
-        match = self.match_by_key(request.path_params["key"])
-        await self.pin_match(match, me, pinned=form.get("pin") != "0")
-        return RedirectResponse(f"/matches/{match.key}", status_code=303)
-
-    async def pin_match(self, match: PlayedMatch, me: Participant, *, pinned: bool) -> None:
-        if not match.log_path:
-            raise HTTPException(404, "this match was played without a log")
-        if not self.may_pin(me, match):
-            raise HTTPException(403, "you may pin only your own bots' matches")
-        try:
-            await self.c.log_upkeep.pin(match, me, pinned=pinned)
-        except UploadRefused as exc:
-            raise HTTPException(409, str(exc)) from None
-
 
 class _LazyCsrf:
     """The session's CSRF token, made only when a page shows a form (a page without one sets no cookie)."""
@@ -820,64 +523,6 @@ class _LazyCsrf:
 
 
 # Uploads -------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _upload_file(folder: Path) -> Iterator[Path]:
-    path = folder / f"{secrets.token_hex(8)}.upload"
-    try:
-        yield path
-    finally:
-        path.unlink(missing_ok=True)
-
-
-async def _read_upload(request: Request, limit: int, target: Path) -> FormData:
-    """Parse a multipart upload of at most ``limit`` bytes; its file is saved at ``target``.
-
-    The body is counted as it streams: past the limit the request is refused
-    with 413 at once, and what was read so far is thrown away, so memory and
-    disk stay bounded whatever the client sends (or claims to send).
-    """
-    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        raise HTTPException(415, "send the bot as multipart/form-data (a form with a file field)")
-    allowed = limit + FORM_OVERHEAD
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > allowed:
-        raise _too_large(limit)
-
-    async def counted() -> AsyncGenerator[bytes, None]:
-        total = 0
-        async with contextlib.aclosing(request.stream()) as stream:
-            async for chunk in stream:
-                total += len(chunk)
-                if total > allowed:
-                    raise TooLarge
-                yield chunk
-
-    parser = MultiPartParser(request.headers, counted(), max_files=1, max_fields=8, max_part_size=64 << 10)
-    try:
-        form = await parser.parse()
-    except TooLarge:
-        raise _too_large(limit) from None
-    except MultiPartException as exc:
-        raise HTTPException(400, exc.message) from None
-    file = form.get("file")
-    if isinstance(file, UploadFile):
-        if file.size is not None and file.size > limit:
-            raise _too_large(limit)
-        await file.seek(0)
-
-        def save() -> None:
-            with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as out:
-                shutil.copyfileobj(file.file, out, 1 << 16)
-
-        await trio.to_thread.run_sync(save)
-        await file.close()
-    return form
-
-
-def _too_large(limit: int) -> HTTPException:
-    return HTTPException(413, f"the upload is larger than the {limit} bytes allowed")
-
-
 async def _small_form(request: Request) -> FormData:
     """A form of a few short fields (login, switches): bounded like everything else."""
     declared = request.headers.get("content-length", "")
@@ -941,22 +586,6 @@ FRAME_SCRIPT = """<script>/* arena serve: tell the match page that frames this r
 """
 """Added to a replay served to be framed: the match page sizes the frame to the replay, and keeps its step in the
 page's address. It sends only the height and the ``#step=`` part (the frame is sandboxed: the page sees no more)."""
-
-
-def _log_lines(path: Path, stderr_of: frozenset[str]) -> bytes:
-    """The log at ``path`` as JSON lines, byte for byte, less the stderr lines of seats not in ``stderr_of``."""
-    import gzip
-
-    opener = gzip.open if path.suffix == ".gz" else open
-    kept = []
-    with opener(path, "rb") as lines:
-        for line in lines:
-            if b'"stderr"' in line:
-                record = json.loads(line)
-                if record.get("type") == "stderr" and record.get("seat") not in stderr_of:
-                    continue
-            kept.append(line)
-    return b"".join(kept)
 
 
 # Shapes -------------------------------------------------------------------------------------
