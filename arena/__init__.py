@@ -6,6 +6,14 @@ The public surface:
 * :func:`resolve` a bot named as a folder, executable or command line;
 * :func:`play_match` to run one match between two bots (inside ``trio.run``);
 * the error tree (:class:`ArenaError` and its children).
+
+Its own modules: :mod:`~arena._errors` (the error tree), :mod:`~arena.cli`
+(the ``arena`` command), :mod:`~arena.__main__` (``python -m arena``) and
+:mod:`~arena.game_kit` (what a game's author needs besides
+:mod:`arena.games`). The packages, lowest layer first: :mod:`arena.games`,
+:mod:`arena.bots`, :mod:`arena.sandbox`, :mod:`arena.supervisor`,
+:mod:`arena.checks`, :mod:`arena.competition`, :mod:`arena.replay`,
+:mod:`arena.server` (``docs/architecture.md`` draws them).
 """
 
 __version__ = "0.1.0"

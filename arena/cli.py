@@ -134,7 +134,7 @@ def _print_result(
         if record.log_path:
             print(f"Log: {record.log_path} (it holds the game's traceback; arena replay --verify reproduces it)")
         return
-    from .games._base import broken_total
+    from .games import broken_total
 
     broken = broken_total(game, result)
     if broken:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .games._base import Secret, ShownValue, forfeit_result, points_result, seat_name
+from .games import Secret, ShownValue, forfeit_result, points_result, seat_name
 
 if TYPE_CHECKING:
     from .checks.bot import Check

@@ -61,8 +61,9 @@ from arena.competition.plan import enter_version  # noqa: E402
 from arena.competition.schedule import Scheduled  # noqa: E402
 from arena.competition.store import FaultRow, PlayedMatch  # noqa: E402
 from arena.server import retention  # noqa: E402
+from arena.server.catalogue import owned  # noqa: E402
 from arena.server.config import load  # noqa: E402
-from arena.server.service import Competition, owned  # noqa: E402
+from arena.server.service import Competition  # noqa: E402
 from arena.server.standings import HISTORY_EVERY  # noqa: E402
 from arena.server.state import Participant  # noqa: E402
 
@@ -101,7 +102,7 @@ def build(size: int, bots: int, cache: Path, *, rebuild: bool) -> Path:
         competition.add_house_bots()
         for version in competition.versions():  # (the server admits them at its first start: here, at once)
             competition.store.set_admission(version.id, "admitted")
-        competition.touch()
+        competition.field_changed()
         History(competition, folder, random.Random(size)).play(size, bots)
     finally:
         competition.close()

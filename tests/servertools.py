@@ -125,7 +125,7 @@ class Kit:
         with trio.fail_after(timeout):
             while True:
                 for match in self.matches:
-                    if (not bot or bot in (match.bot_a, match.bot_b)) and self.competition.deal_over(match):
+                    if (not bot or bot in (match.bot_a, match.bot_b)) and self.competition.catalogue.deal_over(match):
                         return match.key
                 await trio.sleep(0.1)
 

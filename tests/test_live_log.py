@@ -57,5 +57,5 @@ def test_a_log_not_live_is_written_out_only_in_pieces(tmp_path: Path, monkeypatc
 async def test_a_match_in_play_is_not_over_whatever_its_key(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), jobs=1, paused=True) as kit:
         alone = Scheduled("not-a-pair", 0, "not-a-pair", 0, "minimal-python", "random-python", 1)
-        assert not kit.competition.deal_over(alone)  # its deal is secret while it is played
+        assert not kit.competition.catalogue.deal_over(alone)  # its deal is secret while it is played
         await trio.sleep(0)

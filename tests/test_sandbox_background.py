@@ -142,7 +142,7 @@ async def test_a_check_that_fails_in_the_background_is_judged_again_at_an_ordina
             first.machine_may_explain = True  # it was runnable when the cap struck
         return report
 
-    monkeypatch.setattr("arena.server.service.check_bot", busy)
+    monkeypatch.setattr("arena.server.submissions.check_bot", busy)
     async with running(write_config(tmp_path)) as kit:
         token = kit.participant("alice")
         good = await kit.upload(token, minimal_bot())

@@ -175,7 +175,7 @@ async def test_a_failed_check_is_judged_again_only_when_a_busy_machine_could_exp
         runs.append(trio.current_time())
         return await check_bot(*args, **kwargs)
 
-    monkeypatch.setattr("arena.server.service.check_bot", counted)
+    monkeypatch.setattr("arena.server.submissions.check_bot", counted)
     code, expected_runs = MISBEHAVIOURS[misbehaviour]
     limits = "[limits]\nmove_s = 30.0\ntime_bank_s = 1.0\nmove_wall_s = 1.0\n"  # a spin meets the wall cap first
     config = write_config(tmp_path, extra=limits, uploads="check_matches = 1\ncheck_wall_s = 60")

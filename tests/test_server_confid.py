@@ -36,7 +36,7 @@ from arena.bots.spec import hash_path, load_folder
 from arena.games import get_game
 from arena.sandbox import built_folder, configure, current_policy
 from arena.sandbox._builds import copy_folder
-from arena.server import service, web
+from arena.server import accounts, log_upkeep, submissions
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.serve import run_server
@@ -167,10 +167,10 @@ async def test_an_unpacking_error_of_the_servers_own_refuses_the_upload_and_leav
         raise OSError(28, "No space left on device")
 
     async with live_server(tmp_path, "alice") as live, live.client("alice") as client:
-        monkeypatch.setattr(service, "unpack", broken)
+        monkeypatch.setattr(submissions, "unpack", broken)
         response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
         assert response.status_code == 201, response.text
-        assert response.json()["status"] == "refused" and response.json()["message"] == service.UNPACK_BROKE
+        assert response.json()["status"] == "refused" and response.json()["message"] == submissions.UNPACK_BROKE
         monkeypatch.undo()
         response = await client.post("/api/submissions", files={"file": ("bot.tar.gz", minimal_bot())})
         assert response.status_code == 201, response.text  # the first left nothing "still being checked"
@@ -214,8 +214,8 @@ async def until_receiving(client: httpx.AsyncClient) -> None:
 async def test_uploads_in_flight_are_one_per_participant_capped_in_all_and_timed_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web, "UPLOADS_IN_FLIGHT", 2)
-    monkeypatch.setattr(web, "UPLOAD_READ_S", 4.0)
+    monkeypatch.setattr(accounts, "UPLOADS_IN_FLIGHT", 2)
+    monkeypatch.setattr(accounts, "UPLOAD_READ_S", 4.0)
     declared = 4_000_000
     async with live_server(tmp_path, "alice", "bob", "carol") as live:
         async with live.client("alice") as alice, live.client("bob") as bob:
@@ -453,7 +453,7 @@ for line in sys.stdin:
 async def test_a_version_whose_logs_outgrow_its_quota_plays_no_more_and_its_owner_is_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service, "DISK_EVERY_S", 0.5)
+    monkeypatch.setattr(log_upkeep, "DISK_EVERY_S", 0.5)
     config = write_config(tmp_path)
     config.write_text(config.read_text() + "log_bytes_per_version = 150_000\n")
     async with running(config) as kit:
@@ -471,10 +471,11 @@ async def test_a_version_whose_logs_outgrow_its_quota_plays_no_more_and_its_owne
                 await trio.sleep(0.5)
         assert "its logs take" in row["reason"] and "over the 146 KiB the server keeps per version" in row["reason"]
         assert all(r["status"] == "" for r in rows if r["participant"] != "mallory")  # its opponents play on
-        assert kit.competition.disk.stderr_bytes.get("mallory", 0) > 0  # its stderr files count, beside its logs
+        disk = kit.competition.log_upkeep.disk
+        assert disk.stderr_bytes.get("mallory", 0) > 0  # its stderr files count, beside its logs
         playing = kit.competition.field()
         assert not any(label.startswith("mallory") for label in playing)
         # Over its owner's quota too (the organiser's cap, lowered here): its owner may upload no more.
-        kit.competition.disk.per_participant = 100_000
+        disk.per_participant = 100_000
         response = await kit.upload(mallory, minimal_bot())
         assert response.status_code == 409 and "your bots' logs take" in response.text

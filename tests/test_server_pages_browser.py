@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from arena.cli import main
-from arena.server.web import BOT_PAGE_MATCHES
+from arena.server.bots import BOT_PAGE_MATCHES
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import SLOW_BOT, ServerProcess, in_play, minimal_bot, running, server_process, write_config

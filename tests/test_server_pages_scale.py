@@ -35,9 +35,9 @@ async def test_a_bots_matches_come_in_pages_newest_first_each_older_than_the_las
         assert (await kit.client.get("/api/matches?before=x")).status_code == 400
 
         # The bot page shows its newest matches, and a link to the older ones once there are more than a page.
-        from arena.server import web
+        from arena.server import bots
 
-        web.BOT_PAGE_MATCHES, old = 2, web.BOT_PAGE_MATCHES
+        bots.BOT_PAGE_MATCHES, old = 2, bots.BOT_PAGE_MATCHES
         try:
             page = await kit.client.get(f"/bots/{bot}")
             link = re.search(r'href="(/bots/random-python\?before=(\d+))(#matches)?"', page.text)
@@ -48,4 +48,4 @@ async def test_a_bots_matches_come_in_pages_newest_first_each_older_than_the_las
                 and want[0] not in older.text.split("Latest matches")[1]
             )
         finally:
-            web.BOT_PAGE_MATCHES = old
+            bots.BOT_PAGE_MATCHES = old

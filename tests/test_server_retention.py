@@ -42,12 +42,12 @@ def pruned_rows(database: Path) -> dict[int, str]:
 async def deals_played(kit: Kit, count: int) -> None:
     """Until ``count`` whole deals are recorded; then the ladder is paused and its matches in play finish."""
     with trio.fail_after(180):
-        while len({m.deal for m in kit.matches if kit.competition.deal_over(m)}) < count:
+        while len({m.deal for m in kit.matches if kit.competition.catalogue.deal_over(m)}) < count:
             await trio.sleep(0.1)
     kit.competition.set_paused(True)
     await trio.sleep(0.5)
     with trio.fail_after(60):
-        while any(not kit.competition.deal_over(m) for m in kit.matches):
+        while any(not kit.competition.catalogue.deal_over(m) for m in kit.matches):
             kit.competition.set_paused(False)  # (an odd leg: let its deal finish)
             await trio.sleep(0.2)
             kit.competition.set_paused(True)
@@ -76,17 +76,17 @@ async def test_the_pruner_keeps_the_last_deals_of_a_pair_and_the_pinned_and_says
         owner = c.state.participant_named(matches[0].bot_a)
         assert owner is not None
         first = next(m for m in matches if m.key == by_deal[pinned_by_house][0])
-        await c.pin_log(first, owner, pinned=True)
+        await c.log_upkeep.pin(first, owner, pinned=True)
         second = next(m for m in matches if m.key == by_deal[newest][0])
         with pytest.raises(Exception, match="pinned 1 deals, the most"):
-            await c.pin_log(second, owner, pinned=True)
+            await c.log_upkeep.pin(second, owner, pinned=True)
         stranger = {"authorization": f"Bearer {kit.participant('stranger')}"}
         refused = await kit.client.post(f"/api/matches/{second.key}/pin", json={"pinned": True}, headers=stranger)
         assert refused.status_code == 403
 
         sizes = {m.key: os.stat(m.log_path).st_size for m in matches if m.log_path}
         before = c.store.log_bytes(c.tid)
-        done = await trio.to_thread.run_sync(c.prune_logs)
+        done = await trio.to_thread.run_sync(c.log_upkeep.prune)
         kept_deals = {oldest, pinned_by_house, newest}
         gone = [m for m in matches if m.deal not in kept_deals]
         assert done.logs == len(gone) == done.past_keep and done.bytes == sum(sizes[m.key] for m in gone)
@@ -113,7 +113,7 @@ async def test_the_pruner_keeps_the_last_deals_of_a_pair_and_the_pinned_and_says
         assert (await kit.client.get(f"/matches/{by_deal[oldest][0]}/replay")).status_code == 200
         # Unpinned, the oldest deal goes on the next run.
         await kit.client.post(f"/api/matches/{by_deal[oldest][0]}/pin", json={"pinned": False}, headers=admin)
-        again = await trio.to_thread.run_sync(c.prune_logs)
+        again = await trio.to_thread.run_sync(c.log_upkeep.prune)
         assert again.logs == len(by_deal[oldest])
         assert pruned_rows(c.store.path).keys() >= {m.row_id for m in matches if m.deal == oldest}
 
@@ -140,7 +140,7 @@ async def test_the_budget_prunes_the_oldest_unpinned_deals_first(tmp_path: Path)
         assert "Unpin this deal" in page.text and "pinned by 1" in page.text
         forged = await kit.client.post(f"/matches/{newest.key}/pin", data={"csrf": "forged", "pin": "0"})
         assert forged.status_code == 403
-        done = await trio.to_thread.run_sync(c.prune_logs)
+        done = await trio.to_thread.run_sync(c.log_upkeep.prune)
         # A budget of one byte: every unpinned log goes (whole deals), the pinned deal stays.
         assert done.over_budget == done.logs == len([m for m in matches if m.deal != newest.deal])
         for m in matches:

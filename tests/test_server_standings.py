@@ -66,15 +66,6 @@ def test_a_change_of_the_field_draws_the_field_and_the_board_anew(competition: C
     assert competition.field().keys() == field.keys()
 
 
-def test_the_old_touch_still_does_what_it_did(competition: Competition) -> None:
-    board = competition.board()
-    competition.touch()
-    assert competition.board() is not board
-    board = competition.board()
-    competition.touch(results_only=True, redraw=True)
-    assert competition.board() is not board
-
-
 def test_ratings_are_the_board_s_and_the_record_counts_matches_and_pairs(competition: Competition) -> None:
     for number, winner in enumerate(["A", "B", None, "A"]):
         play(competition, number, winner)

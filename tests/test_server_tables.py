@@ -130,7 +130,7 @@ def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(
             await kit.wait_matches(12)
             matches = kit.matches
             assert all(m.key.endswith("-s") for m in matches), [m.key for m in matches]
-            assert all(kit.competition.deal_over(m) for m in matches)
+            assert all(kit.competition.catalogue.deal_over(m) for m in matches)
             for pair in {frozenset((m.bot_a, m.bot_b)) for m in matches}:  # seats alternate between two bots
                 seats = {m.bot_a for m in matches if frozenset((m.bot_a, m.bot_b)) == pair}
                 count = sum(frozenset((m.bot_a, m.bot_b)) == pair for m in matches)

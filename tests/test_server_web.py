@@ -26,7 +26,7 @@ from starlette.types import Message
 
 from arena._errors import ConfigError
 from arena.cli import main
-from arena.server import service
+from arena.server import submissions
 from arena.server.archive import UploadLimits, unpack
 from arena.server.config import load
 from arena.server.standings import BOARD_EVERY_S
@@ -883,14 +883,14 @@ async def test_a_check_that_breaks_fails_that_upload_and_the_server_goes_on(
             raise RuntimeError("a bug of the arena's")
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr("arena.server.service.check_bot", once_broken)
+    monkeypatch.setattr("arena.server.submissions.check_bot", once_broken)
     async with running(write_config(tmp_path)) as kit:
         token = kit.participant("alice")
         first = await kit.upload(token, minimal_bot())
         done = await kit.wait_submission(token, first.json()["id"])
-        assert (done["status"], done["message"]) == ("failed", service.CHECK_BROKE), done
+        assert (done["status"], done["message"]) == ("failed", submissions.CHECK_BROKE), done
         (version,) = kit.competition.versions()[-1:]
-        assert (version.admission, version.reason) == ("not_admitted", service.CHECK_BROKE)  # not "pending" forever
+        assert (version.admission, version.reason) == ("not_admitted", submissions.CHECK_BROKE)  # not "pending" forever
         second = await kit.upload(token, minimal_bot(**{"notes.txt": "again"}))
         assert (await kit.wait_submission(token, second.json()["id"]))["status"] == "passed"
 

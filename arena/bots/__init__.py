@@ -6,6 +6,10 @@
   hash of its files; ``bot.toml`` is read here.
 * :mod:`arena.bots.samples`: where the sample bots and the games' rules are,
   in a checkout or an installed wheel.
+* :mod:`arena.bots.content`: a bot folder's content, walked once for both its
+  hash and its build copy.
+* :mod:`arena.bots.starters` and :mod:`arena.bots.plugin_starters`: starter
+  bots and ``arena new GAME LANGUAGE``, for Arena's games and for a plugin's.
 * :mod:`arena.bots.js`: the node host that runs bots written for the RPS
   Poker challenge unchanged.
 

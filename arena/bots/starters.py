@@ -108,8 +108,7 @@ def new_bot(game_id: str, language: str, folder: Path) -> list[Path]:
         raise ConfigError(f"{folder} exists and is not empty: name a new folder (arena new overwrites nothing)")
     kinds: list[RequestKind] = []
     if plugin:
-        from ..games import get_game
-        from ..games._base import smallest
+        from ..games import get_game, smallest
 
         game = get_game(game_id)  # (played to find each request's answer)
         kinds = request_kinds(game, [game, *smallest(game)])

@@ -4,5 +4,9 @@
   reference bots and judges how it keeps the protocol, in the spirit of
   fastchess's ``--compliance``;
 * :mod:`arena.checks.sandbox`: runs a canary bot once per sandbox property
-  through the supervisor's real path and says what holds here.
+  through the supervisor's real path and says what holds here;
+* :mod:`arena.checks.hints`: what a fault most likely means, for a bot's author;
+* :mod:`arena.checks.game` and :mod:`arena.checks._kit`: ``arena check-game``,
+  the conformance kit a game passes (random playouts with no process);
+* :mod:`arena.checks.new_game`: ``arena new-game NAME``, a new game's package.
 """

@@ -34,7 +34,7 @@ from .._errors import BotFault, BuildError, ConfigError, Crash
 from ..bots.samples import samples_of
 from ..bots.spec import BotSpec, game_of, resolve
 from ..games import GAMES, Game, IllegalAction, get_game
-from ..supervisor._process import GRACE_S, BotProcess, killed_by, open_bot
+from ..supervisor import GRACE_S, BotProcess, killed_by, open_bot
 from ..supervisor.build import ensure_built
 from ..supervisor.match import Fault, MatchRecord, MatchRunner, Seat, match_limits
 from ..supervisor.matchlog import MatchLog, read_log

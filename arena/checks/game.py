@@ -59,8 +59,7 @@ import protocol
 
 from .._errors import ConfigError
 from ..bots.samples import rules_file
-from ..games import BUILTIN, Game, get_game, load_game_module, origin_of
-from ..games._base import smallest
+from ..games import BUILTIN, Game, get_game, load_game_module, origin_of, smallest
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
 from ._kit import (
     Audit,

@@ -39,13 +39,14 @@ from ..sandbox import (
     SandboxPolicy,
     capabilities,
     current_policy,
+    forget_capabilities,
     level,
     serving_level,
     summary,
 )
 
 if TYPE_CHECKING:
-    from ..supervisor._process import BotProcess
+    from ..supervisor import BotProcess
 
 CANARY = Path(__file__).resolve().parents[1] / "sandbox" / "canary.py"
 OPEN_ON_A_SHARED_KERNEL = "open:"
@@ -77,7 +78,7 @@ def _canary(prop: str, *args: str) -> BotSpec:
 
 
 def _options(spec: BotSpec) -> Any:
-    from ..supervisor._process import SpawnOptions, bot_environment
+    from ..supervisor import SpawnOptions, bot_environment
 
     return SpawnOptions(env=bot_environment(spec), line_bytes=CANARY_LIMITS.line_bytes, limits=CANARY_LIMITS)
 
@@ -90,7 +91,7 @@ async def _run(
     With ``to_the_end`` the match ends when the canary's output does, not at its last report, so what the canary
     does after reporting (kill its launcher) is not cut short by the arena closing the match.
     """
-    from ..supervisor._process import open_bot
+    from ..supervisor import open_bot
 
     reports: list[dict[str, Any]] = []
     async with open_bot(spec, _options(spec)) as bot:
@@ -213,7 +214,7 @@ async def _write_outside() -> Verdict:
 
 async def _disk_quota() -> Verdict:
     """Fill scratch to twice the quota (and every other writable place): capped, refused, or ended for it."""
-    from ..supervisor._process import open_bot
+    from ..supervisor import open_bot
 
     quota = CANARY_LIMITS.disk_bytes >> 20
     spec = _canary("disk_quota", str(quota * 2))
@@ -258,7 +259,7 @@ async def _memory_hog() -> Verdict:
 
 
 async def _cpu_children() -> Verdict:
-    from ..supervisor._process import open_bot
+    from ..supervisor import open_bot
 
     spec = _canary("cpu_children", "0.5")
     async with open_bot(spec, _options(spec)) as bot:
@@ -279,7 +280,7 @@ IDLE_LIMITS = msgspec.structs.replace(CANARY_LIMITS, startup_s=0.3, move_s=0.1, 
 
 async def _cpu_idle() -> Verdict:
     """Busy loops left running while no request is pending: frozen where a cgroup freezer is, else charged and ended."""
-    from ..supervisor._process import SpawnOptions, bot_environment, open_bot
+    from ..supervisor import SpawnOptions, bot_environment, open_bot
 
     spec = _canary("cpu_idle", "2")
     options = SpawnOptions(env=bot_environment(spec), line_bytes=IDLE_LIMITS.line_bytes, limits=IDLE_LIMITS)
@@ -384,7 +385,7 @@ async def _kernel_surface() -> Verdict:
 
 async def _collusion() -> Verdict:
     """Two canaries in two jails, as the two seats of a match: a sender switches shared state, an observer looks."""
-    from ..supervisor._process import open_bot
+    from ..supervisor import open_bot
 
     token = secrets.token_hex(8)
     sender_spec, observer_spec = _canary("collusion", "sender", token), _canary("collusion", "observer", token)
@@ -471,7 +472,7 @@ async def _build() -> Verdict:
 
 async def _build_quota() -> Verdict:
     """A build that ``fallocate``s twice its folder's quota: refused at the quota, never more on disk at any instant."""
-    from ..sandbox._builds import usage
+    from ..sandbox import usage
     from ..supervisor.build import ensure_built
 
     quota = 16 << 20
@@ -568,10 +569,7 @@ def as_data(verdicts: dict[str, Verdict] | None) -> dict[str, Any]:
 def cmd_sandbox(args: argparse.Namespace) -> int:
     """Verify the sandbox with the canary and print what holds."""
     if args.refresh:
-        with contextlib.suppress(OSError):
-            from ..sandbox._plan import _cache_file
-
-            _cache_file().unlink()
+        forget_capabilities()
     capabilities()
     verdicts = None if args.no_canary else trio.run(verify)
     if args.json:

@@ -20,12 +20,18 @@ From the schedule up:
   totals (the one way to a board), as data, and drawn as a table, JSON or CSV;
 * :mod:`~arena.competition.results`: a recorded competition's leaderboard and
   numbered matches, read from its store (``arena results``);
+* :mod:`~arena.competition.table_fit`: deals at two tables into the rating fit;
 * :mod:`~arena.competition.sprt`: paired (pentanomial) statistics and the SPRT;
 * :mod:`~arena.competition.compare` and :mod:`~arena.competition.compare_cli`:
   ``arena compare``, NEW against BASE on the same deals until the SPRT decides;
 * :mod:`~arena.competition.progress`: progress displays;
+* :mod:`~arena.competition.playing`: one scheduled match played with a pool's
+  processes, and the row the store keeps of it (every way of playing uses it);
 * :mod:`~arena.competition.runner`: plays the pending matches, ``jobs`` at
   once, here or through a :class:`~arena.competition.runner.MatchExecutor`;
+* :mod:`~arena.competition.worker`: a child process that plays a ladder's
+  matches, so its parent's event loop stays free;
+* :mod:`~arena.competition.ladder`: the rolling ladder a server plays;
 * :mod:`~arena.competition.cluster`: a :class:`MatchExecutor` on a Dask
   cluster (imported only when asked for: Dask is optional);
 * :mod:`~arena.competition.cli`: ``arena tournament`` and ``arena results``.

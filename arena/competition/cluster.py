@@ -69,7 +69,7 @@ from .._errors import ArenaError, ConfigError, GamePluginError
 from ..bots.content import SKIPPED
 from ..bots.spec import MANIFEST, BotSpec, hash_path
 from ..games import Origin, origin_of
-from ..supervisor._pool import BotPool, open_pool
+from ..supervisor import BotPool, open_pool
 from ..supervisor.build import ensure_built
 
 if TYPE_CHECKING:

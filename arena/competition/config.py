@@ -162,7 +162,7 @@ def _key_parts(key: str) -> list[str]:
     return [part.strip().strip("\"'") for part in key.strip().split(".")]
 
 
-class _Checker:
+class ConfigChecker:
     """Reads values out of the parsed TOML, raising errors that name the key and its line."""
 
     def __init__(self, path: Path, text: str) -> None:
@@ -226,7 +226,7 @@ def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
 
 def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     """Check the parsed TOML ``data`` (read from ``text`` at ``path``) and build the config."""
-    check = _Checker(path, text)
+    check = ConfigChecker(path, text)
     base = path.parent.resolve()
     check.unknown(data, _TOP_KEYS)
     game = check.get(data, ("game",), str, None)
@@ -249,8 +249,8 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
         raise check.error(("jobs",), f"must be 1 or more (0 means the CPU count), not {jobs}")
     params = check.get(data, ("params",), dict, {})
     game_module = load_game_file(check, data, base)
-    _check_game(check, game, params)
-    limits = _limits(check, check.get(data, ("limits",), dict, {}))
+    check_game_params(check, game, params)
+    limits = read_limits(check, check.get(data, ("limits",), dict, {}))
     output = check.get(data, ("output",), dict, {})
     check.unknown(output, _OUTPUT_KEYS, ("output",))
     db = check.get(output, ("output", "db"), str, None)
@@ -289,7 +289,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> TournamentConfig:
     return config
 
 
-def load_game_file(check: _Checker, data: dict[str, Any], base: Path) -> Path | None:
+def load_game_file(check: ConfigChecker, data: dict[str, Any], base: Path) -> Path | None:
     """Load the file ``game_module =`` names (relative to the config's folder), if any; the path loaded."""
     text = check.get(data, ("game_module",), str, None)
     if text is None:
@@ -302,7 +302,8 @@ def load_game_file(check: _Checker, data: dict[str, Any], base: Path) -> Path | 
     return where
 
 
-def _check_game(check: _Checker, game: str, params: dict[str, Any]) -> None:
+def check_game_params(check: ConfigChecker, game: str, params: dict[str, Any]) -> None:
+    """Refuse an unknown ``game``, or ``params`` it does not take, naming the config's line."""
     try:
         get_game(game)
     except ParamError as exc:
@@ -314,7 +315,8 @@ def _check_game(check: _Checker, game: str, params: dict[str, Any]) -> None:
             raise check.error(("params", key), str(exc)) from None
 
 
-def _limits(check: _Checker, table: dict[str, Any]) -> Limits:
+def read_limits(check: ConfigChecker, table: dict[str, Any]) -> Limits:
+    """The config's ``[limits]`` table as :class:`~protocol.Limits`, an unknown key refused."""
     fields = set(Limits.__struct_fields__)
     check.unknown(table, fields, ("limits",))
     for key, value in table.items():
@@ -343,7 +345,7 @@ def beside(base: Path, text: str) -> Path:
     return base.joinpath(*parts)
 
 
-def _bots(check: _Checker, value: Any, base: Path) -> list[BotEntry]:
+def _bots(check: ConfigChecker, value: Any, base: Path) -> list[BotEntry]:
     if value is None:
         raise ConfigError(f"{check.path}: the key 'bots' is missing (a list of bot folders or command lines)")
     if not isinstance(value, list):

@@ -75,7 +75,7 @@ from protocol import Limits
 from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
-from ..supervisor._pool import BotPool
+from ..supervisor import BotPool
 from .playing import MAX_GAME_ERRORS, play_scheduled
 from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store

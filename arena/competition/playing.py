@@ -16,7 +16,7 @@ from protocol import SEATS, Limits, Result
 from .._errors import BotFault
 from ..bots.spec import BotSpec
 from ..games import Game
-from ..supervisor._pool import BotPool
+from ..supervisor import BotPool
 from ..supervisor.match import MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog
 from ..supervisor.wires import wire_for

@@ -55,8 +55,7 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
-from ..supervisor import _process
-from ..supervisor._pool import PoolStats, open_pool
+from ..supervisor import PoolStats, _process, open_pool
 from .ladder import MatchLost
 from .playing import play_scheduled
 from .schedule import Scheduled

@@ -6,9 +6,24 @@ that the terminal and HTML viewers draw; ``regress`` feeds a new build of a
 bot the messages one seat was sent and lists where its answers differ.
 ``match_page`` is a match's replay page (HTML, self-contained), drawn with the
 game's table view; ``match_fragment`` gives its parts for another site's pages.
+
+* :mod:`~arena.replay._log`: a match log read back;
+* :mod:`~arena.replay._rerun` and :mod:`~arena.replay._verify`: the rules run
+  again from the log's seed and answers, and ``--verify``;
+* :mod:`~arena.replay._timeline` and :mod:`~arena.replay._tables`: a match as
+  frames, and the game's table at each for each view;
+* :mod:`~arena.replay._render`: how a game's messages look (cards, colours);
+* :mod:`~arena.replay._page` and :mod:`~arena.replay._charts`: the replay
+  page, and the charts of pages and reports (inline SVG);
+* :mod:`~arena.replay._terminal`: the terminal viewer;
+* :mod:`~arena.replay._regress`: a new build of a bot fed a seat's messages;
+* :mod:`~arena.replay.watch`: matches followed while they are played;
+* :mod:`~arena.replay.human`: a person's seat in the terminal (``arena play GAME human BOT``);
+* :mod:`~arena.replay.report`: the tournament report (``arena results DB --html``);
+* :mod:`~arena.replay.cli`: ``arena replay``.
 """
 
-from ._log import LoggedMatch, load_log
+from ._log import LoggedMatch, index_records, load_log
 from ._page import Fragment, match_fragment, match_page, match_update, page, timeline_of
 from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
 from ._timeline import Event, Frame, Timeline, for_seat, from_log
@@ -26,6 +41,7 @@ __all__ = [
     "Verdict",
     "for_seat",
     "from_log",
+    "index_records",
     "load_log",
     "match_fragment",
     "match_page",

@@ -20,7 +20,7 @@ from protocol import SEATS, Limits
 from .._errors import BotFault, ConfigError, Crash, OutputLimit, ProtocolViolation, Timeout
 from ..bots.spec import BotSpec
 from ..games import Game
-from ..supervisor._process import BotProcess, open_bot
+from ..supervisor import BotProcess, open_bot
 from ..supervisor.play import QUIT_LINE, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from ._log import LoggedMatch, Received

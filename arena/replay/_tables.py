@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..games import TableView, view_for
-from ..games._view import generic_table
+from ..games import TableView, generic_table, view_for
 from ._timeline import Timeline
 
 VIEWS: dict[str, frozenset[int]] = {"all": frozenset({0, 1}), "A": frozenset({0}), "B": frozenset({1})}

@@ -13,8 +13,7 @@ from rich.text import Text
 
 from protocol import SEATS
 
-from ..games import score_text
-from ..games._view import HIDDEN, Zone, generic_table
+from ..games import HIDDEN, Zone, generic_table, score_text
 from ._render import Renderer, Seg
 from ._timeline import Event, Frame, Timeline
 

@@ -19,7 +19,7 @@ from ..bots.spec import resolve
 from ..competition.cli import competition_args
 from ..competition.results import chosen_competition, find_match
 from ..competition.store import Store
-from ..games._base import broken_total
+from ..games import broken_total
 from ..supervisor.options import game_module_args
 from ._log import LoggedMatch, load_log
 from ._page import match_page, timeline_of

@@ -30,8 +30,7 @@ from protocol import SEATS, Limits
 
 from ..bots.spec import BotSpec
 from ..checks.hints import printable
-from ..games import Game, TableView, view_for
-from ..games._choices import Choice, choices, question
+from ..games import Choice, Game, TableView, choices, question, view_for
 from ..supervisor.match import MatchRecord
 from ..supervisor.play import play_match
 from ._render import renderer_for

@@ -11,10 +11,23 @@ move...) are fields of :class:`protocol.Limits`, so a bot is told them in
 ``match_start``; :class:`SandboxPolicy` holds what only the organiser sets
 (a build's limits among them). A bot with a build command is built, and
 runs, in a folder the arena owns (:func:`built_folder`, :mod:`._builds`).
+
+* :mod:`~arena.sandbox._plan`: which layers this machine offers, and a :class:`Jail` built from them;
+* :mod:`~arena.sandbox._launch` and :mod:`~arena.sandbox._native`: the stage
+  that applies the layers and execs the bot (in Python, and compiled from ``launch.c``);
+* :mod:`~arena.sandbox._cgroup`: a bot's control group (memory, processes, CPU, kill-all);
+* :mod:`~arena.sandbox._tree`: a bot's process tree read from ``/proc``;
+* :mod:`~arena.sandbox._masks`: the kernel's global counters shown to a jail as constants;
+* :mod:`~arena.sandbox._programs`: which program a bot's command runs, and what it needs to read;
+* :mod:`~arena.sandbox._builds`: build folders the arena owns, one per bot content;
+* :mod:`~arena.sandbox._claims`: the properties ``arena sandbox`` checks and what holds each;
+* :mod:`~arena.sandbox._serving`: what a server for strangers asks of the sandbox;
+* :mod:`~arena.sandbox.canary`: the canary bot, one breach tried per run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -22,7 +35,19 @@ from typing import Any
 
 from .._errors import ConfigError
 from ..bots.spec import BotSpec, hash_path
-from ._builds import BUILD_DIR, build_root, built
+from ._builds import (
+    BUILD_DIR,
+    DONE_SUFFIX,
+    bind_quota,
+    build_root,
+    built,
+    copy_folder,
+    held_bytes,
+    keep_output,
+    quota_folder,
+    remove_tree,
+    usage,
+)
 from ._claims import LEVELS, PROPERTIES, counts, rate
 from ._plan import (
     ALL_LAYERS,
@@ -31,6 +56,7 @@ from ._plan import (
     Jail,
     Profile,
     SandboxPolicy,
+    _cache_file,
     background,
     capabilities,
     configure,
@@ -107,6 +133,13 @@ def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | N
     return built(build_root((policy or current_policy()).build_root), build_key(spec))
 
 
+def forget_capabilities() -> None:
+    """Forget what :func:`capabilities` found on this machine: its next call probes again (``arena sandbox
+    --refresh``)."""
+    with contextlib.suppress(OSError):
+        _cache_file().unlink()
+
+
 def check_minimum(minimum: str, *, allow_weak: bool) -> None:
     """Refuse to go on when the sandbox here is below ``minimum``, unless the organiser allowed it."""
     if minimum not in LEVELS:
@@ -126,6 +159,7 @@ __all__ = [
     "BUILD_DIR",
     "CONTAINER_ADVICE",
     "DEFAULT_MINIMUM",
+    "DONE_SUFFIX",
     "EVERY_PROPERTY",
     "LEVELS",
     "PROFILES",
@@ -137,19 +171,27 @@ __all__ = [
     "SandboxPolicy",
     "background",
     "below",
+    "bind_quota",
     "build_key",
     "build_root",
     "built_folder",
     "capabilities",
     "check_minimum",
     "configure",
+    "copy_folder",
     "current_policy",
     "exposed",
+    "forget_capabilities",
+    "held_bytes",
+    "keep_output",
     "layers_in_force",
     "level",
+    "quota_folder",
+    "remove_tree",
     "serving_level",
     "started_by",
     "summary",
     "supervisor_tag",
     "unheld",
+    "usage",
 ]

@@ -14,9 +14,25 @@ ladder plays.
 * :mod:`~arena.server.service`: the running competition (ladder, checks);
 * :mod:`~arena.server.standings`: its standings (the field, the leaderboard, the ratings the ladder pairs by);
 * :mod:`~arena.server.versions`: a version of a participant's bot, with its owner and folder;
+* :mod:`~arena.server.catalogue`: the service's part that reads the bot versions and recorded matches;
+* :mod:`~arena.server.submissions`: the service's part that takes uploads, checks them and admits them;
+* :mod:`~arena.server._queue`: which upload is checked next, and who runs now;
+* :mod:`~arena.server.log_upkeep`: the service's part that keeps the logs:
+  their disk against the config's caps (:mod:`~arena.server.disk`) and which
+  are kept (:mod:`~arena.server.retention`);
 * :mod:`~arena.server.files`: showing a bot's files to its owner without following links;
-* :mod:`~arena.server.web`: the pages and the JSON API;
-* :mod:`~arena.server.serve`: Hypercorn and the competition in one nursery;
+* :mod:`~arena.server.web`: the web app and its pages; beside it :mod:`~arena.server.api`
+  (the JSON API, mounted at ``/api``), :mod:`~arena.server.admin` (the organiser's pages),
+  :mod:`~arena.server.bots` (a bot's pages), :mod:`~arena.server.matches` (a recorded match's),
+  :mod:`~arena.server.accounts` (logging in, registering, a participant's page and uploads),
+  :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)
+  and :mod:`~arena.server.human` (a person against a bot);
+* :mod:`~arena.server.access`: who may see and do what, as pure functions;
+* :mod:`~arena.server._clients`: who a request comes from, for limits by address;
+* :mod:`~arena.server.serve` and :mod:`~arena.server._listen`: Hypercorn and
+  the competition in one nursery, and the accept loop;
+* :mod:`~arena.server.safety`: whether the server may serve strangers here;
+* :mod:`~arena.server.maintain`: backups and upkeep of the data folder;
 * :mod:`~arena.server.client`: ``arena submit``;
 * :mod:`~arena.server.cli`: the two commands.
 

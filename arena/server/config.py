@@ -77,11 +77,11 @@ from protocol import Limits
 from .._errors import ConfigError
 from ..competition.config import (
     DEFAULT_MAX_FAULTS,
-    _check_game,
-    _Checker,
-    _limits,
+    ConfigChecker,
+    check_game_params,
     expand_bot,
     load_game_file,
+    read_limits,
     read_toml,
 )
 from ..games import get_game
@@ -199,7 +199,7 @@ def load(path: Path) -> ServerConfig:
 
 def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     """Check the parsed TOML ``data`` (read from ``text`` at ``path``) and build the config."""
-    check = _Checker(path, text)
+    check = ConfigChecker(path, text)
     base = path.parent.resolve()
     if "seed" in data:
         raise check.error(
@@ -213,7 +213,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         raise ConfigError(f"{path}: the key 'game' is missing (for example game = \"rps-poker\")")
     params = check.get(data, ("params",), dict, {})
     game_module = load_game_file(check, data, base)
-    _check_game(check, game, params)
+    check_game_params(check, game, params)
     if not type(get_game(game)).duplicate_deals:
         raise check.error(
             ("game",),
@@ -277,7 +277,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         workers=workers,
         cluster=check.get(data, ("cluster",), str, ""),
         params=dict(params),
-        limits=_limits(check, check.get(data, ("limits",), dict, {})),
+        limits=read_limits(check, check.get(data, ("limits",), dict, {})),
         house_bots=house_bots,
         ladder=LadderPolicy(
             duplicate=choice("ladder", "duplicate", DUPLICATE),

@@ -4,6 +4,9 @@ A bot's build runs bot code (in the jail, but still): it may leave symbolic
 links in its folder pointing anywhere, such as at the server's own files.
 So every path is opened one component at a time relative to the folder's
 descriptor with ``O_NOFOLLOW``, and only regular files are read.
+
+The server's own folders are made private (:func:`private_folder`): no bot's
+UID may enter them.
 """
 
 from __future__ import annotations
@@ -82,3 +85,17 @@ def tail_of(path: Path) -> str:
         data = file.read(MAX_SHOWN)
     prefix = "[... the start is cut]\n" if info.st_size > MAX_SHOWN else ""
     return prefix + data.decode("utf-8", "replace")
+
+
+def private_folder(folder: Path) -> Path:
+    """``folder``, made (or made again) ``0700``: only the server's own user may enter it.
+
+    A bot runs as a UID of its own (as root): even if a jail could see the
+    server's data folder (a bind of a folder above it), it could not enter
+    it. A bot reads its own files through the bind of its own folder, which
+    its jail makes (see :meth:`~arena.server.submissions.Submissions.take_upload`).
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(folder.stat().st_mode) != 0o700:
+        folder.chmod(0o700)
+    return folder

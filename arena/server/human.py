@@ -37,11 +37,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from ..games._choices import Choice
-from ..replay import match_update
-from ..replay._log import index_records
+from ..games import Choice
+from ..replay import index_records, match_update
 from ..replay.human import HUMAN_LIMITS, play_human
 from ..supervisor.play import new_seed
+from .access import may_switch_play
 from .live import LIVE_POLL_S, SSE_KEEPALIVE_S, GrowingLog, _so_far
 from .service import Competition
 from .state import Participant
@@ -161,7 +161,7 @@ class HumanPages:
         """``/bots/NAME/play``: the owner's switch, and a button to play for anyone logged in."""
         owner = self.pages.participant(request.path_params["name"])
         viewer = self.pages.who(request)
-        may_switch = viewer is not None and (viewer.id == owner.id or (viewer.is_admin and owner.is_house))
+        may_switch = may_switch_play(viewer, owner)
         if request.method == "POST":
             viewer = self.pages.need(request)
             form = await self.small_form(request)
@@ -186,7 +186,7 @@ class HumanPages:
             return self.playing[viewer.id]
         if not self.allowed(owner):
             raise HTTPException(403, f"{owner.name}'s owner does not let people play against it")
-        refused = self.c.may_play(viewer)
+        refused = self.c.submissions.may_play(viewer)
         if refused:
             raise HTTPException(403, refused)
         version = next((v for v in self.c.versions(owner.id) if v.playing), None)

@@ -34,8 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from ..competition.ladder import InPlay
 from ..competition.schedule import Scheduled
-from ..replay import LoggedMatch, RulesUnavailable, Timeline, verify
-from ..replay._log import index_records
+from ..replay import LoggedMatch, RulesUnavailable, Timeline, index_records, verify
 from ..replay.watch import LogTail
 from .service import Competition
 from .state import Participant

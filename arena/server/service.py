@@ -16,15 +16,12 @@ interrupted is checked again.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import functools
 import os
 import secrets
-import shutil
 import sqlite3
 import stat
-import threading
 import time
 import traceback
 from collections import Counter
@@ -33,66 +30,48 @@ from pathlib import Path
 
 import trio
 
-from .._errors import ArenaError, ConfigError, UploadRefused
+from .._errors import ArenaError, ConfigError
 from ..bots.samples import samples_of
-from ..bots.spec import MANIFEST, BotSpec, game_of, hash_path, load_folder, resolve
-from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
-from ..checks.hints import printable
+from ..bots.spec import BotSpec, resolve
 from ..competition.board import disqualification
 from ..competition.config import TournamentConfig
 from ..competition.ladder import (
     TABLES,
     InPlay,
     Ladder,
-    MatchLost,
     PairBook,
     Player,
     Policy,
     Pool,
     RatingView,
     RemotePlay,
-    other_table,
 )
 from ..competition.plan import OpenedCompetition, Plan, enter_version, open_competition
-from ..competition.results import labelled_by_version
 from ..competition.runner import admit
 from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch, Store
-from ..competition.worker import MatchWorker, WorkerError, open_match_worker
+from ..competition.worker import MatchWorker, open_match_worker
 from ..games import Game, get_game
-from ..sandbox import background, build_key, build_root, current_policy
-from ..supervisor._pool import BotPool, open_pool
+from ..supervisor import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
-from ..supervisor.play import new_seed
-from . import retention
-from ._queue import CheckSlots, FairQueue
-from .archive import unpack
+from .catalogue import Catalogue, owned
 from .config import ServerConfig
-from .disk import LogQuota, Owned
+from .disk import Owned
+from .files import private_folder
+from .log_upkeep import LogUpkeep
 from .retention import relocate_logs
 from .standings import Board, Standings
-from .state import Participant, State, Submission, check_name
-from .versions import Version as Version  # (its home since issue 37: arena.server.versions)
+from .state import Participant, State, check_name
+from .submissions import CHECKS_UNDER_WAY, Submissions
+from .versions import Version
 
 DB_NAME = "server.sqlite"
 SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
-WARM_PROCESSES = 2
-"""Processes started for a version before it enters: one for each leg of its first pair."""
-WARM_BOOT_MAX_S = 2.0
-"""The longest a version waits, once its processes are started, for them to boot (its check's first answer)."""
 PAIRS_AHEAD = 4
 """Pairs handed to the match worker beyond those it plays: they wait there, so it does not idle while this
 process is busy (an upload, a check, a board). With one, the worker waited for its next pair 10-15% of the
 time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
-CHECK_BROKE = "the arena could not check this upload (an error of its own: the organiser has the details)"
-"""What an upload whose check raised shows its owner (the traceback goes to the server's output)."""
-UNPACK_BROKE = "the arena could not unpack this upload (an error of its own: the organiser has the details)"
-"""What an upload whose unpacking raised anything but a refusal shows its owner (the traceback goes to the output)."""
-DISK_EVERY_S = 10.0
-"""How often the stderr logs' sizes are measured for the log quota (a listing of their folder, in a thread)."""
-CHECK_TIME = "finishes within the check's time"
-"""The check an upload fails when its whole check ran over ``uploads.check_wall_s``."""
 SECRET_SEED = "secret_seed"
 """Marks, in the stored config, a competition whose seed the server made (one begun earlier may have had its
 config's, which participants may know)."""
@@ -107,15 +86,6 @@ RETRY_LEAST_S = 0.5
 RETRY_MAX_S = 30.0
 """A background task that failed (:meth:`Competition._keep_running`) starts again after 0.5 s, then 1 s, 2 s...
 up to this."""
-CHECKS_UNDER_WAY = 4
-"""Checks under way at once, for each of ``check_jobs`` slots: a check waiting between its steps holds its bot's
-process (frozen), so their number is bounded; past it an upload waits for a check to end."""
-NOT_ADMITTED = "not admitted"
-"""Why a version that failed its check was retired at once: its owner's previous version plays on."""
-
-
-class Busy(ArenaError):
-    """The participant must wait (rate limit, or a check still running)."""
 
 
 class Competition:
@@ -126,6 +96,15 @@ class Competition:
     (:func:`~arena.competition.plan.open_competition`), named by the config's
     ``name``; each upload that unpacks to a bot becomes a new version of its
     owner's bot, admitted if it passes ``arena check``'s checks.
+
+    It opens the data folder and wires its parts: the :attr:`catalogue` of
+    versions and matches (:class:`~arena.server.catalogue.Catalogue`), the
+    :attr:`submissions` pipeline (:class:`~arena.server.submissions.Submissions`)
+    and the :attr:`log_upkeep` (:class:`~arena.server.log_upkeep.LogUpkeep`);
+    :meth:`run` starts the ladder, the checks and the upkeep. The standings
+    are the :attr:`standings` part (:class:`~arena.server.standings.Standings`;
+    ``field``, ``board`` and ``ratings`` here are its names). Over ~25 methods
+    for now: the ladder's wiring to its match worker or cluster is still here.
     """
 
     def __init__(self, config: ServerConfig, *, fresh: bool = False) -> None:
@@ -143,6 +122,8 @@ class Competition:
             self.store.close()
             raise
         self.tid = opened.id
+        self.catalogue = Catalogue(self.store, self.state, self.tid, self.data_dir)
+        """The bot versions and the recorded matches, as pages read them."""
         self.seed = opened.seed
         """The secret every deal of the ladder follows from (see :mod:`arena.server.config`): never shown."""
         stored = self.store.tournament(self.tid)
@@ -164,24 +145,12 @@ class Competition:
         """Matches the ladder has recorded (nothing per match is held here: pages read the store's indexes)."""
         self.faults: dict[int, Counter[str]] = self.store.fault_totals(self.tid)
         """Faults by kind of each version (by id): a version with too many plays no more."""
-        self.disk = LogQuota(
-            self.logs / "stderr", per_version=config.log_bytes_per_version,
-            per_participant=config.log_bytes_per_participant,
-        )  # fmt: skip
-        self.disk.match_bytes = self.store.log_bytes(self.tid)
-        self.over_quota: dict[int, str] = {}
-        """Versions (by id) whose logs, or whose owner's, take more disk than the config allows, with why."""
-        self.specs: dict[int, BotSpec] = {}
-        """Each current version's spec (by version id), named by its label."""
+        self.log_upkeep = LogUpkeep(config, self.store, self.tid, owned=self._owned, changed=self._quota_changed)
+        """The logs' disk against the config's caps, and their retention."""
         self.changed = trio.Event()
         self.stamp = 0
-        self._versions: list[Version] | None = None
         self.standings = Standings(self)
         """The field, its leaderboard and ratings (:mod:`arena.server.standings`)."""
-        self._checks = FairQueue()
-        """Uploads waiting for their check (participants in turn, one check each at a time)."""
-        self._slots = CheckSlots(config.check_jobs)
-        """The ``config.check_jobs`` slots the checks under way share, by participant (see :class:`CheckSlots`)."""
         self.ladder: Ladder | None = None
         self.pool: Pool | None = None
         """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
@@ -189,10 +158,16 @@ class Competition:
         """The process that plays the ladder's matches, unless they are played here or on a cluster."""
         self._warmer: BotPool | MatchWorker | None = None
         """Where a new version's first processes are started before it enters (none on a cluster)."""
+        self.submissions = Submissions(
+            config, self.game, self.store, self.state, self.tid, self.catalogue, frozen=lambda: self.frozen,
+            field=self.field, over_quota=self.log_upkeep.participant_over, warmer=lambda: self._warmer,
+            retired=self._retired, changed=self.field_changed,
+        )  # fmt: skip
+        """Uploads, their checks, and the versions they enter."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
         self._reserved: frozenset[str] | None = None
-        self._load_specs()
+        self.catalogue.load_specs()
 
     # Opening -------------------------------------------------------------------
     def _plan(self) -> Plan:
@@ -223,20 +198,6 @@ class Competition:
         with os.fdopen(fd, "w") as file:
             file.write(key)
         return key
-
-    def _load_specs(self) -> None:
-        for version in self.versions():
-            if version.row.current and version.admission != "not_admitted":
-                with contextlib.suppress(ArenaError):
-                    self.specs[version.id] = self._spec(version)
-
-    def _spec(self, version: Version) -> BotSpec:
-        folder = Path(version.folder)
-        if (folder / MANIFEST).is_file():
-            spec = load_folder(folder, source=version.row.source)
-        else:  # a house bot given as a command line, resolved where the config is
-            spec = resolve(version.row.source, base=folder)
-        return owned(spec, version.participant_id).with_name(version.label)
 
     def admin_token(self, *, renew: bool = False) -> str | None:
         """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
@@ -301,7 +262,7 @@ class Competition:
                 for old in current:
                     self.store.retire(old.id, "changed")
             self.state.add_entry(row.id, owner.id, submission_id=None, folder=str(spec.cwd))
-            self._versions = None
+            self.catalogue.forget()
             self.specs[row.id] = owned(spec, owner.id).with_name(row.label)
             line = f"house bot {spec.name}: version {row.version}" + (" (changed)" if current else "")
             self.store.log_change(self.tid, "changed" if current else "added", line, spec.name)
@@ -310,28 +271,28 @@ class Competition:
         return said
 
     # The field and the standings -------------------------------------------------
-    def versions(self, pid: int | None = None) -> list[Version]:
-        """Every version of the competition (of participant ``pid``), oldest first."""
-        if self._versions is None:
-            entries = self.state.entries()
-            rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
-            builds = build_root(current_policy().build_root)
-            self._versions = [
-                Version(
-                    dataclasses.replace(row, reason=relative_paths(row.reason, self.data_dir, builds)), entries[row.id]
-                )
-                for row in rows
-                if row.id in entries
-            ]  # the server's own paths are not shown
-        return [v for v in self._versions if pid is None or v.participant_id == pid]
+    # The catalogue's (the names other parts and pages call) ------------------------
+    @property
+    def specs(self) -> dict[int, BotSpec]:
+        """Each current version's spec, by version id (:attr:`Catalogue.specs`)."""
+        return self.catalogue.specs
 
-    def version(self, pid: int, number: int) -> Version | None:
-        """Version ``number`` of participant ``pid``'s bot."""
-        return next((v for v in self.versions(pid) if v.number == number), None)
+    @property
+    def _versions(self) -> list[Version] | None:
+        # (field_changed() clears the catalogue's versions this way)
+        return self.catalogue.cached
+
+    @_versions.setter
+    def _versions(self, versions: list[Version] | None) -> None:
+        self.catalogue.cached = versions
+
+    def versions(self, pid: int | None = None) -> list[Version]:
+        """Every version (of participant ``pid``), oldest first: :meth:`Catalogue.versions`."""
+        return self.catalogue.versions(pid)
 
     def match(self, key: str) -> PlayedMatch | None:
-        """The recorded match ``key``."""
-        return self.store.match(self.tid, key)
+        """The recorded match ``key``: :meth:`Catalogue.match`."""
+        return self.catalogue.match(key)
 
     def latest_matches(
         self,
@@ -342,31 +303,10 @@ class Competition:
         opponent: Participant | None = None,
         result: str | None = None,
     ) -> list[PlayedMatch]:
-        """The last ``limit`` matches (of ``participant``'s versions), newest first, before match id ``before``:
-        against ``opponent``'s versions only, and ``result`` (``won``, ``drew``, ``lost``) for ``participant``."""
-        versions = None if participant is None else [v.id for v in self.versions(participant.id)]
-        against = None if opponent is None else [v.id for v in self.versions(opponent.id)]
-        return self.store.latest_matches(
-            self.tid, limit, before=before, versions=versions, opponents=against, result=result
+        """The last ``limit`` matches, newest first: :meth:`Catalogue.latest_matches`."""
+        return self.catalogue.latest_matches(
+            limit, before=before, participant=participant, opponent=opponent, result=result
         )
-
-    def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
-        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair, or both tables
-        of its deal at two tables, are recorded).
-
-        Until then its deal is secret (its seed, and a replay showing both
-        seats' cards, would tell the other leg's players what they are dealt,
-        or the other table's); a deal left half-played keeps it secret until
-        its other match is played.
-        """
-        other = other_table(match.key)
-        if other is not None:
-            return self.store.has_match(self.tid, match.key) and self.store.has_match(self.tid, other)
-        pair, _, leg = match.key.rpartition("-")
-        if leg not in ("a", "b"):
-            # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
-            return self.store.has_match(self.tid, match.key)
-        return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
 
     def scheme(self) -> str:
         """How the ladder plays its deals now, as the leaderboard says it."""
@@ -383,11 +323,6 @@ class Competition:
             return []
         return sorted(self.ladder.in_play.values(), key=lambda playing: playing.started)
 
-    def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
-        """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
-        label = {v.id: v.label for v in self.versions()}
-        return [labelled_by_version(m, label) for m in matches]
-
     def field_changed(self) -> None:
         """Something but a result changed (a version, a switch, a disqualification): the field and the standings
         are drawn anew at once; the live pages are told."""
@@ -399,16 +334,6 @@ class Competition:
         """A result was recorded, or the standings' table drawn anew: the live pages are told (the board of a
         result alone is reused for up to ``BOARD_EVERY_S``)."""
         self._announce()
-
-    def touch(self, *, results_only: bool = False, redraw: bool = False) -> None:
-        """The name of :meth:`field_changed` and :meth:`results_changed` before issue 37 (kept for callers
-        written meanwhile; the lead removes it)."""
-        if not results_only:
-            self.field_changed()
-            return
-        if redraw:
-            self.standings.forget_board()
-        self.results_changed()
 
     def _announce(self) -> None:
         self.stamp += 1
@@ -430,73 +355,19 @@ class Competition:
     def banned(self, version: Version) -> str:
         """Why ``version`` is disqualified by its faults or its logs' disk, or ``""``."""
         faults = disqualification(self.faults.get(version.id, Counter()), self.config.max_faults)
-        return faults or self.over_quota.get(version.id, "")
+        return faults or self.log_upkeep.over(version.id)
 
     def _owned(self) -> list[Owned]:
         return [Owned(v.id, v.label, v.participant_id) for v in self.versions()]
 
-    async def _watch_disk(self) -> None:
-        """Measure the logs' disk every ``DISK_EVERY_S``; a version over its quota (or its owner's) plays no more."""
-        while True:
-            await trio.to_thread.run_sync(self.disk.scan)
-            over = self.disk.over(self._owned())
-            if over != self.over_quota:
-                self.over_quota = over
-                self.field_changed()
-                self._drop_processes()
-            await trio.sleep(DISK_EVERY_S)
+    def _retired(self, label: str) -> None:
+        """Version ``label`` retired: its idle processes stop."""
+        if self.pool is not None:
+            self.pool.drop(label)
 
-    async def _prune_logs(self) -> None:
-        """Prune the match logs by the config's retention, every ``prune_every_s``, in a thread of its own."""
-        while True:
-            await trio.sleep(self.config.retention.prune_every_s)
-            stop = threading.Event()
-            try:
-                # Abandoned on cancel (a server stopping): the run stops at its next batch, not its end.
-                pruned = await trio.to_thread.run_sync(self.prune_logs, stop, abandon_on_cancel=True)
-            except trio.Cancelled:
-                stop.set()
-                raise
-            if pruned.logs:
-                self.disk.match_bytes = self.store.log_bytes(self.tid)  # the pruned logs' bytes are the owners' again
-
-    def prune_logs(self, stop: threading.Event | None = None) -> retention.Pruned:
-        """One run of the pruner, on a connection of its own (call it in a thread: it reads and deletes files)."""
-        with contextlib.closing(retention.connect(self.store.path)) as db:
-            return retention.prune(db, self.tid, self.config.retention, stop=stop)
-
-    async def log_state(self, match: PlayedMatch) -> retention.LogState | None:
-        """What the retention did with ``match``'s log (read in a thread)."""
-
-        def read() -> retention.LogState | None:
-            with contextlib.closing(retention.connect(self.store.path)) as db:
-                return retention.state_of(db, match.row_id)
-
-        return await trio.to_thread.run_sync(read)
-
-    async def pin_log(self, match: PlayedMatch, participant: Participant, *, pinned: bool) -> None:
-        """Pin (or unpin) ``match``'s deal for ``participant``: its logs are kept whatever the retention says.
-
-        A participant pins only its own bots' matches, at most
-        ``pins_per_participant`` deals; the organiser pins any, and its unpin
-        takes every pin off the deal.
-        """
-        admin = participant.is_admin
-        if not admin and participant.name not in (match.bot_a, match.bot_b):
-            raise UploadRefused("you may pin only your own bots' matches")
-        cap = None if admin else self.config.retention.pins_per_participant
-
-        def change() -> None:
-            with contextlib.closing(retention.connect(self.store.path)) as db:
-                if pinned:
-                    retention.pin(db, self.tid, match.row_id, participant.id, cap=cap)
-                else:
-                    retention.unpin(db, match.row_id, None if admin else participant.id)
-
-        try:
-            await trio.to_thread.run_sync(change)
-        except ConfigError as exc:
-            raise UploadRefused(str(exc)) from None
+    def _quota_changed(self) -> None:
+        self.field_changed()
+        self._drop_processes()
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (:meth:`Standings.field`)."""
@@ -524,240 +395,12 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.played += 1
-        self.disk.charge(match)
+        self.log_upkeep.charge(match)
         if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
             self.field_changed()
             self._drop_processes()
         else:
             self.results_changed()
-
-    # Submissions -------------------------------------------------------------------
-    def may_upload(self, participant: Participant) -> None:
-        """Raise :class:`Busy` or :class:`UploadRefused` when ``participant`` may not upload now."""
-        if self.frozen:
-            raise UploadRefused("the competition is frozen: it takes no more uploads")
-        if participant.is_house:
-            raise UploadRefused("house bots are updated by the organiser's config")
-        if participant.is_admin:
-            raise UploadRefused("the organiser enters bots as house bots (house_bots in the config)")
-        awaiting = self.may_play(participant)
-        if awaiting:
-            raise UploadRefused(awaiting)
-        over = self.disk.participant_over(participant.id, self._owned())
-        if over:
-            raise UploadRefused(over)
-        if self.state.recent_uploads(participant.id, within_s=3600) >= self.config.uploads_per_hour:
-            raise Busy(f"at most {self.config.uploads_per_hour} uploads an hour; try again later")
-        running = [s for s in self.state.submissions(participant.id, limit=5) if not s.done]
-        if running:
-            raise Busy(f"submission {running[0].id} is still being checked; wait for its result")
-
-    def may_play(self, participant: Participant) -> str:
-        """Why ``participant`` may not upload nor play a game against a bot yet (``""``: it may)."""
-        if self.state.awaiting(participant.id):
-            return "the organiser has not approved your account yet: you may upload once it is approved"
-        return ""
-
-    async def take_upload(self, participant: Participant, upload: Path, *, filename: str, language: str) -> int:
-        """Record an upload (already on disk at ``upload``), unpack it, and queue its check; returns its id.
-
-        The limits of :meth:`may_upload` are checked again here, with no pause
-        between the check and the record: uploads streamed in parallel cannot
-        slip past them.
-        """
-        self.may_upload(participant)
-        size = upload.stat().st_size
-        shown = printable(filename, 200)  # the uploader's words, shown in pages and terminals: no control characters
-        sid = self.state.add_submission(participant.id, filename=shown, language=language, size=size)
-        dest = self.bots_dir / participant.name / f"s{sid}"
-
-        def unpacked() -> tuple[Path, str]:
-            # The bot's folder is readable by others (a bot runs as a UID of its own and must read its files), but
-            # its parents are 0700: its jail reaches it through the bind it makes, nothing else reaches it at all.
-            private_folder(dest.parent)
-            folder = unpack(upload, dest, self.config.uploads, language=language)
-            return folder, hash_path(folder)
-
-        try:
-            folder, digest = await trio.to_thread.run_sync(unpacked)
-        except Exception as exc:  # no failure may leave the submission queued: its owner would wait for ever
-            if not isinstance(exc, UploadRefused):
-                traceback.print_exc()
-            shutil.rmtree(dest, ignore_errors=True)
-            message = str(exc) if isinstance(exc, UploadRefused) else UNPACK_BROKE
-            self.state.update_submission(sid, status="refused", message=message)
-            self.field_changed()
-            return sid
-        finally:
-            upload.unlink(missing_ok=True)
-        self.state.update_submission(sid, folder=str(folder), digest=digest)
-        self._checks.put(participant.id, sid)
-        self.field_changed()
-        return sid
-
-    async def _checker(self) -> None:
-        """Check the queued uploads, one at a time (``config.check_jobs`` of these run at once)."""
-        while True:
-            participant, sid = await self._checks.take()
-            try:
-                await self.check_submission(sid)
-            except Exception:  # a bug of the arena's must not stop the server: this upload says so, the next goes on
-                traceback.print_exc()
-                self.state.update_submission(sid, status="failed", message=CHECK_BROKE)
-                version = next((v for v in self.versions() if v.entry.submission_id == sid), None)
-                owner = self.state.participant(version.participant_id) if version is not None else None
-                if version is not None and owner is not None and version.admission == "pending":
-                    self._refuse(version, owner, CHECK_BROKE)
-                self.field_changed()
-            finally:
-                self._checks.done(participant)
-
-    async def check_submission(self, sid: int) -> Submission:
-        """Build and check submission ``sid`` as ``arena check`` does.
-
-        An upload that unpacked to a bot folder is a new version of its
-        owner's bot, pending until checked. If it passes it is admitted and
-        the previous version retires; if not, it is not admitted, with the
-        failed checks as the reason, and the previous version (if any) plays
-        on. A check interrupted by a restart is done again on the same version.
-        """
-        submission = self.state.submission(sid)
-        assert submission is not None
-        owner = self.state.participant(submission.participant_id)
-        assert owner is not None
-        if not submission.folder:
-            self.state.update_submission(sid, status="refused", message="the server stopped while unpacking it")
-            return self._done(sid)
-        self.state.update_submission(sid, status="checking")
-        self.field_changed()
-        folder = Path(submission.folder)
-        try:
-            spec = owned(load_folder(folder, source=submission.filename), owner.id).with_name(owner.name)
-            game_of(self.game.id, [spec])  # a bot.toml that names another game: refused, saying so
-        except ConfigError as exc:
-            self.state.update_submission(sid, status="failed", message=relative_paths(str(exc), folder, self.data_dir))
-            return self._done(sid)
-        version = next((v for v in self.versions(owner.id) if v.entry.submission_id == sid), None)
-        if version is None:
-            known = {v.id for v in self.versions()}
-            orphans = [  # entered in the store just before a kill, before the server noted whose it is
-                r for r in self.store.versions(self.tid, current=True)
-                if r.name == owner.name and r.admission == "pending" and r.id not in known
-            ]  # fmt: skip
-            if orphans and orphans[-1].digest == spec.digest:
-                row = orphans[-1]
-            else:
-                row = enter_version(self.store, self.tid, owner.name, spec)
-            self.state.add_entry(row.id, owner.id, submission_id=sid, folder=str(folder))
-            self._versions = None
-            version = next(v for v in self.versions(owner.id) if v.id == row.id)
-        spec = spec.with_name(version.label)
-        log_dir = self.checks_dir / f"s{sid}"
-        references = default_references(self.game, spec)
-
-        # A secret deal, as the ladder's: one that followed from the submission's number would tell the bot
-        # that it is being checked (it could deal the cards itself and compare).
-        check_seed = new_seed() >> 1
-        # Nor may its opponents' names: the bot is told names of the field it will meet on the ladder (a reference
-        # bot that is no house bot would say "check"). An empty field (the first upload, a paused ladder) names none.
-        field = sorted(label for label, player in self.field().items() if player.entrant.name != owner.name)
-
-        # The cap counts the time the check holds a slot: the time it waits for one (another participant's turn)
-        # moves the deadline on.
-        capped = trio.CancelScope()
-
-        async def pace() -> None:
-            capped.deadline += await self._slots.step(owner.id)
-
-        async def check() -> Report:
-            shutil.rmtree(log_dir, ignore_errors=True)
-            log_dir.mkdir(mode=0o700, parents=True)
-            return await check_bot(
-                spec, self.game, references=references, limits=self.config.limits, log_dir=log_dir,
-                matches=self.config.check_matches, seed=check_seed, opaque_ids=True, opponent_names=field, pace=pace,
-            )  # fmt: skip
-
-        async with self._slots.held(owner.id):  # its build is its first step: charged to its owner, as the rest
-            capped.deadline = trio.current_time() + self.config.check_wall_s
-            with capped:
-                with background():  # beside the ladder, the check takes the CPU its bots leave
-                    report = await check()
-                if report.machine_may_explain:
-                    # A busy ladder may have kept a background bot waiting past a wall-clock cap (it was runnable
-                    # when the cap struck): the verdict that stands is the one at an ordinary bot's weight. A crash,
-                    # a protocol error, an illegal move, CPU time over, or a bot that slept is not judged again.
-                    report = await check()
-        if capped.cancelled_caught:
-            report = Report(spec.name, [Check(CHECK_TIME, False, self._over_time())])
-        checks = [
-            {"name": c.name, "passed": c.passed, "detail": relative_paths(c.detail, folder, self.data_dir), "where": [
-                relative_paths(line, folder, self.data_dir) for line in for_participant(c.where, log_dir)
-            ]}
-            for c in report.checks
-        ]  # fmt: skip
-        others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
-        if report.ok:
-            await self._warm(spec, report.get(CHECKS[1]).took_s or 0.0)
-            with self.store.transaction():
-                self.store.set_admission(version.id, "admitted")
-                for old in others:
-                    self.store.retire(old.id, "changed")
-                self.store.log_change(
-                    self.tid, "changed" if others else "added", f"{owner.name}: version {version.number} entered",
-                    owner.name,
-                )  # fmt: skip
-            self.specs[version.id] = spec
-            for old in others:
-                self.specs.pop(old.id, None)
-                if self.pool is not None:
-                    self.pool.drop(old.label)
-            self.state.update_submission(sid, status="passed", report=checks, message=f"version {version.number}")
-            return self._done(sid)
-        failed = [c for c in report.checks if c.passed is False]
-        message = ", ".join(c.name for c in failed)
-        reason = "\n".join(
-            [
-                f"did not pass arena check: {message}",
-                *(f"{c.name}: {relative_paths(c.detail, folder, self.data_dir)}" for c in failed),
-            ]
-        )
-        self._refuse(version, owner, reason)
-        self.state.update_submission(sid, status="failed", report=checks, message=message)
-        return self._done(sid)
-
-    def _over_time(self) -> str:
-        return (
-            f"the check ran over {self.config.check_wall_s:g} s, the most a whole check may take here: answer"
-            " faster (arena check on your own machine shows your slowest answer)"
-        )
-
-    def _refuse(self, version: Version, owner: Participant, reason: str) -> None:
-        """``version`` is not admitted, for ``reason``; its owner's version that passed (if any) plays on."""
-        others = [v for v in self.versions(owner.id) if v.row.current and v.id != version.id]
-        with self.store.transaction():
-            self.store.set_admission(version.id, "not_admitted", reason)
-            self.store.log_change(self.tid, "not_admitted", f"not admitted: {version.label}: {reason}", owner.name)
-            if any(v.playing for v in others):
-                self.store.retire(version.id, NOT_ADMITTED)  # the version that passed plays on
-
-    async def _warm(self, spec: BotSpec, boot_s: float) -> None:
-        """Start a version's processes before it enters the field, and give them the time its check took to boot.
-
-        Its first pair then takes processes that are up, rather than holding
-        the ladder's slots while they start (with 20 uploads in 30 s, that
-        wait was a third of the ladder's time).
-        """
-        if self._warmer is None:
-            return
-        with trio.move_on_after(self.config.limits.startup_s), contextlib.suppress(MatchLost, WorkerError):
-            await self._warmer.warm(spec, self.config.limits, 1 if spec.persistent else WARM_PROCESSES)
-            await trio.sleep(min(boot_s, WARM_BOOT_MAX_S))
-
-    def _done(self, sid: int) -> Submission:
-        self.field_changed()
-        found = self.state.submission(sid)
-        assert found is not None
-        return found
 
     # The organiser's switches ----------------------------------------------------
     def set_paused(self, paused: bool) -> None:
@@ -839,8 +482,7 @@ class Competition:
         cluster's workers (``jobs`` 0: as many as their threads); checks always
         run here.
         """
-        for submission in self.state.unfinished_submissions():
-            self._checks.put(submission.participant_id, submission.id)
+        self.submissions.requeue_unfinished()
 
         def stderr_path(spec: BotSpec, number: int) -> Path:
             return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
@@ -883,10 +525,10 @@ class Competition:
                 scheme=self.config.ladder.duplicate, say=say,
             )  # fmt: skip
             for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
-                nursery.start_soon(self._checker)
+                nursery.start_soon(self.submissions.checker)
             nursery.start_soon(self._keep_running, "the standings", self.standings.keep_drawn, say)
-            nursery.start_soon(self._keep_running, "the logs' disk watch", self._watch_disk, say)
-            nursery.start_soon(self._keep_running, "the log pruner", self._prune_logs, say)
+            nursery.start_soon(self._keep_running, "the logs' disk watch", self.log_upkeep.watch_disk, say)
+            nursery.start_soon(self._keep_running, "the log pruner", self.log_upkeep.prune_every, say)
             nursery.start_soon(self.ladder.run, pool)
             task_status.started()
             await trio.sleep_forever()
@@ -910,9 +552,9 @@ class Competition:
                 pause = min(2 * pause, RETRY_MAX_S)
 
     def _ladder_book(self) -> PairBook:
-        """The ladder's book of pairs begun, from the field's pair totals (in a thread: its own connection)."""
+        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
         with self.store.reader() as store:
-            return PairBook.of_store(store, self.tid)
+            return PairBook.of(store.match_keys(self.tid))
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
@@ -969,31 +611,10 @@ class Competition:
             return True
         return False
 
-    def build_log(self, version: Version) -> Path | None:
-        """Where the last build of ``version`` wrote its whole output, if it has a build."""
-        spec = self.specs.get(version.id) or self._spec(version)
-        if not spec.build:
-            return None
-        return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
-
     def close(self) -> None:
         """Close the database."""
         self.state.close()
         self.store.close()
-
-
-def private_folder(folder: Path) -> Path:
-    """``folder``, made (or made again) ``0700``: only the server's own user may enter it.
-
-    A bot runs as a UID of its own (as root): even if a jail could see the
-    server's data folder (a bind of a folder above it), it could not enter
-    it. A bot reads its own files through the bind of its own folder, which
-    its jail makes (see :meth:`Competition.take_upload`).
-    """
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if stat.S_IMODE(folder.stat().st_mode) != 0o700:
-        folder.chmod(0o700)
-    return folder
 
 
 def private_database(path: Path) -> None:
@@ -1024,29 +645,3 @@ def locked(data_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def owned(spec: BotSpec, participant_id: int) -> BotSpec:
-    """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
-    return dataclasses.replace(spec, owner=f"participant {participant_id}")
-
-
-def for_participant(where: list[str], log_dir: Path) -> list[str]:
-    """A check's lines without the paths of its logs, which stay in the server's data folder, out of a participant's
-    reach: a stderr tail is headed as the bot's, and the lines that name a match log go."""
-    shown = []
-    for line in where:
-        if str(log_dir) not in line:
-            shown.append(line)
-        elif line.startswith("stderr, last lines ("):
-            shown.append("stderr, last lines (your bot's):")
-        elif not line.startswith("log: "):
-            shown.append(line)
-    return shown
-
-
-def relative_paths(text: str, *folders: Path) -> str:
-    """``text`` with the server's own paths cut out (a participant sees paths inside its bot folder)."""
-    for folder in folders:
-        text = text.replace(str(folder) + "/", "").replace(str(folder), ".")
-    return text

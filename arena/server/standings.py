@@ -136,7 +136,9 @@ class Host(Protocol):
     state: State
     config: ServerConfig
     game: Game
-    specs: dict[int, BotSpec]
+
+    @property
+    def specs(self) -> dict[int, BotSpec]: ...
 
     @property
     def paused(self) -> bool: ...

@@ -26,8 +26,7 @@ from protocol import SEATS
 
 from ..competition.ladder import InPlay, other_table
 from ..competition.schedule import Scheduled
-from ..replay import LoggedMatch, Timeline, from_log
-from ..replay._log import index_records
+from ..replay import LoggedMatch, Timeline, from_log, index_records
 from .live import LIVE_RENDER_S, LivePages, _so_far
 
 NEW_MATCHES = 10

@@ -12,12 +12,32 @@
 * :mod:`~arena.supervisor.matchlog`: the match log (every message both ways);
 * :mod:`~arena.supervisor._pool`: processes kept between matches for bots
   that may play many;
+* :mod:`~arena.supervisor._human_relay`: the human seat's process, relaying
+  lines between the arena and a person's terminal;
 * :mod:`~arena.supervisor.play`: :func:`play_match`, one match start to end;
 * :mod:`~arena.supervisor.options`: the command-line options every command
   that plays shares (limits, sandbox level, game parameters).
 """
 
+from ._pool import BotPool, PoolStats, open_pool
+from ._process import GRACE_S, BotProcess, SpawnOptions, bot_environment, killed_by, open_bot
 from .match import Fault, MatchRecord, MatchRunner, Seat
 from .play import new_seed, play_match
 
-__all__ = ["Fault", "MatchRecord", "MatchRunner", "Seat", "new_seed", "play_match"]
+__all__ = [
+    "GRACE_S",
+    "BotPool",
+    "BotProcess",
+    "Fault",
+    "MatchRecord",
+    "MatchRunner",
+    "PoolStats",
+    "Seat",
+    "SpawnOptions",
+    "bot_environment",
+    "killed_by",
+    "new_seed",
+    "open_bot",
+    "open_pool",
+    "play_match",
+]

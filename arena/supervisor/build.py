@@ -36,16 +36,21 @@ import trio
 
 from .._errors import BotFault, BuildError
 from ..bots.spec import BotSpec, hash_path
-from ..sandbox import BUILD_DIR, SandboxPolicy, build_key, build_root, built_folder, current_policy
-from ..sandbox._builds import (
+from ..sandbox import (
+    BUILD_DIR,
     DONE_SUFFIX,
+    SandboxPolicy,
     bind_quota,
+    build_key,
+    build_root,
+    built_folder,
     copy_folder,
+    current_policy,
     held_bytes,
     keep_output,
     quota_folder,
     remove_tree,
-)  # fmt: skip
+)
 from ._process import BotProcess, SpawnOptions, bot_environment, open_bot
 
 __all__ = ["BUILD_DIR", "TAIL_LINES", "ensure_built", "is_built"]

@@ -1,0 +1,310 @@
+"""A bot's pages: its page (versions, standing, opponents, faults, matches, rating chart) and, for its owner and
+the organiser, its files, build log and stderr.
+
+The JSON API's ``/api/bots/NAME`` answers the same facts (:meth:`BotPages.context`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlencode
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ..competition.ladder import other_table
+from ..competition.store import PlayedMatch
+from . import access
+from .catalogue import relative_paths
+from .files import bot_files, read_bot_file, tail_of
+from .service import Competition
+from .state import NAME_RE, Participant
+from .versions import Version
+
+BOT_PAGE_MATCHES = 40
+"""Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
+RESULTS = ("won", "drew", "lost")
+"""How a bot's match list may be filtered by result (``?result=``)."""
+
+CHART_W, CHART_H = 640.0, 220.0
+CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 52.0, 16.0, 12.0, 44.0
+"""The bot page's rating chart: its box and the margins that hold the axes' labels."""
+
+
+class Pages(Protocol):
+    """What a bot's pages use of the web app's pages (:class:`arena.server.web.Pages`)."""
+
+    c: Competition
+
+    def who(self, request: Request) -> Participant | None: ...
+    def participant(self, name: str) -> Participant: ...
+    def page(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse: ...
+
+
+class BotPages:
+    """A bot's pages, over the pages' helpers."""
+
+    def __init__(self, pages: Pages) -> None:
+        self.pages = pages
+        self.c = pages.c
+
+    def routes(self) -> list[BaseRoute]:
+        """A bot's routes (``/bots/NAME/play`` is :mod:`arena.server.human`'s)."""
+        return [
+            Route("/bots/{name}", self.bot),
+            Route("/bots/{name}/v{number:int}/files", self.files),
+            Route("/bots/{name}/v{number:int}/files/{path:path}", self.file),
+            Route("/bots/{name}/v{number:int}/build.log", self.build_log),
+            Route("/bots/{name}/stderr/{file}", self.stderr),
+        ]
+
+    def context(self, request: Request, name: str) -> dict[str, Any]:
+        """What bot ``name``'s page shows ``request``'s viewer (its owner and the organiser see more)."""
+        owner = self.pages.participant(name)
+        private = access.may_see_private(self.pages.who(request), owner)
+        versions = self.c.versions(owner.id)
+        current = next((v for v in versions if v.playing), None)
+        board = self.c.board()
+        standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
+        history = self.c.state.rating_history(current.id) if current else []
+        dates = self.c.state.rating_dates(current.id) if current else {}
+        return {
+            "owner": owner,
+            "private": private,
+            "versions": versions[::-1],
+            "current": current,
+            "standing": standing,
+            "opponents": self._opponents(current),
+            "faults": self._faults(versions),
+            **self._matches(request, owner),
+            "records": _records(self.c.store, versions),
+            "chart": _chart(history, dates),
+            "stderr": self._stderr_files(owner) if private else [],
+            "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
+        }
+
+    def _matches(self, request: Request, owner: Participant) -> dict[str, Any]:
+        """The page of ``owner``'s matches the request asks for (``?before=``, ``?result=``, ``?opponent=``)."""
+        before = _before(request)
+        wanted = _match_filter(request.query_params)
+        against = self.c.state.participant_named(wanted["opponent"]) if wanted.get("opponent") else None
+        page = self.c.latest_matches(
+            BOT_PAGE_MATCHES + 1, before=before, participant=owner, opponent=against, result=wanted.get("result")
+        )
+        if wanted.get("opponent") and against is None:
+            page = []
+        matches = self.c.catalogue.labelled(page[:BOT_PAGE_MATCHES])
+        older = page[BOT_PAGE_MATCHES - 1].row_id if len(page) > BOT_PAGE_MATCHES else None
+        return {
+            "matches": matches,
+            "filter": wanted,
+            "filtered": bool(wanted),
+            "pager": {
+                "newer": urlencode(wanted) if before is not None else None,
+                "older": urlencode({**wanted, "before": older}) if older is not None else None,
+            },
+            "dated": self.c.store.finished_times(self.c.tid, [m.key for m in matches]),
+            "tables": self.other_tables(matches),
+        }
+
+    def _opponents(self, current: Version | None) -> list[tuple[str, dict[str, Any]]]:
+        """The current version's totals against each bot playing now, by name (read by the totals' primary key:
+        the bot's row of pairs, not the field's)."""
+        if current is None:
+            return []
+        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
+        return sorted(
+            (
+                playing[other],
+                {
+                    "matches": t.matches, "wins": t.wins, "draws": t.draws, "losses": t.losses,
+                    "for": t.points_for, "against": t.points_against,
+                },
+            )
+            for other, t in self.c.store.opponents(current.id).items()
+            if other in playing and t.matches
+        )  # fmt: skip
+
+    def _faults(self, versions: list[Version]) -> list[tuple[PlayedMatch, Any]]:
+        """The latest 50 faults of ``versions``, each with its match named by version."""
+        return [
+            (labelled, fault)
+            for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
+            for labelled in self.c.catalogue.labelled([match])
+        ]
+
+    def _stderr_files(self, owner: Participant) -> list[str]:
+        """The names of ``owner``'s latest 40 stderr files, newest first."""
+        folder = self.c.logs / "stderr"
+        if not folder.is_dir():
+            return []
+        mine = (p.name for p in folder.iterdir() if _owner_name(p.name) == owner.name and p.is_file())
+        return sorted(mine, reverse=True)[:40]
+
+    async def bot(self, request: Request) -> Response:
+        return self.pages.page(request, "bot.html", **self.context(request, request.path_params["name"]))
+
+    def other_tables(self, matches: list[PlayedMatch]) -> dict[str, PlayedMatch]:
+        """The other table of each of ``matches`` played at two tables whose deal is over (both tables played),
+        by the match's key, named by version as pages show them."""
+        out = {}
+        for match in matches:
+            other = other_table(match.key)
+            found = self.c.store.match(self.c.tid, other) if other else None
+            if found is not None:
+                out[match.key] = self.c.catalogue.labelled([found])[0]
+        return out
+
+    def _private_version(self, request: Request) -> tuple[Participant, Version]:
+        owner = self.pages.participant(request.path_params["name"])
+        viewer = self.pages.who(request)
+        if viewer is None:
+            raise HTTPException(401, "log in to see your bot's files")
+        if not access.may_see_private(viewer, owner):
+            raise HTTPException(403, "only the bot's owner and the organiser see its files")
+        version = self.c.catalogue.version(owner.id, request.path_params["number"])
+        if version is None:
+            raise HTTPException(404, "no such version")
+        return owner, version
+
+    async def files(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        return self.pages.page(
+            request, "files.html", owner=owner, version=version, files=bot_files(Path(version.folder))
+        )
+
+    async def file(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        try:
+            text = read_bot_file(Path(version.folder), request.path_params["path"])
+        except FileNotFoundError:
+            raise HTTPException(404, "no such file in this version") from None
+        path = request.path_params["path"]
+        return self.pages.page(request, "file.html", owner=owner, version=version, path=path, text=text)
+
+    async def build_log(self, request: Request) -> Response:
+        owner, version = self._private_version(request)
+        path = self.c.catalogue.build_log(version)
+        if path is None:
+            raise HTTPException(404, "this version has no build command")
+        try:
+            text = tail_of(path)
+        except FileNotFoundError:
+            raise HTTPException(404, "no build log kept for this version (the build cache was emptied)") from None
+        text = relative_paths(text, Path(version.folder), path.parent)
+        return self.pages.page(request, "file.html", owner=owner, version=version, path="build log", text=text)
+
+    async def stderr(self, request: Request) -> Response:
+        owner = self.pages.participant(request.path_params["name"])
+        viewer = self.pages.who(request)
+        if viewer is None:
+            raise HTTPException(401, "log in to see your bot's stderr")
+        if not access.may_see_private(viewer, owner):
+            raise HTTPException(403, "only the bot's owner and the organiser see its stderr")
+        name = request.path_params["file"]
+        if _owner_name(name) != owner.name or "/" in name or name.startswith("."):
+            raise HTTPException(404, "no such stderr file")
+        try:
+            text = tail_of(self.c.logs / "stderr" / name)
+        except FileNotFoundError:
+            raise HTTPException(404, "no such stderr file") from None
+        return self.pages.page(request, "file.html", owner=owner, version=None, path=name, text=text)
+
+
+def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]) -> dict[str, Any] | None:
+    """A version's rating over the ladder's matches (with its 95% band), as SVG coordinates, with labelled axes.
+
+    ``dates``: when the ladder's n-th match finished (for the x axis's labels), where known.
+    """
+    if len(history) < 2:
+        return None
+    xs = [h[0] for h in history]
+    lows = [h[1] - (h[2] or 0.0) for h in history]
+    highs = [h[1] + (h[2] or 0.0) for h in history]
+    step = _tick_step(max(highs) - min(lows))
+    y_low = math.floor(min(lows) / step) * step
+    y_high = max(math.ceil(max(highs) / step) * step, y_low + step)
+    x_span = max(xs[-1] - xs[0], 1)
+    inner_w = CHART_W - CHART_LEFT - CHART_RIGHT
+    inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
+
+    def px(x: float) -> float:
+        return round(CHART_LEFT + (x - xs[0]) / x_span * inner_w, 1)
+
+    def py(y: float) -> float:
+        return round(CHART_TOP + inner_h - (y - y_low) / (y_high - y_low) * inner_h, 1)
+
+    line = " ".join(f"{px(x)},{py(h[1])}" for x, h in zip(xs, history, strict=True))
+    band = " ".join(
+        [f"{px(x)},{py(hi)}" for x, hi in zip(xs, highs, strict=True)]
+        + [f"{px(x)},{py(lo)}" for x, lo in reversed(list(zip(xs, lows, strict=True)))]
+    )
+    y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
+    picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
+    x_ticks = [{"x": px(n), "label": f"match {n}", "date": (dates.get(n) or "")[:16].replace("T", " ")} for n in picks]
+    return {
+        "line": line,
+        "band": band,
+        "first": xs[0],
+        "last": xs[-1],
+        "low": round(min(lows)),
+        "high": round(max(highs)),
+        "now": round(history[-1][1]),
+        "y_ticks": y_ticks,
+        "x_ticks": x_ticks,
+        "box": {"w": CHART_W, "h": CHART_H, "left": CHART_LEFT, "right": CHART_W - CHART_RIGHT,
+                "top": CHART_TOP, "bottom": CHART_H - CHART_BOTTOM},
+    }  # fmt: skip
+
+
+def _tick_step(span: float) -> float:
+    """A round step that cuts ``span`` into 3 to 6 ticks (10, 20, 25, 50, 100...)."""
+    span = max(span, 1.0)
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000):
+        if span / step <= 5:
+            return float(step)
+    return 10.0 ** math.ceil(math.log10(span / 5))
+
+
+def _frange(low: float, high: float, step: float) -> list[float]:
+    count = round((high - low) / step)
+    return [low + i * step for i in range(count + 1)]
+
+
+def _match_filter(query: Any) -> dict[str, str]:
+    """The ``?result=`` and ``?opponent=`` of a bot's match list (only the values it knows: the rest is dropped)."""
+    out = {}
+    if (result := query.get("result", "")) in RESULTS:
+        out["result"] = result
+    if (opponent := query.get("opponent", "")) and NAME_RE.fullmatch(opponent):
+        out["opponent"] = opponent
+    return out
+
+
+def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
+    """Each version's wins, draws, losses and matches (by version label), from the store's pair totals."""
+    out = {}
+    for version in versions:
+        totals = store.opponents(version.id).values()
+        won, drew, lost = (sum(getattr(t, k) for t in totals) for k in ("wins", "draws", "losses"))
+        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t.matches for t in totals)}
+    return out
+
+
+def _owner_name(text: str) -> str:
+    """The participant a version's label or a stderr file's name is of (participants' names hold no dot)."""
+    return text.split(".", 1)[0]
+
+
+def _before(request: Request) -> int | None:
+    """The ``?before=`` of a page of matches: the id of the last match the previous page showed (keyset pagination)."""
+    text = request.query_params.get("before", "")
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 18:
+        raise HTTPException(400, "before must be a match id (a whole number), as the previous page gave it")
+    return int(text)

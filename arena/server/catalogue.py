@@ -1,0 +1,143 @@
+"""The competition's bot versions and recorded matches, as the server's pages and parts read them.
+
+:class:`Catalogue` is one part of :class:`~arena.server.service.Competition`:
+every version of every participant's bot (the results store's row, with whose
+it is and where its files are, from :mod:`arena.server.state`), each current
+version's :class:`~arena.bots.spec.BotSpec`, and the recorded matches by key
+or page, named by version as pages show them. Whether a deal is over (so its
+seed and both seats' cards may be shown) is asked here too. It reads; the
+parts that enter, admit and retire versions write through the store and tell
+it to :meth:`~Catalogue.forget` what it read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+
+from .._errors import ArenaError
+from ..bots.spec import MANIFEST, BotSpec, load_folder, resolve
+from ..competition.ladder import other_table
+from ..competition.results import labelled_by_version
+from ..competition.schedule import Scheduled
+from ..competition.store import PlayedMatch, Store
+from ..sandbox import build_key, build_root, current_policy
+from .state import Participant, State
+from .versions import Version
+
+
+class Catalogue:
+    """The versions and matches of competition ``tid`` (whose data folder is ``data_dir``)."""
+
+    def __init__(self, store: Store, state: State, tid: int, data_dir: Path) -> None:
+        self.store = store
+        self.state = state
+        self.tid = tid
+        self.data_dir = data_dir
+        self.cached: list[Version] | None = None
+        """Every version, as last read (``None``: read again at the next question)."""
+        self.specs: dict[int, BotSpec] = {}
+        """Each current version's spec (by version id), named by its label."""
+
+    def forget(self) -> None:
+        """A version was entered, admitted or retired: read them again at the next question."""
+        self.cached = None
+
+    def load_specs(self) -> None:
+        """Read the spec of each current version that was not refused (a broken one is left out)."""
+        for version in self.versions():
+            if version.row.current and version.admission != "not_admitted":
+                with contextlib.suppress(ArenaError):
+                    self.specs[version.id] = self.spec_of(version)
+
+    def spec_of(self, version: Version) -> BotSpec:
+        """``version``'s spec, read from its folder (or its house bot's command line), named by its label."""
+        folder = Path(version.folder)
+        if (folder / MANIFEST).is_file():
+            spec = load_folder(folder, source=version.row.source)
+        else:  # a house bot given as a command line, resolved where the config is
+            spec = resolve(version.row.source, base=folder)
+        return owned(spec, version.participant_id).with_name(version.label)
+
+    def versions(self, pid: int | None = None) -> list[Version]:
+        """Every version of the competition (of participant ``pid``), oldest first."""
+        if self.cached is None:
+            entries = self.state.entries()
+            rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
+            builds = build_root(current_policy().build_root)
+            self.cached = [
+                Version(
+                    dataclasses.replace(row, reason=relative_paths(row.reason, self.data_dir, builds)), entries[row.id]
+                )
+                for row in rows
+                if row.id in entries
+            ]  # the server's own paths are not shown
+        return [v for v in self.cached if pid is None or v.participant_id == pid]
+
+    def version(self, pid: int, number: int) -> Version | None:
+        """Version ``number`` of participant ``pid``'s bot."""
+        return next((v for v in self.versions(pid) if v.number == number), None)
+
+    def match(self, key: str) -> PlayedMatch | None:
+        """The recorded match ``key``."""
+        return self.store.match(self.tid, key)
+
+    def latest_matches(
+        self,
+        limit: int,
+        *,
+        before: int | None = None,
+        participant: Participant | None = None,
+        opponent: Participant | None = None,
+        result: str | None = None,
+    ) -> list[PlayedMatch]:
+        """The last ``limit`` matches (of ``participant``'s versions), newest first, before match id ``before``:
+        against ``opponent``'s versions only, and ``result`` (``won``, ``drew``, ``lost``) for ``participant``."""
+        versions = None if participant is None else [v.id for v in self.versions(participant.id)]
+        against = None if opponent is None else [v.id for v in self.versions(opponent.id)]
+        return self.store.latest_matches(
+            self.tid, limit, before=before, versions=versions, opponents=against, result=result
+        )
+
+    def deal_over(self, match: PlayedMatch | Scheduled) -> bool:
+        """Whether every match on ``match``'s deal has been played (both legs of its duplicate pair, or both tables
+        of its deal at two tables, are recorded).
+
+        Until then its deal is secret (its seed, and a replay showing both
+        seats' cards, would tell the other leg's players what they are dealt,
+        or the other table's); a deal left half-played keeps it secret until
+        its other match is played.
+        """
+        other = other_table(match.key)
+        if other is not None:
+            return self.store.has_match(self.tid, match.key) and self.store.has_match(self.tid, other)
+        pair, _, leg = match.key.rpartition("-")
+        if leg not in ("a", "b"):
+            # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
+            return self.store.has_match(self.tid, match.key)
+        return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
+
+    def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
+        """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
+        label = {v.id: v.label for v in self.versions()}
+        return [labelled_by_version(m, label) for m in matches]
+
+    def build_log(self, version: Version) -> Path | None:
+        """Where the last build of ``version`` wrote its whole output, if it has a build."""
+        spec = self.specs.get(version.id) or self.spec_of(version)
+        if not spec.build:
+            return None
+        return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
+
+
+def owned(spec: BotSpec, participant_id: int) -> BotSpec:
+    """``spec`` as participant ``participant_id``'s: its builds are its own, never shared with another's."""
+    return dataclasses.replace(spec, owner=f"participant {participant_id}")
+
+
+def relative_paths(text: str, *folders: Path) -> str:
+    """``text`` with the server's own paths cut out (a participant sees paths inside its bot folder)."""
+    for folder in folders:
+        text = text.replace(str(folder) + "/", "").replace(str(folder), ".")
+    return text
