@@ -296,16 +296,18 @@ def _track(data: dict[str, Any], timeline: Timeline) -> str:
             forfeit = [float(x) for x in result["points"]]
         kind = periods[0]["k"].lower()
         track = score_track(scores, timeline.names, faults, axis=kind, forfeit=forfeit)
-        data["track"] = {"x0": round(track.x0, 5), "x1": round(track.x1, 5), "by": "period", "first": first}
+        data["track"] = {"by": "period", "first": first}
     else:
         # The result's points may be on another scale (GOPS's win-loss after prize sums): the track ends before it.
         step_scores = [None if f.title == "result" else f.score for f in timeline.frames]
         if sum(s is not None for s in step_scores) < 2:
             return ""
         track = score_track(step_scores, timeline.names, fault_frames, axis="step")
-        data["track"] = {"x0": round(track.x0, 5), "x1": round(track.x1, 5), "by": "step"}
+        data["track"] = {"by": "step"}
     data["track"]["n"] = track.steps - 1
-    return f'<div class="track" id="track">{track.svg}<div id="cursor"></div></div>'
+    for key in ("x0", "x1", "nx0", "nx1"):
+        data["track"][key] = round(getattr(track, key), 5)
+    return f'<div class="track" id="track">{track.svg}{track.narrow}<div id="cursor"></div></div>'
 
 
 def _period_x(data: dict[str, Any], frame: int, first: int) -> float:
