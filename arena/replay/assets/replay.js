@@ -391,6 +391,13 @@
     if (act) { e.preventDefault(); act(); }
   });
   window.addEventListener("hashchange", fromHash);
+  // In a frame as tall as the replay (a server's match page) the window never scrolls: the page says how far
+  // the frame's top is above its window, and the toolbar is held that far down (it sticks, as in a window).
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || window.parent === window || !e.data) return;
+    const above = Number(e.data.arenaScroll);
+    if (Number.isFinite(above) && above >= 0) $("bar").style.top = Math.min(above, 1e6) + "px";
+  });
   window.arenaReplay = {
     update(data) {
       const following = at >= M.frames.length - 1;
