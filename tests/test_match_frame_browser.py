@@ -22,11 +22,17 @@ for line in sys.stdin:
 """
 
 
-def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_faults(tmp_path: Path) -> None:
-    bot = tmp_path / "faulty-py"
+def faulty_bot(folder: Path) -> Path:
+    """A bot (``faulty-py``) that answers every play with an illegal move."""
+    bot = folder / "faulty-py"
     bot.mkdir()
     (bot / "bot.py").write_text(ILLEGAL)
     (bot / "bot.toml").write_text('name = "faulty-py"\nrun = "python3 bot.py"\nreuse = true\n')
+    return bot
+
+
+def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_faults(tmp_path: Path) -> None:
+    bot = faulty_bot(tmp_path)
     with site(tmp_path, house=("random-python", "simple-py", str(bot))) as s:
         matches = wait_matches(s.server.url, 12)
         keys = {m["key"] for m in matches}

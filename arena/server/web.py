@@ -671,6 +671,7 @@ class Pages:
             awaiting=self.c.may_play(me),
             submissions=self.c.state.submissions(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
+            dq=_disqualified(self.c.board()),
             private=True,
             submit_url=str(request.base_url).rstrip("/"),
             languages=LANGUAGES,
@@ -816,6 +817,7 @@ class Pages:
             "chart": _chart(history, dates),
             "stderr": stderr,
             "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
+            "dq": _disqualified(board),
         }
 
     async def bot(self, request: Request) -> Response:
@@ -959,7 +961,8 @@ class Pages:
             "admin.html",
             invited=invited,
             awaiting=self.c.state.awaiting_ids(),
-            board=self.c.board(),
+            board=(board := self.c.board()),
+            dq=_disqualified(board),
             participants=[p for p in self.c.state.participants() if not p.is_admin],
             versions=_by_participant(self.c.versions()),
             submissions=self.c.state.submissions(limit=30),
@@ -1533,6 +1536,12 @@ def _match_filter(query: Any) -> dict[str, str]:
     if (opponent := query.get("opponent", "")) and NAME_RE.fullmatch(opponent):
         out["opponent"] = opponent
     return out
+
+
+def _disqualified(board: Any) -> dict[int, str]:
+    """Why each disqualified version of the field is (by its faults, its disk, or the organiser), by version id:
+    every page says it in the leaderboard's words (a version table said "playing")."""
+    return {row.version.id: row.reason for row in board.rows if row.reason}
 
 
 def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
