@@ -62,6 +62,12 @@ def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_f
                 break
             page.wait_for_timeout(100)
         assert bar is not None and abs(bar["y"]) <= 2, bar
+        # Framed, the replay has no link back to the page it is in; opened alone, it has.
+        assert frame.locator("#back").count() == 0
+        alone = s.page()
+        alone.goto(s.server.url + page.locator("#replay-alone").get_attribute("href"))
+        alone.click("#back")
+        alone.wait_for_url(f"{s.server.url}/matches/{faulty['key']}")
         # The fault's link on the match page opens the replay at the fault.
         page.evaluate("window.scrollTo(0, 0)")
         page.locator("p.fault a.fault-link").first.click()

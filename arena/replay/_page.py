@@ -361,11 +361,14 @@ def match_fragment(
     timeline: Timeline | None = None,
     seed_shown: bool = True,
     other_leg: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> Fragment:
     """The replay of ``log`` as page parts; ``seat`` ("A" or "B") keeps only what that seat was told.
 
     ``other_leg``: the address of the replay of the other leg of the same duplicate deal (seats swapped),
-    relative to this page's, when there is one.
+    relative to this page's, when there is one. ``back``: the address and name of the page the replay belongs
+    to (a match's page, a tournament's report, a game played by a person), linked from its header; a replay
+    shown in a frame of that page leaves the link out.
     """
     timeline = timeline or timeline_of(log)
     if seat is not None:
@@ -378,11 +381,10 @@ def match_fragment(
     names = " vs ".join(timeline.names)
     title = f"{timeline.title}: {names} (seed {seed})"
     seen = f", as seat {SEATS[timeline.seat]} saw it" if timeline.seat is not None else ""
-    leg = (
-        f' &middot; <a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>'
-        if other_leg
-        else ""
-    )
+    links = [f'<a id="back" href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a>'] if back else []
+    if other_leg:
+        links.append(f'<a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>')
+    leg = "".join(f" &middot; {link}" for link in links)
     body = _BODY.format(
         title=html.escape(title),
         seed=html.escape(seed),
@@ -434,13 +436,14 @@ def match_page(
     timeline: Timeline | None = None,
     seed_shown: bool = True,
     other_leg: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> str:
     """The whole replay page of ``log``; ``seat`` ("A" or "B") keeps only what that seat was told.
 
     Without ``seed_shown`` the page holds no seed (a competition server's, for a viewer who may see one seat:
     the seed deals both seats' cards).
     """
-    fragment = match_fragment(log, seat=seat, timeline=timeline, seed_shown=seed_shown, other_leg=other_leg)
+    fragment = match_fragment(log, seat=seat, timeline=timeline, seed_shown=seed_shown, other_leg=other_leg, back=back)
     meta = {"arena-seed": str(log.seed)} if seed_shown else {}
     return page(fragment, meta={**meta, "arena-match": log.match_id})
 

@@ -68,9 +68,14 @@ def log_of(db: Path, played: PlayedMatch) -> Path | None:
 
 
 def write_replays(
-    db: Path, matches: Sequence[Numbered], folder: Path, say: Callable[[str], None] = print
+    db: Path,
+    matches: Sequence[Numbered],
+    folder: Path,
+    say: Callable[[str], None] = print,
+    back: tuple[str, str] | None = None,
 ) -> dict[int, str]:
-    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name."""
+    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name.
+    Each links ``back`` (an address relative to the folder, and its name): the report."""
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[int, str] = {}
     # A duplicate pair's legs share their deal: each page links the other's, where that one has a log (a page).
@@ -85,7 +90,7 @@ def write_replays(
             try:
                 other = legs.get((played.cycle, played.deal, 1 - played.leg))
                 leg = f"{other}.html" if other is not None else None
-                out.write_text(match_page(load_log(log_path), other_leg=leg), encoding="utf-8")
+                out.write_text(match_page(load_log(log_path), other_leg=leg, back=back), encoding="utf-8")
             except StoreError as exc:
                 say(f"no replay of match {number}: {exc}")
                 continue
@@ -416,7 +421,7 @@ def write_report(
         matches = numbered_matches(store, tournament.id, current=True)
     folder = out.with_name(out.stem + "-replays")
     out.parent.mkdir(parents=True, exist_ok=True)
-    links = write_replays(db, matches, folder, say)
+    links = write_replays(db, matches, folder, say, back=(f"../{urllib.parse.quote(out.name)}", "the report"))
     fragment = report_fragment(tournament, board, matches, links, urllib.parse.quote(folder.name))
     out.write_text(page(fragment, meta={"arena-seed": str(tournament.seed)}), encoding="utf-8")
     logged = sum(1 for _, m in matches if m.log_path)
