@@ -55,7 +55,7 @@ def test_every_kind_of_page_follows_the_dark_scheme_and_axe_finds_nothing(tmp_pa
         try:
             page = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800}).new_page()
             key = played_out(wait_matches(url, 4))  # (both legs played: its replay is public)
-            for address in ("/", "/login", "/live", "/bots/random-python", f"/matches/{key}"):
+            for address in ("/", "/login", "/live", "/tv", "/bots/random-python", f"/matches/{key}"):
                 page.goto(url + address)
                 page.wait_for_load_state("networkidle" if address != "/" else "load")
                 problems += _dark(page, address)
