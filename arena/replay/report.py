@@ -352,8 +352,10 @@ def report_fragment(
 <main class="report">""",
         f'<section class="panel wide"><h2 id="h-standings">Standings</h2>{_standings(board)}</section>',
         f'<section class="panel"><h2 id="h-ratings">Ratings</h2>'
+        '<div class="scroll chart-scroll" tabindex="0" role="region" aria-label="Ratings chart">'
         f'<div id="ratings-chart" role="img" aria-label="Ratings with their 95% intervals, one bot a row">'
-        f'{ratings_chart(_rating_rows(board))}</div><p class="muted" id="rating-note">{rating_note}</p></section>',
+        f"{ratings_chart(_rating_rows(board))}</div></div>"
+        f'<p class="muted" id="rating-note">{rating_note}</p></section>',
         # (beside the ratings while it is small; a row of its own past eight bots)
         f'<section class="panel{" wide" if len(board.standings) > 8 else ""}"><h2 id="h-cross">Crosstable</h2>'
         f"{_crosstable(board)}"
@@ -363,8 +365,9 @@ def report_fragment(
     if matches:
         chart = _cycles(board, [m for _, m in matches])
         body = (
+            '<div class="scroll chart-scroll" tabindex="0" role="region" aria-label="Cycles chart">'
             f'<div id="cycles-chart" role="img" aria-label="{_esc(board.points_name)} per match in each cycle, '
-            f'one line a bot">{chart}</div>'
+            f'one line a bot">{chart}</div></div>'
             if chart
             else f'<p class="muted" id="cycles-note">{len(cycles)} cycle{"s" if len(cycles) != 1 else ""}: '
             f"a chart cycle by cycle needs {MIN_CYCLES_CHART} or more.</p>"
