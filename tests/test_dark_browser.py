@@ -63,6 +63,12 @@ def test_every_kind_of_page_follows_the_dark_scheme_and_axe_finds_nothing(tmp_pa
             shot(page, "match-dark.png")
             page.goto(url + "/")
             shot(page, "leaderboard-dark.png")
+            phone = browser.new_context(color_scheme="dark", viewport={"width": 390, "height": 844}).new_page()
+            for address, name in (("/", "leaderboard-dark-phone.png"), (f"/matches/{key}", "match-dark-phone.png")):
+                phone.goto(url + address)
+                phone.wait_for_load_state("load")
+                problems += _dark(phone, f"{address} at 390 px")
+                shot(phone, name)
             page.goto(f"{url}/matches/{key}/replay")
             page.wait_for_selector("body[data-ready='1']")
             problems += _dark(page, "a replay")

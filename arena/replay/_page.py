@@ -381,10 +381,12 @@ def match_fragment(
     names = " vs ".join(timeline.names)
     title = f"{timeline.title}: {names} (seed {seed})"
     seen = f", as seat {SEATS[timeline.seat]} saw it" if timeline.seat is not None else ""
-    links = [f'<a id="back" href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a>'] if back else []
+    leg = ""
+    if back:  # (its separator with it: a frame takes the two out together)
+        link = f'<a id="back" href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a>'
+        leg = f'<span id="back-to"> &middot; {link}</span>'
     if other_leg:
-        links.append(f'<a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>')
-    leg = "".join(f" &middot; {link}" for link in links)
+        leg += f' &middot; <a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>'
     body = _BODY.format(
         title=html.escape(title),
         seed=html.escape(seed),

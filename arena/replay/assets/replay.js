@@ -348,7 +348,7 @@
   }
 
   // Shown in a frame of the page it belongs to, the replay needs no link back to it (and would open it inside).
-  if (window.parent !== window && $("back")) $("back").remove();
+  if (window.parent !== window && $("back-to")) $("back-to").remove();
   if (M.note) { $("note").hidden = false; $("note").textContent = M.note; }
   for (const id of ["bar", "stage", "keys"]) $(id).hidden = false;
   for (const v of M.views) {
