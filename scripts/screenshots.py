@@ -78,7 +78,7 @@ def main() -> int:
                     ((390, 844), "replay-badugi-dark-phone.png", "dark"),
                 ]
             for size, name, scheme in shots:
-                page.emulate_media(color_scheme=scheme)
+                page.emulate_media(color_scheme="dark" if scheme == "dark" else "light")
                 page.set_viewport_size({"width": size[0], "height": size[1]})
                 page.goto(f"{html.as_uri()}#step={step}")
                 page.wait_for_selector("body[data-ready='1']")
@@ -100,7 +100,7 @@ def main() -> int:
             ((390, 844), "report-dark-phone.png", "dark"),
         ]
         for size, name, scheme in reports:
-            page.emulate_media(color_scheme=scheme)
+            page.emulate_media(color_scheme="dark" if scheme == "dark" else "light")
             page.set_viewport_size({"width": size[0], "height": size[1]})
             page.goto((work / "report.html").as_uri())
             page.screenshot(path=str(OUT / name))
