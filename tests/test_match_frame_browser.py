@@ -1,13 +1,16 @@
 """A replay framed in the match page, in Chromium against a real ``arena serve``: it opens at a step with
 something to tell, takes the keyboard at once, holds its toolbar at the top of the window as the page scrolls,
-and a fault's links (match page, bot page, match lists) open the fault's step."""
+and a fault's links (match page, bot page, match lists) open the fault's step; a failed check's matches are
+replayed from its report."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
+from .servertools import minimal_bot
 from .test_server_pages_browser import site, wait_matches
 
 pytestmark = pytest.mark.slow
@@ -78,3 +81,31 @@ def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_f
         hrefs = page.eval_on_selector_all("a.fault-link, a.fault", "links => links.map(a => a.getAttribute('href'))")
         assert hrefs and all(h.startswith("/matches/") and h.endswith(("#fault=A", "#fault=B")) for h in hrefs), hrefs
         assert page.errors == []
+
+
+def test_a_failed_check_s_matches_are_replayed_from_its_report_for_its_owner_only(tmp_path: Path) -> None:
+    archive = tmp_path / "alice-bot.tar.gz"
+    archive.write_bytes(minimal_bot(**{"bot.py": ILLEGAL}))
+    with site(tmp_path) as s:
+        url = s.server.url
+        alice = s.page(login=s.alice)
+        alice.set_input_files("input[name=file]", str(archive))
+        alice.click("#upload")
+        alice.wait_for_url(f"{url}/submissions/*")
+        submission = alice.url.removeprefix(url)
+        alice.wait_for_selector("#status.failed, #status.refused", timeout=480_000)
+        assert "FAIL" in alice.locator("#checks").inner_text()
+        links = alice.locator("#check-replays a")
+        assert links.count() >= 1
+        replay = links.first.get_attribute("href")
+        links.first.click()
+        alice.wait_for_selector("body[data-ready='1']")
+        alice.evaluate("location.hash = '#fault'")
+        alice.locator("#story .fault-line").wait_for(timeout=10_000)
+        assert "illegal" in alice.locator("#story").inner_text()
+        alice.click("#back")  # back to the check's report
+        alice.wait_for_url(url + submission)
+        assert alice.errors == []
+        # Nobody else sees it; nor a name that is not a check's match.
+        assert httpx.get(url + replay, timeout=30).status_code in (401, 403, 303, 404)
+        assert alice.request.get(url + submission + "/replay/..%2Fserver").status == 404

@@ -27,6 +27,7 @@ import json
 import math
 import mimetypes
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -61,7 +62,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from protocol import SEATS
 
-from .._errors import ConfigError, UploadRefused
+from .._errors import ConfigError, StoreError, UploadRefused
 from ..competition.ladder import other_table
 from ..competition.results import render_csv
 from ..competition.schedule import Scheduled
@@ -263,6 +264,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/me", pages.me),
         Route("/me/submit", pages.submit, methods=["POST"]),
         Route("/submissions/{sid:int}", pages.submission),
+        Route("/submissions/{sid:int}/replay/{label}", pages.check_replay),
         Route("/bots/{name}", pages.bot),
         Route("/bots/{name}/v{number:int}/files", pages.files),
         Route("/bots/{name}/v{number:int}/files/{path:path}", pages.file),
@@ -736,7 +738,26 @@ class Pages:
         me = self.need(request)
         submission = self._own_submission(me, request.path_params["sid"])
         owner = self.c.state.participant(submission.participant_id)
-        return self.page(request, "submission.html", submission=submission, owner=owner)
+        replays = sorted((self.c.checks_dir / f"s{submission.id}").glob("check-*.jsonl"), key=lambda p: len(p.name))
+        return self.page(
+            request, "submission.html", submission=submission, owner=owner, replays=[p.stem for p in replays]
+        )
+
+    async def check_replay(self, request: Request) -> Response:
+        """``/submissions/ID/replay/check-N``: the replay of a check's match, for the bot's owner and the organiser
+        (the arena's reference bot's cards with it: the reference is the arena's own)."""
+        me = self.need(request)
+        submission = self._own_submission(me, request.path_params["sid"])
+        label = request.path_params["label"]
+        path = self.c.checks_dir / f"s{submission.id}" / f"{label}.jsonl"
+        if not re.fullmatch(r"check-\d{1,3}", label) or not path.is_file():
+            raise HTTPException(404, "no such match in this submission's check")
+        back = (f"/submissions/{submission.id}", f"submission {submission.id}'s check")
+        try:
+            html = await trio.to_thread.run_sync(_replay_page, path, None, frozenset("AB"), True, "", back)
+        except (OSError, StoreError, ValueError) as exc:  # (a check cut short may leave a log it cannot read)
+            raise HTTPException(410, f"this check's match cannot be replayed: {type(exc).__name__}") from None
+        return HTMLResponse(html, headers={"content-security-policy": REPLAY_CSP, "x-frame-options": "SAMEORIGIN"})
 
     def _own_submission(self, me: Participant, sid: int) -> Submission:
         submission = self.c.state.submission(sid)
