@@ -738,10 +738,9 @@ class Pages:
         me = self.need(request)
         submission = self._own_submission(me, request.path_params["sid"])
         owner = self.c.state.participant(submission.participant_id)
-        replays = sorted((self.c.checks_dir / f"s{submission.id}").glob("check-*.jsonl"), key=lambda p: len(p.name))
-        return self.page(
-            request, "submission.html", submission=submission, owner=owner, replays=[p.stem for p in replays]
-        )
+        logged = (self.c.checks_dir / f"s{submission.id}").glob("check-*.jsonl")
+        replays = sorted((p.stem for p in logged if p.stem[6:].isdigit()), key=lambda label: int(label[6:]))
+        return self.page(request, "submission.html", submission=submission, owner=owner, replays=replays)
 
     async def check_replay(self, request: Request) -> Response:
         """``/submissions/ID/replay/check-N``: the replay of a check's match, for the bot's owner and the organiser
