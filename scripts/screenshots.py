@@ -71,12 +71,20 @@ def main() -> int:
             log = next(logs.glob("*.jsonl"))
             html = work / f"{game}.html"
             arena("replay", str(log), "--html", str(html), cwd=work)
-            for size, name in (((1360, 860), f"replay-{game}.png"), ((390, 844), f"replay-{game}-phone.png")):
+            shots = [((1360, 860), f"replay-{game}.png", "light"), ((390, 844), f"replay-{game}-phone.png", "light")]
+            if game == "badugi":  # (and one in the dark scheme, at both sizes)
+                shots += [
+                    ((1360, 860), "replay-badugi-dark.png", "dark"),
+                    ((390, 844), "replay-badugi-dark-phone.png", "dark"),
+                ]
+            for size, name, scheme in shots:
+                page.emulate_media(color_scheme="dark" if scheme == "dark" else "light")
                 page.set_viewport_size({"width": size[0], "height": size[1]})
                 page.goto(f"{html.as_uri()}#step={step}")
                 page.wait_for_selector("body[data-ready='1']")
                 page.screenshot(path=str(OUT / name))
                 print(f"wrote {OUT / name}")
+            page.emulate_media(color_scheme="light")
         page.set_viewport_size({"width": 1360, "height": 860})
         generic_table(page, work)
         rps = BOTS / "rps-poker"
@@ -85,7 +93,14 @@ def main() -> int:
         ]
         arena("tournament", "rps-poker", *bots, "--seed", "3", "--cycles", "2", "--quiet", cwd=work)
         arena("results", "arena-runs/results.sqlite", "--html", "report.html", cwd=work)
-        for size, name in (((1360, 1180), "report.png"), ((390, 844), "report-phone.png")):
+        reports = [
+            ((1360, 1180), "report.png", "light"),
+            ((390, 844), "report-phone.png", "light"),
+            ((1360, 1180), "report-dark.png", "dark"),
+            ((390, 844), "report-dark-phone.png", "dark"),
+        ]
+        for size, name, scheme in reports:
+            page.emulate_media(color_scheme="dark" if scheme == "dark" else "light")
             page.set_viewport_size({"width": size[0], "height": size[1]})
             page.goto((work / "report.html").as_uri())
             page.screenshot(path=str(OUT / name))

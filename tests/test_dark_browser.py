@@ -55,7 +55,7 @@ def test_every_kind_of_page_follows_the_dark_scheme_and_axe_finds_nothing(tmp_pa
         try:
             page = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800}).new_page()
             key = played_out(wait_matches(url, 4))  # (both legs played: its replay is public)
-            for address in ("/", "/login", "/live", "/bots/random-python", f"/matches/{key}"):
+            for address in ("/", "/login", "/live", "/tv", "/bots/random-python", f"/matches/{key}"):
                 page.goto(url + address)
                 page.wait_for_load_state("networkidle" if address != "/" else "load")
                 problems += _dark(page, address)
@@ -63,6 +63,12 @@ def test_every_kind_of_page_follows_the_dark_scheme_and_axe_finds_nothing(tmp_pa
             shot(page, "match-dark.png")
             page.goto(url + "/")
             shot(page, "leaderboard-dark.png")
+            phone = browser.new_context(color_scheme="dark", viewport={"width": 390, "height": 844}).new_page()
+            for address, name in (("/", "leaderboard-dark-phone.png"), (f"/matches/{key}", "match-dark-phone.png")):
+                phone.goto(url + address)
+                phone.wait_for_load_state("load")
+                problems += _dark(phone, f"{address} at 390 px")
+                shot(phone, name)
             page.goto(f"{url}/matches/{key}/replay")
             page.wait_for_selector("body[data-ready='1']")
             problems += _dark(page, "a replay")

@@ -8,12 +8,15 @@ through ``arena games``, ``check-game``, ``play``, ``tournament`` and
 
 from __future__ import annotations
 
+import base64
 import importlib
 import importlib.util
 import itertools
+import json
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from types import ModuleType
 
@@ -117,3 +120,11 @@ def test_installed_with_pip_it_is_listed_checked_played_in_tournaments_and_repla
     log = sorted((logs / "tournament-1").glob("*.jsonl.gz"))[0]
     verified = arena("replay", "--verify", str(log), site=site)
     assert verified.stdout.startswith(f"verified: {log} (kuhn-poker/1, seed ")
+    # Its replay (the generic table: the game has no view) lists, heads and charts its steps by the hand its
+    # rules show, not by request ("kuhn_act hand 3 hands 100") and step.
+    page = tmp_path / "replay.html"
+    arena("replay", str(log), "--html", str(page), site=site)
+    packed = page.read_text().split('<script id="match-data" type="application/octet-stream">')[1].split("<")[0]
+    data = json.loads(zlib.decompress(base64.b64decode(packed)))
+    assert [p["n"] for p in data["periods"]] == list(range(1, 51)) and {p["k"] for p in data["periods"]} == {"Hand"}
+    assert data["track"]["by"] == "period" and data["track"]["n"] == 50

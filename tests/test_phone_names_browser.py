@@ -12,6 +12,7 @@ import io
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
 
 from arena.cli import main
@@ -49,12 +50,24 @@ def test_the_leaderboard_keeps_rating_and_record_in_view_on_a_phone_and_a_long_n
             page.goto(url + "/")
             page.wait_for_selector(f"#board tr[data-bot='{LONG}']", timeout=120_000)
             page.wait_for_selector("#board tbody tr:nth-child(2)", timeout=120_000)
+            key = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"][0]["key"]
+            organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+            page.goto(f"{url}/login/{organiser}")  # (the organiser sees every replay, and the admin page)
+            page.click("#login")
+            page.wait_for_load_state()
             for size in (390, 1366):
                 page.set_viewport_size({"width": size, "height": 844})
-                for address in ("/", f"/bots/{LONG}", "/live"):
+                pages = ("/", f"/bots/{LONG}", "/live", "/tv", "/admin", f"/matches/{key}", f"/matches/{key}/replay")
+                for address in pages:
                     page.goto(url + address)
                     page.wait_for_load_state("load")
-                    assert page.evaluate("document.documentElement.scrollWidth") <= size, f"{address} at {size}"
+                    wide = page.evaluate(
+                        "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > "
+                        "document.documentElement.clientWidth + 1 && !e.parentElement.closest('.scroll, .chart-box'))"
+                        ".slice(0, 4).map(e => e.tagName + '.' + e.className"
+                        " + ' ' + (e.textContent || '').slice(0, 60))"
+                    )
+                    assert page.evaluate("document.documentElement.scrollWidth") <= size, f"{address} at {size}: {wide}"
                 page.goto(url + "/")
                 page.wait_for_selector("#board tbody tr")
                 for header in ("rating", "W-D-L"):

@@ -124,6 +124,10 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
             assert replay is not None and replay.endswith("/replay")
             alice.goto(url + replay)  # the whole table, both seats' cards, once the game is over
             assert house in alice.locator("#title").inner_text()
+            # ... and a way back to the game's page (the replay had none).
+            alice.locator("#back").click()
+            alice.wait_for_url(url + replay.removesuffix("/replay"))
+            alice.locator("#game-over").wait_for()
         finally:
             browser.close()
     assert errors == [], errors

@@ -100,11 +100,12 @@ def test_a_list_of_turns_with_outcomes_and_scores_keys_by_turn_and_a_chart_by_tu
     page.click("#prev-period")
     assert "turn 3" in page.text_content("#step-title")
     # The chart's axis counts turns from 1, and a click at turn 7's tick opens the step that decided turn 7.
-    ticks = page.eval_on_selector_all("#track svg text", "ts => ts.map(t => t.textContent.trim())")
+    ticks = page.eval_on_selector_all("#track svg.track-wide text", "ts => ts.map(t => t.textContent.trim())")
     assert "turn" in ticks and "1" in ticks and "10" in ticks
     box = page.locator("#track").bounding_box()
     x0, x1 = page.evaluate(
-        "[...document.querySelectorAll('#track svg text')].filter(t => /^(1|10)$/.test(t.textContent.trim()))"
+        "[...document.querySelectorAll('#track svg.track-wide text')]"
+        ".filter(t => /^(1|10)$/.test(t.textContent.trim()))"
         ".map(t => t.getBoundingClientRect()).map(r => r.x + r.width / 2)"
     )[:2]
     page.mouse.click(x0 + (x1 - x0) * 6 / 9, box["y"] + box["height"] / 2)
@@ -135,6 +136,41 @@ def test_a_badugi_of_100_hands_is_navigable_by_hand(browser: Any, tmp_path: Path
     assert page.text_content("#step-title").endswith("hand 99")
     click_period(page, "Hand 57")
     assert page.text_content("#step-title").endswith("hand 57")
+    assert not page.errors
+    page.close()
+
+
+def test_the_chart_is_legible_at_both_sizes_its_legend_above_its_whole_ticks(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    page = open_page(browser, pages["badugi"])
+    for width, height in SIZES:
+        at(page, pages["badugi"], "#step=2", (width, height))
+        shown = page.eval_on_selector_all(
+            "#track svg", "ss => ss.filter(s => s.getBoundingClientRect().width > 0).map(s => s.getAttribute('class'))"
+        )
+        assert shown == [f"chart track-{'wide' if width > 600 else 'narrow'}"], (width, shown)
+        texts = page.evaluate(
+            "[...document.querySelectorAll('#track svg text')].filter(t => t.getBoundingClientRect().width > 0)"
+            ".map(t => { const r = t.getBoundingClientRect();"
+            " return {text: t.textContent.trim(), x: r.x, y: r.y, w: r.width, h: r.height}; })"
+        )
+        # On a phone the wide chart's 8-point text was 4 px tall.
+        assert min(t["h"] for t in texts) >= 9, (width, texts)
+        numbers = [t for t in texts if re.fullmatch(r"[−-]?\d+(\.\d+)?", t["text"])]
+        assert numbers and all("." not in t["text"] for t in numbers), "a score in chips has whole ticks"
+        legend = [t for t in texts if t["text"] in ("rule-based-python", "calling-station-python", "simple-py")]
+        assert legend, texts
+        for name in legend:  # Badugi's legend sat over the score axis's labels.
+            for tick in numbers:
+                apart = (name["x"] + name["w"] <= tick["x"] or tick["x"] + tick["w"] <= name["x"]
+                         or name["y"] + name["h"] <= tick["y"] or tick["y"] + tick["h"] <= name["y"])  # fmt: skip
+                assert apart, (width, name, tick)
+        # A click on the narrow chart's tick of hand 4 opens hand 4, as on the wide one.
+        bottom = max(t["y"] for t in numbers)  # (the hand axis's ticks: the lowest numbers)
+        tick = next(t for t in numbers if t["text"] == "4" and t["y"] == bottom)
+        page.mouse.click(tick["x"] + tick["w"] / 2, page.locator("#track").bounding_box()["y"] + 60)
+        assert page.text_content("#step-title").endswith("hand 4"), width
     assert not page.errors
     page.close()
 
@@ -238,9 +274,9 @@ def test_card_jitsu_cards_name_their_element_and_colour_in_colours_told_apart(
     assert sum(abs(a - b) for a, b in zip(red, orange, strict=True)) > 100, (red, orange)
     assert yellow[0] > 200 and yellow[1] > 180 and yellow[2] < 80, yellow
     # A score chart like the other games': cards won by round.
-    ticks = page.eval_on_selector_all("#track svg text", "ts => ts.map(t => t.textContent.trim())")
+    ticks = page.eval_on_selector_all("#track svg.track-wide text", "ts => ts.map(t => t.textContent.trim())")
     assert "round" in ticks
-    assert page.locator("#track svg title").text_content().startswith("The score after each round")
+    assert page.locator("#track svg.track-wide title").text_content().startswith("The score after each round")
     page.close()
 
 
@@ -269,9 +305,9 @@ def test_a_fault_is_told_at_its_step_marked_to_the_end_and_charted_as_a_forfeit(
     assert "faulted" in (page.get_attribute("#seat-B", "class") or ""), "the fault mark stays to the end"
     assert "illegal_move" in page.text_content("#seat-B .fault")
     assert "forfeit" in page.text_content("#story")
-    chart = page.eval_on_selector_all("#track svg text", "ts => ts.map(t => t.textContent.trim())")
+    chart = page.eval_on_selector_all("#track svg.track-wide text", "ts => ts.map(t => t.textContent.trim())")
     assert "forfeit" in chart
-    assert "forfeit" in page.locator("#track svg title").text_content()
+    assert "forfeit" in page.locator("#track svg.track-wide title").text_content()
     page.keyboard.press("Home")
     page.evaluate("location.hash = '#fault'")
     page.wait_for_function(f"document.getElementById('counter').textContent.startsWith('step {at_fault} ')")
@@ -358,7 +394,7 @@ def test_controls_have_names_the_slider_speaks_and_each_step_is_announced(browse
     page.keyboard.press("ArrowRight")
     assert page.text_content("#live").startswith("Step 9 of ")
     # The chart has a title; a face-down card says what it is.
-    assert page.locator("#track svg[role='img'] title").count() == 1
+    assert page.locator("#track svg.track-wide[role='img'] title").count() == 1
     backs = page.eval_on_selector_all(".card.back", "cs => cs.map(c => c.getAttribute('aria-label'))")
     assert backs and set(backs) == {"face-down card"}
     # Keyboard focus: the step buttons take it and keep it while they step.

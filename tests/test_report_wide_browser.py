@@ -61,6 +61,13 @@ def test_a_22_bot_report_fits_a_laptop_and_a_phone_with_its_crosstable_scrolling
         box.evaluate("(b) => { b.scrollLeft = 400; }")
         after = name.bounding_box()
         assert before is not None and after is not None and abs(before["x"] - after["x"]) < 1  # the names stay put
+        # The charts' text is legible (at 390 px the cycles chart's was drawn 4 px tall): they scroll in their box.
+        for chart in ("#ratings-chart", "#cycles-chart"):
+            heights = view.eval_on_selector_all(
+                f"{chart} svg text", "ts => ts.map(t => t.getBoundingClientRect().height).filter(h => h > 0)"
+            )
+            assert heights or chart == "#cycles-chart", chart  # (a chart by cycle needs three cycles)
+            assert not heights or min(heights) >= 9, (chart, width, min(heights))
         view.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
         assert axe_violations(view) == []
         view.close()

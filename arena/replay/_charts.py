@@ -82,12 +82,24 @@ def _styled(build: Any) -> Any:
 
 @dataclass
 class Track:
-    """The summary track of a replay: its SVG and where its plot area lies (fractions of the width)."""
+    """The summary track of a replay: its SVG and where its plot area lies (fractions of the width), drawn twice:
+    wide for a laptop, and ``narrow`` (with its own ``nx0``, ``nx1``) for a phone, where the wide one's text
+    would be scaled down to 4 px."""
 
     svg: str
     x0: float
     x1: float
     steps: int
+    narrow: str = ""
+    nx0: float = 0.0
+    nx1: float = 1.0
+
+
+_TRACK_SIZES = {
+    # width, height (inches at 100 dpi), the plot's box (left, bottom, width, height), font size (points)
+    "wide": (11.0, 1.75, (0.045, 0.26, 0.94, 0.56), 8.0),
+    "narrow": (4.0, 2.3, (0.14, 0.21, 0.83, 0.58), 9.0),
+}
 
 
 def score_track(
@@ -102,11 +114,13 @@ def score_track(
     x = k is the score after the k-th, 0 the start); faults marked where they happened, and ``forfeit``, the
     points the match ended on after a fault, drawn from the first fault to the end."""
 
-    def build() -> Track:
-        fig = _figure(11, 1.5)
-        ax = fig.add_axes((0.045, 0.3, 0.94, 0.62))
+    def build(size: str) -> tuple[str, float, float]:
+        width, height, box, font = _TRACK_SIZES[size]
+        fig = _figure(width, height)
+        ax = fig.add_axes(box)
         xs = [i for i, s in enumerate(scores) if s is not None]
         last = max(1, len(scores) - 1)
+        values = [float(v) for s in scores if s is not None for v in s]
         for seat in (0, 1):
             ys = [float(s[seat]) for s in scores if s is not None]
             if xs and axis == "step":
@@ -118,33 +132,47 @@ def score_track(
             if forfeit is not None and faults and xs:
                 ax.plot([faults[0], last], [forfeit[seat], forfeit[seat]], color=SEAT_COLOURS[seat],
                         linewidth=1.6, linestyle=(0, (1, 1.5)))  # fmt: skip
+                values.append(float(forfeit[seat]))
         for step in faults:
             ax.axvline(step, color="#b91c1c", linewidth=1.4, linestyle=(0, (2, 2)))
         if forfeit is not None and faults:
-            ax.annotate("forfeit", (faults[0], 1), xycoords=("data", "axes fraction"), xytext=(3, -2),
-                        textcoords="offset points", va="top", fontsize=8, color="#b91c1c")  # fmt: skip
+            # Written on the side of the fault line with more room: at the right end it would be cut off.
+            right = faults[0] > 0.6 * last
+            ax.annotate("forfeit", (faults[0], 1), xycoords=("data", "axes fraction"), xytext=(-3 if right else 3, -2),
+                        textcoords="offset points", va="top", ha="right" if right else "left", fontsize=font,
+                        color="#b91c1c", annotation_clip=False)  # fmt: skip
         from matplotlib.ticker import MaxNLocator
 
         ax.set_xlim(0, last)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1, nbins=10 if size == "wide" else 5))
         if axis != "step":
             ax.set_xticks([t for t in ax.get_xticks() if 1 <= t <= last] or [last])
-        ax.set_xlabel(axis, fontsize=8, labelpad=1)
-        ax.tick_params(labelsize=8, length=0)
+        # Scores in whole points get whole ticks (no 2.5 or -0.05 on a count of cards).
+        integral = all(v == int(v) for v in values) if values else True
+        ax.yaxis.set_major_locator(MaxNLocator(integer=integral, nbins=4, min_n_ticks=2))
+        ax.set_xlabel(axis, fontsize=font, labelpad=1)
+        ax.tick_params(labelsize=font, length=0)
         ax.grid(axis="x", visible=False)
-        ax.legend(loc="upper left", fontsize=8, ncols=2, handlelength=1.2, borderaxespad=0.1)
-        box = ax.get_position()
-        return Track(_svg(fig, tight=False), box.x0, box.x1, len(scores))
+        # The legend above the plot, not over it (it hid Badugi's axis labels).
+        ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), fontsize=font, ncols=2, handlelength=1.2,
+                  borderaxespad=0.2, borderpad=0.1, columnspacing=1.2)  # fmt: skip
+        place = ax.get_position()
+        return _svg(fig, tight=False), place.x0, place.x1
 
-    track: Track = _styled(build)
+    wide, x0, x1 = _styled(lambda: build("wide"))
+    narrow, nx0, nx1 = _styled(lambda: build("narrow"))
     per = "step" if axis == "step" else axis
     title = f"The score after each {per}: {label(names[0])} and {label(names[1])}"
     if faults:
         title += "; the dashed red line is a fault"
     if forfeit is not None and faults:
         title += " (the dotted lines: the forfeit's score)"
-    track.svg = titled(track.svg, title + ". Click to go to that " + per + ".")
-    return track
+    title += ". Click to go to that " + per + "."
+    # Both on one page: the narrow one's ids (clip paths, markers) must not be the wide one's.
+    narrow = re.sub(r'(id="|url\(#|href="#)', r"\1n-", narrow)
+    wide, narrow = (svg.replace('class="chart"', f'class="chart track-{size}"', 1) for svg, size in
+                    ((wide, "wide"), (narrow, "narrow")))  # fmt: skip
+    return Track(titled(wide, title), x0, x1, len(scores), titled(narrow, title), nx0, nx1)
 
 
 def titled(svg: str, title: str) -> str:

@@ -296,16 +296,18 @@ def _track(data: dict[str, Any], timeline: Timeline) -> str:
             forfeit = [float(x) for x in result["points"]]
         kind = periods[0]["k"].lower()
         track = score_track(scores, timeline.names, faults, axis=kind, forfeit=forfeit)
-        data["track"] = {"x0": round(track.x0, 5), "x1": round(track.x1, 5), "by": "period", "first": first}
+        data["track"] = {"by": "period", "first": first}
     else:
         # The result's points may be on another scale (GOPS's win-loss after prize sums): the track ends before it.
         step_scores = [None if f.title == "result" else f.score for f in timeline.frames]
         if sum(s is not None for s in step_scores) < 2:
             return ""
         track = score_track(step_scores, timeline.names, fault_frames, axis="step")
-        data["track"] = {"x0": round(track.x0, 5), "x1": round(track.x1, 5), "by": "step"}
+        data["track"] = {"by": "step"}
     data["track"]["n"] = track.steps - 1
-    return f'<div class="track" id="track">{track.svg}<div id="cursor"></div></div>'
+    for key in ("x0", "x1", "nx0", "nx1"):
+        data["track"][key] = round(getattr(track, key), 5)
+    return f'<div class="track" id="track">{track.svg}{track.narrow}<div id="cursor"></div></div>'
 
 
 def _period_x(data: dict[str, Any], frame: int, first: int) -> float:
@@ -359,11 +361,14 @@ def match_fragment(
     timeline: Timeline | None = None,
     seed_shown: bool = True,
     other_leg: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> Fragment:
     """The replay of ``log`` as page parts; ``seat`` ("A" or "B") keeps only what that seat was told.
 
     ``other_leg``: the address of the replay of the other leg of the same duplicate deal (seats swapped),
-    relative to this page's, when there is one.
+    relative to this page's, when there is one. ``back``: the address and name of the page the replay belongs
+    to (a match's page, a tournament's report, a game played by a person), linked from its header; a replay
+    shown in a frame of that page leaves the link out.
     """
     timeline = timeline or timeline_of(log)
     if seat is not None:
@@ -376,11 +381,12 @@ def match_fragment(
     names = " vs ".join(timeline.names)
     title = f"{timeline.title}: {names} (seed {seed})"
     seen = f", as seat {SEATS[timeline.seat]} saw it" if timeline.seat is not None else ""
-    leg = (
-        f' &middot; <a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>'
-        if other_leg
-        else ""
-    )
+    leg = ""
+    if back:  # (its separator with it: a frame takes the two out together)
+        link = f'<a id="back" href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a>'
+        leg = f'<span id="back-to"> &middot; {link}</span>'
+    if other_leg:
+        leg += f' &middot; <a id="other-leg" href="{html.escape(other_leg)}">the other leg of this deal</a>'
     body = _BODY.format(
         title=html.escape(title),
         seed=html.escape(seed),
@@ -432,13 +438,14 @@ def match_page(
     timeline: Timeline | None = None,
     seed_shown: bool = True,
     other_leg: str | None = None,
+    back: tuple[str, str] | None = None,
 ) -> str:
     """The whole replay page of ``log``; ``seat`` ("A" or "B") keeps only what that seat was told.
 
     Without ``seed_shown`` the page holds no seed (a competition server's, for a viewer who may see one seat:
     the seed deals both seats' cards).
     """
-    fragment = match_fragment(log, seat=seat, timeline=timeline, seed_shown=seed_shown, other_leg=other_leg)
+    fragment = match_fragment(log, seat=seat, timeline=timeline, seed_shown=seed_shown, other_leg=other_leg, back=back)
     meta = {"arena-seed": str(log.seed)} if seed_shown else {}
     return page(fragment, meta={**meta, "arena-match": log.match_id})
 

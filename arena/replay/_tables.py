@@ -89,9 +89,27 @@ def generic_tables(timeline: Timeline, views: Sequence[str]) -> dict[str, list[d
     for frame in timeline.frames:
         last = frame.shown if frame.shown is not None else last
         told = [[event.text] for event in frame.events if event.kind == "narration"]
+        period = shown_period(last)
         for name in views:
             # What a drawn table carries besides (see _drawn): the rules' narration of the step, for the whole
-            # view only (it may speak of both seats' cards); no turn list or running score without a view.
+            # view only (it may speak of both seats' cards); the hand (or round...) the rules show, and the
+            # running score then, so the steps are listed, headed and charted by it, as a view's are.
             say = told if name == "all" else []
-            out[name].append({**generic_table(last, VIEWS[name]), "say": say, "period": None, "running": None})
+            running = frame.score if period is not None else None
+            out[name].append({**generic_table(last, VIEWS[name]), "say": say, "period": period, "running": running})
     return out
+
+
+PERIOD_WORDS = ("hand", "round", "turn", "deal", "trick", "game")
+"""What a game without a view may show in its public part (a whole number under one of these names) to have
+its steps grouped, headed and charted by it: Kuhn poker's ``hand``."""
+
+
+def shown_period(shown: dict[str, Any]) -> tuple[str, int] | None:
+    """The period a game's shown public part names (``("Hand", 3)``), or ``None``."""
+    public = shown.get("public") or {}
+    for word in PERIOD_WORDS:
+        value = public.get(word)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return word.capitalize(), value
+    return None

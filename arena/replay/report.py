@@ -62,9 +62,14 @@ def log_of(db: Path, played: PlayedMatch) -> Path | None:
 
 
 def write_replays(
-    db: Path, matches: Sequence[Numbered], folder: Path, say: Callable[[str], None] = print
+    db: Path,
+    matches: Sequence[Numbered],
+    folder: Path,
+    say: Callable[[str], None] = print,
+    back: tuple[str, str] | None = None,
 ) -> dict[int, str]:
-    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name."""
+    """A replay page per match with a log, in ``folder`` (pages newer than their log are kept); number -> file name.
+    Each links ``back`` (an address relative to the folder, and its name): the report."""
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[int, str] = {}
     # A duplicate pair's legs share their deal: each page links the other's, where that one has a log (a page).
@@ -79,7 +84,7 @@ def write_replays(
             try:
                 other = legs.get((played.cycle, played.deal, 1 - played.leg))
                 leg = f"{other}.html" if other is not None else None
-                out.write_text(match_page(load_log(log_path), other_leg=leg), encoding="utf-8")
+                out.write_text(match_page(load_log(log_path), other_leg=leg, back=back), encoding="utf-8")
             except StoreError as exc:
                 say(f"no replay of match {number}: {exc}")
                 continue
@@ -341,8 +346,10 @@ def report_fragment(
 <main class="report">""",
         f'<section class="panel wide"><h2 id="h-standings">Standings</h2>{_standings(board)}</section>',
         f'<section class="panel"><h2 id="h-ratings">Ratings</h2>'
+        '<div class="scroll chart-scroll" tabindex="0" role="region" aria-label="Ratings chart">'
         f'<div id="ratings-chart" role="img" aria-label="Ratings with their 95% intervals, one bot a row">'
-        f'{ratings_chart(_rating_rows(board))}</div><p class="muted" id="rating-note">{rating_note}</p></section>',
+        f"{ratings_chart(_rating_rows(board))}</div></div>"
+        f'<p class="muted" id="rating-note">{rating_note}</p></section>',
         # (beside the ratings while it is small; a row of its own past eight bots)
         f'<section class="panel{" wide" if len(board.standings) > 8 else ""}"><h2 id="h-cross">Crosstable</h2>'
         f"{_crosstable(board)}"
@@ -352,8 +359,9 @@ def report_fragment(
     if matches:
         chart = _cycles(board, [m for _, m in matches])
         body = (
+            '<div class="scroll chart-scroll" tabindex="0" role="region" aria-label="Cycles chart">'
             f'<div id="cycles-chart" role="img" aria-label="{_esc(board.points_name)} per match in each cycle, '
-            f'one line a bot">{chart}</div>'
+            f'one line a bot">{chart}</div></div>'
             if chart
             else f'<p class="muted" id="cycles-note">{len(cycles)} cycle{"s" if len(cycles) != 1 else ""}: '
             f"a chart cycle by cycle needs {MIN_CYCLES_CHART} or more.</p>"
@@ -410,7 +418,7 @@ def write_report(
         matches = numbered_matches(store, tournament.id, current=True)
     folder = out.with_name(out.stem + "-replays")
     out.parent.mkdir(parents=True, exist_ok=True)
-    links = write_replays(db, matches, folder, say)
+    links = write_replays(db, matches, folder, say, back=(f"../{urllib.parse.quote(out.name)}", "the report"))
     fragment = report_fragment(tournament, board, matches, links, urllib.parse.quote(folder.name))
     out.write_text(page(fragment, meta={"arena-seed": str(tournament.seed)}), encoding="utf-8")
     logged = sum(1 for _, m in matches if m.log_path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
@@ -28,7 +29,7 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Route
 
-from .._errors import ConfigError, UploadRefused
+from .._errors import ConfigError, StoreError, UploadRefused
 from .archive import LANGUAGES
 from .service import Competition
 from .state import NAME_RULE, Participant, Submission, check_name
@@ -69,10 +70,19 @@ class Pages(Protocol):
 class AccountPages:
     """Logging in and out, registering, a participant's page and uploads; ``small_form`` reads a small form."""
 
-    def __init__(self, pages: Pages, small_form: Callable[[Request], Awaitable[FormData]]) -> None:
+    def __init__(
+        self,
+        pages: Pages,
+        small_form: Callable[[Request], Awaitable[FormData]],
+        replay_page: Callable[..., str],
+        replay_csp: str,
+    ) -> None:
         self.pages = pages
         self.c = pages.c
         self.small_form = small_form
+        self.replay_page = replay_page
+        """A replay page of a match log (``web._replay_page``: path, seat, stderr seats, seed shown, key, back)."""
+        self.replay_csp = replay_csp
         self._registrations: dict[str, list[float]] = {}
         """When each address registered in the last hour."""
         self._uploading: set[int] = set()
@@ -88,6 +98,7 @@ class AccountPages:
             Route("/me", self.me),
             Route("/me/submit", self.submit, methods=["POST"]),
             Route("/submissions/{sid:int}", self.submission),
+            Route("/submissions/{sid:int}/replay/{label}", self.check_replay),
         ]
 
     async def login(self, request: Request) -> Response:
@@ -193,6 +204,7 @@ class AccountPages:
             awaiting=self.c.submissions.may_play(me),
             submissions=self.c.state.submissions(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
+            dq=self.c.board().reasons(),
             private=True,
             submit_url=str(request.base_url).rstrip("/"),
             languages=LANGUAGES,
@@ -259,7 +271,25 @@ class AccountPages:
         me = self.pages.need(request)
         submission = self.own_submission(me, request.path_params["sid"])
         owner = self.c.state.participant(submission.participant_id)
-        return self.pages.page(request, "submission.html", submission=submission, owner=owner)
+        logged = (self.c.checks_dir / f"s{submission.id}").glob("check-*.jsonl")
+        replays = sorted((p.stem for p in logged if p.stem[6:].isdigit()), key=lambda label: int(label[6:]))
+        return self.pages.page(request, "submission.html", submission=submission, owner=owner, replays=replays)
+
+    async def check_replay(self, request: Request) -> Response:
+        """``/submissions/ID/replay/check-N``: the replay of a check's match, for the bot's owner and the organiser
+        (the arena's reference bot's cards with it: the reference is the arena's own)."""
+        me = self.pages.need(request)
+        submission = self.own_submission(me, request.path_params["sid"])
+        label = request.path_params["label"]
+        path = self.c.checks_dir / f"s{submission.id}" / f"{label}.jsonl"
+        if not re.fullmatch(r"check-\d{1,3}", label) or not path.is_file():
+            raise HTTPException(404, "no such match in this submission's check")
+        back = (f"/submissions/{submission.id}", f"submission {submission.id}'s check")
+        try:
+            html = await trio.to_thread.run_sync(self.replay_page, path, None, frozenset("AB"), True, "", back)
+        except (OSError, StoreError, ValueError) as exc:  # (a check cut short may leave a log it cannot read)
+            raise HTTPException(410, f"this check's match cannot be replayed: {type(exc).__name__}") from None
+        return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
 
     def own_submission(self, me: Participant, sid: int) -> Submission:
         submission = self.c.state.submission(sid)

@@ -85,6 +85,7 @@ class BotPages:
             "chart": _chart(history, dates),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
+            "dq": board.reasons(),
         }
 
     def _matches(self, request: Request, owner: Participant) -> dict[str, Any]:

@@ -142,7 +142,7 @@ class HumanPages:
         pages: Pages,
         replay_csp: str,
         small_form: Callable[[Request], Awaitable[FormData]],
-        replay_page: Callable[[Path, str | None, frozenset[str], bool], str],
+        replay_page: Callable[[Path, str | None, frozenset[str], bool, str, tuple[str, str] | None], str],
     ) -> None:
         self.pages = pages
         self.c = pages.c
@@ -394,7 +394,8 @@ class HumanPages:
         game = self.game(request)
         if not game.over or game.log_path is None:
             raise HTTPException(404, "the game's replay is shown once it has ended")
-        html = await trio.to_thread.run_sync(self.replay_page, game.log_path, None, frozenset(), True)
+        back = (f"/play/{game.id}", f"your game against {game.bot}")
+        html = await trio.to_thread.run_sync(self.replay_page, game.log_path, None, frozenset(), True, "", back)
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
 
 

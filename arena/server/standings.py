@@ -68,6 +68,11 @@ class Board:
     as_of: float
     """When the results the ratings are computed from were taken (Unix time): the age of what readers see."""
 
+    def reasons(self) -> dict[int, str]:
+        """Why each disqualified version of the field is (by its faults, its disk, or the organiser), by version id:
+        every page says it in the leaderboard's words (a version table said "playing")."""
+        return {row.version.id: row.reason for row in self.rows if row.reason}
+
     def to_json(self) -> dict[str, Any]:
         """The standings as the API and the live page send them."""
         return {

@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -210,7 +211,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
     tv = TVPages(live)
     human = HumanPages(pages, REPLAY_CSP, _small_form, _replay_page)
     admin = AdminPages(pages, _small_form)
-    accounts = AccountPages(pages, _small_form)
+    accounts = AccountPages(pages, _small_form, _replay_page, REPLAY_CSP)
     bots = BotPages(pages)
     matches = MatchPages(pages, _small_form, _replay_page, REPLAY_CSP)
     routes = [
@@ -535,13 +536,20 @@ async def _small_form(request: Request) -> FormData:
 
 
 # Replays, downloads ---------------------------------------------------------------------
-def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_shown: bool, key: str = "") -> str:
+def _replay_page(
+    path: Path,
+    seat: str | None,
+    stderr_of: frozenset[str],
+    seed_shown: bool,
+    key: str = "",
+    back: tuple[str, str] | None = None,
+) -> str:
     """The replay page of the match logged at ``path`` (the replay package's), as ``seat`` saw it or whole.
 
     A bot's stderr is private to its owner: only the seats in ``stderr_of`` keep theirs in the page. The seed
     is in it only when ``seed_shown`` (a viewer who sees one seat must not deal the other's cards from it).
     The replay names the match by its ``key``, as the server's pages do (the log's own id is what the bots
-    were told).
+    were told). Opened alone, it links ``back`` (an address and its name; by default the match's page).
     """
     from ..replay import load_log, match_page, timeline_of
 
@@ -550,7 +558,8 @@ def _replay_page(path: Path, seat: str | None, stderr_of: frozenset[str], seed_s
     timeline = timeline_of(log)  # (before the id is changed: the rules re-run the match as the bots were told it)
     if key:
         log.header = {**log.header, "match_id": key}
-    return framed(match_page(log, seat=seat, seed_shown=seed_shown, timeline=timeline))
+    back = back or ((f"/matches/{quote(key)}", "the match's page") if key else None)
+    return framed(match_page(log, seat=seat, seed_shown=seed_shown, timeline=timeline, back=back))
 
 
 def framed(html: str) -> str:

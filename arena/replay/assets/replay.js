@@ -274,17 +274,26 @@
     const p = M.periods[index];
     return index - T.first + (i - p.a + 1) / (p.b - p.a + 1);
   }
+  // The chart is drawn twice, wide and narrow (a phone's: legible text); the one shown has its own plot area.
+  const NARROW = window.matchMedia("(max-width: 600px)");
+  function plotArea() {
+    const T = M.track;
+    return NARROW.matches ? [T.nx0, T.nx1] : [T.x0, T.x1];
+  }
+  NARROW.addEventListener("change", () => placeCursor());
   function placeCursor() {
     const cursor = $("cursor");
     if (!cursor || !M.track) return;
-    const x = M.track.x0 + (M.track.x1 - M.track.x0) * (chartX(at) / Math.max(1, M.track.n));
+    const [x0, x1] = plotArea();
+    const x = x0 + (x1 - x0) * (chartX(at) / Math.max(1, M.track.n));
     cursor.style.left = "calc(6px + (100% - 12px) * " + Math.max(0, Math.min(1, x)) + ")";
   }
   function chartClick(e) {
     const T = M.track, track = $("track");
     const box = track.getBoundingClientRect();
     const x = (e.clientX - box.left - 6) / (box.width - 12);
-    const f = Math.max(0, Math.min(1, (x - T.x0) / (T.x1 - T.x0)));
+    const [x0, x1] = plotArea();
+    const f = Math.max(0, Math.min(1, (x - x0) / (x1 - x0)));
     if (T.by !== "period") return show(Math.round(f * (M.frames.length - 1)));
     // The point at k is the score after turn k: a click there opens the step that decided it.
     const k = Math.max(1, Math.min(T.n, Math.round(f * T.n)));
@@ -329,10 +338,17 @@
       const i = M.frames.findIndex((f) => (f.f || []).some(([s]) => !seat || s === seat));
       if (i >= 0) return show(i);
     }
-    const n = parseInt(params.get("step") || "1", 10);
+    // No step asked for: the first step with something to tell (step 1, the match's start, shows an empty table).
+    const n = params.has("step") ? parseInt(params.get("step"), 10) : firstTold() + 1;
     show(Number.isFinite(n) ? n - 1 : 0);
   }
+  function firstTold() {
+    const i = M.frames.findIndex((f) => story(f).length > 0);
+    return i >= 0 ? i : 0;
+  }
 
+  // Shown in a frame of the page it belongs to, the replay needs no link back to it (and would open it inside).
+  if (window.parent !== window && $("back-to")) $("back-to").remove();
   if (M.note) { $("note").hidden = false; $("note").textContent = M.note; }
   for (const id of ["bar", "stage", "keys"]) $(id).hidden = false;
   for (const v of M.views) {
@@ -377,6 +393,13 @@
     if (act) { e.preventDefault(); act(); }
   });
   window.addEventListener("hashchange", fromHash);
+  // In a frame as tall as the replay (a server's match page) the window never scrolls: the page says how far
+  // the frame's top is above its window, and the toolbar is held that far down (it sticks, as in a window).
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || window.parent === window || !e.data) return;
+    const above = Number(e.data.arenaScroll);
+    if (Number.isFinite(above) && above >= 0) $("bar").style.top = Math.min(above, 1e6) + "px";
+  });
   window.arenaReplay = {
     update(data) {
       const following = at >= M.frames.length - 1;

@@ -28,6 +28,23 @@
     cell.appendChild(span);
   }
 
+  // A row's figures (rating, points, record, matches, faults), without the marks this script adds: a row is
+  // flashed only when they changed, not when its rank or a previous flash made its markup differ.
+  function figures(row) {
+    var cells = Array.prototype.slice.call(row.querySelectorAll("td:not(.rank)"));
+    return cells.map(function (cell) { return cell.textContent.replace(/\s+/g, " ").trim(); }).join("|");
+  }
+  function flash(row) {
+    row.classList.remove("changed");
+    void row.offsetWidth; // (restarts the fading)
+    row.classList.add("changed");
+  }
+  // The flash fades (style.css), then the mark goes: an unchanged row is never left marked "changed".
+  target.addEventListener("animationend", function (event) {
+    var row = event.target.closest && event.target.closest("tr.changed");
+    if (row) row.classList.remove("changed");
+  });
+
   // Replace what changed, keep what did not (the same nodes: a focused link stays focused).
   function patch(old, fresh) {
     if (old.nodeType !== Node.ELEMENT_NODE || fresh.nodeType !== Node.ELEMENT_NODE) {
@@ -62,10 +79,10 @@
         var bot = fresh.dataset.bot;
         var row = bot && before[bot];
         if (row) {
-          var changed = !row.isEqualNode(fresh);
+          var changed = figures(row) !== figures(fresh);
           patch(row, fresh);
           if (!row.isConnected) row = fresh;
-          if (changed) { row.classList.remove("changed"); void row.offsetWidth; row.classList.add("changed"); }
+          if (changed) flash(row);
           rankMove(row, ranks[bot], Number(fresh.dataset.rank));
         } else {
           row = fresh;

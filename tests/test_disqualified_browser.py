@@ -1,0 +1,48 @@
+"""A disqualified bot, in Chromium against a real ``arena serve``: disqualified by its faults, it is said to be so
+in the leaderboard's words on its bot page's versions and the organiser's page (both said "v1 playing"), and on
+a phone the organiser's actions are in view (they were a fifth column, off the screen)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from .test_match_frame_browser import faulty_bot
+from .test_server_pages_browser import axe_violations, sideways, site
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_bot_disqualified_by_its_faults_says_so_everywhere_and_the_organiser_reaches_every_action(
+    tmp_path: Path,
+) -> None:
+    bot = faulty_bot(tmp_path)
+    with site(tmp_path, house=("random-python", "simple-py", str(bot))) as s:
+        board = s.page()
+        board.goto(s.server.url + "/")
+        row = board.locator("#board tr.disqualified[data-bot='faulty-py']")
+        deadline = time.monotonic() + 240
+        while not row.count():  # (more than 10 faults: the leaderboard updates itself)
+            assert time.monotonic() < deadline, "faulty-py was never disqualified"
+            board.wait_for_timeout(500)
+        reason = row.locator(".reason").inner_text()
+        assert reason.startswith("disqualified"), reason
+        bot_page = s.page("phone")
+        bot_page.goto(s.server.url + "/bots/faulty-py")
+        versions = bot_page.locator("#versions tbody").inner_text()
+        assert reason in versions and "playing" not in versions, versions
+        admin = s.page("phone", s.organiser)
+        admin.goto(s.server.url + "/admin")
+        participants = admin.locator("#participants")
+        line = participants.locator("tr", has_text="faulty-py").inner_text()
+        assert reason in line and "playing" not in line, line
+        # Every action of the organiser's is on the screen, without scrolling sideways.
+        assert sideways(admin) == 0
+        for button in admin.locator("#participants button").all():
+            box = button.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (button.inner_text(), box)
+        assert axe_violations(admin) == []
+        for page in (board, bot_page, admin):
+            assert page.errors == []
