@@ -57,6 +57,8 @@ class History:
         self.strength: dict[int, float] = {}
         self.table = PairArrays(self.tid)
         """Kept across checks, brought up to date by what changed, as a server keeps it."""
+        self.fielded = PairArrays(self.tid)
+        """The same, read for the field as it changes (as the server's standings read it)."""
         self.deals = 0
         for name in ("ann", "bob", "cat", "dan", "eve"):
             self.enter(name)
@@ -127,6 +129,8 @@ class History:
         _same(got, want)
         self.table.refresh(self.store)
         _same(self.table.totals(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
+        self.fielded.refresh(self.store, field)
+        _same(self.fielded.totals(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -145,6 +149,34 @@ def test_standings_from_pair_totals_equal_the_board_of_the_matches_after_random_
         if step % 100 == 99:
             history.check()
     history.check()
+    history.store.close()
+
+
+def test_a_fields_standings_never_read_a_retired_versions_pair_rows_and_read_them_when_it_comes_back(
+    tmp_path: Path,
+) -> None:
+    history = History(tmp_path / "r.sqlite", 4)
+    for _ in range(60):
+        history.play_deal()
+    retired = min(history.playing())
+    history.store.set_admission(retired, "not_admitted")
+    for _ in range(30):
+        history.play_deal()
+    field = history.playing()
+    assert retired not in field and any(retired in pair for pair in history.store.pair_totals(history.tid))
+    arrays = PairArrays(history.tid)
+    arrays.refresh(history.store, field)
+    assert all(retired not in pair for pair in arrays.places)  # (its rows stay on disk)
+    want = leaderboard(list(field.values()), history.store.matches(history.tid, current=True), max_faults=MAX_FAULTS)
+    _same(arrays.totals(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
+    history.store.set_admission(retired, "admitted")  # (back in the field, with what it played before)
+    for _ in range(10):
+        history.play_deal()
+    field = history.playing()
+    assert retired in field
+    arrays.refresh(history.store, field)
+    want = leaderboard(list(field.values()), history.store.matches(history.tid, current=True), max_faults=MAX_FAULTS)
+    _same(arrays.totals(field).board(max_faults=MAX_FAULTS, head_to_head=False), want, cells=False)
     history.store.close()
 
 

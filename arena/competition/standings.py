@@ -27,7 +27,7 @@ board of matches with such deals takes those two from the matches
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
 import numpy as np
@@ -67,6 +67,8 @@ class PairArrays:
         self.tables: dict[Quad, tuple[int, ...]] = {}
         """The deals at two tables, by their four versions: the pentanomial counts of team ONE's total."""
         self.tables_touched = -1
+        self.among: set[int] | None = None
+        """The versions whose pair rows the arrays hold, when they were read for a field (``None``: every row)."""
 
     @classmethod
     def of_pairs(
@@ -84,9 +86,25 @@ class PairArrays:
         arrays.tables = {quad: tuple(counts) for quad, counts in (tables or {}).items()}
         return arrays
 
-    def refresh(self, store: Store) -> int:
-        """Read what changed since the last refresh; how many pairs changed."""
-        changed, self.touched = store.pair_totals_since(self.tid, self.touched)
+    def refresh(self, store: Store, field: Iterable[int] | None = None) -> int:
+        """Read what changed since the last refresh; how many pairs changed.
+
+        With ``field`` (the versions a table is drawn for), the first read
+        takes only the pairs of two of them, by the primary key: a retired
+        version's rows stay on disk, however many there are. Later reads take
+        what changed (any pair a match touched since), and the rows of a
+        version of ``field`` not read yet (one entered, or admitted again)
+        with the versions already held.
+        """
+        if field is not None and self.touched < 0:
+            self.among = set(field)
+            changed, self.touched = store.pair_totals_since(self.tid, -1, among=self.among)
+        else:
+            changed, self.touched = store.pair_totals_since(self.tid, self.touched)
+            new = set(field or ()) - self.among if self.among is not None else set()
+            if new and self.among is not None:
+                self.among |= new
+                changed.update(store.pair_totals_touching(self.tid, new, self.among))
         for pair, totals in changed.items():
             self.put(pair, totals)
         tables, self.tables_touched = store.table_totals_since(self.tid, self.tables_touched)

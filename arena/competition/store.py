@@ -304,6 +304,11 @@ class Store:
         by the primary key), and the id to ask from next."""
         return self.repos.pairs.since(tid, touched, among=among)
 
+    def pair_totals_touching(self, tid: int, versions: Iterable[int], among: Iterable[int]) -> dict[Pair, PairTotals]:
+        """The pair totals of ``tid`` between one of ``versions`` and one of ``among`` (either way round), by the
+        primary key."""
+        return self.repos.pairs.touching(tid, versions, among)
+
     def opponents(self, version: int) -> dict[int, PairTotals]:
         """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
         return self.repos.pairs.opponents(version)

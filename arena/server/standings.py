@@ -251,7 +251,7 @@ class Standings:
         """
         names = {v.id: v.row.name for v in playing}
         with self._pairs_lock:  # (one drawing at a time: the arrays are brought up to date in place)
-            self._pairs.refresh(store or self.c.store)
+            self._pairs.refresh(store or self.c.store, names)
             totals = self._pairs.totals(names)
         totals.start = self._strengths
         board = totals.board(
@@ -267,7 +267,8 @@ class Standings:
             return self._tabulate(playing, seen, taken_at, store)
 
     async def draw_first(self) -> None:
-        """Draw the first table, in a thread (a million matches' pair totals are read once, here)."""
+        """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a
+        retired version's rows stay on disk)."""
         c = self.c
         playing = [v for v in c.versions() if v.playing]
         self.snapshot = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())

@@ -104,6 +104,21 @@ class PairTotalsTable:
             last = max(touched, newest if newest is not None else touched)
         return {(row["version"], row["opponent"]): _totals(row) for row in rows}, last
 
+    def touching(self, tid: int, versions: Iterable[int], among: Iterable[int]) -> dict[Pair, PairTotals]:
+        """The totals of each pair of one of ``versions`` and one of ``among`` (either way round), by the primary
+        key: what a field's standings lack when a version joins it."""
+        ids, others = json.dumps(sorted(set(versions))), json.dumps(sorted(set(among)))
+        rows = self.db.rows(
+            f"SELECT version, opponent, {_TOTALS}, faults FROM pair_totals"
+            " WHERE version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            " AND +tournament_id = ?"
+            f" UNION ALL SELECT version, opponent, {_TOTALS}, faults FROM pair_totals"
+            " WHERE version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
+            " AND +tournament_id = ?",
+            (ids, others, tid, others, ids, tid),
+        )
+        return {(row["version"], row["opponent"]): _totals(row) for row in rows}
+
     def deals_among(self, tid: int, among: Iterable[int]) -> list[tuple[int, int, int]]:
         """``(version, opponent, deals)`` of each ordered pair of ``among`` that met (only the column a ladder's pair
         book needs: every row's totals take 0.6 s at 100,000 matches), by the primary key."""
