@@ -127,7 +127,7 @@ def test_the_history_chart_is_read_by_the_primary_key(tmp_path: Path) -> None:
                 " ORDER BY matches"
             )
         )
-    assert "USING INDEX sqlite_autoindex_rating_history_1" in plan and "TEMP B-TREE" not in plan, plan
+    assert "USING PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
 
 
 def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: Path) -> None:
