@@ -49,3 +49,21 @@ async def test_a_bots_matches_come_in_pages_newest_first_each_older_than_the_las
             )
         finally:
             bots.BOT_PAGE_MATCHES = old
+
+        # Its JSON twin pages the same way: the latest matches, and the cursor of the older ones.
+        from arena.server import api
+
+        api.BOT_PAGE_MATCHES, old = 2, api.BOT_PAGE_MATCHES
+        try:
+            got, before = [], ""
+            while True:
+                page = (await kit.client.get(f"/api/bots/{bot}{before}")).json()
+                got += [m["key"] for m in page["matches"]]
+                assert len(page["matches"]) <= 2 and page["name"] == bot
+                if page["before"] is None:
+                    break
+                before = f"?before={page['before']}"
+            assert got == want[: len(got)] and len(got) >= len(want)
+            assert (await kit.client.get(f"/api/bots/{bot}?before=x")).status_code == 400
+        finally:
+            api.BOT_PAGE_MATCHES = old

@@ -23,7 +23,7 @@ from ..competition.store import PlayedMatch
 from . import retention
 from .accounts import AccountPages
 from .admin import AdminPages
-from .bots import BotPages, _before
+from .bots import BOT_PAGE_MATCHES, BotPages, _before
 from .matches import MatchPages
 from .service import Competition
 from .state import Participant, Submission
@@ -124,6 +124,15 @@ class Api:
                 for n, elo, err in self.c.state.rating_history(context["current"].id if context["current"] else 0)
             ],
         }
+        # Its latest matches as its page lists them, and the older page's cursor (?before=this; null on the last).
+        viewer = self.pages.who(request)
+        page = self.c.latest_matches(BOT_PAGE_MATCHES + 1, before=_before(request), participant=owner)
+        shown = page[:BOT_PAGE_MATCHES]
+        data["matches"] = [
+            _match_json(labelled, self.pages.seed_shown(viewer, match))
+            for match, labelled in zip(shown, self.c.catalogue.labelled(shown), strict=True)
+        ]
+        data["before"] = shown[-1].row_id if len(page) > BOT_PAGE_MATCHES else None
         if context["private"]:
             data["submissions"] = [_submission_json(s) for s in context["submissions"]]
             data["stderr"] = context["stderr"]
