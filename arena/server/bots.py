@@ -121,13 +121,10 @@ class BotPages:
         return sorted(
             (
                 playing[other],
-                {
-                    "matches": t.matches, "wins": t.wins, "draws": t.draws, "losses": t.losses,
-                    "for": t.points_for, "against": t.points_against,
-                },
+                dict(zip(("matches", "wins", "draws", "losses", "for", "against"), t, strict=True)),
             )
-            for other, t in self.c.store.opponents(current.id).items()
-            if other in playing and t.matches
+            for other, t in self.c.store.records([current.id]).get(current.id, {}).items()
+            if other in playing and t[0]
         )  # fmt: skip
 
     def _faults(self, versions: list[Version]) -> list[tuple[PlayedMatch, Any]]:
@@ -152,13 +149,14 @@ class BotPages:
     def other_tables(self, matches: list[PlayedMatch]) -> dict[str, PlayedMatch]:
         """The other table of each of ``matches`` played at two tables whose deal is over (both tables played),
         by the match's key, named by version as pages show them."""
-        out = {}
+        found = {}
         for match in matches:
             other = other_table(match.key)
-            found = self.c.store.match(self.c.tid, other) if other else None
-            if found is not None:
-                out[match.key] = self.c.catalogue.labelled([found])[0]
-        return out
+            played = self.c.store.match(self.c.tid, other) if other else None
+            if played is not None:
+                found[match.key] = played
+        # (labelled at once: each call names every version the competition ever had)
+        return dict(zip(found, self.c.catalogue.labelled(list(found.values())), strict=True))
 
     def _private_version(self, request: Request) -> tuple[Participant, Version]:
         owner = self.pages.participant(request.path_params["name"])
@@ -289,10 +287,11 @@ def _match_filter(query: Any) -> dict[str, str]:
 def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
     """Each version's wins, draws, losses and matches (by version label), from the store's pair totals."""
     out = {}
+    records = store.records([v.id for v in versions])
     for version in versions:
-        totals = store.opponents(version.id).values()
-        won, drew, lost = (sum(getattr(t, k) for t in totals) for k in ("wins", "draws", "losses"))
-        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t.matches for t in totals)}
+        totals = records.get(version.id, {}).values()
+        won, drew, lost = (sum(t[k] for t in totals) for k in (1, 2, 3))
+        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t[0] for t in totals)}
     return out
 
 
