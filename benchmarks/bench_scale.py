@@ -56,6 +56,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from arena.bots.spec import hash_path, load_folder  # noqa: E402
+from arena.competition.database.sizes import bytes_by_table  # noqa: E402
 from arena.competition.ladder import Tables  # noqa: E402
 from arena.competition.plan import enter_version  # noqa: E402
 from arena.competition.schedule import Scheduled  # noqa: E402
@@ -392,6 +393,9 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="build the databases again (not from the cache)")
     parser.add_argument("--build-only", action="store_true", help="build (or find) the databases, measure nothing")
     parser.add_argument("--no-results", action="store_true", help="leave out `arena results` on each database")
+    parser.add_argument(
+        "--tables", action="store_true", help="print each table's and index's bytes per match (as served: migrated)"
+    )
     args = parser.parse_args()
     sizes = [int(text) for text in args.sizes.split(",")]
     rows = []
@@ -405,6 +409,12 @@ def main() -> None:
             figures["arena results s"], figures["arena results MiB"] = results_time(config)
         rows.append((size, figures))
         print(f"{size:>9,} ({load_before}; {uptime()}): " + ", ".join(f"{k} {v:.3g}" for k, v in figures.items()))
+        if args.tables:
+            sizes_of, matches = bytes_by_table(load(config.with_name("served.toml")).data_dir / "server.sqlite")
+            print(f"  bytes per match, compacted ({sum(sizes_of.values()) / matches:.0f} in all):")
+            for name, size_of in sizes_of.items():
+                if size_of / matches >= 0.5:
+                    print(f"    {name:<36} {size_of / matches:8.1f}")
         sys.stdout.flush()
     if not rows:
         return
