@@ -18,7 +18,9 @@
   (uploads and entries), :mod:`~arena.competition.database.ratings` (rating
   history, kept bounded by :mod:`~arena.competition.database.thinning`),
   :mod:`~arena.competition.database.settings` and
-  :mod:`~arena.competition.database.logs` (the log retention's records).
+  :mod:`~arena.competition.database.logs` (the log retention's records);
+* :mod:`~arena.competition.database.sizes`: where a database's bytes go, by
+  table and index (what ``benchmarks/bench_scale.py --tables`` prints).
 
 Rows are read by column name into frozen dataclasses, never by position.
 :class:`Repositories` gathers them on one database; the results store
