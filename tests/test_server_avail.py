@@ -58,7 +58,7 @@ async def until_playing(ladder: Ladder, name: str) -> None:
 
 
 async def until_in_play(kit: Kit, label: str) -> Ladder:
-    ladder = kit.competition.ladder
+    ladder = kit.competition.host.ladder
     assert ladder is not None
     with trio.fail_after(30):
         while not held(ladder, label):

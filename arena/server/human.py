@@ -252,7 +252,7 @@ class HumanPages:
                 self._forget_old()
                 game.touch()
 
-        if not self.c.spawn(play):  # not running yet (or any more): the slots go back
+        if not self.c.host.spawn(play):  # not running yet (or any more): the slots go back
             self.playing.pop(viewer.id, None)
             del self.games[game.id]
             raise HTTPException(503, "the server is starting or stopping: try again in a minute")

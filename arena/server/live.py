@@ -216,10 +216,10 @@ class LivePages:
 
     def playing(self, key: str) -> InPlay | None:
         """The match ``key`` if it is being played now (its log forgotten once it is not)."""
-        found = next((p for p in self.c.in_play() if p.scheduled.key == key), None)
+        found = next((p for p in self.c.host.in_play() if p.scheduled.key == key), None)
         if found is None:
             self.logs.pop(key, None)
-        for old in [k for k in self.logs if k != key and not any(p.scheduled.key == k for p in self.c.in_play())]:
+        for old in [k for k in self.logs if k != key and not any(p.scheduled.key == k for p in self.c.host.in_play())]:
             del self.logs[old]
         return found
 
@@ -233,7 +233,7 @@ class LivePages:
 
     async def now_playing(self, request: Request) -> Response:
         now = time.time()
-        rows = [(p.scheduled, round(now - p.started)) for p in self.c.in_play()]
+        rows = [(p.scheduled, round(now - p.started)) for p in self.c.host.in_play()]
         return self.pages.page(request, "now_playing.html", playing=rows)
 
     async def match(self, request: Request) -> Response:

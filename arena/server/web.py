@@ -237,7 +237,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/static/{name}", pages.assets),
     ]
     middleware = [
-        Middleware(DrainRefusedBodies, spawn=competition.spawn),
+        Middleware(DrainRefusedBodies, spawn=competition.host.spawn),
         Middleware(SecurityHeaders),
         Middleware(
             SessionMiddleware,
@@ -476,7 +476,7 @@ class Pages:
 
     def in_play(self) -> int:
         """Matches the ladder is playing now (the legs of its pairs in play)."""
-        ladder = self.c.ladder
+        ladder = self.c.host.ladder
         return sum(len(deal.matches(0)) for deal in ladder.state.busy) if ladder is not None else 0
 
     async def events(self, request: Request) -> Response:
