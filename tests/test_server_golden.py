@@ -89,7 +89,7 @@ def build(folder: Path) -> tuple[Competition, dict[str, str]]:
     for version in c.versions():
         c.store.set_admission(version.id, "admitted")
     tokens = {name: c.state.add_participant(name)[1] for name in ("alice", "bob", "carol", "dave")}
-    admin = c.admin_token()
+    admin = c.participants.admin_token()
     assert admin is not None
     tokens["admin"] = admin
     first = _upload(c, "alice", "minimal-python", status="passed", message="version 1", report=PASSED_REPORT)

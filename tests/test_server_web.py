@@ -178,7 +178,7 @@ async def test_a_login_link_asks_before_logging_in(tmp_path: Path) -> None:
 async def test_forms_without_their_csrf_token_are_refused(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), paused=True) as kit:
         alice = kit.participant("alice")
-        admin = kit.competition.admin_token()
+        admin = kit.competition.participants.admin_token()
         assert admin
         await kit.csrf()
         assert (await kit.client.post("/login", data={"token": alice})).status_code == 403
@@ -469,7 +469,7 @@ async def test_another_participants_private_pages_are_out_of_reach(tmp_path: Pat
         assert "import json" in (await kit.client.get("/bots/alice/v1/files/bot.py")).text
         for path in ("/bots/alice/v1/files/../../../server.sqlite", "/bots/alice/stderr/..%2Fserver.sqlite"):
             assert (await kit.client.get(path)).status_code == 404
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         kit.client.cookies.clear()
         await kit.login(organiser)
@@ -596,7 +596,7 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
         assert result["status"] == "passed", (result.get("message"), str(result.get("report"))[:1500])
         assert result["filename"] == f"{MARKUP}\\x1b[2J\\u202e.tar.gz"  # control characters escaped, kept visible
         await kit.wait_matches(len(kit.matches) + 4)
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         with trio.fail_after(60):  # a process of alice's may have just started, its first words not yet written
             while not (logs := [p for p in (tmp_path / "data" / "logs" / "stderr").glob("alice.*.log")
@@ -634,7 +634,7 @@ async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
     async with running(write_config(tmp_path)) as kit:
         await kit.wait_matches(4)
         alice = kit.participant("alice")
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         await kit.login(alice)
         assert (await kit.client.get("/admin")).status_code == 403

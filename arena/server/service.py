@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,8 +25,7 @@ from pathlib import Path
 
 import trio
 
-from .._errors import ArenaError, ConfigError
-from ..bots.samples import samples_of
+from .._errors import ConfigError
 from ..bots.spec import BotSpec, resolve
 from ..competition.board import disqualification
 from ..competition.config import TournamentConfig
@@ -46,6 +44,7 @@ from .disk import Owned
 from .files import private_folder
 from .ladder_host import LadderHost, keep_running
 from .log_upkeep import LogUpkeep
+from .participants import Participants
 from .retention import relocate_logs
 from .standings import Board, Standings
 from .state import Participant, State, check_name
@@ -53,7 +52,6 @@ from .submissions import CHECKS_UNDER_WAY, Submissions
 from .versions import Version
 
 DB_NAME = "server.sqlite"
-SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
 SECRET_SEED = "secret_seed"
 """Marks, in the stored config, a competition whose seed the server made (one begun earlier may have had its
@@ -62,9 +60,6 @@ OLD_SEED_WARNING = (
     "warning: this competition was begun by an arena that took its seed from the config (seed = ...): if its config"
     " had one, participants may know every deal; `arena serve CONFIG --fresh` begins one with a secret seed"
 )
-ADMIN_NAME = "organiser"
-RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
-"""Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
 
 
 class Competition:
@@ -113,7 +108,8 @@ class Competition:
         """What opening the competition found (created, or a change of the fault policy)."""
         if not secret:
             self.opening.append(OLD_SEED_WARNING)
-        self.secret_key = self._secret_key()
+        self.participants = Participants(self.state, config, self.game, self.data_dir)
+        """Participants, sessions, login codes, invitations and approvals; the organiser's token."""
         self.logs = self.data_dir / "logs"
         relocate_logs(self.store.path, self.logs)  # a data folder restored elsewhere finds its own logs
         self.bots_dir = self.data_dir / "bots"
@@ -139,7 +135,6 @@ class Competition:
             retired=self.host.retired, changed=self.field_changed,
         )  # fmt: skip
         """Uploads, their checks, and the versions they enter."""
-        self._reserved: frozenset[str] | None = None
         self.catalogue.load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -158,56 +153,6 @@ class Competition:
             source=config.source,
         )
         return Plan(config=tournament, game=self.game, specs={}, duplicate=True)
-
-    def _secret_key(self) -> str:
-        """The key that signs session cookies: made once, kept beside the database (not in it)."""
-        path = self.data_dir / SECRET_NAME
-        try:
-            return path.read_text().strip()
-        except FileNotFoundError:
-            pass
-        key = secrets.token_urlsafe(48)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as file:
-            file.write(key)
-        return key
-
-    def admin_token(self, *, renew: bool = False) -> str | None:
-        """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
-        if self.state.admin_exists() and not renew:
-            return None
-        _, token = self.state.add_participant(ADMIN_NAME, admin=True)
-        return token
-
-    def admin_link_code(self, *, renew: bool = False) -> str | None:
-        """A login link's code for the organiser (a new token made first), or ``None`` (see :meth:`admin_token`)."""
-        token = self.admin_token(renew=renew)
-        admin = self.state.by_token(token) if token else None
-        return self.state.new_login_code(admin.id) if admin else None
-
-    def name_refused(self, name: str) -> str:
-        """Why a new participant may not be called ``name`` (``""``: it may).
-
-        The organiser's and house bots' names are reserved, whatever their
-        case: those of the config's house bots, and of the game's sample bots,
-        which the organiser may make house bots later (a participant holding
-        such a name would stop the server from starting with it).
-        """
-        if name.casefold() in self._reserved_names():
-            return "is reserved for the organiser or a house bot"
-        return ""
-
-    def _reserved_names(self) -> frozenset[str]:
-        if self._reserved is None:
-            names = set(RESERVED_NAMES)
-            for text, base in self.config.house_bots:
-                with contextlib.suppress(ArenaError):
-                    names.add(resolve(text, base=base).name)
-            samples = samples_of(self.game)
-            if samples is not None and samples.is_dir():
-                names.update(path.name for path in samples.iterdir() if path.is_dir())
-            self._reserved = frozenset(name.casefold() for name in names)
-        return self._reserved
 
     def add_house_bots(self) -> list[str]:
         """Enter the config's house bots (a changed one becomes a new version, admitted when the ladder starts).

@@ -241,7 +241,7 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Middleware(SecurityHeaders),
         Middleware(
             SessionMiddleware,
-            secret_key=competition.secret_key,
+            secret_key=competition.participants.secret_key,
             session_cookie=SESSION_COOKIE,
             max_age=SESSION_MAX_AGE_S,
             same_site="lax",
@@ -318,11 +318,11 @@ class Pages:
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer":
                 return None
-            return self.c.state.by_token(token)
+            return self.c.participants.by_token(token)
         sid = request.session.get("sid")
         if not isinstance(sid, str):
             return None
-        return self.c.state.session(sid, max_age_s=SESSION_MAX_AGE_S)
+        return self.c.participants.session(sid, max_age_s=SESSION_MAX_AGE_S)
 
     def need(self, request: Request) -> Participant:
         """The participant, or 401."""
@@ -380,7 +380,7 @@ class Pages:
         return self.page(request, template, exc.status_code, message=exc.detail, status=exc.status_code)
 
     def participant(self, name: str) -> Participant:
-        found = self.c.state.participant_named(name)
+        found = self.c.participants.named(name)
         if found is None or found.is_admin:
             raise HTTPException(404, "no such bot")
         return found
@@ -396,7 +396,7 @@ class Pages:
 
     def owners_of(self, match: PlayedMatch | Scheduled) -> list[Participant | None]:
         """The owners of the bots in seats A and B (a bot's name is its owner's)."""
-        return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
+        return [self.c.participants.named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch | Scheduled) -> tuple[bool, str | None]:
         """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats): see
