@@ -446,7 +446,7 @@ async def test_the_match_log_is_downloaded_by_who_sees_the_whole_replay(tmp_path
         assert ('id="log-link"' in page) == (mine.status_code == 200)
         if mine.status_code == 200:
             records = [json.loads(line) for line in mine.content.splitlines()]
-            match = kit.competition.match(key)
+            match = kit.competition.catalogue.match(key)
             assert match is not None
             own = "A" if match.bot_a == "minimal-python" else "B"
             assert all(r["seat"] == own for r in records if r.get("type") == "stderr")

@@ -137,7 +137,7 @@ class Api:
             raise HTTPException(400, "limit must be a number") from None
         owner = self.pages.participant(bot) if bot else None
         viewer = self.pages.who(request)
-        page = self.c.latest_matches(limit + 1, before=_before(request), participant=owner)
+        page = self.c.catalogue.latest_matches(limit + 1, before=_before(request), participant=owner)
         shown = page[:limit]
         return JSONResponse(
             {

@@ -93,7 +93,7 @@ class BotPages:
         before = _before(request)
         wanted = _match_filter(request.query_params)
         against = self.c.participants.named(wanted["opponent"]) if wanted.get("opponent") else None
-        page = self.c.latest_matches(
+        page = self.c.catalogue.latest_matches(
             BOT_PAGE_MATCHES + 1, before=before, participant=owner, opponent=against, result=wanted.get("result")
         )
         if wanted.get("opponent") and against is None:

@@ -240,7 +240,7 @@ class LivePages:
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
-            if self.c.match(key) is not None:
+            if self.c.catalogue.match(key) is not None:
                 return RedirectResponse(f"/matches/{key}", status_code=303)
             raise HTTPException(404, "no such match in play")
         allowed, seat = self.pages.replay_access(self.pages.who(request), playing.scheduled)
@@ -288,7 +288,7 @@ class LivePages:
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
-            if self.c.match(key) is not None:  # it ended before this stream (a page that reconnects): say so
+            if self.c.catalogue.match(key) is not None:  # it ended before this stream (a page that reconnects): say so
                 ended = f"event: end\ndata: {json.dumps({'url': f'/matches/{key}'})}\n\n"
                 return Response(ended, media_type="text/event-stream", headers={"cache-control": "no-store"})
             raise HTTPException(404, "no such match in play")

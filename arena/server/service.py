@@ -195,36 +195,9 @@ class Competition:
         """Each current version's spec, by version id (:attr:`Catalogue.specs`)."""
         return self.catalogue.specs
 
-    @property
-    def _versions(self) -> list[Version] | None:
-        # (field_changed() clears the catalogue's versions this way)
-        return self.catalogue.cached
-
-    @_versions.setter
-    def _versions(self, versions: list[Version] | None) -> None:
-        self.catalogue.cached = versions
-
     def versions(self, pid: int | None = None) -> list[Version]:
         """Every version (of participant ``pid``), oldest first: :meth:`Catalogue.versions`."""
         return self.catalogue.versions(pid)
-
-    def match(self, key: str) -> PlayedMatch | None:
-        """The recorded match ``key``: :meth:`Catalogue.match`."""
-        return self.catalogue.match(key)
-
-    def latest_matches(
-        self,
-        limit: int,
-        *,
-        before: int | None = None,
-        participant: Participant | None = None,
-        opponent: Participant | None = None,
-        result: str | None = None,
-    ) -> list[PlayedMatch]:
-        """The last ``limit`` matches, newest first: :meth:`Catalogue.latest_matches`."""
-        return self.catalogue.latest_matches(
-            limit, before=before, participant=participant, opponent=opponent, result=result
-        )
 
     def scheme(self) -> str:
         """How the ladder plays its deals now, as the leaderboard says it."""
@@ -238,7 +211,7 @@ class Competition:
     def field_changed(self) -> None:
         """Something but a result changed (a version, a switch, a disqualification): the field and the standings
         are drawn anew at once; the live pages are told."""
-        self._versions = None
+        self.catalogue.forget()
         self.standings.forget()
         self._announce()
 

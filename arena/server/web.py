@@ -389,7 +389,7 @@ class Pages:
         return access.may_see_private(viewer, owner)
 
     def match_by_key(self, key: str) -> PlayedMatch:
-        match = self.c.match(key)
+        match = self.c.catalogue.match(key)
         if match is None:
             raise HTTPException(404, "no such match")
         return match
@@ -422,7 +422,7 @@ class Pages:
         return {
             "board": board,
             "bars": _error_bars(board.rows),
-            "recent": self.c.catalogue.labelled(self.c.latest_matches(15)),
+            "recent": self.c.catalogue.labelled(self.c.catalogue.latest_matches(15)),
         }
 
     async def assets(self, request: Request) -> Response:
