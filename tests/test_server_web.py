@@ -32,8 +32,7 @@ from arena.server.config import load
 from arena.server.standings import BOARD_EVERY_S
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
-from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, minimal_bot, running, write_config
-from .test_server_archive import many_empty_files
+from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, many_empty_files, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
 
