@@ -138,3 +138,17 @@ def recorded(db: Path) -> int:
             connection.close()
     except sqlite3.Error:
         return 0
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """A chromium driven by Playwright (the test is skipped without them)."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()

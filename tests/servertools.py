@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import io
 import os
 import re
@@ -251,3 +252,17 @@ def server_process(
             drain.join(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def many_empty_files(path: Path, count: int) -> Path:
+    """A .tar.gz of ``count`` empty files, written header by header (tarfile would take many seconds)."""
+    template = bytearray(tarfile.TarInfo("f000000").tobuf(tarfile.USTAR_FORMAT))
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        for i in range(count):
+            block = bytearray(template)
+            block[0:7] = f"f{i:06d}".encode()
+            block[148:156] = b" " * 8
+            block[148:156] = f"{sum(block):06o}\0 ".encode()
+            out.write(block)
+        out.write(b"\0" * 1024)
+    return path

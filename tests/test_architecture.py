@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_layers import REPO, all_modules, imports_of
+from .codetools import REPO, all_modules, imports_of
 
 SYNC_WAIT = {"arena.competition.worker", "arena.competition.cluster", "arena.server.serve"}
 """The modules that still set the supervisor's global ``_process.SYNC_WAIT_S`` (a setting passed where it is used

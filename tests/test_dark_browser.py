@@ -15,10 +15,10 @@ import pytest
 
 from arena.cli import main
 
+from .browsertools import axe_violations, played_out, wait_matches
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import server_process, write_config
 from .test_report_wide_browser import _report
-from .test_server_pages_browser import axe_violations, played_out, wait_matches
 
 BACKGROUND = """() => {
   const rgb = getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number);

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .browsertools import axe_violations, sideways, site
 from .test_match_frame_browser import faulty_bot
-from .test_server_pages_browser import axe_violations, sideways, site
 
 pytestmark = pytest.mark.slow
 

@@ -6,13 +6,11 @@ made inside functions (a lazy import is still a dependency).
 
 from __future__ import annotations
 
-import ast
-import functools
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from .codetools import all_modules, imports_of
 
 LAYERS: list[tuple[str, ...]] = [
     ("protocol",),
@@ -28,37 +26,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.cli", "arena.__main__", "arena"),
 ]
 """Lowest first. A module may import its own layer's modules and any layer below, never one above."""
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-@functools.cache
-def all_modules() -> dict[str, Path]:
-    return {module_name(p): p for root in ("arena", "protocol") for p in sorted((REPO / root).rglob("*.py"))}
-
-
-def imports_of(name: str, path: Path) -> set[str]:
-    """Every arena or protocol module that ``path`` imports, resolved to a module name."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    known = all_modules()
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known)
-    return {m for m in found if m.split(".")[0] in ("arena", "protocol") and m != name}
 
 
 def layer_of(name: str) -> int:

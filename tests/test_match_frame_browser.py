@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .browsertools import site, wait_matches
 from .servertools import minimal_bot
-from .test_server_pages_browser import site, wait_matches
 
 pytestmark = pytest.mark.slow
 

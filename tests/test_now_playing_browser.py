@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from .browsertools import site
 from .servertools import SLOW_BOT
-from .test_server_pages_browser import site
 
 
 def test_the_now_playing_list_follows_the_ladder_without_a_reload(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ from arena._errors import GamePluginError
 from arena.games import BUILTIN, BUILTIN_GAMES, GAMES, ParamError, get_game
 from arena.games._registry import BUILTIN_ENTRY_POINTS, Origin, Registry, provide
 
+from .browsertools import faces, open_page
 from .test_cluster import cluster  # noqa: F401  (a fixture)
-from .test_replay_browser import browser, faces, open_page  # noqa: F401  (browser is a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "high-card"
@@ -326,7 +326,7 @@ def test_a_bad_game_module_in_a_config_is_a_one_line_error_naming_the_key(tmp_pa
 @pytest.mark.slow
 def test_the_replay_page_draws_the_generic_table_and_a_seat_view_hides_the_other_hand(
     tmp_path: Path,
-    browser: Any,  # noqa: F811
+    browser: Any,
 ) -> None:
     module = str(MODULE)
     arena(

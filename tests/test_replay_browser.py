@@ -6,77 +6,19 @@ the tests skip, saying why, only where either is missing.
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from arena.bots.spec import resolve
 from arena.cli import main
 from arena.games import get_game
 from arena.supervisor.matchlog import read_log, strip_times
 from arena.supervisor.play import play_match
 from protocol import Limits
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
-
-BIG_SEED = 2**63 + 12345
-"""Past 2**53: a page that read the seed as a JavaScript number would show another one."""
-
-# game, bots, params, whether a seat's cards are still hidden from the other seat at the end of the first step
-# (six-card poker shows both splits down in the step that sets them)
-GAMES: dict[str, tuple[tuple[str, str], dict[str, Any], bool]] = {
-    "rps-poker": (("simple-py", "random-python"), {}, True),
-    "gops": (("planner-python", "random-python"), {}, False),
-    "card-jitsu": (("random-python", "set-seeker-js"), {}, True),
-    "six-card-poker": (("sorted-python", "fictitious-play-js"), {"deals": 4}, False),
-    "badugi": (("rule-based-python", "calling-station-python"), {"hands": 4}, True),
-}
-
-
-def play(game_id: str, log_dir: Path, seed: int = BIG_SEED) -> Path:
-    names, params, _ = GAMES[game_id]
-    if game_id == "card-jitsu" and shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    if game_id == "six-card-poker" and shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    specs = (resolve(str(SAMPLE_BOTS / game_id / names[0])), resolve(str(SAMPLE_BOTS / game_id / names[1])))
-    game = get_game(game_id, params)
-    record = trio.run(lambda: play_match(game, specs, seed=seed, limits=Limits(), log_dir=log_dir))
-    assert record.log_path is not None
-    return record.log_path
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-def open_page(browser: Any, path: Path, fragment: str = "", *, wait: bool = True) -> Any:
-    page = browser.new_page(viewport={"width": 1300, "height": 900})
-    page.errors = []
-    page.requested = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("request", lambda r: page.requested.append(r.url))
-    page.goto(path.as_uri() + fragment)
-    if wait:
-        page.wait_for_selector("body[data-ready='1']")
-    return page
-
-
-def faces(page: Any, selector: str) -> list[str]:
-    return list(page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.card)"))
+from .browsertools import BIG_SEED, GAMES, faces, open_page, play
 
 
 def first_request(log: Path, seat: str) -> dict[str, Any]:

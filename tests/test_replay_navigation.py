@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the browser fixture is imported, and named by each test)
 """The replay page (issue 29, items 3-8 and 14): turns and hands, narration in words, Card-Jitsu's colours,
 faults, time per move, the other leg, seat pages, no JavaScript, and accessibility (axe-core), in Chromium at
 a desktop size (1280x800) and a phone's (390x844)."""
@@ -21,8 +20,8 @@ from arena.supervisor.matchlog import read_log
 from arena.supervisor.play import play_match
 from protocol import Limits
 
+from .browsertools import GAMES, faces, open_page, play
 from .conftest import SAMPLE_BOTS
-from .test_replay_browser import GAMES, browser, faces, open_page, play  # noqa: F401  (the fixture)
 
 SIZES = ((1280, 800), (390, 844))
 

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
+from .browsertools import SIZES, axe_violations, open_page
 from .conftest import SAMPLE_BOTS
-from .test_replay_browser import browser, open_page  # noqa: F401  (the fixture)
-from .test_server_pages_browser import SIZES, axe_violations
 
 RPS = SAMPLE_BOTS / "rps-poker"
 
@@ -40,7 +39,7 @@ def report(tmp_path: Path) -> Path:
     return elsewhere / "out" / "report.html"
 
 
-def test_the_report_draws_its_charts_and_every_replay_link_opens(browser: Any, report: Path) -> None:  # noqa: F811
+def test_the_report_draws_its_charts_and_every_replay_link_opens(browser: Any, report: Path) -> None:
     text = report.read_text()
     assert "https://" not in text and "<script src" not in text and " src=" not in text
     page = open_page(browser, report, wait=False)
@@ -67,7 +66,7 @@ def test_the_report_draws_its_charts_and_every_replay_link_opens(browser: Any, r
     page.close()
 
 
-def test_the_report_says_how_it_ranks_and_reads_on_a_phone(browser: Any, report: Path) -> None:  # noqa: F811
+def test_the_report_says_how_it_ranks_and_reads_on_a_phone(browser: Any, report: Path) -> None:
     page = open_page(browser, report, wait=False)
     # Ranked by rating, with the LOS column and what it means (as `arena results` prints it).
     assert "Ranked by rating" in page.text_content("#standings-note")

@@ -15,8 +15,7 @@ from arena.competition.store import TournamentRow
 from arena.replay import page
 from arena.replay.report import report_fragment
 
-from .test_replay_browser import browser  # noqa: F401  (the fixture)
-from .test_server_pages_browser import axe_violations
+from .browsertools import axe_violations
 
 NAMES = [f"bot-{i:02d}" if i % 4 else f"{'x' * 22}longname{i:02d}" for i in range(22)]
 
@@ -45,7 +44,7 @@ def _report(folder: Path) -> Path:
 
 
 def test_a_22_bot_report_fits_a_laptop_and_a_phone_with_its_crosstable_scrolling_inside(
-    browser: Any,  # noqa: F811
+    browser: Any,
     tmp_path: Path,
 ) -> None:
     report = _report(tmp_path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import stat
@@ -21,6 +20,7 @@ from arena.server import archive as archive_module
 from arena.server.archive import LANGUAGES, UploadLimits, kind_of, unpack
 from arena.server.client import EXTENSIONS
 
+from .servertools import many_empty_files
 from .test_starters import COMPILED, STARTERS, usable
 
 LIMITS = UploadLimits(max_bytes=1 << 20, max_files=50, max_unpacked_bytes=1 << 20)
@@ -165,20 +165,6 @@ def test_non_utf8_names_are_refused_in_tar_and_zip(tmp_path: Path) -> None:
     zip_path.write_bytes(data.replace(b"bot.toml", b"b\xe9t.toml"))
     message = refused(zip_path, tmp_path / "out2")
     assert "not UTF-8" in message and "\\xe9" in message
-
-
-def many_empty_files(path: Path, count: int) -> Path:
-    """A .tar.gz of ``count`` empty files, written header by header (tarfile would take many seconds)."""
-    template = bytearray(tarfile.TarInfo("f000000").tobuf(tarfile.USTAR_FORMAT))
-    with gzip.open(path, "wb", compresslevel=1) as out:
-        for i in range(count):
-            block = bytearray(template)
-            block[0:7] = f"f{i:06d}".encode()
-            block[148:156] = b" " * 8
-            block[148:156] = f"{sum(block):06o}\0 ".encode()
-            out.write(block)
-        out.write(b"\0" * 1024)
-    return path
 
 
 def test_a_tar_of_many_empty_files_is_read_as_such(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ async def until_playing(ladder: Ladder, name: str) -> None:
 
 
 async def until_in_play(kit: Kit, label: str) -> Ladder:
-    ladder = kit.competition.ladder
+    ladder = kit.competition.host.ladder
     assert ladder is not None
     with trio.fail_after(30):
         while not held(ladder, label):
@@ -93,7 +93,7 @@ async def test_the_organisers_disqualify_and_freeze_end_the_pairs_in_play_unplay
     slow = slow_folder(tmp_path, 1.0)
     config = write_config(tmp_path, house=("minimal-python", "random-python", str(slow)))
     async with running(config, jobs=4) as kit:
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         ladder = await until_in_play(kit, "slowpoke")
         pairs = [pair for pair in ladder.state.busy if "slowpoke" in (pair.first, pair.second)]

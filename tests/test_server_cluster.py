@@ -48,9 +48,10 @@ async def test_the_ladder_plays_on_a_cluster_and_sends_new_versions_to_its_worke
             assert result["status"] == "passed"
             while not any("alice" in (m.bot_a, m.bot_b) for m in kit.matches):
                 await kit.wait_matches(len(kit.matches) + 1)
-            assert kit.competition.pool is not None and kit.competition.pool.stats.started == 0  # none played here
+            pool = kit.competition.host.pool
+            assert pool is not None and pool.stats.started == 0  # none played here
             kit.competition.set_paused(True)  # let the worker finish its matches before the test ends
-            ladder = kit.competition.ladder
+            ladder = kit.competition.host.ladder
             assert ladder is not None
             while ladder.state.busy:
                 await trio.sleep(0.1)

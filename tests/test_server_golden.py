@@ -61,7 +61,7 @@ def _upload(c: Competition, owner: str, bot: str, *, status: str, message: str, 
     spec = load_folder(folder, source=f"{bot}.tar.gz")
     row = enter_version(c.store, c.tid, owner, spec)
     c.state.add_entry(row.id, who.id, submission_id=sid, folder=str(folder))
-    c._versions = None
+    c.catalogue.forget()
     c.state.update_submission(sid, status=status, report=report, message=message)
     return row.id
 
@@ -89,7 +89,7 @@ def build(folder: Path) -> tuple[Competition, dict[str, str]]:
     for version in c.versions():
         c.store.set_admission(version.id, "admitted")
     tokens = {name: c.state.add_participant(name)[1] for name in ("alice", "bob", "carol", "dave")}
-    admin = c.admin_token()
+    admin = c.participants.admin_token()
     assert admin is not None
     tokens["admin"] = admin
     first = _upload(c, "alice", "minimal-python", status="passed", message="version 1", report=PASSED_REPORT)
@@ -105,7 +105,7 @@ def build(folder: Path) -> tuple[Competition, dict[str, str]]:
     assert dave is not None
     refused = c.state.add_submission(dave.id, filename="junk.zip", language="", size=10)
     c.state.update_submission(refused, status="refused", message="not a .tar.gz or .zip archive")
-    c._versions = None
+    c.catalogue.forget()
     house = {v.label: v.id for v in c.versions() if v.row.name in ("minimal-python", "random-python")}
     _match(c, "p1-a", ("alice", first), ("minimal-python", house["minimal-python"]), (7.0, 3.0))
     _match(c, "p1-b", ("minimal-python", house["minimal-python"]), ("alice", first), (5.0, 5.0))

@@ -46,7 +46,7 @@ def test_a_forwarded_address_is_believed_only_from_a_trusted_proxy() -> None:
 
 async def test_a_deeply_nested_or_oversized_json_body_is_a_400_with_a_reason(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), paused=True) as kit:
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         headers = {"authorization": f"Bearer {organiser}", "content-type": "application/json"}
         deep = await kit.client.post("/api/admin/disqualify", headers=headers, content=DEEP_SMALL)
         assert deep.status_code == 400

@@ -11,106 +11,23 @@ pictures are made so: ``NAME.png`` and ``NAME-phone.png``).
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import json
 import os
 import re
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from arena.cli import main
 from arena.server.bots import BOT_PAGE_MATCHES
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import SLOW_BOT, ServerProcess, in_play, minimal_bot, running, server_process, write_config
+from .browsertools import HOUSE, SIZES, axe_violations, played_out, sideways, site, wait_matches
+from .servertools import SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
-
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-HOUSE = ("random-python", "simple-py", "obvious-strats-py")
-
-
-@dataclass
-class Site:
-    """A served competition, a browser, and the login links of a participant (alice) and the organiser."""
-
-    server: ServerProcess
-    browser: Any
-    alice: str
-    organiser: str
-
-    def page(self, size: str = "desktop", login: str = "") -> Any:
-        """A new page (in its own context: its own cookies) at ``size``, logged in with link ``login`` if given."""
-        context = self.browser.new_context(viewport=SIZES[size])
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        if login:
-            page.goto(f"{self.server.url}/login/{login}")
-            page.click("#login")
-            page.wait_for_load_state()
-        return page
-
-
-@contextlib.contextmanager
-def site(
-    tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50", house: tuple[str, ...] = HOUSE
-) -> Iterator[Site]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    config = write_config(tmp_path, house=house, ladder=ladder)
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        assert main(["serve", str(config), "--add", "alice"]) == 0
-    alice = printed.getvalue().split("/login/")[1].split()[0]
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
-        organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield Site(server, browser, alice, organiser)
-        finally:
-            browser.close()
-
-
-def axe_violations(page: Any) -> list[str]:
-    """axe-core's violations on ``page``, one line each (rule, impact, the first nodes)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']}: {[n['target'] for n in v['nodes'][:3]]}"
-        for v in results.response["violations"]
-    ]
-
-
-def sideways(page: Any) -> int:
-    """How many pixels the page scrolls sideways (0: it fits its viewport)."""
-    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
-
-
-def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while True:
-        matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
-        if len(matches) >= count or time.monotonic() > deadline:
-            return matches
-        time.sleep(0.5)
-
-
-def played_out(matches: list[dict[str, Any]]) -> str:
-    """A match whose two legs are both played (its replay is public)."""
-    keys = {m["key"] for m in matches}
-    return next(key for key in sorted(keys) if f"{key[:-1]}{'ab'[key.endswith('a')]}" in keys)
 
 
 def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
@@ -446,7 +363,7 @@ async def test_the_match_log_is_downloaded_by_who_sees_the_whole_replay(tmp_path
         assert ('id="log-link"' in page) == (mine.status_code == 200)
         if mine.status_code == 200:
             records = [json.loads(line) for line in mine.content.splitlines()]
-            match = kit.competition.match(key)
+            match = kit.competition.catalogue.match(key)
             assert match is not None
             own = "A" if match.bot_a == "minimal-python" else "B"
             assert all(r["seat"] == own for r in records if r.get("type") == "stderr")

@@ -66,7 +66,7 @@ async def test_the_pruner_keeps_the_last_deals_of_a_pair_and_the_pinned_and_says
             by_deal.setdefault(m.deal, []).append(m.key)
         deals = sorted(by_deal, key=lambda d: min(m.row_id for m in matches if m.deal == d))
         oldest, pinned_by_house, newest = deals[0], deals[1], deals[-1]
-        admin = {"authorization": f"Bearer {c.admin_token()}"}
+        admin = {"authorization": f"Bearer {c.participants.admin_token()}"}
         # The organiser pins the oldest deal (through one of its legs) by the API.
         answer = await kit.client.post(f"/api/matches/{by_deal[oldest][1]}/pin", json={"pinned": True}, headers=admin)
         assert answer.status_code == 200, answer.text
@@ -127,7 +127,7 @@ async def test_the_budget_prunes_the_oldest_unpinned_deals_first(tmp_path: Path)
         matches = kit.matches
         newest = max(matches, key=lambda m: m.row_id)
         # The organiser pins the newest deal with the match page's button.
-        token = c.admin_token()
+        token = c.participants.admin_token()
         assert token is not None
         await kit.login(token)
         page = await kit.client.get(f"/matches/{newest.key}")

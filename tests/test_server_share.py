@@ -153,7 +153,7 @@ async def test_invite_registration_takes_one_time_codes_from_the_organiser(tmp_p
         assert again.status_code == 200
         spent = await kit.person().get(f"/register?code={code}")
         assert spent.status_code == 403  # spent
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         made = await kit.client.post("/api/admin/invite", headers={"authorization": f"Bearer {organiser}"})
         assert made.status_code == 200
         fresh = made.json()["invite"].split("code=")[1]
@@ -169,7 +169,7 @@ async def test_approve_registration_holds_uploads_until_the_organiser_approves(t
         token = registered.text.split('<pre class="secret">')[1].split("</pre>")[0]
         refused = await kit.upload(token, minimal_bot())
         assert refused.status_code == 409 and "not approved your account yet" in refused.text
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         admin = {"authorization": f"Bearer {organiser}"}
         page = await kit.client.get("/admin", headers=admin)
         assert "Approve erin" in page.text

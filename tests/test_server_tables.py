@@ -311,8 +311,8 @@ def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new
 
 @pytest.mark.slow
 def test_the_pages_show_a_deal_s_two_tables_in_a_browser_at_both_sizes(tmp_path: Path) -> None:
+    from .browsertools import axe_violations, sideways
     from .conftest import CHROMIUM, CHROMIUM_FLAGS
-    from .test_server_pages_browser import axe_violations, sideways
 
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")

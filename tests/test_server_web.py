@@ -32,8 +32,7 @@ from arena.server.config import load
 from arena.server.standings import BOARD_EVERY_S
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
-from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, minimal_bot, running, write_config
-from .test_server_archive import many_empty_files
+from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, many_empty_files, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -178,7 +177,7 @@ async def test_a_login_link_asks_before_logging_in(tmp_path: Path) -> None:
 async def test_forms_without_their_csrf_token_are_refused(tmp_path: Path) -> None:
     async with running(write_config(tmp_path), paused=True) as kit:
         alice = kit.participant("alice")
-        admin = kit.competition.admin_token()
+        admin = kit.competition.participants.admin_token()
         assert admin
         await kit.csrf()
         assert (await kit.client.post("/login", data={"token": alice})).status_code == 403
@@ -201,7 +200,7 @@ async def test_forms_without_their_csrf_token_are_refused(tmp_path: Path) -> Non
 
 def pairs_in_play(kit: Kit, label: str) -> set[str]:
     """The deals of the ladder's pairs in play with version ``label``."""
-    ladder = kit.competition.ladder
+    ladder = kit.competition.host.ladder
     assert ladder is not None
     return {pair.deal for pair in ladder.state.busy if label in (pair.first, pair.second)}
 
@@ -469,7 +468,7 @@ async def test_another_participants_private_pages_are_out_of_reach(tmp_path: Pat
         assert "import json" in (await kit.client.get("/bots/alice/v1/files/bot.py")).text
         for path in ("/bots/alice/v1/files/../../../server.sqlite", "/bots/alice/stderr/..%2Fserver.sqlite"):
             assert (await kit.client.get(path)).status_code == 404
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         kit.client.cookies.clear()
         await kit.login(organiser)
@@ -558,7 +557,7 @@ async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_la
         # Matches of mallory's begun before it left may end and count; no pair of it is taken after.
         late = {m.deal for m in kit.matches[before:] if "mallory" in (m.bot_a, m.bot_b)}
         assert late <= in_play, (late, in_play)
-        worker = kit.competition.worker
+        worker = kit.competition.host.worker
         assert worker is None or worker.restarts == 0  # a bot's faults are in its matches, never the worker's death
 
 
@@ -596,7 +595,7 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
         assert result["status"] == "passed", (result.get("message"), str(result.get("report"))[:1500])
         assert result["filename"] == f"{MARKUP}\\x1b[2J\\u202e.tar.gz"  # control characters escaped, kept visible
         await kit.wait_matches(len(kit.matches) + 4)
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         with trio.fail_after(60):  # a process of alice's may have just started, its first words not yet written
             while not (logs := [p for p in (tmp_path / "data" / "logs" / "stderr").glob("alice.*.log")
@@ -634,7 +633,7 @@ async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
     async with running(write_config(tmp_path)) as kit:
         await kit.wait_matches(4)
         alice = kit.participant("alice")
-        organiser = kit.competition.admin_token()
+        organiser = kit.competition.participants.admin_token()
         assert organiser
         await kit.login(alice)
         assert (await kit.client.get("/admin")).status_code == 403
@@ -649,12 +648,12 @@ async def test_the_organisers_switches_and_downloads(tmp_path: Path) -> None:
         assert not kit.competition.paused
         await kit.client.post("/admin/disqualify", data={"csrf": csrf, "name": "random-python", "reason": "colluding"})
         assert "random-python" not in kit.competition.field()
-        ladder = kit.competition.ladder
+        ladder = kit.competition.host.ladder
         assert ladder is not None
         with trio.fail_after(60):
             while any("random-python" in (pair.first, pair.second) for pair in ladder.state.busy):
                 await trio.sleep(0.05)
-        idle = await kit.competition.idle_processes()
+        idle = await kit.competition.host.idle_processes()
         assert idle.get("minimal-python")  # the field's other bot keeps its processes
         assert not idle.get("random-python")  # no process of it is kept waiting for a match it will not play
         row = next(
@@ -714,7 +713,7 @@ async def standings_agree(kit: Kit, newcomer: str) -> None:
         while sum(version.id in m.versions for m in kit.matches) < 12:
             await trio.sleep(0.05)
     kit.competition.set_paused(True)
-    ladder = kit.competition.ladder
+    ladder = kit.competition.host.ladder
     assert ladder is not None
     with trio.fail_after(60):  # the pairs in play end, and the standings catch up with them
         standings = kit.competition.standings
@@ -810,10 +809,10 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
 async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path, workers: int) -> None:
     config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"), extra=f"workers = {workers}")
     async with running(config, jobs=4) as kit:
-        assert (kit.competition.worker is not None) == bool(workers)
+        assert (kit.competition.host.worker is not None) == bool(workers)
         await kit.wait_matches(16)
         kit.competition.set_paused(True)
-        ladder = kit.competition.ladder
+        ladder = kit.competition.host.ladder
         assert ladder is not None
         while ladder.state.busy:
             await trio.sleep(0.1)
@@ -831,10 +830,10 @@ async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(t
 async def test_a_match_worker_that_dies_is_replaced_and_its_matches_are_played_again(tmp_path: Path) -> None:
     said: list[str] = []
     async with running(write_config(tmp_path, extra="workers = 1"), say=said.append) as kit:
-        worker = kit.competition.worker
+        worker = kit.competition.host.worker
         assert worker is not None and worker.pid is not None and worker.pid != os.getpid()
         await kit.wait_matches(6)
-        ladder = kit.competition.ladder
+        ladder = kit.competition.host.ladder
         assert ladder is not None
         with trio.fail_after(60):
             while not ladder.state.busy:  # kill it while it plays
@@ -862,9 +861,9 @@ async def test_a_match_worker_that_dies_is_replaced_and_its_matches_are_played_a
 
 async def test_the_config_chooses_where_matches_are_played(tmp_path: Path) -> None:
     async with running(write_config(tmp_path, extra="workers = 0"), paused=True) as kit:
-        assert kit.competition.worker is None  # played in the server's process
+        assert kit.competition.host.worker is None  # played in the server's process
     async with running(write_config(tmp_path, extra="# workers: the default"), jobs=1, paused=True) as kit:
-        assert kit.competition.worker is None  # one match at a time: no worker (unless workers = 1)
+        assert kit.competition.host.worker is None  # one match at a time: no worker (unless workers = 1)
     bad = write_config(tmp_path, extra="workers = 2")
     with pytest.raises(ConfigError, match=r"workers.*0 .*or 1"):
         load(bad)

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from .browsertools import SIZES, axe_violations, sideways, site
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import SLOW_BOT, server_process
-from .test_server_pages_browser import SIZES, axe_violations, sideways, site
 
 CARD = re.compile(r"\b[RPS]\d{1,2}\b")
 """An RPS Poker card as the messages write it (``R3``, ``S12``)."""

@@ -12,6 +12,9 @@ ladder plays.
 * :mod:`~arena.server.archive`: uploads to bot folders (archives checked entry by entry);
 * :mod:`~arena.server.state`: participants, sessions, submissions, versions (SQLite);
 * :mod:`~arena.server.service`: the running competition (ladder, checks);
+* :mod:`~arena.server.ladder_host`: the service's part that runs the ladder here, in a match worker or on a cluster;
+* :mod:`~arena.server.participants`: the service's part for accounts: participants, sessions, login codes,
+  invitations, approvals and the organiser's token;
 * :mod:`~arena.server.standings`: its standings (the field, the leaderboard, the ratings the ladder pairs by);
 * :mod:`~arena.server.versions`: a version of a participant's bot, with its owner and folder;
 * :mod:`~arena.server.catalogue`: the service's part that reads the bot versions and recorded matches;

@@ -108,11 +108,11 @@ class AccountPages:
         self.pages.check_csrf(request, form.get("csrf"))
         code = str(form.get("code", ""))
         if code:  # from a login link: it logs in once
-            participant = self.c.state.by_login_code(code, use=True)
+            participant = self.c.participants.by_login_code(code, use=True)
             if participant is None:
                 return self.pages.page(request, "login.html", 401, message=LINK_SPENT)
         else:
-            participant = self.c.state.by_token(str(form.get("token", "")))
+            participant = self.c.participants.by_token(str(form.get("token", "")))
             if participant is None:
                 return self.pages.page(request, "login.html", 401, message="that token is not valid")
         self._start_session(request, participant)
@@ -122,7 +122,7 @@ class AccountPages:
         """A login link: a page with one button (a link alone never logs anyone in: no login CSRF, and a preview
         of the link does not spend it); the button spends the link's code."""
         code = request.path_params["code"]
-        participant = self.c.state.by_login_code(code, use=False)
+        participant = self.c.participants.by_login_code(code, use=False)
         if participant is None:
             return self.pages.page(request, "login.html", 401, message=LINK_SPENT)
         return self.pages.page(request, "login_link.html", code=code, participant=participant)
@@ -130,9 +130,9 @@ class AccountPages:
     def _start_session(self, request: Request, participant: Participant) -> None:
         old = request.session.get("sid")
         if isinstance(old, str):
-            self.c.state.end_session(old)
+            self.c.participants.end_session(old)
         request.session.clear()
-        request.session["sid"] = self.c.state.new_session(participant.id)
+        request.session["sid"] = self.c.participants.new_session(participant.id)
         request.session["csrf"] = secrets.token_urlsafe(24)  # a new session, a new CSRF token
 
     async def logout(self, request: Request) -> Response:
@@ -140,7 +140,7 @@ class AccountPages:
         self.pages.check_csrf(request, form.get("csrf"))
         sid = request.session.get("sid")
         if isinstance(sid, str):
-            self.c.state.end_session(sid)
+            self.c.participants.end_session(sid)
         request.session.clear()
         return RedirectResponse("/", status_code=303)
 
@@ -150,13 +150,13 @@ class AccountPages:
         mode = self.c.config.registration
         code = str(request.query_params.get("code", ""))
         if request.method == "GET":
-            if mode == "invite" and not self.c.state.invite_valid(code):
+            if mode == "invite" and not self.c.participants.invite_valid(code):
                 raise HTTPException(403, INVITE_ONLY)
             return self.pages.page(request, "register.html", rule=NAME_RULE, code=code, mode=mode)
         form = await self.small_form(request)
         self.pages.check_csrf(request, form.get("csrf"))
         code = str(form.get("code", ""))
-        if mode == "invite" and not self.c.state.invite_valid(code):
+        if mode == "invite" and not self.c.participants.invite_valid(code):
             raise HTTPException(403, INVITE_ONLY)
         client = self.pages.address(request)
         now = trio.current_time()
@@ -175,20 +175,20 @@ class AccountPages:
             check_name(name)
         except ConfigError as exc:
             return again(400, str(exc))
-        if self.c.state.participant_named(name) is not None:  # whatever its case
+        if self.c.participants.named(name) is not None:  # whatever its case
             return again(409, "that name is taken")
-        refused = self.c.name_refused(name)
+        refused = self.c.participants.name_refused(name)
         if refused:
             return again(409, f"that name {refused}")
         try:
             if mode == "invite":
-                participant, token = self.c.state.register_invited(code, name)
+                participant, token = self.c.participants.register_invited(code, name)
             else:
-                participant, token = self.c.state.add_participant(name, new=True)
+                participant, token = self.c.participants.add(name, new=True)
         except ConfigError as exc:  # taken meanwhile, or the invitation spent meanwhile
             return again(409, str(exc))
         if mode == "approve":
-            self.c.state.set_awaiting(participant.id, True)
+            self.c.participants.set_awaiting(participant.id, True)
         self._registrations[client] = [*recent, now]
         self._start_session(request, participant)
         return self.pages.page(request, "registered.html", token=token, me=participant, awaiting=mode == "approve")
@@ -202,7 +202,7 @@ class AccountPages:
             request,
             "me.html",
             awaiting=self.c.submissions.may_play(me),
-            submissions=self.c.state.submissions(me.id, limit=30),
+            submissions=self.c.submissions.latest(me.id, limit=30),
             versions=self.c.versions(me.id)[::-1],
             dq=self.c.board().reasons(),
             private=True,
@@ -270,7 +270,7 @@ class AccountPages:
     async def submission(self, request: Request) -> Response:
         me = self.pages.need(request)
         submission = self.own_submission(me, request.path_params["sid"])
-        owner = self.c.state.participant(submission.participant_id)
+        owner = self.c.participants.get(submission.participant_id)
         logged = (self.c.checks_dir / f"s{submission.id}").glob("check-*.jsonl")
         replays = sorted((p.stem for p in logged if p.stem[6:].isdigit()), key=lambda label: int(label[6:]))
         return self.pages.page(request, "submission.html", submission=submission, owner=owner, replays=replays)
@@ -292,7 +292,7 @@ class AccountPages:
         return HTMLResponse(html, headers={"content-security-policy": self.replay_csp, "x-frame-options": "SAMEORIGIN"})
 
     def own_submission(self, me: Participant, sid: int) -> Submission:
-        submission = self.c.state.submission(sid)
+        submission = self.c.submissions.get(sid)
         if submission is None or not (me.is_admin or submission.participant_id == me.id):
             raise HTTPException(404, "no such submission of yours")
         return submission

@@ -60,13 +60,13 @@ class AdminPages:
             request,
             "admin.html",
             invited=invited,
-            awaiting=self.c.state.awaiting_ids(),
+            awaiting=self.c.participants.awaiting_ids(),
             board=(board := self.c.board()),
             dq=board.reasons(),
-            participants=[p for p in self.c.state.participants() if not p.is_admin],
+            participants=[p for p in self.c.participants.all() if not p.is_admin],
             versions=_by_participant(self.c.versions()),
-            submissions=self.c.state.submissions(limit=30),
-            names={p.id: p.name for p in self.c.state.participants()},
+            submissions=self.c.submissions.latest(limit=30),
+            names={p.id: p.name for p in self.c.participants.all()},
         )
 
     async def action(self, request: Request) -> Response:
@@ -81,8 +81,8 @@ class AdminPages:
 
     def invite_url(self, request: Request) -> str:
         """A new invitation's link (it registers one name, within a month)."""
-        base = self.c.state.setting("login_base") or str(request.base_url)
-        return f"{base.rstrip('/')}/register?{urlencode({'code': self.c.state.new_invite()})}"
+        base = self.c.participants.setting("login_base") or str(request.base_url)
+        return f"{base.rstrip('/')}/register?{urlencode({'code': self.c.participants.new_invite()})}"
 
     def act(self, action: str, data: FormData | dict[str, Any]) -> None:
         """Do the organiser's ``action`` (pause, resume, freeze, thaw, disqualify, readmit, approve)."""
@@ -95,7 +95,7 @@ class AdminPages:
             reason = str(data.get("reason", "")).strip()[:300] or "no reason given"
             self.c.disqualify(participant, reason if action == "disqualify" else "")
         elif action == "approve":
-            self.c.state.set_awaiting(self.pages.participant(str(data.get("name", ""))).id, False)
+            self.c.participants.set_awaiting(self.pages.participant(str(data.get("name", ""))).id, False)
             self.c.field_changed()
         else:
             raise HTTPException(404, f"no admin action {action!r}")
@@ -112,7 +112,7 @@ class AdminPages:
                 headers={"content-disposition": 'attachment; filename="results.csv"'},
             )
         if what == "server.sqlite":
-            path = await trio.to_thread.run_sync(_backup, self.c.state.path, self.c.incoming)
+            path = await trio.to_thread.run_sync(_backup, self.c.store.path, self.c.incoming)
             return FileResponse(
                 path,
                 filename="server.sqlite",

@@ -98,7 +98,7 @@ class Api:
                         "disqualified": p.disqualified,
                         "versions": [_version_json(v) for v in self.c.versions(p.id)],
                     }
-                    for p in self.c.state.participants()
+                    for p in self.c.participants.all()
                     if not p.is_admin
                 ],
                 "matches": board.matches,
@@ -121,7 +121,7 @@ class Api:
             ],
             "rating_history": [
                 {"matches": n, "rating": elo, "error95": err}
-                for n, elo, err in self.c.state.rating_history(context["current"].id if context["current"] else 0)
+                for n, elo, err in self.c.catalogue.rating_history(context["current"].id if context["current"] else 0)
             ],
         }
         # Its latest matches as its page lists them, and the older page's cursor (?before=this; null on the last).
@@ -146,7 +146,7 @@ class Api:
             raise HTTPException(400, "limit must be a number") from None
         owner = self.pages.participant(bot) if bot else None
         viewer = self.pages.who(request)
-        page = self.c.latest_matches(limit + 1, before=_before(request), participant=owner)
+        page = self.c.catalogue.latest_matches(limit + 1, before=_before(request), participant=owner)
         shown = page[:limit]
         return JSONResponse(
             {
@@ -186,10 +186,10 @@ class Api:
         if request.method == "POST":
             self.pages.check_api_write(request)
             sid = await self.account_pages.take_upload(request, me, form_csrf=False)
-            submission = self.c.state.submission(sid)
+            submission = self.c.submissions.get(sid)
             assert submission is not None
             return JSONResponse(_submission_json(submission), status_code=201)
-        subs = self.c.state.submissions(None if me.is_admin else me.id, limit=100)
+        subs = self.c.submissions.latest(None if me.is_admin else me.id, limit=100)
         return JSONResponse({"submissions": [_submission_json(s) for s in subs]})
 
     async def submission(self, request: Request) -> Response:

@@ -70,8 +70,8 @@ class BotPages:
         current = next((v for v in versions if v.playing), None)
         board = self.c.board()
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        history = self.c.state.rating_history(current.id) if current else []
-        dates = self.c.state.rating_dates(current.id) if current else {}
+        history = self.c.catalogue.rating_history(current.id) if current else []
+        dates = self.c.catalogue.rating_dates(current.id) if current else {}
         return {
             "owner": owner,
             "private": private,
@@ -84,7 +84,7 @@ class BotPages:
             "records": _records(self.c.store, versions),
             "chart": _chart(history, dates),
             "stderr": self._stderr_files(owner) if private else [],
-            "submissions": self.c.state.submissions(owner.id, limit=30) if private else [],
+            "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
             "dq": board.reasons(),
         }
 
@@ -92,8 +92,8 @@ class BotPages:
         """The page of ``owner``'s matches the request asks for (``?before=``, ``?result=``, ``?opponent=``)."""
         before = _before(request)
         wanted = _match_filter(request.query_params)
-        against = self.c.state.participant_named(wanted["opponent"]) if wanted.get("opponent") else None
-        page = self.c.latest_matches(
+        against = self.c.participants.named(wanted["opponent"]) if wanted.get("opponent") else None
+        page = self.c.catalogue.latest_matches(
             BOT_PAGE_MATCHES + 1, before=before, participant=owner, opponent=against, result=wanted.get("result")
         )
         if wanted.get("opponent") and against is None:

@@ -79,6 +79,14 @@ class Catalogue:
         """Version ``number`` of participant ``pid``'s bot."""
         return next((v for v in self.versions(pid) if v.number == number), None)
 
+    def rating_history(self, version_id: int) -> list[tuple[int, float, float | None]]:
+        """``(matches, elo, error95)`` snapshots of version ``version_id``'s rating, oldest first (its chart)."""
+        return self.state.rating_history(version_id)
+
+    def rating_dates(self, version_id: int) -> dict[int, str]:
+        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
+        return self.state.rating_dates(version_id)
+
     def match(self, key: str) -> PlayedMatch | None:
         """The recorded match ``key``."""
         return self.store.match(self.tid, key)

@@ -54,7 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             # The links' address: --url, else --host/--port as given, else where the server last served (it may
             # run with another --port than the config's), else the config's.
             given = args.host is not None or args.port is not None
-            stored = competition.state.setting(BASE_SETTING)
+            stored = competition.participants.setting(BASE_SETTING)
             base = args.url or (base_url(config.host, config.port) if given or not stored else stored)
             if not (args.url or given or stored):
                 print(
@@ -64,15 +64,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
             for name in args.add:
-                existing = competition.state.participant_named(name)
+                existing = competition.participants.named(name)
                 if existing is not None and (existing.is_admin or existing.is_house):
                     raise ConfigError(f"{name!r} is the organiser or a house bot, not a participant: pick another name")
-                refused = competition.name_refused(name) if existing is None else ""
+                refused = competition.participants.name_refused(name) if existing is None else ""
                 if refused:
                     raise ConfigError(f"{name!r} {refused}: pick another name")
-                participant, token = competition.state.add_participant(name)
+                participant, token = competition.participants.add(name)
                 note = " (a new token: the old one no longer works)" if existing else ""
-                link = login_url(base, competition.state.new_login_code(participant.id))
+                link = login_url(base, competition.participants.new_login_code(participant.id))
                 print(f"{participant.name}{note}: {link}  (logs in once, within a week)")
                 print(f"  token: {token}")
             if args.invite and config.registration != "invite":
@@ -81,19 +81,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     ' registration = "invite" ([access] in the config)'
                 )
             for _ in range(args.invite):
-                code = competition.state.new_invite()
+                code = competition.participants.new_invite()
                 print(f"invitation: {base.rstrip('/')}/register?code={code}  (registers one name, within a month)")
             for name in args.approve:
-                found = competition.state.participant_named(name)
+                found = competition.participants.named(name)
                 if found is None or found.is_admin or found.is_house:
                     raise ConfigError(f"no participant is called {name!r}")
-                competition.state.set_awaiting(found.id, False)
+                competition.participants.set_awaiting(found.id, False)
                 print(f"{found.name}: approved (it may upload now)")
             if args.admin_token:
-                admin = competition.admin_token(renew=True)
-                organiser = competition.state.by_token(admin or "")
+                admin = competition.participants.admin_token(renew=True)
+                organiser = competition.participants.by_token(admin or "")
                 assert admin is not None and organiser is not None
-                link = login_url(base, competition.state.new_login_code(organiser.id))
+                link = login_url(base, competition.participants.new_login_code(organiser.id))
                 print(f"organiser: {link}  (logs in once, within a week)")
                 print(f"  token: {admin}")
         finally:

@@ -155,7 +155,7 @@ class HumanPages:
 
     def allowed(self, owner: Participant) -> bool:
         """Whether ``owner`` lets people play against its bot."""
-        return self.c.state.setting(ALLOWED.format(owner.id)) == "1"
+        return self.c.participants.setting(ALLOWED.format(owner.id)) == "1"
 
     async def bot(self, request: Request) -> Response:
         """``/bots/NAME/play``: the owner's switch, and a button to play for anyone logged in."""
@@ -169,7 +169,7 @@ class HumanPages:
             if "allow" in form:
                 if not may_switch:
                     raise HTTPException(403, "only the bot's owner (the organiser, for a house bot) may switch this")
-                self.c.state.set_setting(ALLOWED.format(owner.id), "1" if form.get("allow") == "1" else "0")
+                self.c.participants.set_setting(ALLOWED.format(owner.id), "1" if form.get("allow") == "1" else "0")
                 return RedirectResponse(f"/bots/{owner.name}/play", status_code=303)
             seat = 1 if form.get("seat") == "B" else 0
             game = self.start(viewer, owner, seat, self.pages.address(request))
@@ -252,7 +252,7 @@ class HumanPages:
                 self._forget_old()
                 game.touch()
 
-        if not self.c.spawn(play):  # not running yet (or any more): the slots go back
+        if not self.c.host.spawn(play):  # not running yet (or any more): the slots go back
             self.playing.pop(viewer.id, None)
             del self.games[game.id]
             raise HTTPException(503, "the server is starting or stopping: try again in a minute")

@@ -216,10 +216,10 @@ class LivePages:
 
     def playing(self, key: str) -> InPlay | None:
         """The match ``key`` if it is being played now (its log forgotten once it is not)."""
-        found = next((p for p in self.c.in_play() if p.scheduled.key == key), None)
+        found = next((p for p in self.c.host.in_play() if p.scheduled.key == key), None)
         if found is None:
             self.logs.pop(key, None)
-        for old in [k for k in self.logs if k != key and not any(p.scheduled.key == k for p in self.c.in_play())]:
+        for old in [k for k in self.logs if k != key and not any(p.scheduled.key == k for p in self.c.host.in_play())]:
             del self.logs[old]
         return found
 
@@ -233,14 +233,14 @@ class LivePages:
 
     async def now_playing(self, request: Request) -> Response:
         now = time.time()
-        rows = [(p.scheduled, round(now - p.started)) for p in self.c.in_play()]
+        rows = [(p.scheduled, round(now - p.started)) for p in self.c.host.in_play()]
         return self.pages.page(request, "now_playing.html", playing=rows)
 
     async def match(self, request: Request) -> Response:
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
-            if self.c.match(key) is not None:
+            if self.c.catalogue.match(key) is not None:
                 return RedirectResponse(f"/matches/{key}", status_code=303)
             raise HTTPException(404, "no such match in play")
         allowed, seat = self.pages.replay_access(self.pages.who(request), playing.scheduled)
@@ -288,7 +288,7 @@ class LivePages:
         key = request.path_params["key"]
         playing = self.playing(key)
         if playing is None:
-            if self.c.match(key) is not None:  # it ended before this stream (a page that reconnects): say so
+            if self.c.catalogue.match(key) is not None:  # it ended before this stream (a page that reconnects): say so
                 ended = f"event: end\ndata: {json.dumps({'url': f'/matches/{key}'})}\n\n"
                 return Response(ended, media_type="text/event-stream", headers={"cache-control": "no-store"})
             raise HTTPException(404, "no such match in play")

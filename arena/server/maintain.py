@@ -40,7 +40,8 @@ def backup_database(database: Path, target: Path) -> None:
 
 def backup(config: ServerConfig, dest: Path) -> list[str]:
     """Back ``config``'s data folder up to ``dest`` (a new or empty folder); what was copied, as lines to print."""
-    from .service import DB_NAME, SECRET_NAME
+    from .participants import SECRET_NAME
+    from .service import DB_NAME
 
     source = config.data_dir
     if dest.resolve() == source.resolve() or source.resolve() in dest.resolve().parents:

@@ -125,7 +125,7 @@ async def no_seed_on_pages(config: ServerConfig) -> Finding:
         transport = httpx.ASGITransport(app=create_app(competition))
         async with httpx.AsyncClient(transport=transport, base_url="http://self-check") as client:
             paths = list(PAGES)
-            for match in competition.latest_matches(MATCH_PAGES):
+            for match in competition.catalogue.latest_matches(MATCH_PAGES):
                 paths += [f"/api/matches/{match.key}", f"/matches/{match.key}", f"/matches/{match.key}/replay"]
             shown = []
             for path in paths:

@@ -94,8 +94,8 @@ async def run_server(
                 raise _cannot_listen(hypercorn.bind[0], group) from None
             address = binds[0].replace("0.0.0.0", "127.0.0.1")
             base = url or address
-            competition.state.set_setting(BASE_SETTING, base)
-            code = competition.admin_link_code()
+            competition.participants.set_setting(BASE_SETTING, base)
+            code = competition.participants.admin_link_code()
             if code:  # the token itself is not printed: logs (a container's) keep what is printed
                 say(
                     "organiser's login link (it logs in once, within a week; `arena serve CONFIG --admin-token`"

@@ -17,48 +17,34 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import os
-import secrets
-import sqlite3
 import stat
-import time
-import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import trio
 
-from .._errors import ArenaError, ConfigError
-from ..bots.samples import samples_of
+from .._errors import ConfigError
 from ..bots.spec import BotSpec, resolve
 from ..competition.board import disqualification
 from ..competition.config import TournamentConfig
 from ..competition.ladder import (
     TABLES,
-    InPlay,
-    Ladder,
-    PairBook,
     Player,
-    Policy,
-    Pool,
     RatingView,
-    RemotePlay,
 )
-from ..competition.plan import OpenedCompetition, Plan, enter_version, open_competition
-from ..competition.runner import admit
-from ..competition.schedule import Scheduled
+from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.store import PlayedMatch, Store
-from ..competition.worker import MatchWorker, open_match_worker
 from ..games import Game, get_game
-from ..supervisor import BotPool, open_pool
 from ..supervisor.matchlog import LIVE_ENV
 from .catalogue import Catalogue, owned
 from .config import ServerConfig
 from .disk import Owned
 from .files import private_folder
+from .ladder_host import LadderHost, keep_running
 from .log_upkeep import LogUpkeep
+from .participants import Participants
 from .retention import relocate_logs
 from .standings import Board, Standings
 from .state import Participant, State, check_name
@@ -66,12 +52,7 @@ from .submissions import CHECKS_UNDER_WAY, Submissions
 from .versions import Version
 
 DB_NAME = "server.sqlite"
-SECRET_NAME = "session.key"
 LOCK_NAME = "server.lock"
-PAIRS_AHEAD = 4
-"""Pairs handed to the match worker beyond those it plays: they wait there, so it does not idle while this
-process is busy (an upload, a check, a board). With one, the worker waited for its next pair 10-15% of the
-time during 20 uploads in 30 s; with four, under 5% (measured by the worker, in one session)."""
 SECRET_SEED = "secret_seed"
 """Marks, in the stored config, a competition whose seed the server made (one begun earlier may have had its
 config's, which participants may know)."""
@@ -79,13 +60,6 @@ OLD_SEED_WARNING = (
     "warning: this competition was begun by an arena that took its seed from the config (seed = ...): if its config"
     " had one, participants may know every deal; `arena serve CONFIG --fresh` begins one with a secret seed"
 )
-ADMIN_NAME = "organiser"
-RESERVED_NAMES = (ADMIN_NAME, "organizer", "admin", "administrator", "arena", "house", "root", "server", "check")
-"""Names no participant may take (whatever their case), besides the house bots' and the game's sample bots'."""
-RETRY_LEAST_S = 0.5
-RETRY_MAX_S = 30.0
-"""A background task that failed (:meth:`Competition._keep_running`) starts again after 0.5 s, then 1 s, 2 s...
-up to this."""
 
 
 class Competition:
@@ -99,12 +73,13 @@ class Competition:
 
     It opens the data folder and wires its parts: the :attr:`catalogue` of
     versions and matches (:class:`~arena.server.catalogue.Catalogue`), the
-    :attr:`submissions` pipeline (:class:`~arena.server.submissions.Submissions`)
-    and the :attr:`log_upkeep` (:class:`~arena.server.log_upkeep.LogUpkeep`);
-    :meth:`run` starts the ladder, the checks and the upkeep. The standings
-    are the :attr:`standings` part (:class:`~arena.server.standings.Standings`;
-    ``field``, ``board`` and ``ratings`` here are its names). Over ~25 methods
-    for now: the ladder's wiring to its match worker or cluster is still here.
+    :attr:`submissions` pipeline (:class:`~arena.server.submissions.Submissions`),
+    the :attr:`log_upkeep` (:class:`~arena.server.log_upkeep.LogUpkeep`)
+    and the ladder's :attr:`host` (:class:`~arena.server.ladder_host.LadderHost`:
+    where it plays, here, in a match worker or on a cluster); :meth:`run`
+    starts the ladder, the checks and the upkeep. The standings are the
+    :attr:`standings` part (:class:`~arena.server.standings.Standings`;
+    ``field``, ``board`` and ``ratings`` here are its names).
     """
 
     def __init__(self, config: ServerConfig, *, fresh: bool = False) -> None:
@@ -133,7 +108,8 @@ class Competition:
         """What opening the competition found (created, or a change of the fault policy)."""
         if not secret:
             self.opening.append(OLD_SEED_WARNING)
-        self.secret_key = self._secret_key()
+        self.participants = Participants(self.state, config, self.game, self.data_dir)
+        """Participants, sessions, login codes, invitations and approvals; the organiser's token."""
         self.logs = self.data_dir / "logs"
         relocate_logs(self.store.path, self.logs)  # a data folder restored elsewhere finds its own logs
         self.bots_dir = self.data_dir / "bots"
@@ -151,22 +127,14 @@ class Competition:
         self.stamp = 0
         self.standings = Standings(self)
         """The field, its leaderboard and ratings (:mod:`arena.server.standings`)."""
-        self.ladder: Ladder | None = None
-        self.pool: Pool | None = None
-        """Where the ladder's bot processes are kept: a pool here, or the match worker's."""
-        self.worker: MatchWorker | None = None
-        """The process that plays the ladder's matches, unless they are played here or on a cluster."""
-        self._warmer: BotPool | MatchWorker | None = None
-        """Where a new version's first processes are started before it enters (none on a cluster)."""
+        self.host = LadderHost(self)
+        """The ladder and where it plays: its pool, match worker or cluster (:mod:`arena.server.ladder_host`)."""
         self.submissions = Submissions(
             config, self.game, self.store, self.state, self.tid, self.catalogue, frozen=lambda: self.frozen,
-            field=self.field, over_quota=self.log_upkeep.participant_over, warmer=lambda: self._warmer,
-            retired=self._retired, changed=self.field_changed,
+            field=self.field, over_quota=self.log_upkeep.participant_over, warmer=lambda: self.host.warmer,
+            retired=self.host.retired, changed=self.field_changed,
         )  # fmt: skip
         """Uploads, their checks, and the versions they enter."""
-        self._nursery: trio.Nursery | None = None
-        self._run_stamp = time.strftime("%Y%m%d%H%M%S")
-        self._reserved: frozenset[str] | None = None
         self.catalogue.load_specs()
 
     # Opening -------------------------------------------------------------------
@@ -185,56 +153,6 @@ class Competition:
             source=config.source,
         )
         return Plan(config=tournament, game=self.game, specs={}, duplicate=True)
-
-    def _secret_key(self) -> str:
-        """The key that signs session cookies: made once, kept beside the database (not in it)."""
-        path = self.data_dir / SECRET_NAME
-        try:
-            return path.read_text().strip()
-        except FileNotFoundError:
-            pass
-        key = secrets.token_urlsafe(48)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as file:
-            file.write(key)
-        return key
-
-    def admin_token(self, *, renew: bool = False) -> str | None:
-        """A new organiser token when there is none yet (or ``renew``); ``None`` when one exists."""
-        if self.state.admin_exists() and not renew:
-            return None
-        _, token = self.state.add_participant(ADMIN_NAME, admin=True)
-        return token
-
-    def admin_link_code(self, *, renew: bool = False) -> str | None:
-        """A login link's code for the organiser (a new token made first), or ``None`` (see :meth:`admin_token`)."""
-        token = self.admin_token(renew=renew)
-        admin = self.state.by_token(token) if token else None
-        return self.state.new_login_code(admin.id) if admin else None
-
-    def name_refused(self, name: str) -> str:
-        """Why a new participant may not be called ``name`` (``""``: it may).
-
-        The organiser's and house bots' names are reserved, whatever their
-        case: those of the config's house bots, and of the game's sample bots,
-        which the organiser may make house bots later (a participant holding
-        such a name would stop the server from starting with it).
-        """
-        if name.casefold() in self._reserved_names():
-            return "is reserved for the organiser or a house bot"
-        return ""
-
-    def _reserved_names(self) -> frozenset[str]:
-        if self._reserved is None:
-            names = set(RESERVED_NAMES)
-            for text, base in self.config.house_bots:
-                with contextlib.suppress(ArenaError):
-                    names.add(resolve(text, base=base).name)
-            samples = samples_of(self.game)
-            if samples is not None and samples.is_dir():
-                names.update(path.name for path in samples.iterdir() if path.is_dir())
-            self._reserved = frozenset(name.casefold() for name in names)
-        return self._reserved
 
     def add_house_bots(self) -> list[str]:
         """Enter the config's house bots (a changed one becomes a new version, admitted when the ladder starts).
@@ -277,36 +195,9 @@ class Competition:
         """Each current version's spec, by version id (:attr:`Catalogue.specs`)."""
         return self.catalogue.specs
 
-    @property
-    def _versions(self) -> list[Version] | None:
-        # (field_changed() clears the catalogue's versions this way)
-        return self.catalogue.cached
-
-    @_versions.setter
-    def _versions(self, versions: list[Version] | None) -> None:
-        self.catalogue.cached = versions
-
     def versions(self, pid: int | None = None) -> list[Version]:
         """Every version (of participant ``pid``), oldest first: :meth:`Catalogue.versions`."""
         return self.catalogue.versions(pid)
-
-    def match(self, key: str) -> PlayedMatch | None:
-        """The recorded match ``key``: :meth:`Catalogue.match`."""
-        return self.catalogue.match(key)
-
-    def latest_matches(
-        self,
-        limit: int,
-        *,
-        before: int | None = None,
-        participant: Participant | None = None,
-        opponent: Participant | None = None,
-        result: str | None = None,
-    ) -> list[PlayedMatch]:
-        """The last ``limit`` matches, newest first: :meth:`Catalogue.latest_matches`."""
-        return self.catalogue.latest_matches(
-            limit, before=before, participant=participant, opponent=opponent, result=result
-        )
 
     def scheme(self) -> str:
         """How the ladder plays its deals now, as the leaderboard says it."""
@@ -317,16 +208,10 @@ class Competition:
             return f"single deals: fewer than four participants ({len(owners)}) for two tables"
         return "duplicate at two tables (four participants a deal, seats kept; no bot plays both seats of a deal)"
 
-    def in_play(self) -> list[InPlay]:
-        """The ladder's matches being played now, oldest first (none on a cluster: its logs are written there)."""
-        if self.ladder is None or self._warmer is None:  # (no warmer: a cluster)
-            return []
-        return sorted(self.ladder.in_play.values(), key=lambda playing: playing.started)
-
     def field_changed(self) -> None:
         """Something but a result changed (a version, a switch, a disqualification): the field and the standings
         are drawn anew at once; the live pages are told."""
-        self._versions = None
+        self.catalogue.forget()
         self.standings.forget()
         self._announce()
 
@@ -339,8 +224,8 @@ class Competition:
         self.stamp += 1
         self.changed.set()
         self.changed = trio.Event()
-        if self.ladder is not None:
-            self.ladder.wake()
+        if self.host.ladder is not None:
+            self.host.ladder.wake()
 
     @property
     def paused(self) -> bool:
@@ -360,14 +245,9 @@ class Competition:
     def _owned(self) -> list[Owned]:
         return [Owned(v.id, v.label, v.participant_id) for v in self.versions()]
 
-    def _retired(self, label: str) -> None:
-        """Version ``label`` retired: its idle processes stop."""
-        if self.pool is not None:
-            self.pool.drop(label)
-
     def _quota_changed(self) -> None:
         self.field_changed()
-        self._drop_processes()
+        self.host.drop_processes()
 
     def field(self) -> dict[str, Player]:
         """The versions that may play now, by label (:meth:`Standings.field`)."""
@@ -398,7 +278,7 @@ class Competition:
         self.log_upkeep.charge(match)
         if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
             self.field_changed()
-            self._drop_processes()
+            self.host.drop_processes()
         else:
             self.results_changed()
 
@@ -411,8 +291,8 @@ class Competition:
     def set_frozen(self, frozen: bool) -> None:
         """Freeze the competition (no uploads, no new matches) or thaw it; freezing ends the pairs in play unplayed."""
         self.state.set_setting("frozen", "1" if frozen else "0")
-        if frozen and self.ladder is not None:
-            self.ladder.abort(None, "the organiser froze the competition")
+        if frozen and self.host.ladder is not None:
+            self.host.ladder.abort(None, "the organiser froze the competition")
         self.field_changed()
 
     def disqualify(self, participant: Participant, reason: str) -> None:
@@ -422,49 +302,13 @@ class Competition:
         its opponents or against them.
         """
         self.state.set_disqualified(participant.id, reason)
-        if reason and self.ladder is not None:
+        if reason and self.host.ladder is not None:
             labels = [v.label for v in self.versions(participant.id)]
-            self.ladder.abort(labels, f"{participant.name} was disqualified by the organiser")
+            self.host.ladder.abort(labels, f"{participant.name} was disqualified by the organiser")
         self.field_changed()
-        self._drop_processes()
-
-    def _drop_processes(self) -> None:
-        """Stop the idle processes of versions that may no longer play (disqualified: they would wait forever)."""
-        if self.pool is None:
-            return
-        playing = self.field() if not (self.paused or self.frozen) else None
-        for version in self.versions():
-            if version.playing and playing is not None and version.label not in playing:
-                self.pool.drop(version.label)
+        self.host.drop_processes()
 
     # Running ---------------------------------------------------------------------
-    async def admit_field(self, say: Callable[[str], None] = lambda _text: None) -> dict[str, str]:
-        """Build the current versions again, and admit the house bots' new ones (build and handshake).
-
-        Builds live in a temporary cache that a reboot empties. A version
-        whose build now fails is not admitted, with the reason (as a
-        tournament does: :func:`~arena.competition.runner.admit`). A
-        participant's version whose check was interrupted is left to its
-        submission's check.
-        """
-        unchecked = {v.id for v in self.versions() if v.entry.submission_id is not None and v.admission == "pending"}
-        field = [v for v in self.versions() if v.row.current and v.id in self.specs and v.id not in unchecked]
-        if not field:
-            return {}
-        plan = Plan(
-            config=self.plan.config,
-            game=self.game,
-            specs={v.row.name: self.specs[v.id] for v in field},
-            duplicate=True,
-        )
-        opened = OpenedCompetition(self.tid, self.plan.name, self.seed, 1, "place", [v.row for v in field])
-        refused = await admit(plan, self.store, opened, log_dir=self.checks_dir / "admission", jobs=1, say=say)
-        self.field_changed()
-        for version in self.versions():
-            if version.admission == "not_admitted":
-                self.specs.pop(version.id, None)
-        return refused
-
     async def run(
         self,
         *,
@@ -475,141 +319,22 @@ class Competition:
     ) -> None:
         """Admit the field, then play the ladder and check submissions until cancelled.
 
-        ``jobs`` matches at once (two per duplicate pair), in a match worker
-        process of the server's own (:mod:`arena.competition.worker`: with
-        ``jobs`` of 2 or more, unless the config's ``workers`` is 0), in this
-        process, or, with ``cluster`` (a Dask scheduler's address), on the
-        cluster's workers (``jobs`` 0: as many as their threads); checks always
-        run here.
+        ``jobs`` matches at once, in a match worker, here or on ``cluster``
+        (:meth:`LadderHost.opened <arena.server.ladder_host.LadderHost.opened>`);
+        checks always run here.
         """
         self.submissions.requeue_unfinished()
-
-        def stderr_path(spec: BotSpec, number: int) -> Path:
-            return self.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
-
-        await self.admit_field(say)
+        await self.host.admit_field(say)
         os.environ[LIVE_ENV] = "1"  # the ladder's logs are written step by step (the worker inherits it): live pages
         await self.standings.draw_first()
-        book = await trio.to_thread.run_sync(self._ladder_book)
-        async with contextlib.AsyncExitStack() as stack:
-            # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
-            pool: Pool
-            remote: RemotePlay | None = None
-            ahead = 0
-            if cluster:
-                pool = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
-                remote, slots = await self._on_cluster(stack, cluster)
-                jobs = jobs or slots
-            elif self._in_worker(jobs):
-                self.worker = await stack.enter_async_context(
-                    open_match_worker(
-                        self.config.game, self.config.params, self.config.limits, tournament_id=self.tid, jobs=jobs,
-                        stderr_dir=self.logs / "stderr", stamp=self._run_stamp, say=say,
-                    )
-                )  # fmt: skip
-                pool, remote = self.worker, self.worker.play
-                self._warmer = self.worker
-                ahead = PAIRS_AHEAD
-            else:
-                pool = self._warmer = await stack.enter_async_context(open_pool(stderr_path=stderr_path))
-            nursery = await stack.enter_async_context(trio.open_nursery())
-            self._nursery = nursery
-            self.pool = pool
-            self.ladder = Ladder(
-                self.store, self.tid, self.game, self.config.limits, seed=self.seed,
-                policy=Policy(
-                    self.config.ladder.placement_pairs, self.config.ladder.pair_budget, self.config.ladder.version_slots
-                ),
-                field=self.field, ratings=self.ratings, recorded=self._recorded, log_dir=self.logs,
-                slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
-                scheme=self.config.ladder.duplicate, say=say,
-            )  # fmt: skip
+        async with self.host.opened(jobs=jobs, cluster=cluster, say=say) as nursery:
             for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self.submissions.checker)
-            nursery.start_soon(self._keep_running, "the standings", self.standings.keep_drawn, say)
-            nursery.start_soon(self._keep_running, "the logs' disk watch", self.log_upkeep.watch_disk, say)
-            nursery.start_soon(self._keep_running, "the log pruner", self.log_upkeep.prune_every, say)
-            nursery.start_soon(self.ladder.run, pool)
+            nursery.start_soon(keep_running, "the standings", self.standings.keep_drawn, say)
+            nursery.start_soon(keep_running, "the logs' disk watch", self.log_upkeep.watch_disk, say)
+            nursery.start_soon(keep_running, "the log pruner", self.log_upkeep.prune_every, say)
             task_status.started()
             await trio.sleep_forever()
-
-    async def _keep_running(self, what: str, task: Callable[[], Awaitable[None]], say: Callable[[str], None]) -> None:
-        """Run the background ``task`` for good: when it fails (out of file descriptors, a full disk), say so and
-        start it again after a pause that doubles each time, up to ``RETRY_MAX_S`` (back to the least once it
-        has run a while). A server that ran out of descriptors under a flood of connections died here."""
-        pause = RETRY_LEAST_S
-        while True:
-            started = trio.current_time()
-            try:
-                await task()
-            except Exception as exc:
-                if not isinstance(exc, OSError | sqlite3.OperationalError):  # a bug: the whole story for the organiser
-                    traceback.print_exc()
-                if trio.current_time() - started > RETRY_MAX_S:
-                    pause = RETRY_LEAST_S
-                say(f"{what} failed ({type(exc).__name__}: {exc}); it starts again in {pause:g} s")
-                await trio.sleep(pause)
-                pause = min(2 * pause, RETRY_MAX_S)
-
-    def _ladder_book(self) -> PairBook:
-        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
-        with self.store.reader() as store:
-            return PairBook.of(store.match_keys(self.tid))
-
-    def _in_worker(self, jobs: int) -> bool:
-        """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""
-        return bool(self.config.workers) if self.config.workers is not None else jobs >= 2
-
-    async def idle_processes(self) -> dict[str, int]:
-        """Idle bot processes the ladder keeps, by version label (in the worker's pool, or here)."""
-        if self.worker is not None:
-            return (await self.worker.pool_state()).idle
-        return self.pool.idle_counts() if isinstance(self.pool, BotPool) else {}
-
-    async def _on_cluster(self, stack: contextlib.AsyncExitStack, address: str) -> tuple[RemotePlay, int]:
-        """Open a Dask executor at ``address``; a way to play a match there, and its slots.
-
-        The executor starts with the current field; a version that enters
-        later has its bundle sent to the workers before its first match. A
-        worker names a bot's processes by its bundle, so two versions of one
-        bot never share one.
-        """
-        from ..competition.cluster import BundlePlugin, open_executor, plugin_name, remote_bots  # Dask is optional
-
-        playing = {v.row.name: self.specs[v.id].with_name(v.row.name) for v in self.versions() if v.id in self.specs}
-        plan = Plan(config=self.plan.config, game=self.game, specs=playing, duplicate=True)
-        executor = await stack.enter_async_context(open_executor(address, plan, self.tid, sync_waits=False))
-        sharing = trio.Lock()
-
-        async def play(scheduled: Scheduled, specs: Mapping[str, BotSpec], log_path: Path | None) -> PlayedMatch:
-            async with sharing:
-                named = {name: specs[name].with_name(name) for name in (scheduled.bot_a, scheduled.bot_b)}
-                missing = {
-                    name: spec
-                    for name, spec in named.items()
-                    if name not in executor.bots or executor.bots[name].spec.digest != spec.digest
-                }
-                if missing:
-                    bots, bundles = remote_bots(missing)
-                    for digest, bundle in bundles.items():
-                        if digest not in executor.bundles:  # the scheduler keeps it for workers that join later
-                            plugin = BundlePlugin(bundle)
-                            await trio.to_thread.run_sync(
-                                functools.partial(executor.client.register_plugin, plugin, name=plugin_name(digest))
-                            )
-                    executor.bots.update(bots)
-                    executor.bundles.update(bundles)
-            # No checkpoint between here and the executor making the match's order from executor.bots.
-            return await executor(scheduled, log_path)
-
-        return play, executor.slots
-
-    def spawn(self, task: Callable[[], Awaitable[None]]) -> bool:
-        """Run ``task`` in the competition's nursery (the web app's background work), if it is running; whether."""
-        if self._nursery is not None:
-            self._nursery.start_soon(task)
-            return True
-        return False
 
     def close(self) -> None:
         """Close the database."""

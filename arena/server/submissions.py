@@ -122,6 +122,14 @@ class Submissions:
         for submission in self.state.unfinished_submissions():
             self._checks.put(submission.participant_id, submission.id)
 
+    def get(self, sid: int) -> Submission | None:
+        """The submission with id ``sid``."""
+        return self.state.submission(sid)
+
+    def latest(self, pid: int | None = None, *, limit: int = 100) -> list[Submission]:
+        """The latest submissions (of participant ``pid``), newest first."""
+        return self.state.submissions(pid, limit=limit)
+
     def may_upload(self, participant: Participant) -> None:
         """Raise :class:`Busy` or :class:`UploadRefused` when ``participant`` may not upload now."""
         if self.frozen():

@@ -173,7 +173,7 @@ class TVPages:
     async def data(self, request: Request) -> Response:
         """The matches in play as the public sees them (JSON), the featured one first; ``?key=``: only that one."""
         only = request.query_params.get("key")
-        playing = [p for p in self.c.in_play() if only is None or p.scheduled.key == only]
+        playing = [p for p in self.c.host.in_play() if only is None or p.scheduled.key == only]
         featured, why = self.interest(playing)
         now = time.time()
         out = []
@@ -198,7 +198,7 @@ class TVPages:
                 }
             )
         out.sort(key=lambda m: m["key"] != featured)
-        keys = {p.scheduled.key for p in self.c.in_play()}
+        keys = {p.scheduled.key for p in self.c.host.in_play()}
         for gone in [k for k in self.seen if k not in keys]:
             del self.seen[gone]
         for gone in [k for k in self.live.logs if k not in keys]:

@@ -237,11 +237,11 @@ def create_app(competition: Competition, *, https_only: bool = False) -> Starlet
         Route("/static/{name}", pages.assets),
     ]
     middleware = [
-        Middleware(DrainRefusedBodies, spawn=competition.spawn),
+        Middleware(DrainRefusedBodies, spawn=competition.host.spawn),
         Middleware(SecurityHeaders),
         Middleware(
             SessionMiddleware,
-            secret_key=competition.secret_key,
+            secret_key=competition.participants.secret_key,
             session_cookie=SESSION_COOKIE,
             max_age=SESSION_MAX_AGE_S,
             same_site="lax",
@@ -318,11 +318,11 @@ class Pages:
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer":
                 return None
-            return self.c.state.by_token(token)
+            return self.c.participants.by_token(token)
         sid = request.session.get("sid")
         if not isinstance(sid, str):
             return None
-        return self.c.state.session(sid, max_age_s=SESSION_MAX_AGE_S)
+        return self.c.participants.session(sid, max_age_s=SESSION_MAX_AGE_S)
 
     def need(self, request: Request) -> Participant:
         """The participant, or 401."""
@@ -380,7 +380,7 @@ class Pages:
         return self.page(request, template, exc.status_code, message=exc.detail, status=exc.status_code)
 
     def participant(self, name: str) -> Participant:
-        found = self.c.state.participant_named(name)
+        found = self.c.participants.named(name)
         if found is None or found.is_admin:
             raise HTTPException(404, "no such bot")
         return found
@@ -389,14 +389,14 @@ class Pages:
         return access.may_see_private(viewer, owner)
 
     def match_by_key(self, key: str) -> PlayedMatch:
-        match = self.c.match(key)
+        match = self.c.catalogue.match(key)
         if match is None:
             raise HTTPException(404, "no such match")
         return match
 
     def owners_of(self, match: PlayedMatch | Scheduled) -> list[Participant | None]:
         """The owners of the bots in seats A and B (a bot's name is its owner's)."""
-        return [self.c.state.participant_named(bot) for bot in (match.bot_a, match.bot_b)]
+        return [self.c.participants.named(bot) for bot in (match.bot_a, match.bot_b)]
 
     def replay_access(self, viewer: Participant | None, match: PlayedMatch | Scheduled) -> tuple[bool, str | None]:
         """Whether ``viewer`` may see the replay, and the seat it is limited to (``None``: both seats): see
@@ -422,7 +422,7 @@ class Pages:
         return {
             "board": board,
             "bars": _error_bars(board.rows),
-            "recent": self.c.catalogue.labelled(self.c.latest_matches(15)),
+            "recent": self.c.catalogue.labelled(self.c.catalogue.latest_matches(15)),
         }
 
     async def assets(self, request: Request) -> Response:
@@ -476,7 +476,7 @@ class Pages:
 
     def in_play(self) -> int:
         """Matches the ladder is playing now (the legs of its pairs in play)."""
-        ladder = self.c.ladder
+        ladder = self.c.host.ladder
         return sum(len(deal.matches(0)) for deal in ladder.state.busy) if ladder is not None else 0
 
     async def events(self, request: Request) -> Response:

@@ -27,7 +27,7 @@ c = Competition(load(out / "server.toml"))
 c.add_house_bots()
 for v in c.versions():
     c.store.set_admission(v.id, "admitted")
-c._versions = None
+c.catalogue.forget()
 pid, token = c.state.add_participant("alice")
 c.state.set_setting("paused", "0")
 rng = random.Random(3)

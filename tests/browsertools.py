@@ -1,0 +1,147 @@
+"""Helpers of the tests that drive a browser (Playwright on the system chromium): a served competition with a
+browser and login links (:func:`site`), a replay page opened from a file (:func:`open_page`), axe-core's
+violations, sideways scrolling, and waiting for the ladder's matches. The ``browser`` fixture is conftest's."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from arena.bots.spec import resolve
+from arena.cli import main
+from arena.games import get_game
+from arena.supervisor.play import play_match
+from protocol import Limits
+
+from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
+from .servertools import ServerProcess, server_process, write_config
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+HOUSE = ("random-python", "simple-py", "obvious-strats-py")
+
+
+@dataclass
+class Site:
+    """A served competition, a browser, and the login links of a participant (alice) and the organiser."""
+
+    server: ServerProcess
+    browser: Any
+    alice: str
+    organiser: str
+
+    def page(self, size: str = "desktop", login: str = "") -> Any:
+        """A new page (in its own context: its own cookies) at ``size``, logged in with link ``login`` if given."""
+        context = self.browser.new_context(viewport=SIZES[size])
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        if login:
+            page.goto(f"{self.server.url}/login/{login}")
+            page.click("#login")
+            page.wait_for_load_state()
+        return page
+
+
+@contextlib.contextmanager
+def site(
+    tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50", house: tuple[str, ...] = HOUSE
+) -> Iterator[Site]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    config = write_config(tmp_path, house=house, ladder=ladder)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["serve", str(config), "--add", "alice"]) == 0
+    alice = printed.getvalue().split("/login/")[1].split()[0]
+    with server_process(config) as server, sync_api.sync_playwright() as driver:
+        organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield Site(server, browser, alice, organiser)
+        finally:
+            browser.close()
+
+
+def axe_violations(page: Any) -> list[str]:
+    """axe-core's violations on ``page``, one line each (rule, impact, the first nodes)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}: {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results.response["violations"]
+    ]
+
+
+def sideways(page: Any) -> int:
+    """How many pixels the page scrolls sideways (0: it fits its viewport)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
+
+    deadline = time.monotonic() + timeout
+    while True:
+        matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
+        if len(matches) >= count or time.monotonic() > deadline:
+            return matches
+        time.sleep(0.5)
+
+
+def played_out(matches: list[dict[str, Any]]) -> str:
+    """A match whose two legs are both played (its replay is public)."""
+    keys = {m["key"] for m in matches}
+    return next(key for key in sorted(keys) if f"{key[:-1]}{'ab'[key.endswith('a')]}" in keys)
+
+
+BIG_SEED = 2**63 + 12345
+"""Past 2**53: a page that read the seed as a JavaScript number would show another one."""
+
+# game, bots, params, whether a seat's cards are still hidden from the other seat at the end of the first step
+# (six-card poker shows both splits down in the step that sets them)
+GAMES: dict[str, tuple[tuple[str, str], dict[str, Any], bool]] = {
+    "rps-poker": (("simple-py", "random-python"), {}, True),
+    "gops": (("planner-python", "random-python"), {}, False),
+    "card-jitsu": (("random-python", "set-seeker-js"), {}, True),
+    "six-card-poker": (("sorted-python", "fictitious-play-js"), {"deals": 4}, False),
+    "badugi": (("rule-based-python", "calling-station-python"), {"hands": 4}, True),
+}
+
+
+def play(game_id: str, log_dir: Path, seed: int = BIG_SEED) -> Path:
+    names, params, _ = GAMES[game_id]
+    if game_id == "card-jitsu" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    if game_id == "six-card-poker" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    specs = (resolve(str(SAMPLE_BOTS / game_id / names[0])), resolve(str(SAMPLE_BOTS / game_id / names[1])))
+    game = get_game(game_id, params)
+    record = trio.run(lambda: play_match(game, specs, seed=seed, limits=Limits(), log_dir=log_dir))
+    assert record.log_path is not None
+    return record.log_path
+
+
+def open_page(browser: Any, path: Path, fragment: str = "", *, wait: bool = True) -> Any:
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.errors = []
+    page.requested = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("request", lambda r: page.requested.append(r.url))
+    page.goto(path.as_uri() + fragment)
+    if wait:
+        page.wait_for_selector("body[data-ready='1']")
+    return page
+
+
+def faces(page: Any, selector: str) -> list[str]:
+    return list(page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.card)"))
