@@ -126,7 +126,7 @@ class Api:
         }
         # Its latest matches as its page lists them, and the older page's cursor (?before=this; null on the last).
         viewer = self.pages.who(request)
-        page = self.c.latest_matches(BOT_PAGE_MATCHES + 1, before=_before(request), participant=owner)
+        page = self.c.catalogue.latest_matches(BOT_PAGE_MATCHES + 1, before=_before(request), participant=owner)
         shown = page[:BOT_PAGE_MATCHES]
         data["matches"] = [
             _match_json(labelled, self.pages.seed_shown(viewer, match))
