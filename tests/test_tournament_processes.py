@@ -178,14 +178,23 @@ def test_a_killed_supervisor_process_s_matches_are_played_again_and_recorded_onc
     async def kill_one_worker(db: Path) -> None:
         while not killed:
             await trio.sleep(0.05)
-            done = recorded(db)
-            workers = workers_of(os.getpid())
-            # This process is the other; the worker is playing once it has bots.
-            if done >= 2 and len(workers) == 1 and (bots := started_by(workers[0].pid)):
-                victim = workers[0]
-                orphans.extend(bots)  # its bots, to see that they die with it
-                victim.send_signal(signal.SIGKILL)
-                killed.append(victim.pid)
+            workers = workers_of(os.getpid())  # this process is the other supervisor
+            if recorded(db) < 2 or len(workers) != 1:
+                continue
+            victim = workers[0]
+            # Its bots are started ahead, so having bots says nothing; a match in play holds its log open
+            # (MatchLog, closed before the worker answers "played"). Stopped, the worker cannot finish one
+            # between the look and the kill.
+            with contextlib.suppress(psutil.NoSuchProcess):
+                victim.suspend()
+                try:
+                    if any(".jsonl" in f.path for f in victim.open_files()):
+                        orphans.extend(started_by(victim.pid))  # its bots, to see that they die with it
+                        victim.send_signal(signal.SIGKILL)
+                        killed.append(victim.pid)
+                finally:
+                    if not killed:
+                        victim.resume()
 
     plan = prepare(config_for(tmp_path / "two", ["random-python", "minimal-python"], cycles=6))
     said: list[str] = []
