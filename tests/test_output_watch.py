@@ -167,7 +167,7 @@ def test_a_servers_matches_never_wait_in_the_thread(monkeypatch: pytest.MonkeyPa
     # A server's checks play in its web process (trio's loop always); its ladder's matches, in the match worker or
     # on a cluster, wait the same way, so that the time to the next request does not tell a check from the ladder.
     from arena.competition import cluster, worker
-    from arena.server import service
+    from arena.server import ladder_host
 
     made: list[bool] = []
 
@@ -191,7 +191,7 @@ def test_a_servers_matches_never_wait_in_the_thread(monkeypatch: pytest.MonkeyPa
     tournament = worker.match_setup("rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp="")
     assert tournament.sync_waits  # a tournament's workers may
     assert cluster.MatchOrder.__dataclass_fields__["sync_waits"].default is True
-    assert "open_executor(address, plan, self.tid, sync_waits=False)" in Path(service.__file__).read_text()
+    assert "open_executor(address, plan, c.tid, sync_waits=False)" in Path(ladder_host.__file__).read_text()
 
 
 async def test_a_server_process_waits_in_trios_loop_while_it_serves(tmp_path: Path) -> None:

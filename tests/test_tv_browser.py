@@ -33,6 +33,7 @@ def _steps(page: Any) -> tuple[str, ...]:
 
 
 def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     with site(tmp_path, house=(str(SLOW_BOT), "random-python", "simple-py")) as s:
         page = s.page()
         page.goto(s.server.url + "/tv")
@@ -89,9 +90,12 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path)
             public.wait_for_timeout(300)
         if public.url.endswith("/live"):  # (else the match ended meanwhile, and the page became the match's)
             assert public_loads == []
-            text = public.inner_text("body")
-            assert not CARD.search(text) and not any(seed in text for seed in seeds)
-            assert axe_violations(public) == []
+            try:
+                text = public.inner_text("body")
+                assert not CARD.search(text) and not any(seed in text for seed in seeds)
+                assert axe_violations(public) == []
+            except sync_api.Error:  # the match ended while they ran: the page went on to the match's, as it must
+                assert not public.url.endswith("/live"), public.url
             if os.environ.get("ARENA_SCREENSHOTS"):
                 public.screenshot(path=str(Path(os.environ["ARENA_SCREENSHOTS"]) / "tv-live.png"), full_page=True)
 
