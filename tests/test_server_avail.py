@@ -190,13 +190,14 @@ async def test_a_failed_check_is_judged_again_only_when_a_busy_machine_could_exp
 
 @pytest.mark.slow
 async def test_a_slow_check_is_capped_and_delays_no_other_participants_check(tmp_path: Path) -> None:
-    # Alice's bot answers in 4 s: its check would take two minutes; the cap is 30 s. Bob's bot answers at once.
+    # Alice's bot answers in 2 s: its check would take a minute; the cap is 15 s. Bob's bot answers at once (its
+    # check takes 1-2 s on an idle machine: the cap leaves it ample time on a busy one).
     config = write_config(
-        tmp_path, extra="[limits]\nmove_wall_s = 5.0\n", uploads="check_matches = 1\ncheck_wall_s = 30\ncheck_jobs = 2"
+        tmp_path, extra="[limits]\nmove_wall_s = 3.0\n", uploads="check_matches = 1\ncheck_wall_s = 15\ncheck_jobs = 2"
     )
     async with running(config, paused=True) as kit:
         alice, bob = kit.participant("alice"), kit.participant("bob")
-        slow = await kit.upload(alice, bot_upload(SLOW_BOT.format(seconds=4.0), "alice"))
+        slow = await kit.upload(alice, bot_upload(SLOW_BOT.format(seconds=2.0), "alice"))
         fast = await kit.upload(bob, minimal_bot())
         passed = await kit.wait_submission(bob, fast.json()["id"], timeout=60)
         assert passed["status"] == "passed", (passed["message"], passed.get("report"))
@@ -205,7 +206,7 @@ async def test_a_slow_check_is_capped_and_delays_no_other_participants_check(tmp
         failed = await kit.wait_submission(alice, slow.json()["id"], timeout=60)
         assert failed["status"] == "failed"
         text = str(failed)
-        assert "the check ran over 30 s, the most a whole check may take here" in text
+        assert "the check ran over 15 s, the most a whole check may take here" in text
 
 
 async def test_the_check_queue_serves_participants_in_turn_one_check_each_at_a_time() -> None:
@@ -283,6 +284,3 @@ async def test_four_accounts_with_slow_checks_delay_another_participants_check_b
             for token, sid in slow
         ]
         assert states == [False] * 4, took  # it waited for none of the slow checks to end (the old queue: one)
-        for token, sid in slow:
-            done = await kit.wait_submission(token, sid, timeout=300)
-            assert done["message"] != "finishes within the check's time", done  # the waits were not counted
