@@ -144,7 +144,7 @@ SLOW_BOT = """import json, sys, time
 for line in sys.stdin:
     message = json.loads(line)
     if "id" in message:
-        time.sleep(0.25)  # a leg takes seconds: the test looks at a deal while its second leg is played
+        time.sleep(0.15)  # a leg takes 2 s or more: the test looks at a deal while its second leg is played
         print(json.dumps({"id": message["id"], "action": 0}), flush=True)
     elif message["type"] == "quit":
         break
@@ -165,7 +165,7 @@ def test_a_match_seed_and_both_seats_are_shown_only_once_its_deal_is_played_out(
     # played, and know leg B's cards. Until both legs are recorded: no seed for anyone but the organiser, and
     # the owner of a seat sees only its bot's view (no seed in it either); after, the public sees both, the
     # seed a string (JavaScript's numbers round 2986411905521209736).
-    config = write_config(tmp_path, house=("minimal-python",))
+    config = write_config(tmp_path, house=("minimal-python",), uploads="check_matches = 1")  # (a slow bot's check)
     token = token_printed([str(config), "--add", "slowpoke"], capsys)
     admin = token_printed([str(config), "--admin-token"], capsys)
     archive = bot_archive({"bot.py": SLOW_BOT, "bot.toml": 'name = "slowpoke"\nrun = "python3 bot.py"\nreuse = true\n'})
