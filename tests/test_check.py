@@ -68,7 +68,11 @@ async def test_every_sample_bot_passes(folder: Path, tmp_path: Path) -> None:
         ("check_no_exit.py", {"exits when told to", "exits when its input closes"}, "still running"),
     ],
 )
-async def test_broken_bots_fail_the_right_checks(bot: str, failing: set[str], says: str, tmp_path: Path) -> None:
+async def test_broken_bots_fail_the_right_checks(
+    bot: str, failing: set[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bot that never exits is waited for EXIT_WAIT_S twice (2 s each): half a second shows it as well.
+    monkeypatch.setattr("arena.checks.bot.EXIT_WAIT_S", 0.5)
     report = await run_check(command(bot), tmp_path)
     failed = {check.name for check in report.checks if check.passed is False}
     assert failed == failing

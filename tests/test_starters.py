@@ -154,7 +154,7 @@ def test_a_check_without_a_game_that_times_out_says_which_games_request_went_una
     (folder / "bot.py").write_text(
         "import sys\nfor line in sys.stdin:\n    if 'gops_bid' in line:\n        print('{}', flush=True)\n"
     )
-    limits = ["--startup-time", "1", "--move-time", "0.5", "--log-dir", str(tmp_path / "logs")]
+    limits = ["--startup-time", "0.4", "--move-time", "0.2", "--log-dir", str(tmp_path / "logs")]  # (it never answers)
     assert main(["check", str(folder), *limits]) == 1
     out = capsys.readouterr().out
     assert "timeout" in out
