@@ -38,13 +38,18 @@ SLOW_FIXTURES = {
     "cluster": "starts a Dask cluster of worker processes",
     "wheel": "builds the wheel with pip",
 }
-"""Fixtures whose tests are ``slow`` whatever their own markers say, as are the tests marked ``cluster``: the quick
-subset (``-m "not slow"``, docs/development.md) starts no ``arena`` process, server, browser or cluster."""
+"""Fixtures whose tests are ``slow`` whatever their own markers say, as are the tests marked ``cluster`` and those of
+the ``*_browser.py`` files: the quick subset (``-m "not slow"``, docs/development.md) starts no ``arena`` process,
+server, browser or cluster."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("cluster"):
+        if (
+            SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ()))
+            or item.get_closest_marker("cluster")
+            or item.path.name.endswith("_browser.py")  # drives chromium, with or without the fixture
+        ):
             item.add_marker(pytest.mark.slow)
 
 

@@ -86,11 +86,11 @@ async def test_only_the_tail_of_a_long_output_is_shown(tmp_path: Path) -> None:
 
 
 async def test_a_build_over_its_time_limit_is_killed(tmp_path: Path) -> None:
-    manifest = 'build = "sh -c \'echo compiling; sleep 30\'"\nrun = "true"\nbuild_timeout_s = 3\n'
+    manifest = 'build = "sh -c \'echo compiling; sleep 30\'"\nrun = "true"\nbuild_timeout_s = 1.5\n'
     spec = bot_folder(tmp_path, manifest, {})
     with pytest.raises(BuildError) as caught:
         await ensure_built(spec)
-    assert "did not finish within 3 s (raise build_timeout_s in bot.toml" in str(caught.value)
+    assert "did not finish within 1.5 s (raise build_timeout_s in bot.toml" in str(caught.value)
     assert "compiling" in str(caught.value)
     # The autouse fixture fails the test if the shell or its sleep survived.
 

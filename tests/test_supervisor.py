@@ -129,6 +129,7 @@ async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path)
     assert record.faults[0].kind == "invalid_json"
 
 
+@pytest.mark.slow  # 64 MiB of stderr through a pipe: 4 s of CPU
 async def test_stderr_is_drained_to_a_capped_file_and_the_bot_is_not_blocked(tmp_path: Path) -> None:
     limits = msgspec.structs.replace(FAST, stderr_bytes=100_000, move_s=5.0, move_wall_s=10.0)
     record = await _match("stderr_flood", tmp_path, limits=limits)
