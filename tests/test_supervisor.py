@@ -27,6 +27,8 @@ FAULTY = Path(__file__).with_name("faulty") / "bot.py"
 GOOD = SAMPLE_BOTS / "rps-poker" / "minimal-python"
 FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
 LATE = msgspec.structs.replace(FAST, move_wall_s=0.6)
+ASLEEP = msgspec.structs.replace(FAST, move_wall_s=1.0)
+"""For a bot that sleeps: its move's wall cap ends it at 1 s (FAST's 2 s shows nothing more)."""
 
 
 def faulty(mode: str) -> BotSpec:
@@ -61,7 +63,7 @@ async def _match(mode: str, tmp_path: Path, limits: Limits = FAST, seat: int = 0
 async def test_each_fault_is_recorded_with_its_reason_and_the_opponent_wins(
     mode: str, kind: str, reason: str, seat: int, tmp_path: Path
 ) -> None:
-    limits = msgspec.structs.replace(FAST, output_bytes=16384) if mode == "flood" else FAST
+    limits = {"flood": msgspec.structs.replace(FAST, output_bytes=16384), "sleep": ASLEEP}.get(mode, FAST)
     record = await _match(mode, tmp_path, limits, seat=seat)
     offender, other = "AB"[seat], "AB"[1 - seat]
     assert [(f.seat, f.kind) for f in record.faults] == [(offender, kind)]
@@ -123,9 +125,9 @@ async def test_a_match_has_a_wall_clock_cap_and_a_clock_derived_from_the_games_l
 
 async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:
     with trio.fail_after(300):  # generous, and far below the hour the bot sleeps
-        slept = await _match("sleep", tmp_path)
+        slept = await _match("sleep", tmp_path, ASLEEP)
         record = await _match("invalid_json", tmp_path)  # the next match runs normally
-    assert slept.faults[0].reason.startswith("no answer within 2s (wall clock;")  # the move's wall cap ended it
+    assert slept.faults[0].reason.startswith("no answer within 1s (wall clock;")  # the move's wall cap ended it
     assert record.faults[0].kind == "invalid_json"
 
 
