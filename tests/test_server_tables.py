@@ -278,20 +278,19 @@ def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new
                 await trio.sleep(0.1)
         return count / (trio.current_time() - began)
 
-    async def passed(kit: Kit, uploads: list[tuple[str, bytes]]) -> None:
-        """Upload each archive with its token, then wait for every check to pass."""
-        sids = [(token, (await kit.upload(token, archive)).json()["id"]) for token, archive in uploads]
-        for token, sid in sids:
-            checked = await kit.wait_submission(token, sid, timeout=300)
-            assert checked["status"] == "passed", checked
-
     async def main() -> tuple[float, float, float]:
         async with running(config, jobs=2) as kit:
             tokens = {name: kit.participant(name) for name in ("me", "s1", "s2", "s3", "s4")}
-            await passed(kit, [(token, minimal_bot()) for token in tokens.values()])  # (checked four at a time)
+            for token in tokens.values():
+                sid = (await kit.upload(token, minimal_bot())).json()["id"]
+                checked = await kit.wait_submission(token, sid, timeout=300)
+                assert checked["status"] == "passed", checked
             await kit.wait_matches(40)
             fast = await rate(kit, "me", 40)
-            await passed(kit, [(tokens[name], slow) for name in ("s1", "s2", "s3", "s4")])
+            for name in ("s1", "s2", "s3", "s4"):
+                sid = (await kit.upload(tokens[name], slow)).json()["id"]
+                checked = await kit.wait_submission(tokens[name], sid, timeout=300)
+                assert checked["status"] == "passed", checked
             with trio.fail_after(120):  # the slow versions are playing
                 while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in ("s1", "s2", "s3", "s4")):
                     await trio.sleep(0.1)
