@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from arena.sandbox import BUILD_DIR, SandboxPolicy, built_folder, capabilities, 
 from arena.sandbox._plan import launch_argv
 from arena.supervisor._process import SpawnOptions, bot_environment, open_bot
 from arena.supervisor.build import ensure_built
-from arena.supervisor.match import MatchRecord, MatchRunner, Seat
+from arena.supervisor.match import MatchRecord, MatchRunner, Seat, _Move
 from arena.supervisor.matchlog import MatchLog
 from arena.supervisor.play import spawn_options
 from arena.supervisor.wires import wire_for
@@ -675,6 +676,21 @@ async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charge
         )
     assert_fault(record, "timeout", "no answer within 0.2s of CPU")
     assert ("before the request, between moves" in record.faults[0].reason) == (mode == "charged")
+
+
+def test_a_timeout_names_the_cpu_used_before_the_request_only_when_it_mattered() -> None:
+    # In CI a frozen bot's timeout said "0.00571s of it before the request, between moves": the few milliseconds a
+    # bot runs between its answer and the freeze on a busy machine, beside a move that alone used 0.29 s of 0.2 s.
+    def reason(idle_s: float, cpu_s: float) -> str:
+        no_clock = typing.cast(typing.Any, None)  # (the reason reads none of it)
+        move = _Move(no_clock, 0.0, False, 0.0, output_budget=0, poll_s=0.1, idle_s=idle_s)
+        return move.over_budget(cpu_s, 0.2).reason
+
+    assert reason(0.00571, 0.3) == "no answer within 0.2s of CPU (used 0.3s over its process tree)"
+    assert reason(0.3, 0.3).endswith("(used 0.3s over its process tree, 0.3s of it before the request, between moves)")
+    assert "0.01s of it before the request" in reason(0.01, 0.205)  # the move alone was within its budget
+    assert "0.025s of it before the request" in reason(0.025, 0.5)  # over a tenth of the budget
+    assert "before the request" not in reason(0.004, 0.201)  # a few milliseconds: never named
 
 
 @pytest.mark.slow

@@ -865,6 +865,8 @@ class Ladder:
         """The owners of seats A and B of each match in play, by key."""
         self.in_play: dict[str, InPlay] = {}
         """The matches being played now, by key (the server's "now playing" and live pages)."""
+        self._idle_said: frozenset[str] = frozenset()
+        """The field the ladder last said it was idle with (:meth:`_note_idle`): said once a field."""
 
     def wake(self) -> None:
         """The field, the ratings or the pause switch changed: look for a pair again.
@@ -997,6 +999,7 @@ class Ladder:
         while True:
             taken = self._take()
             if taken is None:
+                self._note_idle()
                 await self._changed.wait()
                 continue
             pair, field = taken
@@ -1019,6 +1022,21 @@ class Ladder:
                 for label in self._departed(pair):  # its processes released since the drop would idle
                     pool.drop(field[label].spec.name)
             self.wake()  # the other slots may now take the pair's versions again
+
+    def _note_idle(self) -> None:
+        """Say when the ladder stops with two versions or more to play and nothing in play (every pair is
+        settled), once a field. The server's output said nothing: a ladder that settled its one pair looked, in
+        a test's failure, like a server stuck under a flood of connections."""
+        if self.paused or self.state.busy:
+            return
+        field = frozenset(self.field())
+        if len(field) < 2 or field == self._idle_said:
+            return
+        self._idle_said = field
+        self.say(
+            f"ladder: idle, every pair of the {len(field)} versions playing is settled (ratings apart, or"
+            " pair_budget played); it plays again when the field changes"
+        )
 
     async def _play_pair(
         self, pair: Deal, scheduled: list[Scheduled], specs: Mapping[str, BotSpec], pool: Pool

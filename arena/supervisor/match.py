@@ -79,6 +79,10 @@ class MatchRecord:
 
 LOAD_FACTOR = 2.0
 """Wall seconds a match clock gives per CPU second a bot may use: two bots per core (as ``move_wall_s``'s default)."""
+IDLE_NAMED_LEAST_S = 0.005
+IDLE_NAMED_SHARE = 0.1
+"""A move's timeout names the CPU its bot used before the request when that is at least ``IDLE_NAMED_LEAST_S`` and
+either the move alone was within budget or it is this share of the budget or more (:meth:`_Move.over_budget`)."""
 
 
 def match_limits(limits: Limits, game: Game) -> Limits:
@@ -243,8 +247,15 @@ class _Move:
         return None
 
     def over_budget(self, cpu: float, budget: float) -> Timeout:
-        """The fault of a move whose CPU (``cpu``, idle time before the request included) passed ``budget``."""
-        idle = f", {self.idle_s:.3g}s of it before the request, between moves" if self.idle_s >= 0.005 else ""
+        """The fault of a move whose CPU (``cpu``, idle time before the request included) passed ``budget``.
+
+        The CPU used before the request is named when it mattered: the move alone was within its budget, or it
+        is a tenth of the budget or more. A frozen bot runs a few milliseconds between its answer and the freeze
+        (:data:`~arena.supervisor._process.REST_S`, longer on a busy machine): that is not burning between moves.
+        """
+        idle_s = self.idle_s
+        mattered = idle_s >= IDLE_NAMED_LEAST_S and (cpu - idle_s <= budget or idle_s >= budget * IDLE_NAMED_SHARE)
+        idle = f", {idle_s:.3g}s of it before the request, between moves" if mattered else ""
         return Timeout(f"no answer within {budget:.3g}s of CPU (used {cpu:.3g}s over its process tree{idle})")
 
     def used_cpu(self, bot: BotProcess) -> float:
