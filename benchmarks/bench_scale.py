@@ -415,6 +415,8 @@ def main() -> None:
         "--profile", type=Path, help="py-spy the server while its pages are timed; raw stacks to PROFILE-SIZE.txt"
     )
     args = parser.parse_args()
+    if args.profile is not None and not Path(sys.executable).with_name("py-spy").exists():
+        raise SystemExit("--profile needs py-spy beside this Python: pip install py-spy")
     sizes = [int(text) for text in args.sizes.split(",")]
     rows = []
     for size in sizes:
