@@ -28,7 +28,7 @@ The machine may be shared: the load averages are printed beside each size's
 figures.
 
 Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--bots 300] [--seconds 30] [--cache DIR]
-[--rebuild] [--build-only] [--no-results]``
+[--rebuild] [--build-only] [--no-results] [--tables] [--profile PATH]``
 """
 
 from __future__ import annotations
@@ -287,8 +287,13 @@ def served_copy(config_path: Path) -> Path:
     return served
 
 
-def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
-    """Serve a copy of the competition, time its pages with the ladder playing, stop it; the figures by name."""
+def measure(config_path: Path, seconds: float, size: int, profile: Path | None = None) -> dict[str, float]:
+    """Serve a copy of the competition, time its pages with the ladder playing, stop it; the figures by name.
+
+    With ``profile``, py-spy samples the server's process (all its threads,
+    idle time left out) while the pages are timed and writes what it saw there
+    (``--format raw``: one line per stack with its sample count).
+    """
     config_path = served_copy(config_path)
     database = load(config_path).data_dir / "server.sqlite"
     out: dict[str, float] = {"database B/match": database.stat().st_size / size}
@@ -336,6 +341,14 @@ def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
             rss: list[int] = []
             main_rss: list[int] = []
             first_count = seen = standings["matches"]
+            spy = None
+            if profile is not None:
+                spy = subprocess.Popen(
+                    [str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(process.pid),
+                     "--duration", str(int(seconds)), "--format", "raw", "--output", str(profile), "--threads",
+                     "--nonblocking"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )  # fmt: skip
             end = time.monotonic() + seconds
             while time.monotonic() < end:
                 for name, path in pages.items():
@@ -350,6 +363,8 @@ def measure(config_path: Path, seconds: float, size: int) -> dict[str, float]:
                 rss.append(server_rss(server))
                 main_rss.append(server.memory_info().rss)
             last_count = client.get("/api/standings").json()["matches"]
+            if spy is not None:
+                spy.wait(timeout=seconds + 60)
         for name, values in times.items():
             out[f"{name} p95 ms"] = 1000 * percentile(values, 0.95)
         out["server RSS MiB (all)"] = max(rss) / 2**20
@@ -396,7 +411,12 @@ def main() -> None:
     parser.add_argument(
         "--tables", action="store_true", help="print each table's and index's bytes per match (as served: migrated)"
     )
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy the server while its pages are timed; raw stacks to PROFILE-SIZE.txt"
+    )
     args = parser.parse_args()
+    if args.profile is not None and not Path(sys.executable).with_name("py-spy").exists():
+        raise SystemExit("--profile needs py-spy beside this Python: pip install py-spy")
     sizes = [int(text) for text in args.sizes.split(",")]
     rows = []
     for size in sizes:
@@ -404,7 +424,8 @@ def main() -> None:
         if args.build_only:
             continue
         load_before = uptime()
-        figures = measure(config, args.seconds, size)
+        profile = None if args.profile is None else args.profile.with_name(f"{args.profile.name}-{size}.txt")
+        figures = measure(config, args.seconds, size, profile)
         if not args.no_results:
             figures["arena results s"], figures["arena results MiB"] = results_time(config)
         rows.append((size, figures))

@@ -310,6 +310,9 @@ class RatingView:
     error95: float = math.inf
 
 
+UNRATED = RatingView()
+"""The view of a version not rated yet (one, not one made per version at each choice of a pair)."""
+
 RECENT_MATCHES = 1_000
 """How many of the last matches recorded :meth:`PairBook.of_store` looks through for pairs and deals half-played (a
 stop leaves at most those in play: a slot's)."""
@@ -510,7 +513,7 @@ class _MetMatrix:
 
     def between(self, names: Sequence[str]) -> np.ndarray:
         places = np.array([self._place(name) for name in names], dtype=np.int64)
-        return self.met[np.ix_(places, places)]
+        return self.met.take(places, axis=0).take(places, axis=1)  # twice as fast as np.ix_ on a 300-version field
 
 
 def next_pair(
@@ -572,7 +575,8 @@ def next_pair(
 
     # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
     played = dict(zip(active, met_matrix.sum(axis=1).tolist(), strict=True))
-    by_rating = sorted(active, key=lambda n: (-ratings.get(n, RatingView()).elo, n))
+    views = [ratings.get(name, UNRATED) for name in active]
+    by_rating = [name for _, name in sorted((-view.elo, name) for view, name in zip(views, active, strict=True))]
     newcomers = sorted((n for n in active if played[n] < policy.placement_pairs), key=lambda n: (played[n], n))
     for name in newcomers:
         others = [n for n in by_rating if n != name]
@@ -585,7 +589,6 @@ def next_pair(
     # 3. Where a match tells the most: every pair of the field at once.
     first_of, second_of = np.triu_indices(len(active), 1)
     counts = met_matrix[first_of, second_of]
-    views = [ratings.get(name, RatingView()) for name in active]
     elo = np.array([v.elo for v in views], dtype=np.float64)
     error = np.array([v.error95 for v in views], dtype=np.float64)
     gap = np.abs(elo[first_of] - elo[second_of])

@@ -26,6 +26,8 @@ from .state import NAME_RE, Participant
 from .versions import Version
 
 BOT_PAGE_MATCHES = 40
+Records = dict[int, dict[int, tuple[int, int, int, int, float, float]]]
+"""A store's ``records``: each version's (matches, wins, draws, losses, for, against) by opponent id."""
 """Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
 RESULTS = ("won", "drew", "lost")
 """How a bot's match list may be filtered by result (``?result=``)."""
@@ -72,16 +74,17 @@ class BotPages:
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
         history = self.c.catalogue.rating_history(current.id) if current else []
         dates = self.c.catalogue.rating_dates(current.id) if current else {}
+        records = self.c.store.records([v.id for v in versions])  # read once: the opponents' table and the records
         return {
             "owner": owner,
             "private": private,
             "versions": versions[::-1],
             "current": current,
             "standing": standing,
-            "opponents": self._opponents(current),
+            "opponents": self._opponents(current, records),
             "faults": self._faults(versions),
             **self._matches(request, owner),
-            "records": _records(self.c.store, versions),
+            "records": _records(records, versions),
             "chart": _chart(history, dates),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
@@ -112,9 +115,9 @@ class BotPages:
             "tables": self.other_tables(matches),
         }
 
-    def _opponents(self, current: Version | None) -> list[tuple[str, dict[str, Any]]]:
-        """The current version's totals against each bot playing now, by name (read by the totals' primary key:
-        the bot's row of pairs, not the field's)."""
+    def _opponents(self, current: Version | None, records: Records) -> list[tuple[str, dict[str, Any]]]:
+        """The current version's totals against each bot playing now, by name (from ``records``, the store's
+        totals of the bot's versions, read by the totals' primary key: the bot's rows of pairs, not the field's)."""
         if current is None:
             return []
         playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
@@ -123,7 +126,7 @@ class BotPages:
                 playing[other],
                 dict(zip(("matches", "wins", "draws", "losses", "for", "against"), t, strict=True)),
             )
-            for other, t in self.c.store.records([current.id]).get(current.id, {}).items()
+            for other, t in records.get(current.id, {}).items()
             if other in playing and t[0]
         )  # fmt: skip
 
@@ -284,14 +287,18 @@ def _match_filter(query: Any) -> dict[str, str]:
     return out
 
 
-def _records(store: Any, versions: list[Version]) -> dict[str, dict[str, int]]:
-    """Each version's wins, draws, losses and matches (by version label), from the store's pair totals."""
+def _records(records: Records, versions: list[Version]) -> dict[str, dict[str, int]]:
+    """Each version's wins, draws, losses and matches (by version label), from ``records``, the store's pair
+    totals of ``versions``."""
     out = {}
-    records = store.records([v.id for v in versions])
     for version in versions:
         totals = records.get(version.id, {}).values()
-        won, drew, lost = (sum(t[k] for t in totals) for k in (1, 2, 3))
-        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": sum(t[0] for t in totals)}
+        out[version.label] = {
+            "won": sum(t[1] for t in totals),
+            "drew": sum(t[2] for t in totals),
+            "lost": sum(t[3] for t in totals),
+            "matches": sum(t[0] for t in totals),
+        }
     return out
 
 

@@ -167,6 +167,8 @@ class Standings:
         self.snapshot: Snapshot | None = None
         """The last table drawn (``None`` until the first drawing)."""
         self._board: Board | None = None
+        self._ratings: tuple[Board, dict[str, RatingView]] | None = None
+        """The ladder's views of the ratings and the board they were made from (made again with a new board)."""
         self._board_at = 0.0
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
@@ -315,7 +317,12 @@ class Standings:
         )
 
     def ratings(self) -> dict[str, RatingView]:
-        """Current ratings of every playing version, by label, for the ladder's choice of pairs."""
-        return {
-            row.version.label: RatingView(row.standing.rating, row.standing.rating_error) for row in self.board().rows
-        }
+        """Current ratings of every playing version, by label, for the ladder's choice of pairs (the same mapping
+        while the board is the same one: the ladder asks at each deal; it only reads it)."""
+        board = self.board()
+        if self._ratings is None or self._ratings[0] is not board:
+            views = {
+                row.version.label: RatingView(row.standing.rating, row.standing.rating_error) for row in board.rows
+            }
+            self._ratings = (board, views)
+        return self._ratings[1]
