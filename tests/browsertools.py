@@ -1,6 +1,7 @@
 """Helpers of the tests that drive a browser (Playwright on the system chromium): a served competition with a
 browser and login links (:func:`site`), a replay page opened from a file (:func:`open_page`), axe-core's
-violations, sideways scrolling, and waiting for the ladder's matches. The ``browser`` fixture is conftest's."""
+violations, sideways scrolling, and waiting for the ladder's matches. The ``browser`` fixture is conftest's (one
+chromium a module)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from arena.games import get_game
 from arena.supervisor.play import play_match
 from protocol import Limits
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
+from .conftest import SAMPLE_BOTS
 from .servertools import ServerProcess, server_process, write_config
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -54,22 +55,29 @@ class Site:
 
 @contextlib.contextmanager
 def site(
-    tmp_path: Path, *, ladder: str = "placement_pairs = 1\npair_budget = 50", house: tuple[str, ...] = HOUSE
+    tmp_path: Path,
+    browser: Any,
+    *,
+    ladder: str = "placement_pairs = 1\npair_budget = 50",
+    house: tuple[str, ...] = HOUSE,
 ) -> Iterator[Site]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium)."""
     config = write_config(tmp_path, house=house, ladder=ladder)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice = printed.getvalue().split("/login/")[1].split()[0]
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
+    with server_process(config) as server:
         organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             yield Site(server, browser, alice, organiser)
         finally:
-            browser.close()
+            close_pages(browser)
+
+
+def close_pages(browser: Any) -> None:
+    """Close every page (every context) open in ``browser``: before its server stops, as a closed browser was."""
+    for context in browser.contexts:
+        context.close()
 
 
 def axe_violations(page: Any) -> list[str]:

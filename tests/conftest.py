@@ -145,15 +145,33 @@ def recorded(db: Path) -> int:
         return 0
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """A chromium driven by Playwright (the test is skipped without them)."""
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A chromium driven by Playwright, one per test module (the test is skipped without them).
+
+    Launched once for a module's tests (each its own contexts, see :func:`browser`) rather than once a test: a launch
+    costs a second or two of CPU. Not once a session: while Playwright's sync API is started, asyncio takes its loop
+    to be running in this thread (``sync_playwright()`` in another module would refuse to start). A first page is
+    opened and closed at once, so that the helper processes chromium keeps (GPU, network, storage) are started
+    before a test counts the processes it leaves behind.
+    """
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     with sync_api.sync_playwright() as driver:
         launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
+            warm = launched.new_page()
+            warm.set_content("<p>warm</p>")
+            warm.context.close()
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """The module's chromium (:func:`chromium`); the contexts and pages a test opens in it are closed after it."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +19,10 @@ pytestmark = pytest.mark.slow
 
 def test_a_bot_disqualified_by_its_faults_says_so_everywhere_and_the_organiser_reaches_every_action(
     tmp_path: Path,
+    browser: Any,
 ) -> None:
     bot = faulty_bot(tmp_path)
-    with site(tmp_path, house=("random-python", "simple-py", str(bot))) as s:
+    with site(tmp_path, browser, house=("random-python", "simple-py", str(bot))) as s:
         board = s.page()
         board.goto(s.server.url + "/")
         row = board.locator("#board tr.disqualified[data-bot='faulty-py']")

@@ -6,6 +6,7 @@ replayed from its report."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -34,9 +35,11 @@ def faulty_bot(folder: Path) -> Path:
     return bot
 
 
-def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_faults(tmp_path: Path) -> None:
+def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_faults(
+    tmp_path: Path, browser: Any
+) -> None:
     bot = faulty_bot(tmp_path)
-    with site(tmp_path, house=("random-python", "simple-py", str(bot))) as s:
+    with site(tmp_path, browser, house=("random-python", "simple-py", str(bot))) as s:
         matches = wait_matches(s.server.url, 12)
         keys = {m["key"] for m in matches}
         faulty = next(
@@ -83,10 +86,10 @@ def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_f
         assert page.errors == []
 
 
-def test_a_failed_check_s_matches_are_replayed_from_its_report_for_its_owner_only(tmp_path: Path) -> None:
+def test_a_failed_check_s_matches_are_replayed_from_its_report_for_its_owner_only(tmp_path: Path, browser: Any) -> None:
     archive = tmp_path / "alice-bot.tar.gz"
     archive.write_bytes(minimal_bot(**{"bot.py": ILLEGAL}))
-    with site(tmp_path) as s:
+    with site(tmp_path, browser) as s:
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(archive))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from .browsertools import site
 from .servertools import SLOW_BOT
 
 
-def test_the_now_playing_list_follows_the_ladder_without_a_reload(tmp_path: Path) -> None:
-    with site(tmp_path, house=(str(SLOW_BOT), "random-python")) as s:
+def test_the_now_playing_list_follows_the_ladder_without_a_reload(tmp_path: Path, browser: Any) -> None:
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python")) as s:
         page = s.page()
         page.goto(s.server.url + "/live")
         loads: list[str] = []

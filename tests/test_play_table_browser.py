@@ -11,13 +11,15 @@ import io
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.cli import main
 from arena.replay import load_log
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
+from .browsertools import close_pages
+from .conftest import SAMPLE_BOTS
 from .servertools import server_process
 
 GAMES = {
@@ -43,103 +45,96 @@ def _config(folder: Path, game: str) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(tmp_path: Path, game: str) -> None:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
+    tmp_path: Path, browser: Any, game: str
+) -> None:
     config = _config(tmp_path, game)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice_link = printed.getvalue().split("/login/")[1].split()[0]
     house = Path(GAMES[game][0]).name
     errors: list[str] = []
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
+    with server_process(config) as server:
         url = server.url
         organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            organiser = browser.new_context().new_page()
-            organiser.goto(f"{url}/login/{organiser_link}")
-            organiser.click("#login")
-            organiser.wait_for_url(f"{url}/admin")
-            organiser.goto(f"{url}/bots/{house}/play")
-            organiser.click("#allow")
-            organiser.wait_for_selector("text=Stop allowing games against it")
+        organiser = browser.new_context().new_page()
+        organiser.goto(f"{url}/login/{organiser_link}")
+        organiser.click("#login")
+        organiser.wait_for_url(f"{url}/admin")
+        organiser.goto(f"{url}/bots/{house}/play")
+        organiser.click("#allow")
+        organiser.wait_for_selector("text=Stop allowing games against it")
 
-            alice = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
-            alice.on("pageerror", lambda e: errors.append(str(e)))
-            alice.goto(f"{url}/login/{alice_link}")
-            alice.click("#login")
-            alice.wait_for_url(f"{url}/me")
-            alice.goto(f"{url}/bots/{house}/play")
-            alice.click("#play-a")
-            alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
-            loads: list[str] = []
-            alice.on("load", lambda: loads.append(alice.url))
-            table = alice.frame_locator("#play-table")
-            clicked_cards = buttons = 0
-            shot = False
-            seen = ""
-            while True:
-                alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=60_000)
-                if alice.locator("#game-over").count():
-                    break
-                if not shot and game == "rps-poker" and clicked_cards >= 5:
-                    table.locator("#seat-A .card.playable").first.wait_for(timeout=10_000)
-                    alice.screenshot(path=str(tmp_path / "play.png"))
-                    alice.set_viewport_size({"width": 390, "height": 844})
-                    alice.wait_for_timeout(500)  # (the frame tells its new height)
-                    assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
-                    assert alice.locator("#move-buttons button").first.is_visible()  # the moves stay in view
-                    alice.screenshot(path=str(tmp_path / "play-phone.png"))
-                    alice.set_viewport_size({"width": 1366, "height": 900})
-                    shot = True
-                asks = alice.locator("#play").get_attribute("data-asks")
-                seen = table.locator("body").inner_text()
-                playable = table.locator("#seat-A .card.playable")
-                if game in ("rps-poker", "gops", "card-jitsu"):  # each move is a card: the table shows it at once
-                    playable.first.wait_for(timeout=5_000)
-                if playable.count():
-                    playable.first.click()
-                    clicked_cards += 1
-                else:
-                    alice.locator("#move-buttons button:enabled").first.click()
-                    buttons += 1
-                # the move is taken: the next request (another count), or the bot's turn, or the end
-                alice.wait_for_function(
-                    "(asks) => { const p = document.getElementById('play');"
-                    " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
-                    arg=asks,
-                    timeout=60_000,
-                )
-            assert clicked_cards + buttons >= GAMES[game][2]
-            if game in ("rps-poker", "gops", "card-jitsu"):
-                assert clicked_cards >= GAMES[game][2] and buttons == 0  # every move was a card of the hand
-            assert loads == []  # no page was loaded after the first
-            assert table.locator("#seed").inner_text() == "secret"  # the seed deals both seats: never shown in play
-            assert table.locator("#seat-A").count() == 1
-            assert "You play seat A" in alice.locator("#transcript").text_content()
-            assert "The match is over" in alice.locator("#transcript").text_content()
-            replay = alice.locator("#game-over a").get_attribute("href")
-            assert replay is not None and replay.endswith("/replay")
-            alice.goto(url + replay)  # the whole table, both seats' cards, once the game is over
-            assert house in alice.locator("#title").inner_text()
-            # ... and a way back to the game's page (the replay had none).
-            alice.locator("#back").click()
-            alice.wait_for_url(url + replay.removesuffix("/replay"))
-            alice.locator("#game-over").wait_for()
-        finally:
-            browser.close()
+        alice = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+        alice.on("pageerror", lambda e: errors.append(str(e)))
+        alice.goto(f"{url}/login/{alice_link}")
+        alice.click("#login")
+        alice.wait_for_url(f"{url}/me")
+        alice.goto(f"{url}/bots/{house}/play")
+        alice.click("#play-a")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        loads: list[str] = []
+        alice.on("load", lambda: loads.append(alice.url))
+        table = alice.frame_locator("#play-table")
+        clicked_cards = buttons = 0
+        shot = False
+        seen = ""
+        while True:
+            alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=60_000)
+            if alice.locator("#game-over").count():
+                break
+            if not shot and game == "rps-poker" and clicked_cards >= 5:
+                table.locator("#seat-A .card.playable").first.wait_for(timeout=10_000)
+                alice.screenshot(path=str(tmp_path / "play.png"))
+                alice.set_viewport_size({"width": 390, "height": 844})
+                alice.wait_for_timeout(500)  # (the frame tells its new height)
+                assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+                assert alice.locator("#move-buttons button").first.is_visible()  # the moves stay in view
+                alice.screenshot(path=str(tmp_path / "play-phone.png"))
+                alice.set_viewport_size({"width": 1366, "height": 900})
+                shot = True
+            asks = alice.locator("#play").get_attribute("data-asks")
+            seen = table.locator("body").inner_text()
+            playable = table.locator("#seat-A .card.playable")
+            if game in ("rps-poker", "gops", "card-jitsu"):  # each move is a card: the table shows it at once
+                playable.first.wait_for(timeout=5_000)
+            if playable.count():
+                playable.first.click()
+                clicked_cards += 1
+            else:
+                alice.locator("#move-buttons button:enabled").first.click()
+                buttons += 1
+            # the move is taken: the next request (another count), or the bot's turn, or the end
+            alice.wait_for_function(
+                "(asks) => { const p = document.getElementById('play');"
+                " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+                arg=asks,
+                timeout=60_000,
+            )
+        assert clicked_cards + buttons >= GAMES[game][2]
+        if game in ("rps-poker", "gops", "card-jitsu"):
+            assert clicked_cards >= GAMES[game][2] and buttons == 0  # every move was a card of the hand
+        assert loads == []  # no page was loaded after the first
+        assert table.locator("#seed").inner_text() == "secret"  # the seed deals both seats: never shown in play
+        assert table.locator("#seat-A").count() == 1
+        assert "You play seat A" in alice.locator("#transcript").text_content()
+        assert "The match is over" in alice.locator("#transcript").text_content()
+        replay = alice.locator("#game-over a").get_attribute("href")
+        assert replay is not None and replay.endswith("/replay")
+        alice.goto(url + replay)  # the whole table, both seats' cards, once the game is over
+        assert house in alice.locator("#title").inner_text()
+        # ... and a way back to the game's page (the replay had none).
+        alice.locator("#back").click()
+        alice.wait_for_url(url + replay.removesuffix("/replay"))
+        alice.locator("#game-over").wait_for()
+        close_pages(browser)  # (before the server stops)
     assert errors == [], errors
     (log,) = (tmp_path / "data" / "logs" / "human").glob("*.jsonl")
     assert str(load_log(log).seed) not in seen  # nor in the match's id: the seed would deal the bot's cards
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp_path: Path) -> None:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp_path: Path, browser: Any) -> None:
     example = Path(__file__).resolve().parents[1] / "examples" / "high-card"
     (tmp_path / "game").mkdir()
     shutil.copy(example / "high_card.py", tmp_path / "game" / "high_card.py")
@@ -153,51 +148,48 @@ def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice_link = printed.getvalue().split("/login/")[1].split()[0]
     errors: list[str] = []
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
+    with server_process(config) as server:
         url = server.url
         organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            organiser = browser.new_context().new_page()
-            organiser.goto(f"{url}/login/{organiser_link}")
-            organiser.click("#login")
-            organiser.wait_for_url(f"{url}/admin")
-            organiser.goto(f"{url}/bots/high/play")
-            organiser.click("#allow")
-            organiser.wait_for_selector("text=Stop allowing games against it")
-            alice = browser.new_context().new_page()
-            alice.on("pageerror", lambda e: errors.append(str(e)))
-            alice.goto(f"{url}/login/{alice_link}")
-            alice.click("#login")
-            alice.wait_for_url(f"{url}/me")
-            alice.goto(f"{url}/bots/high/play")
-            alice.click("#play-b")
-            alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
-            loads: list[str] = []
-            alice.on("load", lambda: loads.append(alice.url))
-            table = alice.frame_locator("#play-table")
-            moves = 0
-            while True:
-                alice.wait_for_selector("#json-input:enabled, #game-over", timeout=60_000)
-                if alice.locator("#game-over").count():
-                    break
-                asks = alice.locator("#play").get_attribute("data-asks")
-                told = alice.locator("#transcript").text_content() or ""
-                hand = re.findall(r"hand \[([\d,]+)\]", told)[-1].split(",")
-                table.locator("#seat-B").wait_for()  # the generic table, the person's seat at the bottom
-                alice.fill("#json-input", hand[0])
-                alice.press("#json-input", "Enter")
-                alice.wait_for_function(
-                    "(asks) => { const p = document.getElementById('play');"
-                    " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
-                    arg=asks,
-                    timeout=60_000,
-                )
-                moves += 1
-            assert moves >= 3 and loads == []
-            assert table.locator("#seed").inner_text() == "secret"
+        organiser = browser.new_context().new_page()
+        organiser.goto(f"{url}/login/{organiser_link}")
+        organiser.click("#login")
+        organiser.wait_for_url(f"{url}/admin")
+        organiser.goto(f"{url}/bots/high/play")
+        organiser.click("#allow")
+        organiser.wait_for_selector("text=Stop allowing games against it")
+        alice = browser.new_context().new_page()
+        alice.on("pageerror", lambda e: errors.append(str(e)))
+        alice.goto(f"{url}/login/{alice_link}")
+        alice.click("#login")
+        alice.wait_for_url(f"{url}/me")
+        alice.goto(f"{url}/bots/high/play")
+        alice.click("#play-b")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        loads: list[str] = []
+        alice.on("load", lambda: loads.append(alice.url))
+        table = alice.frame_locator("#play-table")
+        moves = 0
+        while True:
+            alice.wait_for_selector("#json-input:enabled, #game-over", timeout=60_000)
+            if alice.locator("#game-over").count():
+                break
+            asks = alice.locator("#play").get_attribute("data-asks")
             told = alice.locator("#transcript").text_content() or ""
-            assert "The match is over" in told and "fault" not in told.lower()
-        finally:
-            browser.close()
+            hand = re.findall(r"hand \[([\d,]+)\]", told)[-1].split(",")
+            table.locator("#seat-B").wait_for()  # the generic table, the person's seat at the bottom
+            alice.fill("#json-input", hand[0])
+            alice.press("#json-input", "Enter")
+            alice.wait_for_function(
+                "(asks) => { const p = document.getElementById('play');"
+                " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+                arg=asks,
+                timeout=60_000,
+            )
+            moves += 1
+        assert moves >= 3 and loads == []
+        assert table.locator("#seed").inner_text() == "secret"
+        told = alice.locator("#transcript").text_content() or ""
+        assert "The match is over" in told and "fault" not in told.lower()
+        close_pages(browser)  # (before the server stops)
     assert errors == [], errors

@@ -23,8 +23,10 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def report(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a 3-bot tournament (made once: the tests only read it)."""
+    tmp_path = tmp_path_factory.mktemp("report")
     faulty = Path(__file__).with_name("faulty") / "bot.py"
     bots = [str(RPS / "minimal-python"), str(RPS / "random-python"), f"{sys.executable} {faulty} bad_index"]
     run = arena("tournament", "rps-poker", *bots, "--seed", "9", "--cycles", "2", "--quiet", cwd=tmp_path)

@@ -45,12 +45,12 @@ def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
     return problems
 
 
-def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
+def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, browser: Any) -> None:
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
     shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path) as s:
+    with site(tmp_path, browser) as s:
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
@@ -141,11 +141,11 @@ def goto_after_live(page: Any, address: str) -> None:
                 raise
 
 
-def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path) -> None:
+def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, browser: Any) -> None:
     """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
     shots.mkdir(parents=True, exist_ok=True)
-    with site(tmp_path, house=(str(SLOW_BOT), "random-python")) as s:
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python")) as s:
         url = s.server.url
         organiser = s.page(login=s.organiser)
         organiser.goto(f"{url}/bots/random-python/play")
@@ -185,11 +185,13 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
     assert problems == [], "\n".join(problems)
 
 
-def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder_does(tmp_path: Path) -> None:
+def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder_does(
+    tmp_path: Path, browser: Any
+) -> None:
     # Two bots that always draw never settle their pair, and its budget is large: the ladder plays on, so the
     # standings are still updated when the page looks (quick bots settle an ordinary ladder in seconds).
     ladder = "placement_pairs = 1\npair_budget = 100000"
-    with site(tmp_path, ladder=ladder, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+    with site(tmp_path, browser, ladder=ladder, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
         page = s.page()
         page.goto(s.server.url + "/")
         assert page.locator("#live").count() == 0, "the permanent 'live' badge is back"
@@ -228,8 +230,8 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         assert any(re.search(r"up \d+ since", t) for t in moved) and any(re.search(r"down \d+ since", t) for t in moved)
 
 
-def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path) -> None:
-    with site(tmp_path, ladder="placement_pairs = 1\npair_budget = 1") as s:
+def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path, browser: Any) -> None:
+    with site(tmp_path, browser, ladder="placement_pairs = 1\npair_budget = 1") as s:
         wait_matches(s.server.url, 6)  # 3 bots, 3 pairs of 2 legs: then the ladder has nothing left to play
         page = s.page()
         page.goto(s.server.url + "/")
@@ -238,8 +240,8 @@ def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path) -> None
         assert page.locator("#ladder-state").inner_text() == "idle: every pair is settled"
 
 
-def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_path: Path) -> None:
-    with site(tmp_path) as s:
+def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_path: Path, browser: Any) -> None:
+    with site(tmp_path, browser) as s:
         key = played_out(wait_matches(s.server.url, 6))
         for size in SIZES:
             page = s.page(size)
@@ -273,9 +275,9 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
         assert served.status_code == 200 and served.content == b"".join(public)
 
 
-def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> None:
+def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path, browser: Any) -> None:
     # Two bots that always draw never settle their pair: the ladder plays on, and the third one wins and loses.
-    with site(tmp_path, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+    with site(tmp_path, browser, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
         wait_matches(s.server.url, 80)
         bot = "minimal-python"
         # The chart's points are taken as the standings are drawn (about once a second): wait for two.
@@ -320,10 +322,10 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path) -> No
         assert sideways(page) == 0
 
 
-def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_path: Path) -> None:
+def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_path: Path, browser: Any) -> None:
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path) as s:
+    with site(tmp_path, browser) as s:
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
         alice.click("#upload")

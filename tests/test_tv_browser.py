@@ -32,9 +32,9 @@ def _steps(page: Any) -> tuple[str, ...]:
     return tuple(page.locator("#tv .tv-step").all_inner_texts())
 
 
-def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path) -> None:
+def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path, browser: Any) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with site(tmp_path, house=(str(SLOW_BOT), "random-python", "simple-py")) as s:
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python", "simple-py")) as s:
         page = s.page()
         page.goto(s.server.url + "/tv")
         assert page.locator("header nav a[href='/tv']").count() == 1
