@@ -446,6 +446,9 @@ class MatchWorker:
         while True:
             process = self._spawn()
             assert process.stdin is not None and process.stdout is not None
+            if self.setup.cpus:  # now, not when it has read its Setup: it is still importing (its one thread)
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(process.pid, self.setup.cpus)
             to_worker = trio.lowlevel.FdStream(os.dup(process.stdin.fileno()))
             from_worker = trio.lowlevel.FdStream(os.dup(process.stdout.fileno()))
             process.stdin.close()
