@@ -207,8 +207,8 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     if setup.cpus:
         with contextlib.suppress(OSError):  # a CPU it may not use (its cpuset changed): it plays unpinned
             pin_process(setup.cpus)
-    if not setup.sync_waits:
-        _process.SYNC_WAIT_S = 0.0
+    if not setup.sync_waits:  # for this task and the matches it starts (the whole worker)
+        _process.SYNC_WAIT.set(0.0)
     provide(setup.game, setup.origin)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
