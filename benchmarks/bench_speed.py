@@ -502,10 +502,62 @@ _whole_cpu: dict[tuple[int, int | None, bool, bool], list[float]] = {}
 """CPU seconds of each whole run (the command and every process it started and reaped), by size, jobs, reuse, pin."""
 
 
+def pipe_round_trip(cpus: tuple[int, int], count: int) -> tuple[float, float]:
+    """Microseconds a round trip of one byte between two processes, each kept to its CPU of ``cpus``, and the
+    CPU microseconds the first process spends a round trip (a wakeup that crosses CPUs costs both)."""
+    to_child, from_parent = os.pipe()
+    from_child, to_parent = os.pipe()
+    before = os.sched_getaffinity(0)
+    pid = os.fork()
+    if pid == 0:  # the child: echo each byte
+        try:
+            os.sched_setaffinity(0, {cpus[1]})
+            for _ in range(count):
+                os.read(to_child, 1)
+                os.write(to_parent, b"x")
+        finally:
+            os._exit(0)
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        cpu, started = time.process_time(), time.perf_counter()
+        for _ in range(count):
+            os.write(from_parent, b"x")
+            os.read(from_child, 1)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    finally:
+        os.sched_setaffinity(0, before)
+        os.waitpid(pid, 0)
+        for fd in (to_child, from_parent, from_child, to_parent):
+            os.close(fd)
+    return wall / count * 1e6, cpu / count * 1e6
+
+
+def wakeups(report: Report) -> None:
+    """Why each supervisor process keeps to a CPU with its bots (arena.competition.cpus): a wakeup across CPUs."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return
+    same: list[tuple[float, float]] = []
+    split: list[tuple[float, float]] = []
+    for _ in range(3):  # in turns
+        same.append(pipe_round_trip((allowed[0], allowed[0]), 5000))
+        split.append(pipe_round_trip((allowed[0], allowed[1]), 5000))
+    (same_wall, same_cpu), (split_wall, split_cpu) = (
+        (statistics.median(w for w, _ in taken), statistics.median(c for _, c in taken)) for taken in (same, split)
+    )
+    report.line(
+        f"a pipe ping-pong between two processes (one byte each way): both on one CPU {same_wall:.1f} us a round "
+        f"trip ({same_cpu:.1f} us of the writer's CPU), on two CPUs {split_wall:.1f} us ({split_cpu:.1f} us): "
+        f"{split_wall / same_wall:.1f}x; so each supervisor process keeps to a CPU with its bots (--no-pin: not)",
+        load(),
+    )
+
+
 def whole_runs(args: argparse.Namespace, report: Report, folders: list[Path], work: Path) -> None:
     """Whole commands at the default ``--jobs`` against ``--jobs 1``, in turns, at several sizes; reused, then fresh."""
     cpus = os.cpu_count() or 1
     work.mkdir(parents=True, exist_ok=True)
+    wakeups(report)
     repeats = 1 if args.quick else args.whole_repeats
     sizes = [(cycles, True) for cycles in WHOLE_CYCLES] + [(FRESH_CYCLES, False)]
     for cycles, reuse in sizes:
