@@ -558,7 +558,7 @@ def whole_runs(args: argparse.Namespace, report: Report, folders: list[Path], wo
     cpus = os.cpu_count() or 1
     work.mkdir(parents=True, exist_ok=True)
     wakeups(report)
-    repeats = 1 if args.quick else args.whole_repeats
+    repeats = args.whole_repeats or (1 if args.quick else 3)
     sizes = [(cycles, True) for cycles in WHOLE_CYCLES] + [(FRESH_CYCLES, False)]
     for cycles, reuse in sizes:
         matches = len(round_robin(FIVE, cycles))
@@ -1010,7 +1010,7 @@ def main() -> None:
         "--long", type=int, default=2000, help="matches in the long run for memory (default %(default)s)"
     )
     parser.add_argument(
-        "--whole-repeats", type=int, default=3, help="whole runs timed per size and --jobs (default %(default)s)"
+        "--whole-repeats", type=int, help="whole runs timed per size and --jobs (default 3, 1 with --quick)"
     )
     parser.add_argument(
         "--whole-runs", action="store_true", help="measure only the whole runs (0; with --docs, not written)"
