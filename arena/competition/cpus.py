@@ -14,9 +14,10 @@ run anywhere, every chain of wakeups kept crossing CPUs: two runs at once
 used 1.65x the CPU a match of one alone, and the second CPU bought
 nothing. Each supervisor process and its bots kept to a CPU of their own
 (bots inherit their supervisor's mask through fork and exec, and the
-sandbox changes no mask), the wakeups stay on the CPU, and two such runs
-at once took the time of one (``benchmarks/bench_speed.py``, and
-docs/performance.md). Match-playing tools pin for the same reason
+sandbox changes no mask), the wakeups stay on the CPU: two runs of 500
+matches at once, each kept to a CPU, took 7.8-11.0 s against 11.6-16.5 s
+free (load 6-9; ``benchmarks/bench_speed.py`` and docs/performance.md have
+the whole runs). Match-playing tools pin for the same reason
 (cutechess-cli and fastchess have an affinity option).
 
 Only when a run has one supervisor process per CPU it may use
