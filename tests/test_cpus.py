@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import threading
@@ -150,3 +151,17 @@ def test_no_pin_leaves_every_process_its_mask(tmp_path: Path, monkeypatch: pytes
     assert seen["worker"] and seen["worker's bots"] and seen["bots here"]
     for kind in seen:
         assert set(seen[kind].values()) == {frozenset(before)}, kind
+
+
+def test_no_pin_is_an_option_of_tournament_and_compare() -> None:
+    from arena.competition import cli, compare_cli
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    cli.register_tournament(sub)
+    compare_cli.register(sub)
+    assert parser.parse_args(["tournament", "rps-poker", "a", "b"]).no_pin is False
+    assert parser.parse_args(["tournament", "rps-poker", "a", "b", "--no-pin"]).no_pin is True
+    compare = ["compare", "rps-poker", "a", "b"]
+    assert parser.parse_args(compare).no_pin is False
+    assert parser.parse_args([*compare, "--no-pin"]).no_pin is True
