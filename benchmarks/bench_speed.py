@@ -469,12 +469,14 @@ FRESH_CYCLES = 3
 _runs = itertools.count()
 
 
-def arena_tournament(folders: list[Path], *, cycles: int, jobs: int | None, reuse: bool, work: Path) -> float:
+def arena_tournament(
+    folders: list[Path], *, cycles: int, jobs: int | None, reuse: bool, work: Path, pin: bool = True
+) -> float:
     """Seconds the whole ``arena tournament`` command takes, from its start to its exit, as a user times it.
 
     A new results database each time (the bots admitted afresh, as in a
     first run); ``jobs=None`` leaves ``--jobs`` and ``--processes`` at their
-    defaults (the CPU count, one supervisor process per CPU fitted to the run).
+    defaults (the CPU count, one supervisor process per CPU fitted to the run). ``pin=False``: ``--no-pin``.
     """
     db = work / f"whole-{next(_runs)}.sqlite"
     argv = [sys.executable, "-m", "arena", "tournament", GAME, *map(str, folders), "--cycles", str(cycles),
@@ -483,45 +485,111 @@ def arena_tournament(folders: list[Path], *, cycles: int, jobs: int | None, reus
         argv += ["--jobs", str(jobs)]
     if not reuse:
         argv.append("--no-reuse")
+    if not pin:
+        argv.append("--no-pin")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     cpu, started = cpu_all(), time.perf_counter()
     done = subprocess.run(argv, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     wall = time.perf_counter() - started
-    _whole_cpu.setdefault((cycles, jobs, reuse), []).append(cpu_all() - cpu)
+    _whole_cpu.setdefault((cycles, jobs, reuse, pin), []).append(cpu_all() - cpu)
     if done.returncode != 0:
         raise SystemExit(f"bench_speed: {' '.join(argv)} failed:\n{done.stderr.decode(errors='replace')}")
     db.unlink(missing_ok=True)
     return wall
 
 
-_whole_cpu: dict[tuple[int, int | None, bool], list[float]] = {}
-"""CPU seconds of each whole run (the command and every process it started and reaped), by size, jobs and reuse."""
+_whole_cpu: dict[tuple[int, int | None, bool, bool], list[float]] = {}
+"""CPU seconds of each whole run (the command and every process it started and reaped), by size, jobs, reuse, pin."""
+
+
+def pipe_round_trip(cpus: tuple[int, int], count: int) -> tuple[float, float]:
+    """Microseconds a round trip of one byte between two processes, each kept to its CPU of ``cpus``, and the
+    CPU microseconds the first process spends a round trip (a wakeup that crosses CPUs costs both)."""
+    to_child, from_parent = os.pipe()
+    from_child, to_parent = os.pipe()
+    before = os.sched_getaffinity(0)
+    pid = os.fork()
+    if pid == 0:  # the child: echo each byte
+        try:
+            os.sched_setaffinity(0, {cpus[1]})
+            for _ in range(count):
+                os.read(to_child, 1)
+                os.write(to_parent, b"x")
+        finally:
+            os._exit(0)
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        cpu, started = time.process_time(), time.perf_counter()
+        for _ in range(count):
+            os.write(from_parent, b"x")
+            os.read(from_child, 1)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    finally:
+        os.sched_setaffinity(0, before)
+        os.waitpid(pid, 0)
+        for fd in (to_child, from_parent, from_child, to_parent):
+            os.close(fd)
+    return wall / count * 1e6, cpu / count * 1e6
+
+
+def wakeups(report: Report) -> None:
+    """Why each supervisor process keeps to a CPU with its bots (arena.competition.cpus): a wakeup across CPUs."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return
+    same: list[tuple[float, float]] = []
+    split: list[tuple[float, float]] = []
+    for _ in range(3):  # in turns
+        same.append(pipe_round_trip((allowed[0], allowed[0]), 5000))
+        split.append(pipe_round_trip((allowed[0], allowed[1]), 5000))
+    (same_wall, same_cpu), (split_wall, split_cpu) = (
+        (statistics.median(w for w, _ in taken), statistics.median(c for _, c in taken)) for taken in (same, split)
+    )
+    report.line(
+        f"a pipe ping-pong between two processes (one byte each way): both on one CPU {same_wall:.1f} us a round "
+        f"trip ({same_cpu:.1f} us of the writer's CPU), on two CPUs {split_wall:.1f} us ({split_cpu:.1f} us): "
+        f"{split_wall / same_wall:.1f}x; so each supervisor process keeps to a CPU with its bots (--no-pin: not)",
+        load(),
+    )
 
 
 def whole_runs(args: argparse.Namespace, report: Report, folders: list[Path], work: Path) -> None:
     """Whole commands at the default ``--jobs`` against ``--jobs 1``, in turns, at several sizes; reused, then fresh."""
     cpus = os.cpu_count() or 1
     work.mkdir(parents=True, exist_ok=True)
-    repeats = 1 if args.quick else args.whole_repeats
+    wakeups(report)
+    repeats = args.whole_repeats or (1 if args.quick else 3)
     sizes = [(cycles, True) for cycles in WHOLE_CYCLES] + [(FRESH_CYCLES, False)]
     for cycles, reuse in sizes:
         matches = len(round_robin(FIVE, cycles))
         run = functools.partial(arena_tournament, folders, cycles=cycles, reuse=reuse, work=work)
-        one, default = interleaved(
-            repeats, functools.partial(run, jobs=1), functools.partial(run, jobs=None), warm=False
+        goal_size = not reuse or matches >= 1000
+        # At the goals' sizes, also the default --jobs with --no-pin: what keeping each supervisor process and its
+        # bots to a CPU of their own is worth (arena.competition.cpus), in the same turns.
+        unpinned = [functools.partial(run, jobs=None, pin=False)] if goal_size and cpus >= 2 else []
+        one, default, *free = interleaved(
+            repeats, functools.partial(run, jobs=1), functools.partial(run, jobs=None), *unpinned, warm=False
         )
         now = load()
         kind = "reused processes" if reuse else "a fresh process per match"
         gain = one / default
-        cpu_one, cpu_default = (statistics.median(_whole_cpu[cycles, jobs, reuse]) for jobs in (1, None))
+        cpu_one, cpu_default = (statistics.median(_whole_cpu[cycles, jobs, reuse, True]) for jobs in (1, None))
         report.line(
             f"arena tournament, {matches} matches, {kind}: --jobs 1 {one:6.2f} s ({matches / one:6.1f}/s), "
             f"default --jobs ({cpus}) {default:6.2f} s ({matches / default:6.1f}/s): {gain:.2f}x; CPU of the "
             f"command and all it started {cpu_one:.2f} s and {cpu_default:.2f} s ({cpu_default / cpu_one:.2f}x)",
             now,
         )
+        if free:
+            cpu_free = statistics.median(_whole_cpu[cycles, None, reuse, False])
+            report.line(
+                f"  the same default --jobs with --no-pin (processes free to run on any CPU) {free[0]:6.2f} s "
+                f"({matches / free[0]:6.1f}/s, {one / free[0]:.2f}x --jobs 1), CPU {cpu_free:.2f} s "
+                f"({cpu_free / cpu_one:.2f}x)",
+                now,
+            )
         shown = f"{matches / default:.1f} vs {matches / one:.1f} matches/s"
-        if not reuse or matches >= 1000:
+        if goal_size:
             report.goal(Goal("1" if reuse else "3", f"whole run, {matches} matches, {kind}: default --jobs vs --jobs 1",
                              shown, gain, ">= 1.5x", gain >= 1.5 if cpus >= 2 else None, now))  # fmt: skip
         else:
@@ -942,7 +1010,7 @@ def main() -> None:
         "--long", type=int, default=2000, help="matches in the long run for memory (default %(default)s)"
     )
     parser.add_argument(
-        "--whole-repeats", type=int, default=3, help="whole runs timed per size and --jobs (default %(default)s)"
+        "--whole-repeats", type=int, help="whole runs timed per size and --jobs (default 3, 1 with --quick)"
     )
     parser.add_argument(
         "--whole-runs", action="store_true", help="measure only the whole runs (0; with --docs, not written)"
@@ -1042,8 +1110,12 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
                          "(0.5x needs more)", None, one.load))  # fmt: skip
         gain = two.rate / one.rate
         shown = f"{two.rate:.1f} vs {one.rate:.1f} matches/s (one process at --jobs 2: {runs[2, 1].rate:.1f})"
-        report.goal(Goal("1", "Python ports: --jobs 2 (2 processes) vs --jobs 1", shown,
-                         gain, f"> 1x on {cpus} CPUs", gain > 1.0, two.load))  # fmt: skip
+        if math.isnan(gain):  # every turn's longer run was no longer than its short one: the machine was too busy
+            report.goal(Goal("1", "Python ports: --jobs 2 (2 processes) vs --jobs 1", f"too noisy to tell ({shown})",
+                             None, f"> 1x on {cpus} CPUs", None, two.load))  # fmt: skip
+        else:
+            report.goal(Goal("1", "Python ports: --jobs 2 (2 processes) vs --jobs 1", shown,
+                             gain, f"> 1x on {cpus} CPUs", gain > 1.0, two.load))  # fmt: skip
     with section(report, "1b. Every core: light bots (a C bot answering at once), reused, round-robin of 4"):
         every_core(args, report, work / "cores")
 

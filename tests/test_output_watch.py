@@ -125,10 +125,8 @@ async def test_nothing_by_the_deadline_returns_nothing_at_the_deadline(pipe: _Pi
     assert elapsed >= 0.1
 
 
-async def test_the_server_process_never_waits_in_the_thread(
-    pipe: _Pipe, trio_waits: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(_process, "SYNC_WAIT_S", 0.0)  # as `arena serve` sets it for its web process
+async def test_the_server_process_never_waits_in_the_thread(pipe: _Pipe, trio_waits: list[int]) -> None:
+    _process.SYNC_WAIT.set(0.0)  # as `arena serve` sets it for its web process (this test's trio run alone)
     with OutputWatch() as watch:
         os.write(pipe.write_fd, b"{}\n")
         woken = await watch.wait([pipe], trio.current_time() + 5)  # type: ignore[list-item]
@@ -194,16 +192,28 @@ def test_a_servers_matches_never_wait_in_the_thread(monkeypatch: pytest.MonkeyPa
     assert "open_executor(address, plan, c.tid, sync_waits=False)" in Path(ladder_host.__file__).read_text()
 
 
-async def test_a_server_process_waits_in_trios_loop_while_it_serves(tmp_path: Path) -> None:
+async def test_a_server_process_waits_in_trios_loop_while_it_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.server.serve as serve
     from arena.server.config import load
     from arena.server.serve import run_server
 
     from .servertools import write_config
 
-    assert _process.SYNC_WAIT_S > 0
+    seen: list[float] = []
+    from arena.server.web import create_app
+
+    def recording(competition: object) -> object:
+        seen.append(_process.SYNC_WAIT.get())  # in run_server's task, where its checks and ladder start
+        return create_app(competition)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(serve, "create_app", recording)
+    assert _process.SYNC_WAIT.get() > 0
     config = load(write_config(tmp_path))
     async with trio.open_nursery() as nursery:
         await nursery.start(lambda task_status: run_server(config, jobs=0, say=lambda _: None, task_status=task_status))
-        assert _process.SYNC_WAIT_S == 0  # its checks, a person's game, or the ladder played here
+        assert seen == [0.0]  # its checks, a person's game, or the ladder played here
+        assert _process.SYNC_WAIT.get() > 0  # not the rest of the process
         nursery.cancel_scope.cancel()
-    assert _process.SYNC_WAIT_S > 0  # put back as it stops
+    assert _process.SYNC_WAIT.get() > 0

@@ -31,6 +31,8 @@ From the schedule up:
   once, here or through a :class:`~arena.competition.runner.MatchExecutor`;
 * :mod:`~arena.competition.worker`: a child process that plays a ladder's
   matches, so its parent's event loop stays free;
+* :mod:`~arena.competition.cpus`: which CPU each supervisor process of a
+  run keeps to, with its bots;
 * :mod:`~arena.competition.ladder`: the rolling ladder a server plays;
 * :mod:`~arena.competition.cluster`: a :class:`MatchExecutor` on a Dask
   cluster (imported only when asked for: Dask is optional);

@@ -103,6 +103,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 recheck=args.recheck,
                 processes=processes,
                 fit_processes=args.processes is None,  # a short run plays in fewer (runner.processes_for)
+                pin=not args.no_pin,
             )
         )
         board = board_from_store(store, competition.id, rank_by=args.rank_by)
@@ -174,6 +175,12 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         type=number(int),
         help="supervisor processes sharing them, this one among them (default: one per CPU, at most --jobs, fewer"
         " for a run too short to repay starting one)",
+    )
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="leave each supervisor process and its bots free to run on any CPU (default: with one process per CPU,"
+        " each keeps to its own, where a match's wakeups cost least)",
     )
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")

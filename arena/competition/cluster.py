@@ -294,10 +294,6 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
     except GamePluginError as exc:  # said on the coordinator in one line, naming this worker and the plugin
         raise GamePluginError(f"Dask worker {_worker_address()}: {exc}") from None
     game = get_game(order.game, order.params)
-    if not order.sync_waits:  # (for good: this worker serves a competition server)
-        from ..supervisor import _process
-
-        _process.SYNC_WAIT_S = 0.0
     cache = cache_dir()
     log_path = Path(order.log_path) if order.log_path else None
     scheduled = order.scheduled
@@ -310,13 +306,20 @@ def play_on_worker(order: MatchOrder) -> PlayedMatch:
         specs[spec.name] = spec.with_name(f"{spec.name}@{identity}")
 
     async def play(pool: BotPool) -> PlayedMatch:
-        for spec in specs.values():
-            if spec.build and spec.cwd not in _BUILT:
-                await ensure_built(spec)
-                _BUILT.add(spec.cwd)
-        return await play_scheduled(
-            game, specs, order.limits, scheduled, pool, log_path=log_path, tournament_id=order.tournament_id
-        )
+        from ..supervisor._process import SYNC_WAIT
+
+        # 0 for a competition server's match, for this match alone (a worker may serve a tournament next)
+        waits = SYNC_WAIT.set(SYNC_WAIT.get() if order.sync_waits else 0.0)
+        try:
+            for spec in specs.values():
+                if spec.build and spec.cwd not in _BUILT:
+                    await ensure_built(spec)
+                    _BUILT.add(spec.cwd)
+            return await play_scheduled(
+                game, specs, order.limits, scheduled, pool, log_path=log_path, tournament_id=order.tournament_id
+            )
+        finally:
+            SYNC_WAIT.reset(waits)
 
     if order.reuse:
         return _host(cache).play(play)

@@ -177,7 +177,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not comparison.finished:
             processes = supervisor_processes(args.processes, jobs)
             interrupted, game_errors = _play(
-                plan, store, competition, comparison, refused, jobs=jobs, reuse=not args.no_reuse, processes=processes
+                plan,
+                store,
+                competition,
+                comparison,
+                refused,
+                jobs=jobs,
+                reuse=not args.no_reuse,
+                processes=processes,
+                pin=not args.no_pin,
             )
         comparison.recorded = store.count_matches(competition.id, current=True)  # what `arena results` shows
         if not interrupted:
@@ -263,6 +271,7 @@ def _play(
     jobs: int,
     reuse: bool,
     processes: int = 1,
+    pin: bool = True,
 ) -> tuple[bool, int]:
     """Play until the comparison is finished, printing its lines; whether the run was interrupted (Ctrl-C), and how
     many matches the game's own code ended (not recorded: said on stderr)."""
@@ -285,6 +294,7 @@ def _play(
             refused=refused,  # admission has run
             watch=watch,
             processes=processes,
+            pin=pin,
         )
     )
     if not summary.interrupted and not comparison.finished:
@@ -377,6 +387,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--jobs", "-j", type=number(int), help="matches at once (default: the CPU count)")
     parser.add_argument(
         "--processes", type=number(int), help="supervisor processes sharing them (default: one per CPU, at most --jobs)"
+    )
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="leave each supervisor process and its bots free to run on any CPU (default: with one process per CPU,"
+        " each keeps to its own, where a match's wakeups cost least)",
     )
     parser.add_argument(
         "--max-faults",

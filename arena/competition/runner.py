@@ -480,6 +480,7 @@ async def run_tournament(
     refused: dict[str, str] | None = None,
     processes: int = 1,
     fit_processes: bool = False,
+    pin: bool = True,
 ) -> Summary:
     """Admit the field's bots, then play the matches of ``competition`` not yet in ``store``.
 
@@ -488,7 +489,9 @@ async def run_tournament(
     (:class:`~arena.competition.worker.Supervisors`), this one among them;
     the schedule, the results, the progress and the fault counts stay in this
     process. With ``fit_processes``, a run too short to repay the start of
-    another process gets fewer (see :func:`processes_for`).
+    another process gets fewer (see :func:`processes_for`). With ``pin``,
+    when there is one process per CPU this one may use, each keeps to a CPU
+    of its own with its bots (:mod:`~arena.competition.cpus`).
     With ``executor`` the matches are played by the executor it opens (a
     Dask cluster's workers: :mod:`arena.competition.cluster`), ``jobs`` at once (``0``: as
     many as the workers have threads); results are still recorded here.
@@ -514,7 +517,7 @@ async def run_tournament(
         return await _run(
             plan, store, competition, jobs=jobs, reuse=reuse, progress=progress, handle_signals=handle_signals,
             say=say, executor=executor, recheck=recheck, watch=watch, refused=refused, processes=processes,
-            fit_processes=fit_processes, log_dir=log_dir, started=started, spawned=spawned,
+            fit_processes=fit_processes, log_dir=log_dir, started=started, spawned=spawned, pin=pin,
         )  # fmt: skip
     finally:
         if spawned:
@@ -566,6 +569,7 @@ async def _run(
     log_dir: Path | None,
     started: float,
     spawned: list[subprocess.Popen[bytes]],
+    pin: bool,
 ) -> Summary:
     if refused is None:
         with tempfile.TemporaryDirectory(prefix="arena-admission-") as scratch:
@@ -640,7 +644,7 @@ async def _run(
                             and runner.done < runner.total
                         ):
                             summary.pool = await _run_in_processes(
-                                runner, pool, count, reuse=reuse, say=say, spawned=spawned
+                                runner, pool, count, reuse=reuse, say=say, spawned=spawned, pin=pin
                             )
                         else:
                             await runner.run(pool)
@@ -684,6 +688,7 @@ async def _run_in_processes(
     reuse: bool,
     say: Callable[[str], None],
     spawned: list[subprocess.Popen[bytes]],
+    pin: bool,
 ) -> PoolStats:
     """Play ``runner``'s matches in ``processes`` supervisor processes, this one among them; what their pools did.
 
@@ -698,7 +703,7 @@ async def _run_in_processes(
     async with open_supervisors(
         config.game, config.params, config.limits, runner.plan.specs, tournament_id=runner.tid, jobs=runner.jobs,
         processes=processes, reuse=reuse, stderr_dir=runner.log_dir / "stderr" if runner.log_dir else None, say=say,
-        local=here.play, spawned=spawned,
+        local=here.play, spawned=spawned, pin=pin,
     ) as supervisors:  # fmt: skip
         here.turns.total_tokens = max(1, supervisors.local_share)
         runner.executor = supervisors

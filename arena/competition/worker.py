@@ -56,6 +56,7 @@ from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
 from ..supervisor import PoolStats, _process, open_pool
+from .cpus import allowed_cpus, pin_process, pinned, pinning
 from .ladder import MatchLost
 from .playing import play_scheduled
 from .schedule import Scheduled
@@ -110,6 +111,8 @@ class Setup:
     a competition server: its checks play in the web process, which always waits through trio's loop, and its
     ladder matches then wait the same way, so that no bot tells a check from a ladder match by how soon the next
     request follows its answer."""
+    cpus: frozenset[int] | None = None
+    """The CPUs the worker and its bots keep to (:mod:`~arena.competition.cpus`); ``None``: its parent's mask."""
 
     def __post_init__(self) -> None:
         if self.origin is None:
@@ -201,8 +204,11 @@ async def _serve(wire_in: int, wire_out: int) -> None:
     if setup is None:
         return
     configure(setup.policy)
-    if not setup.sync_waits:
-        _process.SYNC_WAIT_S = 0.0
+    if setup.cpus:
+        with contextlib.suppress(OSError):  # a CPU it may not use (its cpuset changed): it plays unpinned
+            pin_process(setup.cpus)
+    if not setup.sync_waits:  # for this task and the matches it starts (the whole worker)
+        _process.SYNC_WAIT.set(0.0)
     provide(setup.game, setup.origin)
     game = get_game(setup.game, dict(setup.params))
     send, receive = trio.open_memory_channel[bytes](math.inf)
@@ -440,6 +446,9 @@ class MatchWorker:
         while True:
             process = self._spawn()
             assert process.stdin is not None and process.stdout is not None
+            if self.setup.cpus:  # now, not when it has read its Setup: it is still importing (its one thread)
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(process.pid, self.setup.cpus)
             to_worker = trio.lowlevel.FdStream(os.dup(process.stdin.fileno()))
             from_worker = trio.lowlevel.FdStream(os.dup(process.stdout.fileno()))
             process.stdin.close()
@@ -568,11 +577,12 @@ def match_setup(
     stamp: str,
     reuse: bool = True,
     sync_waits: bool = True,
+    cpus: frozenset[int] | None = None,
 ) -> Setup:
     """The :class:`Setup` of a worker that plays ``game``'s matches, in this process's sandbox policy."""
     return Setup(
         game, dict(params), limits, tournament_id, jobs, current_policy(), stderr_dir, stamp, reuse=reuse,
-        sync_waits=sync_waits,
+        sync_waits=sync_waits, cpus=cpus,
     )  # fmt: skip
 
 
@@ -730,6 +740,7 @@ async def open_supervisors(
     say: Callable[[str], None] = lambda _text: None,
     local: LocalPlay | None = None,
     spawned: list[subprocess.Popen[bytes]] | None = None,
+    pin: bool = True,
 ) -> AsyncIterator[Supervisors]:
     """``processes`` supervisor processes (no more than ``jobs``) sharing ``jobs`` matches at once.
 
@@ -742,6 +753,11 @@ async def open_supervisors(
     processes from ``spawned`` while it has some (:func:`spawn_worker`,
     started ahead by the caller, who stops what is left: :func:`stop_spawned`).
 
+    With ``pin`` and one process per CPU this process may use, each process
+    (this one too, with ``local``, until it leaves) and its bots keep to a
+    CPU of their own (:mod:`~arena.competition.cpus`: a match's wakeups then
+    stay on one CPU).
+
     On leaving, each worker stops its bots and exits (or is killed), as
     :func:`open_match_worker`'s; a killed caller takes them with it
     (``PR_SET_PDEATHSIG``), and the sandbox's lifelines their bots.
@@ -749,11 +765,14 @@ async def open_supervisors(
     count = max(1, min(processes, jobs))
     shares = [jobs // count + (index < jobs % count) for index in range(count)]
     local_share = shares.pop(0) if local is not None else 0
+    pins = pinning(count, allowed_cpus(), enabled=pin)
+    cpus: list[frozenset[int] | None] = list(pins) if pins is not None else [None] * count
+    local_cpus = cpus.pop(0) if local is not None else None
     workers = [
         MatchWorker(
             match_setup(
                 game, params, limits, tournament_id=tournament_id, jobs=share, stderr_dir=stderr_dir,
-                stamp=f"p{index + 1}", reuse=reuse,
+                stamp=f"p{index + 1}", reuse=reuse, cpus=cpus[index],
             ),
             say,
             otherwise="or play in one process (--processes 1)",
@@ -764,15 +783,16 @@ async def open_supervisors(
     for worker in workers:
         if spawned:
             worker.spawned.append(spawned.pop())
-    async with trio.open_nursery() as nursery:
-        if local is not None:
-            for worker in workers:
-                nursery.start_soon(worker.run)
-        else:
-            async with trio.open_nursery() as starting:  # side by side: each start is mostly Python's imports
+    with pinned(local_cpus):
+        async with trio.open_nursery() as nursery:
+            if local is not None:
                 for worker in workers:
-                    starting.start_soon(nursery.start, worker.run)
-        try:
-            yield Supervisors(workers, shares, specs, local=local, local_share=local_share)
-        finally:
-            nursery.cancel_scope.cancel()
+                    nursery.start_soon(worker.run)
+            else:
+                async with trio.open_nursery() as starting:  # side by side: each start is mostly Python's imports
+                    for worker in workers:
+                        starting.start_soon(nursery.start, worker.run)
+            try:
+                yield Supervisors(workers, shares, specs, local=local, local_share=local_share)
+            finally:
+                nursery.cancel_scope.cancel()

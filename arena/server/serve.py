@@ -70,7 +70,7 @@ async def run_server(
     competition = Competition(config, fresh=fresh)
     switch = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    sync_wait, _process.SYNC_WAIT_S = _process.SYNC_WAIT_S, 0.0  # pages and checks here wait in trio's loop only
+    waits = _process.SYNC_WAIT.set(0.0)  # pages, checks and matches started here wait in trio's loop only
     try:
         for line in [*competition.opening, *competition.add_house_bots()]:
             say(line)
@@ -107,7 +107,7 @@ async def run_server(
             task_status.started(address)
     finally:
         sys.setswitchinterval(switch)
-        _process.SYNC_WAIT_S = sync_wait
+        _process.SYNC_WAIT.reset(waits)
         competition.close()
 
 

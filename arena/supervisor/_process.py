@@ -10,6 +10,7 @@ is left.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import errno
 import fcntl
@@ -743,7 +744,7 @@ class OutputWatch:
     The bots' output pipes are in an epoll set of its own, and trio's loop
     watches that set's one file descriptor: a match awaits both seats'
     answers with one wait per wake-up, no task per seat. The only match of
-    a process first waits in the thread, briefly (:data:`SYNC_WAIT_S`): see
+    a process first waits in the thread, briefly (:data:`SYNC_WAIT`): see
     :meth:`wait`. Close it (or use ``with``) when done.
     """
 
@@ -777,7 +778,8 @@ class OutputWatch:
         the awaited pipes are polled. The set may be empty at the deadline.
         """
         fds = [bot.stdout_fd for bot in bots]
-        if SYNC_WAIT_S > 0 and _OPEN_WATCHES.get() == 1 and not self._ready_tasks():
+        sync_wait_s = SYNC_WAIT.get()
+        if sync_wait_s > 0 and _OPEN_WATCHES.get() == 1 and not self._ready_tasks():
             # The loop's only match, and no other task queued to run (one would run while the bots think, as it
             # does in trio's loop): a quick answer is waited for in this thread, with one poll() of the awaited
             # pipes, without a trip through trio's loop (a cancel scope, a registration and a wake-up: a quarter
@@ -795,13 +797,13 @@ class OutputWatch:
                     self._poll.register(fd, select.POLLIN)
                 self._polled = polled
             now = trio.current_time()
-            timeout_ms = max(0.0, min(deadline - now, SYNC_WAIT_S)) * 1e3
+            timeout_ms = max(0.0, min(deadline - now, sync_wait_s)) * 1e3
             ready = {fd for fd, flags in self._poll.poll(timeout_ms) if not flags & select.POLLNVAL}
             stderr_waits = not ready.isdisjoint(errs)
             woken = ready.difference(errs)
             if woken:
                 if stderr_waits or now >= self._checkpoint_at:
-                    self._checkpoint_at = now + SYNC_WAIT_S
+                    self._checkpoint_at = now + sync_wait_s
                     await trio.lowlevel.checkpoint()
                 return woken
             if not stderr_waits and trio.current_time() >= deadline:
@@ -859,10 +861,14 @@ def ready_tasks() -> Callable[[], int]:
 
 _ARMED = select.EPOLLIN | select.EPOLLONESHOT
 SYNC_WAIT_S = 0.002
-"""How long the only match of a trio loop waits for an answer in its own thread before it waits in the loop.
-0: always in the loop, as every process of a competition server sets it (its web process in ``run_server``, its
-match worker by ``Setup.sync_waits``, its cluster's workers by ``MatchOrder.sync_waits``): a check and a ladder
-match must not differ in how soon the next request follows an answer."""
+"""By default, how long the only match of a trio loop waits for an answer in its thread before it waits in the loop."""
+
+SYNC_WAIT: contextvars.ContextVar[float] = contextvars.ContextVar("arena_sync_wait_s", default=SYNC_WAIT_S)
+"""The wait in the thread (:data:`SYNC_WAIT_S`) for the matches played in this context: set where they are
+started, it holds for them alone (trio's tasks, and a ``trio.run`` started from there, inherit it), not for the
+rest of the process. 0: always in the loop, as every process of a competition server sets it (its web process in
+``run_server``, its match worker by ``Setup.sync_waits``, its cluster's workers by ``MatchOrder.sync_waits``): a
+check and a ladder match must not differ in how soon the next request follows an answer."""
 
 
 def _runnable(pid: int) -> bool:
