@@ -78,10 +78,14 @@ def test_pinned_sets_every_thread_and_restores_the_mask() -> None:
         assert os.sched_getaffinity(0) == before
 
 
-def _affinities(parent: int) -> dict[str, dict[int, frozenset[int]]]:
-    """The CPU masks of the match worker, its descendants, and this process's other descendants (its bots)."""
+def _affinities(parent: int, ignored: set[int]) -> dict[str, dict[int, frozenset[int]]]:
+    """The CPU masks of the match worker, its descendants, and this process's other descendants (its bots), leaving
+    out the children in ``ignored`` and theirs (started before the run: under pytest-xdist a worker may still hold
+    another test module's chromium)."""
     found: dict[str, dict[int, frozenset[int]]] = {"worker": {}, "worker's bots": {}, "bots here": {}}
     for child in psutil.Process(parent).children():
+        if child.pid in ignored:
+            continue
         with contextlib.suppress(psutil.Error):
             if WORKER_MAIN in " ".join(child.cmdline()):
                 found["worker"][child.pid] = frozenset(child.cpu_affinity())
@@ -105,8 +109,10 @@ def _run_two_processes(tmp_path: Path, *, pin: bool) -> tuple[dict[str, dict[int
     seen: dict[str, dict[int, frozenset[int]]] = {"worker": {}, "worker's bots": {}, "bots here": {}}
     here: set[int] = set()
 
+    ignored = {child.pid for child in psutil.Process().children()}
+
     def watch(_match: PlayedMatch) -> bool:
-        for kind, masks in _affinities(os.getpid()).items():
+        for kind, masks in _affinities(os.getpid(), ignored).items():
             seen[kind].update(masks)
         here.update(os.sched_getaffinity(0))
         return False
