@@ -829,7 +829,10 @@ async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(t
 
 async def test_a_match_worker_that_dies_is_replaced_and_its_matches_are_played_again(tmp_path: Path) -> None:
     said: list[str] = []
-    async with running(write_config(tmp_path, extra="workers = 1"), say=said.append) as kit:
+    # (a pair that never settles: with its ratings apart after a few pairs the ladder would go idle, rightly, and
+    # wait for a new version, and the new worker would have nothing to play)
+    config = write_config(tmp_path, extra="workers = 1", ladder="placement_pairs = 100000\npair_budget = 100000")
+    async with running(config, say=said.append) as kit:
         worker = kit.competition.host.worker
         assert worker is not None and worker.pid is not None and worker.pid != os.getpid()
         await kit.wait_matches(6)
