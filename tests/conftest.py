@@ -145,6 +145,20 @@ def recorded(db: Path) -> int:
         return 0
 
 
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """A chromium driven by a Playwright of its own, closed after (the test is skipped without them)."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """A chromium driven by Playwright, one per test module (the test is skipped without them).
@@ -155,18 +169,11 @@ def chromium() -> Iterator[Any]:
     opened and closed at once, so that the helper processes chromium keeps (GPU, network, storage) are started
     before a test counts the processes it leaves behind.
     """
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            warm = launched.new_page()
-            warm.set_content("<p>warm</p>")
-            warm.context.close()
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        warm = launched.new_page()
+        warm.set_content("<p>warm</p>")
+        warm.context.close()
+        yield launched
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from .browsertools import SIZES, axe_violations, sideways, site
-from .conftest import CHROMIUM, CHROMIUM_FLAGS
+from .conftest import CHROMIUM, CHROMIUM_FLAGS, launched_chromium
 from .servertools import SLOW_BOT, server_process
 
 CARD = re.compile(r"\b[RPS]\d{1,2}\b")
@@ -37,15 +37,8 @@ def _steps(page: Any) -> tuple[str, ...]:
 def own_chromium() -> Iterator[Any]:
     """A chromium of this test's own, not conftest's module-wide one: the plugin test below starts Playwright
     itself, which refuses to start while another sync Playwright of the module is open."""
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path, own_chromium: Any) -> None:
