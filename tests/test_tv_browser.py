@@ -181,6 +181,9 @@ def test_the_tv_draws_a_plugin_game_s_public_table_and_no_hand(tmp_path: Path) -
     config.write_text(
         f'name = "High card"\ngame = "high-card"\ngame_module = "game/high_card.py"\n'
         f'house_bots = ["{tmp_path / "slow-one"}", "{tmp_path / "slow-two"}"]\n[uploads]\ncheck_matches = 2\n'
+        # (the one pair never settles or spends its budget: with the defaults the ladder may go idle, rightly,
+        # after a dozen pairs, before the TV has drawn a card on a loaded machine)
+        "[ladder]\nplacement_pairs = 100000\npair_budget = 100000\n"
         f'[server]\ndata_dir = "{tmp_path / "data"}"\nport = 0\n'
     )
     with server_process(config) as server, sync_api.sync_playwright() as driver:
@@ -191,10 +194,12 @@ def test_the_tv_draws_a_plugin_game_s_public_table_and_no_hand(tmp_path: Path) -
             labels: set[str] = set()
             cards: set[str] = set()
             deadline = time.monotonic() + 120
+            data: dict[str, Any] = {}
             while not cards:
-                assert time.monotonic() < deadline, "the TV never drew a card"
+                assert time.monotonic() < deadline, f"the TV never drew a card (last /tv/data: {data})"
                 page.wait_for_timeout(300)
-                for match in page.request.get(server.url + "/tv/data").json()["matches"]:
+                data = page.request.get(server.url + "/tv/data").json()
+                for match in data["matches"]:
                     table = match["table"] or {"public": [], "seats": []}
                     for label, _value in [*table["public"], *(item for seat in table["seats"] for item in seat)]:
                         labels.add(label)
