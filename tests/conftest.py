@@ -63,12 +63,18 @@ def _our_bot_processes() -> set[int]:
 @pytest.fixture(autouse=True)
 def no_process_left_behind() -> Iterator[None]:
     """Fail a test that leaves a bot process (or any descendant of ours) alive, and kill it."""
-    before_children = {p.pid for p in psutil.Process().children(recursive=True)}
+    before = psutil.Process().children(recursive=True)
+    before_children = {p.pid for p in before}
+    # A browser that outlives the test (conftest's module-wide chromium) starts and ends renderers as it likes: its
+    # processes are not the test's. A driver the test started itself is new, and is counted with all it holds.
+    drivers = {p.pid for p in before if _is_playwright_driver(p)}
     yield
     deadline = time.monotonic() + 2.0
     while True:
         left = _our_bot_processes() | {
-            p.pid for p in psutil.Process().children(recursive=True) if p.pid not in before_children and _alive(p)
+            p.pid
+            for p in psutil.Process().children(recursive=True)
+            if p.pid not in before_children and _alive(p) and not _under(p, drivers)
         }
         if not left or time.monotonic() > deadline:
             break
@@ -77,6 +83,21 @@ def no_process_left_behind() -> Iterator[None]:
         with contextlib.suppress(psutil.Error):
             psutil.Process(pid).kill()
     assert not left, f"processes left behind: {sorted(left)}"
+
+
+def _is_playwright_driver(proc: psutil.Process) -> bool:
+    try:
+        command = proc.cmdline()
+    except psutil.Error:
+        return False
+    return bool(command) and Path(command[0]).parent.name == "driver" and "playwright" in command[0]
+
+
+def _under(proc: psutil.Process, ancestors: set[int]) -> bool:
+    try:
+        return any(parent.pid in ancestors for parent in proc.parents())
+    except psutil.Error:
+        return False
 
 
 def _alive(proc: psutil.Process) -> bool:
