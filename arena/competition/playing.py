@@ -44,8 +44,9 @@ async def play_scheduled(
     """Play ``scheduled`` with processes from ``pool`` and return it as the store records it.
 
     ``seated`` is called once both seats have their processes (the runner
-    then starts those of the next matches). The two seats' processes are
-    taken side by side: where both must start, they start at once.
+    then starts those of the next matches). Where the seats' processes start
+    for each match, the two are taken side by side: where both must start,
+    they start at once (a reused process is mostly idle: taken in turn).
 
     Each seat's process has never played this match's deal (see
     :meth:`~arena.supervisor._pool.BotPool.acquire`), and the bots are told
@@ -64,9 +65,13 @@ async def play_scheduled(
     try:
         got: dict[int, BotProcess] = {}
         try:
-            async with trio.open_nursery() as seating:  # side by side: two starts take the time of one
+            if pool.reuse and all(specs[name].reuse for name in names):  # mostly idle processes: no start to wait on
                 for index, name in enumerate(names):
-                    seating.start_soon(take, index, name, got)
+                    await take(index, name, got)
+            else:
+                async with trio.open_nursery() as seating:  # side by side: two starts take the time of one
+                    for index, name in enumerate(names):
+                        seating.start_soon(take, index, name, got)
         finally:
             bots = [got[index] for index in sorted(got)]
         if spawn_faults:
