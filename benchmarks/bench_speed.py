@@ -359,6 +359,17 @@ def no_starts_ahead() -> Iterator[None]:
         runner._Runner._prepare_next = saved  # type: ignore[method-assign]
 
 
+@contextlib.contextmanager
+def starts_ahead(matches: int) -> Iterator[None]:
+    """Each supervisor process starts the fresh processes of ``matches`` matches ahead (default: ``STARTS_AHEAD``)."""
+    saved = runner.STARTS_AHEAD
+    runner.STARTS_AHEAD = matches
+    try:
+        yield
+    finally:
+        runner.STARTS_AHEAD = saved
+
+
 def tournament(
     folders: list[Path],
     *,
@@ -1156,6 +1167,13 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
             f"(with starts ahead: {fresh.rate / serial.rate:.2f}x this)",
             serial.load,
         )
+        with starts_ahead(1):
+            one_ahead = tournament(folders, jobs=1, reuse=False, cycles=max(1, args.cycles // 2))
+        report.line(
+            f"the same, one match's processes started ahead (not {runner.STARTS_AHEAD}): {one_ahead.rate:8.1f} "
+            f"matches/s (with {runner.STARTS_AHEAD}: {fresh.rate / one_ahead.rate:.2f}x this)",
+            one_ahead.load,
+        )
         busy = fresh.all_cpu_s / fresh.wall_s
         report.line(
             f"  CPU of the arena, launchers and bots: {fresh.all_cpu_s / fresh.matches * 1e3:.0f} ms a match, "
@@ -1219,6 +1237,10 @@ def _measure(args: argparse.Namespace, report: Report, names: list[str], work: P
         shown = f"{fresh.rate:.1f} vs {serial.rate:.1f} matches/s"
         report.goal(Goal("3", "fresh, --jobs 1, starts ahead vs none", shown,
                          hidden, "> 1x", hidden > 1.0, fresh.load))  # fmt: skip
+        further = fresh.rate / one_ahead.rate
+        report.goal(Goal("3", f"fresh, --jobs 1, {runner.STARTS_AHEAD} matches' starts ahead vs 1",
+                         f"{fresh.rate:.1f} vs {one_ahead.rate:.1f} matches/s", further, "> 1x", further > 1.0,
+                         max(fresh.load, one_ahead.load)))  # fmt: skip
         wider = fresh2.rate / fresh.rate
         report.goal(Goal("3", "fresh, --jobs 2 vs --jobs 1", f"{fresh2.rate:.1f} vs {fresh.rate:.1f} matches/s",
                          wider, f"> 1x on {cpus} CPUs", wider > 1.0, fresh2.load))  # fmt: skip

@@ -23,7 +23,7 @@ from arena.competition.schedule import Entrant, deal_seed, make_schedule, pairin
 from arena.competition.standings import leaderboard
 from arena.competition.store import PlayedMatch, Store
 from arena.games import derive_seed, get_game
-from arena.supervisor._pool import open_pool
+from arena.supervisor._pool import BotPool, open_pool
 from arena.supervisor.matchlog import read_log
 from protocol import Limits
 
@@ -232,6 +232,40 @@ async def test_a_process_started_ahead_is_the_one_its_match_gets() -> None:
         pool.prepare(spec, FAST)  # a reusable bot keeps its processes: nothing started ahead
         pool.prepare(fresh, FAST)  # left unused: stopped with the pool
     assert pool.stats.started == pool.stats.prepared == 2
+
+
+async def test_processes_started_ahead_for_the_matches_to_come_are_counted_per_seat() -> None:
+    fresh = dataclasses.replace(resolve(str(RPS / "minimal-python")), reuse=False)
+    other = dataclasses.replace(resolve(str(RPS / "random-python")), reuse=False)
+    async with open_pool() as pool:
+        pool.prepare_for([fresh, other, fresh, other], FAST)  # two matches ahead: two of each
+        pool.prepare_for([fresh, other], FAST)  # the next match's seats: already started ahead
+        with trio.fail_after(30):
+            while pool.stats.prepared < 4:
+                await trio.sleep(0.01)
+        taken = [await pool.acquire(spec, FAST, deal=1) for spec in (fresh, other, fresh, other)]
+        assert pool.stats.started == pool.stats.prepared == 4  # every match took one started ahead
+        assert len({id(bot) for bot in taken}) == 4
+        for bot in taken:
+            pool.release(bot, faulted=False)
+
+
+def test_a_fresh_run_starts_the_processes_of_the_next_two_matches_ahead(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[list[str]] = []
+    real = BotPool.prepare_for
+
+    def prepare_for(self: BotPool, seats: Any, limits: Limits) -> None:
+        seats = list(seats)
+        asked.append([spec.name for spec in seats])
+        real(self, seats, limits)
+
+    monkeypatch.setattr(BotPool, "prepare_for", prepare_for)
+    plan = prepare(config_for(tmp_path, ["random-python", "minimal-python", "simple-py"]))
+    summary, _ = play(plan, jobs=1, reuse=False)
+    assert summary.played == 6
+    ahead = [names for names in asked if len(names) == 4]  # the seats of two matches: asked once a match is seated
+    assert len(ahead) >= 3
+    assert summary.pool.started == 12 and summary.pool.prepared >= 10
 
 
 async def test_matches_taking_a_bot_at_once_never_share_the_process_started_ahead() -> None:

@@ -128,16 +128,22 @@ def workers_of(pid: int) -> list[psutil.Process]:
 @pytest.mark.slow
 def test_two_processes_give_the_results_and_logs_of_one(tmp_path: Path) -> None:
     # Fresh processes: every request id counts from 1 in each match, so the logs are the same byte for byte.
-    one_summary, one = play(prepare(config_for(tmp_path / "one", RESETTING)), jobs=1, processes=1, reuse=False)
-    two_summary, two = play(prepare(config_for(tmp_path / "two", RESETTING)), jobs=2, processes=2, reuse=False)
-    assert one_summary.played == two_summary.played == len(one) == len(two) == 6
+    # Two cycles: each process holds the matches whose processes it starts ahead (three here), so in one cycle's six
+    # (three deals, whose second legs wait for their first) this process could take every match before its worker is up.
+    one_summary, one = play(
+        prepare(config_for(tmp_path / "one", RESETTING, cycles=2)), jobs=1, processes=1, reuse=False
+    )
+    two_summary, two = play(
+        prepare(config_for(tmp_path / "two", RESETTING, cycles=2)), jobs=2, processes=2, reuse=False
+    )
+    assert one_summary.played == two_summary.played == len(one) == len(two) == 12
     assert [f for m in one + two for f in m.faults] == []
     assert results(one) == results(two)
     assert logs_of(one) == logs_of(two)
     # Both processes played: each names its bots' stderr files with its own stamp (this one none, its worker p1).
     assert stamps(two) == {"", "p1"} and stamps(one) == {""}
     # Their pools are counted: two fresh processes a match, most started while the match before played.
-    assert two_summary.pool.started == 2 * 6 and two_summary.pool.reused == 0
+    assert two_summary.pool.started == 2 * 12 and two_summary.pool.reused == 0
     assert two_summary.pool.prepared >= 2
 
 
@@ -330,6 +336,28 @@ def test_a_run_too_short_to_repay_another_process_starts_none() -> None:
     assert processes_for(2, runner(short, reused=True), reuse=False) == 2  # --no-reuse: every match starts processes
     assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH, reused=False), reuse=True) == 2
     assert processes_for(2, runner(MATCHES_TO_REPAY_A_PROCESS_FRESH - 1, reused=False), reuse=True) == 1
+
+
+def test_each_process_holds_the_matches_whose_fresh_processes_it_starts_ahead() -> None:
+    from types import SimpleNamespace
+
+    from arena.competition.worker import LOCAL, Supervisors
+    from arena.supervisor._pool import STARTS_AHEAD
+
+    async def local(scheduled: Any, log_path: Any) -> None:
+        return None
+
+    match = SimpleNamespace(persistent=())
+    workers: Any = [SimpleNamespace(ready=True)]
+    fresh = Supervisors(workers, [1], {}, local=local, local_share=1, waiting=STARTS_AHEAD)
+    assert fresh.slots == 2 * (1 + STARTS_AHEAD)  # a share of one in each process, and the matches started ahead
+    fresh.local_held, fresh.held = 1 + STARTS_AHEAD - 1, [1 + STARTS_AHEAD]
+    assert fresh._pick(match) == LOCAL  # here still holds fewer than it starts ahead (was: one waiting at most)
+    fresh.local_held = 1 + STARTS_AHEAD
+    fresh.held = [1 + STARTS_AHEAD - 1]
+    assert fresh._pick(match) == 0
+    reused = Supervisors(workers, [1], {}, local=local, local_share=1)
+    assert reused.slots == 2 * 2  # reused processes start nothing ahead: one waits in each
 
 
 def test_workers_started_ahead_of_a_run_with_nothing_left_to_play_are_stopped(tmp_path: Path) -> None:

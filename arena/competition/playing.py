@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import trio
+
 from protocol import SEATS, Limits, Result
 
 from .._errors import BotFault
 from ..bots.spec import BotSpec
 from ..games import Game
-from ..supervisor import BotPool
+from ..supervisor import BotPool, BotProcess
 from ..supervisor.match import MatchRunner, Seat
 from ..supervisor.matchlog import MatchLog
 from ..supervisor.wires import wire_for
@@ -42,21 +44,36 @@ async def play_scheduled(
     """Play ``scheduled`` with processes from ``pool`` and return it as the store records it.
 
     ``seated`` is called once both seats have their processes (the runner
-    then starts those of the next match).
+    then starts those of the next matches). Where the seats' processes start
+    for each match, the two are taken side by side: where both must start,
+    they start at once (a reused process is mostly idle: taken in turn).
 
     Each seat's process has never played this match's deal (see
     :meth:`~arena.supervisor._pool.BotPool.acquire`), and the bots are told
     the match's opaque id, not its key.
     """
     names = (scheduled.bot_a, scheduled.bot_b)
-    bots = []
+    bots: list[BotProcess] = []
     spawn_faults: dict[int, BotFault] = {}
+
+    async def take(index: int, name: str, got: dict[int, BotProcess]) -> None:
+        try:
+            got[index] = await pool.acquire(specs[name], limits, deal=scheduled.seed)
+        except BotFault as fault:
+            spawn_faults[index] = fault
+
     try:
-        for index, name in enumerate(names):
-            try:
-                bots.append(await pool.acquire(specs[name], limits, deal=scheduled.seed))
-            except BotFault as fault:
-                spawn_faults[index] = fault
+        got: dict[int, BotProcess] = {}
+        try:
+            if pool.reuse and all(specs[name].reuse for name in names):  # mostly idle processes: no start to wait on
+                for index, name in enumerate(names):
+                    await take(index, name, got)
+            else:
+                async with trio.open_nursery() as seating:  # side by side: two starts take the time of one
+                    for index, name in enumerate(names):
+                        seating.start_soon(take, index, name, got)
+        finally:
+            bots = [got[index] for index in sorted(got)]
         if spawn_faults:
             for bot in bots:  # the seat that did start played nothing: back to the pool
                 pool.release(bot, faulted=False)

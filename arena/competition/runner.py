@@ -60,6 +60,7 @@ from ..bots.spec import BotSpec
 from ..checks.bot import handshake
 from ..checks.hints import printable
 from ..supervisor import BotPool, PoolStats, open_pool
+from ..supervisor._pool import STARTS_AHEAD as STARTS_AHEAD
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
 from .board import disqualification
@@ -361,12 +362,13 @@ class _Runner:
         )
 
     def _prepare_next(self, pool: BotPool) -> None:
-        """Start the processes of the match likely to come next while this one plays (:meth:`BotPool.prepare`)."""
-        for match in self._window:
-            if not ({match.bot_a, match.bot_b} & (self.banned.keys() | self.foreign.keys())):
-                for name in (match.bot_a, match.bot_b):
-                    pool.prepare(self.plan.specs[name], self.plan.config.limits)
-                return
+        """Start the processes of the matches likely to come next while this one plays (:meth:`BotPool.prepare_for`:
+        those of the next :data:`STARTS_AHEAD`)."""
+        out = self.banned.keys() | self.foreign.keys()
+        coming = [m for m in self._window if not ({m.bot_a, m.bot_b} & out)][:STARTS_AHEAD]
+        pool.prepare_for(
+            (self.plan.specs[name] for m in coming for name in (m.bot_a, m.bot_b)), self.plan.config.limits
+        )
 
 
 class MatchExecutor(Protocol):
@@ -719,9 +721,9 @@ async def _run_in_processes(
 
 
 class _LocalTurns:
-    """The matches the tournament's own process plays beside its match workers: its share at once, one waiting.
+    """The matches the tournament's own process plays beside its match workers: its share at once, more waiting.
 
-    The waiting match's processes are started while the one before plays (as
+    The waiting matches' processes are started while the one before plays (as
     :meth:`_Runner._prepare_next` does in one process); a match whose bot is
     disqualified while it waits is not played (as a worker withdraws it).
     """
@@ -749,11 +751,9 @@ class _LocalTurns:
                 self.waiting.remove(scheduled)
 
     def _start_next(self) -> None:
-        for match in self.waiting:
-            if not ({match.bot_a, match.bot_b} & self.runner.banned.keys()):
-                for name in (match.bot_a, match.bot_b):
-                    self.pool.prepare(self.runner.plan.specs[name], self.runner.plan.config.limits)
-            return
+        plan, banned = self.runner.plan, self.runner.banned.keys()
+        coming = [m for m in self.waiting if not ({m.bot_a, m.bot_b} & banned)][:STARTS_AHEAD]
+        self.pool.prepare_for((plan.specs[name] for m in coming for name in (m.bot_a, m.bot_b)), plan.config.limits)
 
 
 MATCHES_TO_REPAY_A_PROCESS = 250

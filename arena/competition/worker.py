@@ -31,6 +31,7 @@ worker: its state is lost, as after a fault.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import dataclasses
@@ -56,6 +57,7 @@ from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
 from ..supervisor import PoolStats, _process, open_pool
+from ..supervisor._pool import STARTS_AHEAD
 from .cpus import allowed_cpus, pin_process, pinned, pinning
 from .ladder import MatchLost
 from .playing import play_scheduled
@@ -192,6 +194,23 @@ def main() -> None:
     os.close(null)
     with contextlib.suppress(KeyboardInterrupt):
         trio.run(_serve, wire_in, wire_out)
+    _exit_now()
+
+
+def _exit_now() -> None:
+    """Exit at once, the interpreter not torn down: the worker's bots are stopped and reaped (its pool's end).
+
+    The tournament waits for its workers to exit before it ends, and tearing
+    down an interpreter that imported the arena (every module's objects freed
+    one by one) took a few tenths of a second of that wait under load. The
+    exit handlers still run (a coverage tool's, say), and what is buffered is
+    written.
+    """
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def _ignore(_number: int, _frame: object) -> None:
@@ -248,11 +267,9 @@ async def _serve(wire_in: int, wire_out: int) -> None:
             waiting.pop(ident, None)
 
     def start_next() -> None:
-        """Start the processes of the match next in turn here while this one plays (:meth:`BotPool.prepare`)."""
-        for specs in waiting.values():
-            for spec in specs.values():
-                pool.prepare(spec, setup.limits)
-            return
+        """Start the processes of the matches next in turn here while this one plays (:meth:`BotPool.prepare_for`)."""
+        coming = list(waiting.values())[:STARTS_AHEAD]
+        pool.prepare_for((spec for specs in coming for spec in specs.values()), setup.limits)
 
     async def warm(ident: int, spec: BotSpec, limits: Limits, count: int) -> None:
         await pool.warm(spec, limits, count)
@@ -602,15 +619,17 @@ class Supervisors:
     The tournament (:func:`~arena.competition.runner.run_tournament`) keeps
     the schedule, the store, the progress and the fault counts in its own
     process, and hands each match it may start to the worker with the most
-    room. Each worker plays its share of ``jobs`` at once and holds one more
-    match waiting its turn (whose processes it starts ahead, as the runner
-    does in one process), so it never idles while the tournament records a
-    result and hands the next one over. Every match of a persistent bot goes
-    to the first worker, where its one process lives; the runner hands them
-    over one at a time, in schedule order. A worker that dies loses the
-    matches it held (:class:`MatchLost`): they are handed over again, to the
-    new worker that takes its place or another, and recorded once, when one
-    is played to its end.
+    room. Each worker plays its share of ``jobs`` at once and holds ``waiting``
+    more matches waiting their turn (one; with bots that start a fresh process
+    for every match, :data:`~arena.supervisor._pool.STARTS_AHEAD`, whose
+    processes it starts ahead, as the runner does in one process), so it
+    never idles while the tournament records a result and hands the next one
+    over. Every match of a persistent bot goes to the first worker, where
+    its one process lives; the runner hands them over one at a time, in
+    schedule order. A worker that dies loses the matches it held
+    (:class:`MatchLost`): they are handed over again, to the new worker that
+    takes its place or another, and recorded once, when one is played to its
+    end.
     """
 
     def __init__(
@@ -621,6 +640,7 @@ class Supervisors:
         *,
         local: LocalPlay | None = None,
         local_share: int = 0,
+        waiting: int = 1,
     ) -> None:
         self.workers = workers
         self.shares = shares
@@ -636,11 +656,15 @@ class Supervisors:
         """Plays a match in this process (the tournament's own), beside the workers: see :func:`open_supervisors`."""
         self.local_share = local_share if local is not None else 0
         self.local_held = 0
+        self.waiting = max(1, waiting)
+        """Matches each process holds beyond its share, waiting their turn."""
 
     @property
     def slots(self) -> int:
-        """How many matches may be handed over at once: each worker's share, and one waiting in each (here too)."""
-        return sum(self.shares) + len(self.workers) + (self.local_share + 1 if self.local is not None else 0)
+        """How many matches may be handed over at once: each worker's share, and ``waiting`` more in each (here
+        too)."""
+        here = self.local_share + self.waiting if self.local is not None else 0
+        return sum(self.shares) + self.waiting * len(self.workers) + here
 
     def _pick(self, scheduled: Scheduled) -> int:
         """The worker to play ``scheduled`` (``-1``: this process), the one with the most room."""
@@ -649,7 +673,8 @@ class Supervisors:
                 return LOCAL
             # Here, or a worker that is up (one still starting would hold the match until it is): the most room,
             # this process first (its matches cross no pipe).
-            room = [(self.local_held - self.local_share, LOCAL)] if self.local_held <= self.local_share else []
+            full = self.local_held >= self.local_share + self.waiting
+            room = [] if full else [(self.local_held - self.local_share, LOCAL)]
             room += [(self.held[i] - self.shares[i], i) for i, worker in enumerate(self.workers) if worker.ready]
             if room:
                 return min(room)[1]
@@ -793,6 +818,10 @@ async def open_supervisors(
                     for worker in workers:
                         starting.start_soon(nursery.start, worker.run)
             try:
-                yield Supervisors(workers, shares, specs, local=local, local_share=local_share)
+                # Bots that start a fresh process for every match: each process holds the matches whose processes
+                # it starts ahead (a start takes longer than a quick match); reused processes need none started.
+                fresh = not reuse or not all(spec.reuse for spec in specs.values())
+                waiting = STARTS_AHEAD if fresh else 1
+                yield Supervisors(workers, shares, specs, local=local, local_share=local_share, waiting=waiting)
             finally:
                 nursery.cancel_scope.cancel()

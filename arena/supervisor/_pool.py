@@ -33,7 +33,8 @@ schedule gives them a deal of their own for every match.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,10 @@ from .play import goodbye_line, spawn_options
 
 IDLE_CHECK_S = 0.5
 """How often the CPU of the processes idle in a pool is read (or ten times as long as reading took)."""
+STARTS_AHEAD = 2
+"""How many matches waiting their turn in a supervisor process have their fresh processes started ahead
+(:meth:`BotPool.prepare_for`): a sandboxed start takes longer than a quick match, so with one match ahead the
+next match still waited for its processes; with two, two matches' starts run side by side."""
 MAX_DEALS_REMEMBERED = 1024
 """A reused process that has played this many deals still to be played again is retired (bounded memory)."""
 
@@ -108,21 +113,36 @@ class BotPool:
         self._watching = trio.CancelScope()
         self.stats = PoolStats()
 
-    def prepare(self, spec: BotSpec, limits: Limits) -> None:
-        """Start a fresh process of ``spec`` now, in the background, for a match soon to come.
+    def prepare(self, spec: BotSpec, limits: Limits, count: int = 1) -> None:
+        """Have ``count`` fresh processes of ``spec`` started ahead, in the background, for matches soon to come.
 
-        The next :meth:`acquire` of ``spec`` takes it: a bot that starts a
-        process for every match then starts it while the match before plays,
-        on a CPU the arena and that match leave idle. Only for such bots (a
-        reused bot keeps its processes; a persistent one has its one), and at
-        most one waits per bot: a fresh process has played nothing, so any
-        match may take it.
+        The next :meth:`acquire` of ``spec`` takes the oldest: a bot that
+        starts a process for every match then starts it while the matches
+        before play, on a CPU the arena and those matches leave idle. Only for
+        such bots (a reused bot keeps its processes; a persistent one has its
+        one). Those already started ahead and not yet taken count: as many
+        start now as ``count`` lacks. A fresh process has played nothing, so
+        any match may take any of them: which one a match gets changes
+        nothing it can see.
         """
-        if self._closed or (self.reuse and spec.reuse) or self._spares.get(spec.name):
+        if self._closed or (self.reuse and spec.reuse):
             return
-        spare = _Spare()
-        self._spares[spec.name] = [spare]
-        self._nursery.start_soon(self._start_spare, spec, self._options(spec, limits), spare)
+        spares = self._spares.setdefault(spec.name, [])
+        while len(spares) < count:
+            spare = _Spare()
+            spares.append(spare)
+            self._nursery.start_soon(self._start_spare, spec, self._options(spec, limits), spare)
+
+    def prepare_for(self, seats: Iterable[BotSpec], limits: Limits) -> None:
+        """Have a process started ahead for each of ``seats`` (the seats of the matches to come, in order; a bot
+        seated twice gets two): :meth:`prepare` for each bot, the matches' fresh processes starting side by side."""
+        specs: dict[str, BotSpec] = {}
+        wanted: Counter[str] = Counter()
+        for spec in seats:
+            specs.setdefault(spec.name, spec)
+            wanted[spec.name] += 1
+        for name, count in wanted.items():
+            self.prepare(specs[name], limits, count)
 
     async def warm(self, spec: BotSpec, limits: Limits, count: int) -> None:
         """Start ``count`` processes of ``spec`` and keep them idle for its first matches; return once they are up.
