@@ -102,3 +102,38 @@ def test_matches_named_by_version_and_filtered_by_participant(catalogue: Catalog
 def test_the_servers_own_paths_are_cut_out() -> None:
     assert relative_paths("/srv/data/bots/alice/s1/bot.py: error", Path("/srv/data/bots/alice/s1")) == "bot.py: error"
     assert relative_paths("in /srv/data", Path("/srv/data")) == "in ."
+
+
+def test_a_page_of_matches_learns_which_deals_are_over_in_one_read_and_keeps_them(catalogue: Catalogue) -> None:
+    a, b = ("alice", enter(catalogue, "alice")), ("bob", enter(catalogue, "bob"))
+    tables = "alice~bob~carol~dave~"
+    for n in range(30):
+        record(catalogue, f"{tables}{n}-1", a, b)
+        if n % 3:  # a third of the deals still wait for their other table
+            record(catalogue, f"{tables}{n}-2", b, a)
+    record(catalogue, "p1-a", a, b)
+    record(catalogue, "p2-a", a, b)
+    record(catalogue, "p2-b", b, a)
+    page = catalogue.latest_matches(100)
+    statements: list[str] = []
+    catalogue.store._db.set_trace_callback(statements.append)
+    over = catalogue.deals_over(page)
+    assert len(statements) == 1
+    assert over == {f"{tables}{n}-{t}" for n in range(30) if n % 3 for t in (1, 2)} | {"p2-a", "p2-b"}
+    statements.clear()
+    assert [catalogue.deal_over(m) for m in page] == [m.key in over for m in page]
+    asked = len(statements)
+    assert asked == sum(2 for m in page if m.key not in over)  # only the deals not over yet are asked again
+    record(catalogue, f"{tables}0-2", b, a)
+    first = catalogue.match(f"{tables}0-1")
+    assert first is not None and catalogue.deal_over(first)  # a deal over since is seen at once
+
+
+def test_matches_are_read_by_their_keys_in_one_read(catalogue: Catalogue) -> None:
+    a, b = ("alice", enter(catalogue, "alice")), ("bob", enter(catalogue, "bob"))
+    for key in ("x-1", "x-2", "y-a", "y-b"):
+        record(catalogue, key, a, b)
+    keys = ["y-b", "nope", "x-1", "y-a"]
+    assert [m.key for m in catalogue.store.matches_of_keys(catalogue.tid, keys)] == ["x-1", "y-a", "y-b"]
+    assert catalogue.store.recorded_keys(catalogue.tid, keys) == {"x-1", "y-a", "y-b"}
+    assert catalogue.store.matches_of_keys(catalogue.tid, []) == [] and not catalogue.store.recorded_keys(1, [])

@@ -59,6 +59,7 @@ field of a ladder as it does a tournament's.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections import Counter
@@ -354,6 +355,9 @@ class PairBook:
     """... and in seat B (a new deal seats in A the one that sat there less, for its share of matches)."""
     _matrix: _MetMatrix | None = field(default=None, compare=False, repr=False)
     """``met`` as a matrix, made at the first choice of a pair and kept up to date by :meth:`record`."""
+    _scores: _PairScores | None = field(default=None, compare=False, repr=False)
+    """The pairs of the field ranked by what a match tells (:func:`next_pair`'s step 3), made again when the
+    ratings change, and kept up to date by :meth:`record` in between."""
 
     def between(self, active: Sequence[str]) -> np.ndarray:
         """The pairs begun between every two of ``active``, as a matrix in their order (a copy)."""
@@ -362,6 +366,15 @@ class PairBook:
             for (a, b), count in self.met.items():
                 self._matrix.add(a, b, count)
         return self._matrix.between(active)
+
+    def scores(self, active: Sequence[str], ratings: Mapping[str, RatingView], budget: int) -> _PairScores:
+        """The ranking of the pairs of ``active`` (sorted) for these ``ratings`` and ``budget`` (kept between calls:
+        made again when the ratings or the budget change, or a version it does not hold plays)."""
+        scores = self._scores
+        if scores is None or not scores.holds(active, ratings, budget):
+            names = sorted(set(active) | set(ratings))
+            scores = self._scores = _PairScores(names, self.between(names), ratings, budget)
+        return scores
 
     @classmethod
     def of(cls, keys: Iterable[str]) -> PairBook:
@@ -469,6 +482,8 @@ class PairBook:
         self.met[versions] += 1
         if self._matrix is not None:
             self._matrix.add(*versions, 1)
+        if self._scores is not None:
+            self._scores.met_once(*versions)
 
     def _record_table(self, deal: str, table: int) -> None:
         parsed = parse_tables(deal)
@@ -516,6 +531,137 @@ class _MetMatrix:
         return self.met.take(places, axis=0).take(places, axis=1)  # twice as fast as np.ix_ on a 300-version field
 
 
+class _PairScores:
+    """Where a match tells the most (:func:`next_pair`'s step 3), kept between choices.
+
+    The choice weighed every pair of the field in numpy at each call (45,000
+    at 300 versions, two calls a deal: the server's busiest work on its event
+    loop at 100,000 matches). What a pair's score depends on changes at two
+    moments: the ratings (a new board: every pair's score is made again here)
+    and the pair's own meetings (one pair at a time, as matches are
+    recorded). So the open pairs are sorted once per board, best first, and a
+    pair met since is set aside: its place in the order is stale, and it can
+    only have fallen (a meeting more lowers its score and never reopens a
+    settled pair), so it is weighed apart. A choice walks the order from the
+    top to the first pair of two free versions and compares it with the few
+    set aside: the pair the whole weighing chose, with ties broken the same
+    way (score, then fewest meetings, then the field's order).
+    """
+
+    RESORT = 256
+    """Pairs set aside before the order is made again without a new board (ratings that stay the same)."""
+    HEAD = 1024
+    """The best open pairs sorted at once: a choice rarely walks past them (sorting all 45,000 pairs of a
+    300-version field took most of a new board's ranking); the rest are sorted if it does."""
+
+    def __init__(self, names: list[str], met: np.ndarray, ratings: Mapping[str, RatingView], budget: int) -> None:
+        self.names = names
+        """The versions ranked (sorted): the field and the versions rated when the ranking was made."""
+        self.index = {name: i for i, name in enumerate(names)}
+        self.views = dict(ratings)
+        self.budget = budget
+        self.met = met
+        """Pairs begun between every two of ``names`` (a copy of the book's, kept up to date)."""
+        self.total = met.sum(axis=1)
+        self.first, self.second = _pairs_of(len(names))
+        views = [ratings.get(name, UNRATED) for name in names]
+        elo = np.array([v.elo for v in views], dtype=np.float64)
+        error = np.array([v.error95 for v in views], dtype=np.float64)
+        gap = np.abs(elo[self.first] - elo[self.second])
+        p = 1 / (1 + 10 ** (-gap / 400))
+        self.weight = p * (1 - p)
+        """How much the outcome of a pair is in doubt, by pair (in ``numpy.triu_indices`` order)."""
+        self.apart = gap > error[self.first] + error[self.second]
+        """Whether the pair's rating intervals no longer overlap, by pair."""
+        self.counts = met[self.first, self.second]
+        self._sort()
+
+    def _sort(self) -> None:
+        counts = self.counts
+        open_ = (counts < self.budget) & ~((counts >= SETTLED_AFTER) & self.apart)
+        places = np.flatnonzero(open_)
+        score = self.weight[places] / (1 + counts[places])
+        self.rest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        """The open pairs and their scores, with which of them are sorted: those not sorted yet score lower than
+        every sorted one."""
+        if len(places) > self.HEAD:  # the head: every pair scoring at least the HEAD-th best (ties included)
+            least = np.partition(score, len(score) - self.HEAD)[len(score) - self.HEAD]
+            head = np.flatnonzero(score >= least)
+            self.rest = (places, score, head)
+            places, score = places[head], score[head]
+        self.order = self._sorted(places, score)
+        """The pairs open when sorted, best first: score, then fewest meetings, then the order of the pairs."""
+        self.stale = np.zeros(len(counts), dtype=bool)
+        self.moved: set[int] = set()
+        """The pairs met since the sort (their place in :attr:`order` is stale)."""
+
+    def _sorted(self, places: np.ndarray, score: np.ndarray) -> np.ndarray:
+        return places[np.lexsort((places, self.counts[places], -score))]
+
+    def _sort_rest(self) -> bool:
+        """Sort the open pairs left out of :attr:`order` after it (they score lower); whether there were any."""
+        if self.rest is None:
+            return False
+        places, score, head = self.rest
+        self.rest = None
+        rest = np.ones(len(places), dtype=bool)
+        rest[head] = False
+        self.order = np.concatenate((self.order, self._sorted(places[rest], score[rest])))  # (those met since: skipped)
+        return True
+
+    def holds(self, active: Sequence[str], ratings: Mapping[str, RatingView], budget: int) -> bool:
+        """Whether the ranking serves a choice among ``active`` with ``ratings`` and ``budget``."""
+        return budget == self.budget and self.index.keys() >= set(active) and ratings == self.views
+
+    def met_once(self, a: str, b: str) -> None:
+        """Versions ``a`` and ``b`` (sorted) began a pair."""
+        i, j = self.index.get(a), self.index.get(b)
+        if i is None or j is None:
+            return
+        self.met[i, j] += 1
+        self.met[j, i] += 1
+        self.total[i] += 1
+        self.total[j] += 1
+        k = _upper_place(i, j, len(self.names))
+        self.counts[k] += 1
+        if not self.stale[k]:
+            self.stale[k] = True
+            self.moved.add(k)
+            if len(self.moved) > self.RESORT:
+                self._sort()
+
+    def played(self, places: np.ndarray, playing: np.ndarray) -> np.ndarray:
+        """Pairs begun by each version at ``places`` with the versions ``playing`` (a mask of :attr:`names`)."""
+        others = np.flatnonzero(~playing)
+        among: np.ndarray = self.total[places] - self.met.take(places, axis=0).take(others, axis=1).sum(axis=1)
+        return among
+
+    def best(self, playing: np.ndarray, occupied: set[tuple[str, str]]) -> tuple[str, str] | None:
+        """The open pair of two versions ``playing`` (a mask of :attr:`names`), not ``occupied``, ranked first."""
+        names, first, second, counts = self.names, self.first, self.second, self.counts
+        best: tuple[float, int, int] | None = None
+        start, step = 0, 64
+        while best is None and (start < len(self.order) or self._sort_rest()):  # the first clean pair of free versions
+            chunk = self.order[start : start + step]
+            clean = chunk[playing[first[chunk]] & playing[second[chunk]] & ~self.stale[chunk]]
+            for k in clean.tolist():
+                if (names[first[k]], names[second[k]]) not in occupied:
+                    count = int(counts[k])
+                    best = (-(float(self.weight[k]) / (1 + count)), count, k)
+                    break
+            start, step = start + len(chunk), step * 4
+        for k in self.moved:  # against those met since the sort, at their own scores
+            i, j, count = first[k], second[k], int(counts[k])
+            if not (playing[i] and playing[j]) or count >= self.budget or (count >= SETTLED_AFTER and self.apart[k]):
+                continue
+            if (names[i], names[j]) in occupied:
+                continue
+            key = (-(float(self.weight[k]) / (1 + count)), count, k)
+            if best is None or key < best:
+                best = key
+        return None if best is None else (names[first[best[2]]], names[second[best[2]]])
+
+
 def next_pair(
     field_names: Sequence[str],
     book: PairBook,
@@ -529,8 +675,10 @@ def next_pair(
 
     ``book`` is what was played (see :class:`PairBook`). ``busy`` pairs are
     being played right now: they count as played, and the same two versions
-    are not given a second pair at once. The work grows with the field's
-    pairs, not with the history. ``finish``: whether a half-played pair is finished first (not at two tables: a
+    are not given a second pair at once. The work does not grow with the
+    history: the field's pairs are ranked once per change of the ratings and
+    kept in the book (:class:`_PairScores`), and a choice between two costs
+    about the field's versions. ``finish``: whether a half-played pair is finished first (not at two tables: a
     pair's second leg would seat a bot in the other seat of a deal it played).
     """
     active = sorted(set(field_names))
@@ -548,17 +696,7 @@ def next_pair(
             extra[versions] += 1
         busy_last[versions] = max(busy_last.get(versions, -1), pair.number)
 
-    # Pairs begun between every two versions of the field (kept in the book between calls: a ladder of 300
-    # versions weighs 45,000 pairs for each pair it hands out), those in play added.
     place = {name: i for i, name in enumerate(active)}
-    met_matrix = book.between(active)
-    for (a, b), count in extra.items():
-        if a in place and b in place:
-            met_matrix[place[a], place[b]] += count
-            met_matrix[place[b], place[a]] += count
-
-    def met(a: str, b: str) -> int:
-        return int(met_matrix[place[a], place[b]])
 
     # 1. A half-played pair (its other leg lost to a kill) is finished first.
     for deal, seen in sorted(book.partial.items()) if finish else ():
@@ -570,10 +708,52 @@ def next_pair(
         versions = (min(a, b), max(a, b))
         return Pair(*versions, max(book.last.get(versions, -1), busy_last.get(versions, -1)) + 1)
 
+    # The field's pairs as the book ranks them (kept between calls: a ladder of 300 versions has 45,000 pairs
+    # for each pair it hands out, ranked again only when the ratings change).
+    scores = book.scores(active, ratings, policy.pair_budget)
+    places = np.array([scores.index[name] for name in active], dtype=np.int64)
+    playing = np.zeros(len(scores.names), dtype=bool)
+    playing[places] = True
+    played = scores.played(places, playing)  # pairs begun by each of the field among the field, in play added
+    for (a, b), count in extra.items():
+        if a in place and b in place:
+            played[place[a]] += count
+            played[place[b]] += count
+
+    # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
+    if (played < policy.placement_pairs).any():
+        placed = _placement(active, book.between(active), extra, ratings, policy, occupied)
+        if placed is not None:
+            return fresh(*placed)
+
+    # 3. Where a match tells the most: the open pair of the field ranked first.
+    chosen = scores.best(playing, occupied)
+    return None if chosen is None else fresh(*chosen)
+
+
+def _placement(
+    active: list[str],
+    met_matrix: np.ndarray,
+    extra: Mapping[tuple[str, str], int],
+    ratings: Mapping[str, RatingView],
+    policy: Policy,
+    occupied: set[tuple[str, str]],
+) -> tuple[str, str] | None:
+    """The pair a version of ``active`` with fewer than ``placement_pairs`` pairs plays next, if any: an opponent
+    spread over the field by rating, among those it met least (``met_matrix``: pairs begun, in ``active``'s order;
+    ``extra``: the pairs in play not begun yet)."""
+    place = {name: i for i, name in enumerate(active)}
+    for (a, b), count in extra.items():
+        if a in place and b in place:
+            met_matrix[place[a], place[b]] += count
+            met_matrix[place[b], place[a]] += count
+
+    def met(a: str, b: str) -> int:
+        return int(met_matrix[place[a], place[b]])
+
     def free(a: str, b: str) -> bool:
         return (min(a, b), max(a, b)) not in occupied and met(a, b) < policy.pair_budget
 
-    # 2. Placement: a version with fewer than placement_pairs pairs meets a spread of the field.
     played = dict(zip(active, met_matrix.sum(axis=1).tolist(), strict=True))
     views = [ratings.get(name, UNRATED) for name in active]
     by_rating = [name for _, name in sorted((-view.elo, name) for view, name in zip(views, active, strict=True))]
@@ -584,28 +764,8 @@ def next_pair(
         for index in _spread(len(others)):
             opponent = others[index]
             if free(name, opponent) and met(name, opponent) == fewest:
-                return fresh(name, opponent)
-
-    # 3. Where a match tells the most: every pair of the field at once.
-    first_of, second_of = np.triu_indices(len(active), 1)
-    counts = met_matrix[first_of, second_of]
-    elo = np.array([v.elo for v in views], dtype=np.float64)
-    error = np.array([v.error95 for v in views], dtype=np.float64)
-    gap = np.abs(elo[first_of] - elo[second_of])
-    open_ = counts < policy.pair_budget
-    open_ &= ~((counts >= SETTLED_AFTER) & (gap > error[first_of] + error[second_of]))  # settled: no overlap
-    for a, b in occupied:
-        if a in place and b in place:
-            i, j = sorted((place[a], place[b]))
-            open_[_upper_place(i, j, len(active))] = False
-    if not open_.any():
-        return None
-    p = 1 / (1 + 10 ** (-gap / 400))
-    score = np.where(open_, p * (1 - p) / (1 + counts), -1.0)
-    top = score == score.max()
-    fewest_count = counts[top].min()
-    chosen = int(np.flatnonzero(top & (counts == fewest_count))[0])  # the first in the field's order, as before
-    return fresh(active[int(first_of[chosen])], active[int(second_of[chosen])])
+                return name, opponent
+    return None
 
 
 def owners_of(field_owners: Mapping[str, str]) -> int:
@@ -766,6 +926,14 @@ def _two_tables(
         if isinstance(deal, Tables) and deal.labels == quad:
             number = max(number, deal.number + 1)
     return Tables(a1, b1, a2, b2, number)
+
+
+@functools.lru_cache(maxsize=4)
+def _pairs_of(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.triu_indices(count, 1)``, made once per size (a ranking is made again at each new board); read-only."""
+    first, second = np.triu_indices(count, 1)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
 
 
 def _upper_place(i: int, j: int, n: int) -> int:

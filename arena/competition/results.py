@@ -141,6 +141,8 @@ def labelled_by_version(match: PlayedMatch, label: dict[int, str]) -> PlayedMatc
         label.get(v, name) if v is not None else name
         for v, name in zip(match.versions, (match.bot_a, match.bot_b), strict=True)
     )
+    if a == match.bot_a and b == match.bot_b and all(f.bot == (a if f.seat == "A" else b) for f in match.faults):
+        return match  # (first versions: their label is the bot's name)
     faults = tuple(replace(f, bot=a if f.seat == "A" else b) for f in match.faults)
     return replace(match, bot_a=a, bot_b=b, faults=faults)
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from .board import Cell, FieldTotals, Leaderboard, Standing
 from .ratings import Fitter, Outcome
@@ -64,7 +65,7 @@ class PairArrays:
         self.opponent = np.zeros(0, dtype=np.int64)
         self.faults: dict[int, dict[str, int]] = {}
         """The faults of the rows that have any, by row."""
-        self.tables: dict[Quad, tuple[int, ...]] = {}
+        self.tables = TableRows()
         """The deals at two tables, by their four versions: the pentanomial counts of team ONE's total."""
         self.tables_touched = -1
         self.among: set[int] | None = None
@@ -83,7 +84,7 @@ class PairArrays:
         arrays.version = np.array([pair[0] for pair, _ in held], dtype=np.int64)
         arrays.opponent = np.array([pair[1] for pair, _ in held], dtype=np.int64)
         arrays.faults = {place: dict(totals.faults) for place, (_, totals) in enumerate(held) if totals.faults}
-        arrays.tables = {quad: tuple(counts) for quad, counts in (tables or {}).items()}
+        arrays.tables.update(tables or {})
         return arrays
 
     def refresh(self, store: Store, field: Iterable[int] | None = None) -> int:
@@ -177,7 +178,7 @@ class PairArrays:
         lower = (i < j) & (rows_of[:, _AT["fit_games"]] > 0)
         sums = rows_of[lower][:, [_AT["unit_squares"], _AT["unit_products"], _AT["unit_counts"]]]
         fitter = Fitter.of_arrays(labels, wins_matrix, i[lower], j[lower], sums)
-        add_table_totals(fitter, names, self.tables)
+        self.tables.add_to(fitter, ids)
         low = float(rows_of[:, _AT["low"]].min()) if len(chosen) else float("inf")
         high = float(rows_of[:, _AT["high"]].max()) if len(chosen) else float("-inf")
         return FieldTotals(
@@ -189,6 +190,58 @@ class PairArrays:
             low=low,
             high=high,
         )
+
+
+class TableRows:
+    """The deals at two tables of a competition by their four versions, as arrays, kept up to date.
+
+    At 300 bots four versions almost never meet twice, so there is a row per
+    deal (50,000 at 100,000 matches): they grow with the history, and a
+    board takes its field's rows by a few array operations over them, in
+    the quads' order (the order :func:`~arena.competition.table_fit.add_table_totals`
+    gives them), never by a loop in Python (it held the interpreter, and the
+    server's pages with it, for most of each drawing of the standings).
+    """
+
+    def __init__(self) -> None:
+        self.places: dict[Quad, int] = {}
+        self.quads = np.zeros((0, 4), dtype=np.int64)
+        """Each row's four versions ``(a1, b1, a2, b2)``."""
+        self.counts = np.zeros((0, 5), dtype=np.int64)
+        """Each row's pentanomial counts of team ONE's total."""
+        self.highest = 0
+        """The highest version id of the rows."""
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+    def update(self, tables: Mapping[Quad, Sequence[int]]) -> None:
+        """Hold each quad's counts of ``tables`` (in place of what it held)."""
+        for quad, counts in tables.items():
+            place = self.places.get(quad)
+            if place is None:
+                place = self.places[quad] = len(self.places)
+                if place >= len(self.quads):  # grown by doubling
+                    self.quads = np.resize(self.quads, (2 * place + 64, 4))
+                    self.counts = np.resize(self.counts, (2 * place + 64, 5))
+                self.quads[place] = quad
+                self.highest = max(self.highest, *quad)
+            self.counts[place] = counts
+
+    def add_to(self, fitter: Fitter, ids: npt.NDArray[np.int64]) -> None:
+        """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids``."""
+        size = len(self.places)
+        if not size or not len(ids):
+            return
+        quads = self.quads[:size]
+        place_of = np.full(max(int(ids.max()), self.highest) + 1, -1, dtype=np.intp)  # by version id
+        place_of[ids] = np.arange(len(ids))
+        places = place_of[quads]
+        inside = np.flatnonzero((places >= 0).all(axis=1))
+        if not len(inside):
+            return
+        order = inside[np.lexsort(quads[inside].T[::-1])]  # by a1, then b1, a2, b2: as the quads sort
+        fitter.add_table_arrays(places[order], self.counts[:size][order])
 
 
 def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> FieldTotals:

@@ -260,6 +260,14 @@ class Store:
         """Whether match ``key`` of ``tid`` is recorded."""
         return self.repos.matches.has(tid, key)
 
+    def matches_of_keys(self, tid: int, keys: Sequence[str]) -> list[PlayedMatch]:
+        """The recorded matches of ``tid`` among ``keys``, in the order recorded (one read however many)."""
+        return self.repos.matches.of_keys(tid, keys)
+
+    def recorded_keys(self, tid: int, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` are recorded matches of ``tid`` (one read however many)."""
+        return self.repos.matches.recorded(tid, keys)
+
     def latest_matches(
         self,
         tid: int,

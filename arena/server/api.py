@@ -106,7 +106,7 @@ class Api:
         )
 
     async def bot(self, request: Request) -> Response:
-        context = self.bot_pages.context(request, request.path_params["name"])
+        context = self.bot_pages.context(request, request.path_params["name"], page=False)
         owner: Participant = context["owner"]
         standing = context["standing"]
         data: dict[str, Any] = {
@@ -128,6 +128,7 @@ class Api:
         viewer = self.pages.who(request)
         page = self.c.catalogue.latest_matches(BOT_PAGE_MATCHES + 1, before=_before(request), participant=owner)
         shown = page[:BOT_PAGE_MATCHES]
+        self.c.catalogue.deals_over(shown)  # (which deals are over, in one read: each match's seed asks)
         data["matches"] = [
             _match_json(labelled, self.pages.seed_shown(viewer, match))
             for match, labelled in zip(shown, self.c.catalogue.labelled(shown), strict=True)
@@ -148,6 +149,7 @@ class Api:
         viewer = self.pages.who(request)
         page = self.c.catalogue.latest_matches(limit + 1, before=_before(request), participant=owner)
         shown = page[:limit]
+        self.c.catalogue.deals_over(shown)  # (which deals are over, in one read: each match's seed asks)
         return JSONResponse(
             {
                 "matches": [

@@ -64,18 +64,18 @@ class BotPages:
             Route("/bots/{name}/stderr/{file}", self.stderr),
         ]
 
-    def context(self, request: Request, name: str) -> dict[str, Any]:
-        """What bot ``name``'s page shows ``request``'s viewer (its owner and the organiser see more)."""
+    def context(self, request: Request, name: str, *, page: bool = True) -> dict[str, Any]:
+        """What bot ``name``'s page shows ``request``'s viewer (its owner and the organiser see more); without
+        ``page``, what its JSON (``/api/bots/NAME``) takes of it: not the page's matches (the API reads its own
+        page of them), its versions' records or its chart."""
         owner = self.pages.participant(name)
         private = access.may_see_private(self.pages.who(request), owner)
         versions = self.c.versions(owner.id)
         current = next((v for v in versions if v.playing), None)
         board = self.c.board()
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        history = self.c.catalogue.rating_history(current.id) if current else []
-        dates = self.c.catalogue.rating_dates(current.id) if current else {}
         records = self.c.store.records([v.id for v in versions])  # read once: the opponents' table and the records
-        return {
+        context = {
             "owner": owner,
             "private": private,
             "versions": versions[::-1],
@@ -83,13 +83,17 @@ class BotPages:
             "standing": standing,
             "opponents": self._opponents(current, records),
             "faults": self._faults(versions),
-            **self._matches(request, owner),
-            "records": _records(records, versions),
-            "chart": _chart(history, dates),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
             "dq": board.reasons(),
         }
+        if page:
+            history = self.c.catalogue.rating_history(current.id) if current else []
+            dates = self.c.catalogue.rating_dates(current.id) if current else {}
+            context.update(
+                self._matches(request, owner), records=_records(records, versions), chart=_chart(history, dates)
+            )
+        return context
 
     def _matches(self, request: Request, owner: Participant) -> dict[str, Any]:
         """The page of ``owner``'s matches the request asks for (``?before=``, ``?result=``, ``?opponent=``)."""
@@ -152,12 +156,9 @@ class BotPages:
     def other_tables(self, matches: list[PlayedMatch]) -> dict[str, PlayedMatch]:
         """The other table of each of ``matches`` played at two tables whose deal is over (both tables played),
         by the match's key, named by version as pages show them."""
-        found = {}
-        for match in matches:
-            other = other_table(match.key)
-            played = self.c.store.match(self.c.tid, other) if other else None
-            if played is not None:
-                found[match.key] = played
+        of = {other: match.key for match in matches if (other := other_table(match.key)) is not None}
+        played = {of[m.key]: m for m in self.c.store.matches_of_keys(self.c.tid, list(of))}  # (one read)
+        found = {match.key: played[match.key] for match in matches if match.key in played}
         # (labelled at once: each call names every version the competition ever had)
         return dict(zip(found, self.c.catalogue.labelled(list(found.values())), strict=True))
 

@@ -26,6 +26,9 @@ from ..sandbox import build_key, build_root, current_policy
 from .state import Participant, State
 from .versions import Version
 
+DEALS_OVER_KEPT = 10_000
+"""Matches whose deal is over a catalogue keeps in mind (pages of the latest matches find theirs there)."""
+
 
 class Catalogue:
     """The versions and matches of competition ``tid`` (whose data folder is ``data_dir``)."""
@@ -39,6 +42,10 @@ class Catalogue:
         """Every version, as last read (``None``: read again at the next question)."""
         self.specs: dict[int, BotSpec] = {}
         """Each current version's spec (by version id), named by its label."""
+        self._labels: tuple[list[Version] | None, dict[int, str]] | None = None
+        """Each version's label by id, and the reading of the versions it was made from."""
+        self._over: dict[str, None] = {}
+        """Keys of matches whose deals are over, the latest :data:`DEALS_OVER_KEPT` found (in the order found)."""
 
     def forget(self) -> None:
         """A version was entered, admitted or retired: read them again at the next question."""
@@ -115,20 +122,42 @@ class Catalogue:
         Until then its deal is secret (its seed, and a replay showing both
         seats' cards, would tell the other leg's players what they are dealt,
         or the other table's); a deal left half-played keeps it secret until
-        its other match is played.
+        its other match is played. (A match in play, which a live page asks
+        of, is not over whatever its deal: not recorded yet.) A deal once
+        over stays over (matches are never deleted): the last ones found over
+        are kept, so a page of matches asks the store once (see
+        :meth:`deals_over`), not twice a match.
         """
-        other = other_table(match.key)
-        if other is not None:
-            return self.store.has_match(self.tid, match.key) and self.store.has_match(self.tid, other)
-        pair, _, leg = match.key.rpartition("-")
-        if leg not in ("a", "b"):
-            # (a match in play, which a live page asks of, is not over whatever its deal: not recorded yet)
-            return self.store.has_match(self.tid, match.key)
-        return self.store.has_match(self.tid, f"{pair}-a") and self.store.has_match(self.tid, f"{pair}-b")
+        if match.key in self._over:
+            return True
+        needed = _deal_keys(match.key)
+        if not all(self.store.has_match(self.tid, key) for key in needed):
+            return False
+        self._note_over(needed)
+        return True
+
+    def deals_over(self, matches: list[PlayedMatch]) -> set[str]:
+        """The keys of ``matches`` whose deals are over (as :meth:`deal_over` says), in one read of the store."""
+        unknown = {m.key: _deal_keys(m.key) for m in matches if m.key not in self._over}
+        recorded = self.store.recorded_keys(self.tid, sorted({key for keys in unknown.values() for key in keys}))
+        for keys in unknown.values():
+            if all(key in recorded for key in keys):
+                self._note_over(keys)
+        return {m.key for m in matches if m.key in self._over}
+
+    def _note_over(self, keys: tuple[str, ...]) -> None:
+        if len(self._over) >= DEALS_OVER_KEPT:  # the oldest half goes (pages ask of the latest matches)
+            for key in list(self._over)[: DEALS_OVER_KEPT // 2]:
+                del self._over[key]
+        for key in keys:
+            self._over[key] = None
 
     def labelled(self, matches: list[PlayedMatch]) -> list[PlayedMatch]:
         """``matches`` with their bots named by version (``alice``, ``alice.v2``), as pages show them."""
-        label = {v.id: v.label for v in self.versions()}
+        versions = self.versions()
+        if self._labels is None or self._labels[0] is not self.cached:  # (once per reading of the versions)
+            self._labels = (self.cached, {v.id: v.label for v in versions})
+        label = self._labels[1]
         return [labelled_by_version(m, label) for m in matches]
 
     def build_log(self, version: Version) -> Path | None:
@@ -137,6 +166,18 @@ class Catalogue:
         if not spec.build:
             return None
         return build_root(current_policy().build_root) / f"{build_key(spec)}.log"
+
+
+def _deal_keys(key: str) -> tuple[str, ...]:
+    """The keys of the matches that must be recorded for the deal of match ``key`` to be over: both tables, both
+    legs, or the match itself (a single deal)."""
+    other = other_table(key)
+    if other is not None:
+        return (key, other)
+    pair, _, leg = key.rpartition("-")
+    if leg in ("a", "b"):
+        return (f"{pair}-a", f"{pair}-b")
+    return (key,)
 
 
 def owned(spec: BotSpec, participant_id: int) -> BotSpec:

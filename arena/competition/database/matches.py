@@ -203,8 +203,8 @@ class Matches:
             where = "m.id < ? AND +m.tournament_id = ?"
             return read_matches(db, where, (below, tid), order="m.id DESC", limit=limit)
         against = sorted(set(opponents)) if opponents is not None else None
-        found: list[PlayedMatch] = []
-        for vid in set(versions):
+        ids: set[int] = set()
+        for vid in set(versions):  # the ids first (each seat's index), then only the rows shown are read
             for seat, other in (("a", "b"), ("b", "a")):
                 where = f"m.version_{seat} = ? AND m.id < ? AND m.tournament_id = ?"
                 args: list[object] = [vid, below, tid]
@@ -214,9 +214,31 @@ class Matches:
                 if result is not None:
                     where += " AND " + OUTCOME_SQL[result]
                     args += [seat.upper()] * OUTCOME_SQL[result].count("?")
-                found += read_matches(db, where, tuple(args), order="m.id DESC", limit=limit)
-        unique = {m.row_id: m for m in found}
-        return sorted(unique.values(), key=lambda m: -m.row_id)[:limit]
+                query = f"SELECT m.id FROM matches m WHERE {where} ORDER BY m.id DESC LIMIT {int(limit)}"
+                ids.update(row[0] for row in db.execute(query, args))
+        chosen = sorted(ids, reverse=True)[:limit]
+        if not chosen:
+            return []
+        return read_matches(db, f"m.id IN ({', '.join('?' * len(chosen))})", tuple(chosen), order="m.id DESC")
+
+    def of_keys(self, tid: int, keys: Sequence[str]) -> list[PlayedMatch]:
+        """The recorded matches of ``tid`` among ``keys`` (by the unique index on keys), in the order recorded."""
+        found: list[PlayedMatch] = []
+        for start in range(0, len(keys), 500):  # (SQLite's limit on a statement's parameters)
+            chunk = tuple(keys[start : start + 500])
+            where = f"m.tournament_id = ? AND m.match_key IN ({', '.join('?' * len(chunk))})"
+            found += read_matches(self.db.connection, where, (tid, *chunk))
+        return sorted(found, key=lambda m: m.row_id)
+
+    def recorded(self, tid: int, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` are recorded matches of ``tid`` (one read of the keys' index, however many)."""
+        out: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = tuple(keys[start : start + 500])
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT match_key FROM matches WHERE tournament_id = ? AND match_key IN ({marks})"
+            out.update(row[0] for row in self.db.connection.execute(query, (tid, *chunk)))
+        return out
 
     def latest_faults(self, tid: int, versions: Iterable[int], limit: int) -> list[tuple[PlayedMatch, FaultRow]]:
         """The last ``limit`` faults of ``versions``, newest first, each with its match (by the faults' index)."""
