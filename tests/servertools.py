@@ -154,6 +154,8 @@ async def running(
         competition.add_house_bots()
         async with trio.open_nursery() as nursery:
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster, say=say))
+            with trio.fail_after(120):  # (the server serves while its match worker starts; these tests want it up)
+                await competition.host.begun.wait()
             transport = httpx.ASGITransport(app=create_app(competition))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 yield Kit(competition, client)
