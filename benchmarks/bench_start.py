@@ -11,7 +11,7 @@ bots). With ``--against FOLDER`` (another checkout of the arena, such as ``git w
 older commit) the same commands are timed there too, the two interleaved run by run, and the ratio printed:
 the machine may be busy, so only figures from one run compare (the load average is printed beside them).
 
-Usage: ``python benchmarks/bench_start.py [--repeat 10] [--against FOLDER] [--only NAME]``
+Usage: ``python benchmarks/bench_start.py [--repeat 10] [--against FOLDER] [--only NAME]...``
 """
 
 from __future__ import annotations
@@ -117,7 +117,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--against", type=Path, help="another checkout, timed interleaved with this one")
-    parser.add_argument("--only", help="time only the commands whose name contains this")
+    parser.add_argument(
+        "--only", action="append", default=[], help="time only the commands whose name contains this (repeatable)"
+    )
     args = parser.parse_args()
     checkouts = {"this": REPO} | ({"against": args.against.resolve()} if args.against else {})
     with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
@@ -132,7 +134,7 @@ def main() -> None:
                 "arena replay --verify LOG": exits(checkout, "replay", "--verify", str(log)),
                 "arena serve CONFIG": serves(checkout, config),
             }.items():
-                if not args.only or args.only in name:
+                if not args.only or any(part in name for part in args.only):
                     commands.setdefault(name, {})[label] = timed
             serves(checkout, config)()  # (once, not timed: the server's first start makes its data folder)
         load = os.getloadavg()
