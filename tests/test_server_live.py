@@ -47,7 +47,7 @@ async def read_events(url: str, count: int) -> tuple[str, list[dict[str, object]
             received += chunk
     text = received.decode()
     head = text.split("\r\n\r\n", 1)[0]
-    events = [json.loads(m) for m in re.findall(r"^data: (.*)$", text, re.MULTILINE)]
+    events = [json.loads(m) for m in re.findall(r"^event: board\ndata: (.*)$", text, re.MULTILINE)]  # (not state)
     return head, events[:count]
 
 

@@ -4,12 +4,14 @@ until the test lets it go, never by timing."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -54,11 +56,15 @@ async def test_pages_are_served_while_the_match_worker_starts_and_the_ladder_beg
             assert page.status_code == 200 and STARTING in page.text
             assert (await client.get("/api/standings")).json()["matches"] == 0
             assert (await client.get("/live")).status_code == 200
-            data = await first_event(url)  # what the page's script is told
-            assert data["starting"] is True and data["in_play"] == 0
-            assert len(spawned) == 1 and spawned[0].poll() is None  # the worker is still held
+            async with events_of(url) as events:  # what the page's script is told
+                data = await events.next()
+                assert data["starting"] is True and data["in_play"] == 0
+                assert len(spawned) == 1 and spawned[0].poll() is None  # the worker is still held
 
-            await trio.to_thread.run_sync(hold.write_text, "go\n")
+                await trio.to_thread.run_sync(hold.write_text, "go\n")
+                with trio.fail_after(120):
+                    data = await events.next()
+                assert data["starting"] is False
             with trio.fail_after(120):
                 while STARTING in (await client.get("/")).text:
                     await trio.sleep(0.05)
@@ -68,16 +74,29 @@ async def test_pages_are_served_while_the_match_worker_starts_and_the_ladder_beg
         nursery.cancel_scope.cancel()
 
 
-async def first_event(url: str) -> dict[str, object]:
-    """The first server-sent event of ``url``'s ``/events`` (read off the socket: the stream never ends)."""
+class Events:
+    """A page's live stream, read off the socket (it never ends)."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.received = b""
+
+    async def next(self) -> dict[str, object]:
+        """The next event's data."""
+        while (found := re.search(rb"\ndata: (\{.*\})\n", self.received)) is None:
+            chunk = await self.stream.receive_some()
+            if not chunk:
+                raise AssertionError(f"the event stream ended: {self.received!r}")
+            self.received += chunk
+        self.received = self.received[found.end() :]
+        data: dict[str, object] = json.loads(found.group(1))
+        return data
+
+
+@contextlib.asynccontextmanager
+async def events_of(url: str) -> AsyncIterator[Events]:
+    """``url``'s ``/events``."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
     async with await trio.open_tcp_stream(host, int(port)) as stream:
         await stream.send_all(b"GET /events HTTP/1.1\r\nHost: arena\r\n\r\n")
-        received = b""
-        while (found := re.search(rb"\ndata: (\{.*\})\n", received)) is None:
-            chunk = await stream.receive_some()
-            if not chunk:
-                raise AssertionError(f"the event stream ended without an event: {received!r}")
-            received += chunk
-    data: dict[str, object] = json.loads(found.group(1))
-    return data
+        yield Events(stream)

@@ -75,7 +75,7 @@ class Owner(Protocol):
 
     def field_changed(self) -> None: ...
 
-    def results_changed(self) -> None: ...
+    def ladder_changed(self) -> None: ...
 
 
 class LadderHost:
@@ -176,7 +176,7 @@ class LadderHost:
         if self.worker is not None:
             await self.worker.wait_ready()
         self.begun.set()
-        self.c.results_changed()  # the live pages say "starting" no more
+        self.c.ladder_changed()  # the live pages say "starting" no more
         await ladder.run(pool)
 
     @property

@@ -310,7 +310,7 @@ class Pages:
         self.static = StaticAssets(STATIC)
         self.env = _environment(self.static)
         self._fragment: tuple[int, str, str] | None = None
-        self._anonymous: tuple[int, bytes] | None = None
+        self._anonymous: tuple[tuple[int, bool], bytes] | None = None
 
     # Helpers -------------------------------------------------------------------
     def who(self, request: Request) -> Participant | None:
@@ -437,10 +437,12 @@ class Pages:
             return self.page(
                 request, "leaderboard.html", board_html=Markup(html), scheme=self.c.scheme(), **self.live_state()
             )
-        # Anyone else gets the same page, made once per change of the standings (it sets no cookie).
-        if self._anonymous is None or self._anonymous[0] != stamp:
+        # Anyone else gets the same page, made once per change of the standings (it sets no cookie), or of whether
+        # the ladder has begun (its status line).
+        key = (stamp, self.c.host.starting)
+        if self._anonymous is None or self._anonymous[0] != key:
             self._anonymous = (
-                stamp,
+                key,
                 bytes(
                     self.page(
                         request,
@@ -513,7 +515,7 @@ class Pages:
                 changed = self.c.changed
                 with trio.move_on_after(SSE_KEEPALIVE_S) as waited:
                     await changed.wait()
-                if waited.cancelled_caught:  # (with what the ladder is doing: the page's "idle / in play")
+                if waited.cancelled_caught or stamp == self.c.stamp:  # (a keep-alive, or the ladder began)
                     yield f"event: state\ndata: {{{self._playing()}\n\n"
 
         return StreamingResponse(
