@@ -146,7 +146,11 @@ async def running(
     cluster: str = "",
     say: Callable[[str], None] = lambda _text: None,
 ) -> AsyncIterator[Kit]:
-    """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app."""
+    """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app.
+
+    The ladder is playing when it yields (its match worker is up), unless ``paused``: a paused competition's tests
+    need no worker, and do not wait for one (it goes on starting meanwhile).
+    """
     competition = Competition(load(config_path))
     try:
         if paused:
@@ -154,8 +158,9 @@ async def running(
         competition.add_house_bots()
         async with trio.open_nursery() as nursery:
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster, say=say))
-            with trio.fail_after(120):  # (the server serves while its match worker starts; these tests want it up)
-                await competition.host.begun.wait()
+            if not paused:  # (the server serves while its match worker starts; these tests want its ladder playing)
+                with trio.fail_after(120):
+                    await competition.host.begun.wait()
             transport = httpx.ASGITransport(app=create_app(competition))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 yield Kit(competition, client)
