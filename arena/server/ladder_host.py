@@ -181,8 +181,8 @@ class LadderHost:
 
     @property
     def starting(self) -> bool:
-        """Whether the ladder is yet to begin (its match worker starting)."""
-        return not self.begun.is_set()
+        """Whether the ladder is made but yet to begin (its match worker starting)."""
+        return self.ladder is not None and not self.begun.is_set()
 
     def _book(self) -> PairBook:
         """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
