@@ -32,6 +32,8 @@ RPS = SAMPLE_BOTS / "rps-poker"
 SLOW_BOT = Path(__file__).parent / "bots" / "slow-python"
 """An RPS Poker bot that takes 0.4 s a move: its matches last long enough to be watched while they are played."""
 MINIMAL_BOT = RPS / "minimal-python"
+STARTING = ">starting: "
+"""The leaderboard's status line while the ladder is yet to begin (its match worker starting)."""
 
 
 def write_config(
@@ -217,11 +219,13 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def server_process(
-    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = ()
+    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = (), ladder: bool = True
 ) -> Iterator[ServerProcess]:
     """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving.
 
-    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``).
+    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``). ``ladder``: yield once its
+    ladder has begun too (the server serves while its match worker starts, its leaderboard saying "starting");
+    false, as soon as it serves.
     """
     process = subprocess.Popen(
         [*prefix, sys.executable, "-m", "arena", "serve", str(config_path), *extra],
@@ -246,6 +250,10 @@ def server_process(
                 url = found.group(1)
         drain = threading.Thread(target=lambda: output.extend(process.stdout or ()), daemon=True)
         drain.start()
+        while ladder and STARTING in httpx.get(url + "/", timeout=30).text:
+            if time.monotonic() > deadline + timeout or process.poll() is not None:
+                raise AssertionError("the server's ladder did not begin:\n" + "".join(output))
+            time.sleep(0.05)
         yield ServerProcess(process, url, output)
     finally:
         if process.poll() is None:
