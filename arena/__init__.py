@@ -8,12 +8,14 @@ The public surface:
 * the error tree (:class:`ArenaError` and its children).
 
 Its own modules: :mod:`~arena._errors` (the error tree), :mod:`~arena.cli`
-(the ``arena`` command), :mod:`~arena.__main__` (``python -m arena``) and
+(the ``arena`` command), :mod:`~arena.__main__` (``python -m arena``),
 :mod:`~arena.game_kit` (what a game's author needs besides
-:mod:`arena.games`). The packages, lowest layer first: :mod:`arena.games`,
-:mod:`arena.bots`, :mod:`arena.sandbox`, :mod:`arena.supervisor`,
-:mod:`arena.checks`, :mod:`arena.competition`, :mod:`arena.replay`,
-:mod:`arena.server` (``docs/architecture.md`` draws them).
+:mod:`arena.games`) and :mod:`~arena._lazy` (a package's public names
+imported on first use, so that a command imports only what it uses).
+The packages, lowest layer first: :mod:`arena.games`, :mod:`arena.bots`,
+:mod:`arena.sandbox`, :mod:`arena.supervisor`, :mod:`arena.checks`,
+:mod:`arena.competition`, :mod:`arena.replay`, :mod:`arena.server`
+(``docs/architecture.md`` draws them).
 """
 
 __version__ = "0.1.0"
@@ -31,6 +33,7 @@ from ._errors import (
     StoreError,
     Timeout,
 )
+from ._lazy import lazy_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,14 +52,7 @@ _LAZY = {
 must not import trio, psutil and the whole supervisor, or ``arena --help`` would pay for them."""
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'arena' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -231,7 +231,7 @@ COMMANDS: dict[str, Command] = {
     "results": Command("show a tournament's leaderboard from its results database", ("competition.cli", "replay.cli")),
     "compare": Command(
         "is NEW better than BASE? play both on the same deals until a sequential test (SPRT) decides",
-        ("competition.cli",),
+        ("competition.compare_cli",),
     ),
     "replay": Command("watch, verify or re-run a logged match", ("replay.cli",)),
     "check": Command("check that a bot follows the protocol, before submitting it", ("checks.bot",)),
@@ -326,6 +326,7 @@ def _extra_commands(
 EXTRA_COMMAND_MODULES: list[str] = [
     "bots.starters",
     "competition.cli",
+    "competition.compare_cli",
     "replay.cli",
     "checks.bot",
     "checks.sandbox",

@@ -32,6 +32,8 @@ RPS = SAMPLE_BOTS / "rps-poker"
 SLOW_BOT = Path(__file__).parent / "bots" / "slow-python"
 """An RPS Poker bot that takes 0.4 s a move: its matches last long enough to be watched while they are played."""
 MINIMAL_BOT = RPS / "minimal-python"
+STARTING = ">starting: "
+"""The leaderboard's status line while the ladder is yet to begin (its match worker starting)."""
 
 
 def write_config(
@@ -146,7 +148,11 @@ async def running(
     cluster: str = "",
     say: Callable[[str], None] = lambda _text: None,
 ) -> AsyncIterator[Kit]:
-    """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app."""
+    """The competition of ``config_path`` with its ladder and checker running, and an ASGI client on its app.
+
+    The ladder is playing when it yields (its match worker is up), unless ``paused``: a paused competition's tests
+    need no worker, and do not wait for one (it goes on starting meanwhile).
+    """
     competition = Competition(load(config_path))
     try:
         if paused:
@@ -154,6 +160,9 @@ async def running(
         competition.add_house_bots()
         async with trio.open_nursery() as nursery:
             await nursery.start(functools.partial(competition.run, jobs=jobs, cluster=cluster, say=say))
+            if not paused:  # (the server serves while its match worker starts; these tests want its ladder playing)
+                with trio.fail_after(120):
+                    await competition.host.begun.wait()
             transport = httpx.ASGITransport(app=create_app(competition))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 yield Kit(competition, client)
@@ -210,11 +219,13 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def server_process(
-    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = ()
+    config_path: Path, *extra: str, timeout: float = 60, prefix: tuple[str, ...] = (), ladder: bool = True
 ) -> Iterator[ServerProcess]:
     """Start ``arena serve CONFIG`` (port 0) and yield it once it serves; killed (and reaped) on leaving.
 
-    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``).
+    ``prefix``: a command the server runs under (``prlimit --nofile=1024:1024 --``). ``ladder``: yield once its
+    ladder has begun too (the server serves while its match worker starts, its leaderboard saying "starting");
+    false, as soon as it serves.
     """
     process = subprocess.Popen(
         [*prefix, sys.executable, "-m", "arena", "serve", str(config_path), *extra],
@@ -239,6 +250,10 @@ def server_process(
                 url = found.group(1)
         drain = threading.Thread(target=lambda: output.extend(process.stdout or ()), daemon=True)
         drain.start()
+        while ladder and STARTING in httpx.get(url + "/", timeout=30).text:
+            if time.monotonic() > deadline + timeout or process.poll() is not None:
+                raise AssertionError("the server's ladder did not begin:\n" + "".join(output))
+            time.sleep(0.05)
         yield ServerProcess(process, url, output)
     finally:
         if process.poll() is None:

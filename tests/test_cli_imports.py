@@ -16,6 +16,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 HEAVY = ("trio", "msgspec", "psutil", "protocol", "rich", "starlette", "hypercorn", "matplotlib", "dask", "sqlite3")
 """Packages the top of the command line has no use for (each costs milliseconds to tens of them to import)."""
+GOLDEN = REPO / "tests" / "golden"
+TOURNAMENT_MACHINERY = (
+    "arena.competition.plan",
+    "arena.competition.runner",
+    "arena.competition.playing",
+    "arena.server",
+    "starlette",
+    "matplotlib",
+    "dask",
+)
+"""What ``arena results`` and ``arena replay`` have no use for (``arena.competition.plan`` alone took 0.3 s)."""
 TOURNAMENT_AND_SERVER = ("arena.competition", "arena.server", "arena.replay", "starlette", "matplotlib", "dask")
 """What ``arena play`` has no use for."""
 
@@ -43,13 +54,25 @@ def imported_by(*words: str) -> set[str]:
 def test_the_top_of_the_command_line_imports_no_command(words: list[str]) -> None:
     imported = imported_by(*words)
     assert not imported & set(HEAVY), f"arena {' '.join(words)} imported {sorted(imported & set(HEAVY))}"
-    assert {name for name in imported if name.startswith("arena.")} <= {"arena.cli", "arena._errors"}
+    assert {name for name in imported if name.startswith("arena.")} <= {"arena.cli", "arena._errors", "arena._lazy"}
 
 
 def test_arena_play_imports_no_tournament_server_or_replay() -> None:
     imported = imported_by("play", "--help")
-    assert "trio" in imported  # the probe does see what a command imports
+    assert "arena.supervisor.options" in imported  # the probe does see what a command imports
     assert not {name for name in imported if name.startswith(TOURNAMENT_AND_SERVER)}
+
+
+def test_arena_results_imports_no_tournament_machinery_and_no_replay_page() -> None:
+    imported = imported_by("results", str(GOLDEN / "store_readers.sqlite"))
+    assert "arena.competition.render" in imported  # it drew the leaderboard
+    assert not {name for name in imported if name.startswith((*TOURNAMENT_MACHINERY, "arena.replay._", "trio"))}
+
+
+def test_arena_replay_imports_no_tournament_machinery_and_no_leaderboard() -> None:
+    imported = imported_by("replay", "--verify", str(GOLDEN / "rps-poker-seed7.jsonl"))
+    assert "arena.replay._verify" in imported  # it verified the match (with the supervisor's judging: trio too)
+    assert not {name for name in imported if name.startswith((*TOURNAMENT_MACHINERY, "arena.competition.board"))}
 
 
 def test_a_command_of_its_own_module_imports_no_other_command_module() -> None:

@@ -14,10 +14,9 @@ import trio
 from arena.bots.spec import BotSpec, resolve
 from arena.cli import main
 from arena.games import GAMES, get_game
-from arena.replay import RulesUnavailable, for_seat, load_log, rerun, verify
+from arena.replay import RulesUnavailable, for_seat, load_log, rerun, timeline_of, verify
 from arena.replay._regress import regress
 from arena.replay._render import renderer_for
-from arena.replay.cli import timeline_of
 from arena.supervisor.matchlog import read_log
 from arena.supervisor.play import play_match
 from protocol import Limits

@@ -45,7 +45,7 @@ def added(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, str
 
 def test_names_are_unique_whatever_their_case_and_house_and_organiser_names_are_reserved(tmp_path: Path) -> None:
     config = write_config(tmp_path, access='registration = "open"')
-    with server_process(config) as server:
+    with server_process(config, ladder=False) as server:  # (accounts only: no match)
         first = register(server.url, "victim2")
         assert first.status_code == 200
         victim = re.search(r'<pre class="secret">([^<]+)</pre>', first.text)
@@ -64,7 +64,7 @@ def test_names_are_unique_whatever_their_case_and_house_and_organiser_names_are_
     assert main(["serve", str(config), "--add", "Minimal-python"]) == 2
     # The sample bot nobody could take joins as a house bot later: the server starts with it.
     later = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))
-    with server_process(later) as server:
+    with server_process(later, ladder=False) as server:
         assert "house bot simple-py: version 1" in "".join(server.output)
     with sqlite3.connect(load(config).data_dir / "server.sqlite") as db:
         names = [name for (name,) in db.execute("SELECT name FROM participants")]
@@ -75,7 +75,7 @@ def test_a_printed_login_link_logs_in_once_within_a_week_and_carries_no_token(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = write_config(tmp_path)
-    with server_process(config) as server:
+    with server_process(config, ladder=False) as server:  # (logins only: no match)
         output = "".join(server.output)
         organiser = re.search(r"(http://\S+/login/(\S+))", output)
         assert organiser and "token: " not in output  # what is printed, a container's logs keep

@@ -47,7 +47,7 @@ async def read_events(url: str, count: int) -> tuple[str, list[dict[str, object]
             received += chunk
     text = received.decode()
     head = text.split("\r\n\r\n", 1)[0]
-    events = [json.loads(m) for m in re.findall(r"^data: (.*)$", text, re.MULTILINE)]
+    events = [json.loads(m) for m in re.findall(r"^event: board\ndata: (.*)$", text, re.MULTILINE)]  # (not state)
     return head, events[:count]
 
 
@@ -81,7 +81,7 @@ def test_arena_submit_reports_a_wrong_token_and_a_failed_check(
     token = capsys.readouterr().out.split("token: ")[1].split()[0]
     broken = tmp_path / "broken.py"
     broken.write_text("print('hello')\n")
-    with server_process(config) as server:
+    with server_process(config, ladder=False) as server:  # (refused uploads: no match)
         assert main(["submit", server.url, str(broken), "--token", "1.wrong"]) == 2
         assert "401" in capsys.readouterr().err
         assert main(["submit", server.url, str(broken), "--token", token]) == 1

@@ -14,8 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..games import Game
-from ..supervisor.match import Fault
 from ..supervisor.wires import WIRES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (only named here: it imports trio, which `arena results` needs not)
+    from ..supervisor.match import Fault
 
 STDERR_LINES = 5
 """How many of the last lines of a bot's stderr are shown with its fault."""

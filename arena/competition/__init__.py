@@ -48,10 +48,27 @@ import os as _os
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_name, "1")
 
-from .plan import OpenedCompetition, Plan, open_competition, prepare  # noqa: E402
-from .runner import MatchExecutor, Summary, run_tournament  # noqa: E402
-from .schedule import Entrant, Scheduled, iter_schedule, make_schedule  # noqa: E402
-from .store import Store  # noqa: E402
+from .._lazy import lazy_names  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .plan import OpenedCompetition, Plan, open_competition, prepare
+    from .runner import MatchExecutor, Summary, run_tournament
+    from .schedule import Entrant, Scheduled, iter_schedule, make_schedule
+    from .store import Store
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        **dict.fromkeys(("OpenedCompetition", "Plan", "open_competition", "prepare"), ".plan"),
+        **dict.fromkeys(("MatchExecutor", "Summary", "run_tournament"), ".runner"),
+        **dict.fromkeys(("Entrant", "Scheduled", "iter_schedule", "make_schedule"), ".schedule"),
+        "Store": ".store",
+    },
+    globals(),
+)
+"""The public names, each imported on first use: ``arena results`` needs the store and the leaderboard, not the
+tournament's machinery (0.3 s of imports, most of its start)."""
 
 __all__ = [
     "Entrant",

@@ -1,4 +1,8 @@
-"""The competition's command line: ``arena tournament`` and ``arena results``."""
+"""The competition's command line: ``arena tournament`` and ``arena results``.
+
+Each command imports what it runs when it runs: ``arena results`` (and ``arena replay``, which takes its
+``--name``/``--tournament`` options from here) need not import the tournament's machinery to build their parsers.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +11,15 @@ import shutil
 import sys
 from pathlib import Path
 
-import trio
-
 from .._errors import ConfigError
 from ..supervisor.options import game_module_args, limits_args, limits_from, number, params_from
-from . import compare_cli
 from . import config as config_mod
-from .board import RANK_BY
-from .config import TournamentConfig, effective_jobs
-from .plan import open_competition, prepare
-from .progress import LinesProgress, PlainProgress, Progress, QuietProgress, RichProgress
-from .render import render, render_matches
-from .results import board_from_store, chosen_competition, matches_report
-from .runner import OpenExecutor, game_error_status, run_tournament, supervisor_processes
-from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .config import TournamentConfig
+    from .progress import Progress
+    from .runner import OpenExecutor
 
 
 # ``arena tournament`` --------------------------------------------------------
@@ -68,6 +67,15 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Run (or resume) a tournament and print its leaderboard."""
+    import trio
+
+    from .config import effective_jobs
+    from .plan import open_competition, prepare
+    from .render import render
+    from .results import board_from_store
+    from .runner import game_error_status, run_tournament, supervisor_processes
+    from .store import Store
+
     config = config_from_args(args)
     config.cluster = args.cluster or config.cluster
     plan = prepare(config)
@@ -128,6 +136,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def progress_for(args: argparse.Namespace, pairs: bool, points_name: str) -> Progress:
     """The display ``--progress`` (or ``--quiet``) asks for; ``auto``: a bar in a terminal, else status lines."""
+    from .progress import LinesProgress, PlainProgress, QuietProgress, RichProgress
+
     kind = "none" if args.quiet else args.progress
     if kind == "auto":
         kind = "bar" if sys.stdout.isatty() else "status"
@@ -139,10 +149,9 @@ def progress_for(args: argparse.Namespace, pairs: bool, points_name: str) -> Pro
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena tournament`` and ``arena results`` to the command line."""
+    """Add ``arena tournament`` and ``arena results`` to the command line (``arena compare``: its own module's)."""
     register_tournament(sub)
     register_results(sub)
-    compare_cli.register(sub)
 
 
 def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -232,6 +241,10 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 # ``arena results`` -----------------------------------------------------------
 def cmd_results(args: argparse.Namespace) -> int:
     """Print the leaderboard of a results database (or its tournaments, or its matches)."""
+    from .render import render, render_matches
+    from .results import board_from_store, chosen_competition, matches_report
+    from .store import Store
+
     with Store.open(Path(args.db), readonly=True) as store:
         if args.list:
             for t in store.tournaments():
@@ -278,6 +291,8 @@ def competition_args(parser: argparse.ArgumentParser) -> None:
 
 def board_args(parser: argparse.ArgumentParser) -> None:
     """The options that shape the printed leaderboard."""
+    from .board import RANK_BY  # (here: `arena replay` takes its other options from this module, and no board)
+
     parser.add_argument(
         "--rank-by",
         choices=RANK_BY,

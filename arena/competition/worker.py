@@ -396,6 +396,10 @@ class MatchWorker:
             await changed.wait()
         return self._life
 
+    async def wait_ready(self) -> None:
+        """Until a worker is up and has said it is ready (at once if one is)."""
+        await self._usable()
+
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
@@ -568,15 +572,24 @@ async def open_match_worker(
     say: Callable[[str], None] = lambda _text: None,
     reuse: bool = True,
     otherwise: str = SERVER_OTHERWISE,
+    wait: bool = True,
 ) -> AsyncIterator[MatchWorker]:
-    """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed)."""
+    """A running match worker (ready to play); on leaving, it stops its bots and exits (or is killed).
+
+    With ``wait`` false, the worker is still starting when the block begins (Python imports the arena for half a
+    second or more): what is asked of it meanwhile waits until it is ready (:meth:`MatchWorker.wait_ready`), and a
+    first worker that cannot start ends the block with its :class:`WorkerError`.
+    """
     setup = match_setup(
         game, params, limits, tournament_id=tournament_id, jobs=jobs, stderr_dir=stderr_dir, stamp=stamp, reuse=reuse,
         sync_waits=False,  # (a server's: see Setup.sync_waits)
     )  # fmt: skip
     worker = MatchWorker(setup, say, otherwise=otherwise)
     async with trio.open_nursery() as nursery:
-        await nursery.start(worker.run)
+        if wait:
+            await nursery.start(worker.run)
+        else:
+            nursery.start_soon(worker.run)
         try:
             yield worker
         finally:

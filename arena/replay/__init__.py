@@ -23,11 +23,29 @@ game's table view; ``match_fragment`` gives its parts for another site's pages.
 * :mod:`~arena.replay.cli`: ``arena replay``.
 """
 
-from ._log import LoggedMatch, index_records, load_log
-from ._page import Fragment, match_fragment, match_page, match_update, page, timeline_of
-from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
-from ._timeline import Event, Frame, Timeline, for_seat, from_log
-from ._verify import Difference, Verdict, verify
+from .._lazy import lazy_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._log import LoggedMatch, index_records, load_log
+    from ._page import Fragment, match_fragment, match_page, match_update, page, timeline_of
+    from ._rerun import Rerun, RulesUnavailable, rerun, rules_for
+    from ._timeline import Event, Frame, Timeline, for_seat, from_log
+    from ._verify import Difference, Verdict, verify
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        **dict.fromkeys(("LoggedMatch", "index_records", "load_log"), "._log"),
+        **dict.fromkeys(("Fragment", "match_fragment", "match_page", "match_update", "page", "timeline_of"), "._page"),
+        **dict.fromkeys(("Rerun", "RulesUnavailable", "rerun", "rules_for"), "._rerun"),
+        **dict.fromkeys(("Event", "Frame", "Timeline", "for_seat", "from_log"), "._timeline"),
+        **dict.fromkeys(("Difference", "Verdict", "verify"), "._verify"),
+    },
+    globals(),
+)
+"""The public names, each imported on first use: ``arena results`` (which gains ``--html`` here) and ``arena
+replay`` import only the parts they use."""
 
 __all__ = [
     "Difference",

@@ -3,38 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import sys
 from pathlib import Path
 
-import msgspec
-import trio
-from rich.console import Console
-
-from protocol import SEATS, Result
+from protocol import SEATS
 
 from .._errors import ConfigError, StoreError
-from ..bots.spec import resolve
 from ..competition.cli import competition_args
-from ..competition.results import chosen_competition, find_match
-from ..competition.store import Store
-from ..games import broken_total
 from ..supervisor.options import game_module_args
-from ._log import LoggedMatch, load_log
-from ._page import match_page, timeline_of
-from ._regress import regress
-from ._render import renderer_for
-from ._rerun import RulesUnavailable, rules_for
-from ._terminal import show
-from ._timeline import for_seat
-from ._verify import verify
-from .report import extend_results, log_of
-from .watch import extend_tournament
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._log import LoggedMatch
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``arena replay`` to the command line, and ``--html`` (the report) to ``arena results``."""
+    """Add ``arena replay`` to the command line, ``--html`` (the report) to ``arena results`` and ``--watch`` to
+    ``arena tournament``. What each runs is imported when it runs: ``arena results`` without ``--html`` imports
+    none of the replay's pages and charts."""
     extend_results(sub)
     extend_tournament(sub)
     parser = sub.add_parser(
@@ -73,6 +59,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def log_path_from_db(db: Path, match: str, tid: int | None = None, name: str | None = None) -> Path:
     """The log of match ``match`` (its number or key) in a competition of ``db`` (by default its latest)."""
+    from ..competition.results import chosen_competition, find_match
+    from ..competition.store import Store
+    from .report import log_of
+
     with Store.open(db, readonly=True) as store:
         tournament = chosen_competition(store, tid, name)
         number, played = find_match(store, tournament, match)
@@ -84,6 +74,16 @@ def log_path_from_db(db: Path, match: str, tid: int | None = None, name: str | N
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``arena replay`` as the arguments ask."""
+    import contextlib
+
+    from rich.console import Console
+
+    from ._log import load_log
+    from ._page import match_page, timeline_of
+    from ._render import renderer_for
+    from ._terminal import show
+    from ._timeline import for_seat
+
     if not args.db and (args.tournament is not None or args.name is not None):
         raise ConfigError("--name and --tournament choose a competition of a database: give it with --db")
     path = log_path_from_db(args.db, args.log, args.tournament, args.name) if args.db else Path(args.log)
@@ -111,6 +111,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _verify(log: LoggedMatch) -> int:
+    import msgspec
+
+    from protocol import Result
+
+    from ..games import broken_total
+    from ._rerun import RulesUnavailable, rules_for
+    from ._verify import verify
+
     try:
         verdict = verify(log)
     except RulesUnavailable as exc:
@@ -132,6 +140,13 @@ def _verify(log: LoggedMatch) -> int:
 
 
 def _regress(log: LoggedMatch, bots: list[str]) -> int:
+    import functools
+
+    import trio
+
+    from ..bots.spec import resolve
+    from ._regress import regress
+
     differ = 0
     for item in bots:
         seat_name, sep, command = item.partition("=")
@@ -150,3 +165,67 @@ def _regress(log: LoggedMatch, bots: list[str]) -> int:
             print(f"  stopped: {report.stopped}")
         differ += 0 if report.same else 1
     return 1 if differ else 0
+
+
+def extend_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Give ``arena results`` (registered by :mod:`arena.competition.cli`) the ``--html`` option."""
+    parser = sub.choices.get("results")
+    if parser is None:
+        return
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="REPORT.html",
+        help="write the tournament's report page (charts, heatmap, faults, every match with its replay beside it)",
+    )
+    plain = parser.get_default("handler")
+
+    def handler(args: argparse.Namespace) -> int:
+        if args.html is None:
+            result: int = plain(args)
+            return result
+        from .report import write_report
+
+        write_report(Path(args.db), args.html, args.tournament, name=args.name)
+        return 0
+
+    parser.set_defaults(handler=handler)
+
+
+def extend_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Give ``arena tournament`` (registered by :mod:`arena.competition.cli`) the ``--watch`` option."""
+    parser = sub.choices.get("tournament")
+    if parser is None:
+        return
+    parser.add_argument(
+        "--watch", action="store_true", help="show the match being played, message by message (its logs live)"
+    )
+    plain = parser.get_default("handler")
+
+    def handler(args: argparse.Namespace) -> int:
+        if not args.watch or args.no_log:
+            result: int = plain(args)
+            return result
+        import os
+        import threading
+        import time
+
+        from ..competition.cli import config_from_args
+        from ..supervisor.matchlog import LIVE_ENV
+        from .watch import follow
+
+        os.environ[LIVE_ENV] = "1"  # its logs (and its match workers', which inherit it) written out at every step
+        if args.progress in ("auto", "bar"):
+            args.progress = "status"  # a bar redrawn in place would overwrite the match's lines
+        stop = threading.Event()
+        folder = config_from_args(args).log_dir  # (a config file may name it)
+        watcher = threading.Thread(target=follow, args=(folder, time.time() - 1, stop), daemon=True)
+        watcher.start()
+        try:
+            result = plain(args)
+        finally:
+            stop.set()
+            watcher.join(timeout=5)
+        return result
+
+    parser.set_defaults(handler=handler)

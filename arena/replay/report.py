@@ -18,7 +18,6 @@ competition's command line never imports upward.
 
 from __future__ import annotations
 
-import argparse
 import html
 import math
 import urllib.parse
@@ -425,26 +424,3 @@ def write_report(
     missing = f"; {logged - len(links)} logs not found" if logged > len(links) else ""
     say(f"wrote {out} ({len(matches)} matches; {len(links)} replay pages in {folder}{missing})")
     return out
-
-
-def extend_results(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Give ``arena results`` (registered by :mod:`arena.competition.cli`) the ``--html`` option."""
-    parser = sub.choices.get("results")
-    if parser is None:
-        return
-    parser.add_argument(
-        "--html",
-        type=Path,
-        metavar="REPORT.html",
-        help="write the tournament's report page (charts, heatmap, faults, every match with its replay beside it)",
-    )
-    plain = parser.get_default("handler")
-
-    def handler(args: argparse.Namespace) -> int:
-        if args.html is None:
-            result: int = plain(args)
-            return result
-        write_report(Path(args.db), args.html, args.tournament, name=args.name)
-        return 0
-
-    parser.set_defaults(handler=handler)

@@ -8,12 +8,9 @@ step lets the compressed stream be read up to there).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
-import os
 import threading
-import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -21,8 +18,6 @@ from typing import Any
 
 from protocol import SEATS
 
-from ..competition.cli import config_from_args
-from ..supervisor.matchlog import LIVE_ENV
 from ._render import Renderer, Seg, renderer_for
 
 READ_BYTES = 4 << 20
@@ -143,34 +138,3 @@ def _newest(folder: Path, since: float, done: set[Path]) -> Path | None:
                     if made >= since and path not in done and (best is None or made > best[0]):
                         best = (made, path)
     return best[1] if best else None
-
-
-def extend_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Give ``arena tournament`` (registered by :mod:`arena.competition.cli`) the ``--watch`` option."""
-    parser = sub.choices.get("tournament")
-    if parser is None:
-        return
-    parser.add_argument(
-        "--watch", action="store_true", help="show the match being played, message by message (its logs live)"
-    )
-    plain = parser.get_default("handler")
-
-    def handler(args: argparse.Namespace) -> int:
-        if not args.watch or args.no_log:
-            result: int = plain(args)
-            return result
-        os.environ[LIVE_ENV] = "1"  # its logs (and its match workers', which inherit it) written out at every step
-        if args.progress in ("auto", "bar"):
-            args.progress = "status"  # a bar redrawn in place would overwrite the match's lines
-        stop = threading.Event()
-        folder = config_from_args(args).log_dir  # (a config file may name it)
-        watcher = threading.Thread(target=follow, args=(folder, time.time() - 1, stop), daemon=True)
-        watcher.start()
-        try:
-            result = plain(args)
-        finally:
-            stop.set()
-            watcher.join(timeout=5)
-        return result
-
-    parser.set_defaults(handler=handler)

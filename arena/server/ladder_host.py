@@ -75,6 +75,8 @@ class Owner(Protocol):
 
     def field_changed(self) -> None: ...
 
+    def ladder_changed(self) -> None: ...
+
 
 class LadderHost:
     """The ladder of a :class:`~arena.server.service.Competition` and where its matches are played."""
@@ -90,6 +92,8 @@ class LadderHost:
         """Where a new version's first processes are started before it enters (none on a cluster)."""
         self._nursery: trio.Nursery | None = None
         self._run_stamp = time.strftime("%Y%m%d%H%M%S")
+        self.begun = trio.Event()
+        """Set when the ladder begins to play: at once, or once the match worker is up (pages are served meanwhile)."""
 
     async def admit_field(self, say: Callable[[str], None] = lambda _text: None) -> dict[str, str]:
         """Build the current versions again, and admit the house bots' new ones (build and handshake).
@@ -122,7 +126,9 @@ class LadderHost:
         process of the server's own (with ``jobs`` of 2 or more, unless the
         config's ``workers`` is 0), in this process, or, with ``cluster`` (a
         Dask scheduler's address), on the cluster's workers (``jobs`` 0: as
-        many as their threads).
+        many as their threads). The block begins while a match worker is
+        still starting (a Python start: half a second or more, which pages
+        need not wait for); the ladder begins once it is up (:attr:`begun`).
         """
         c = self.c
 
@@ -143,7 +149,7 @@ class LadderHost:
                 self.worker = await stack.enter_async_context(
                     open_match_worker(
                         c.config.game, c.config.params, c.config.limits, tournament_id=c.tid, jobs=jobs,
-                        stderr_dir=c.logs / "stderr", stamp=self._run_stamp, say=say,
+                        stderr_dir=c.logs / "stderr", stamp=self._run_stamp, say=say, wait=False,
                     )
                 )  # fmt: skip
                 pool, remote = self.worker, self.worker.play
@@ -162,8 +168,21 @@ class LadderHost:
                 slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
                 scheme=ladder.duplicate, say=say,
             )  # fmt: skip
-            nursery.start_soon(self.ladder.run, pool)
+            nursery.start_soon(self._play, self.ladder, pool)
             yield nursery
+
+    async def _play(self, ladder: Ladder, pool: Pool) -> None:
+        """Play the ladder once its match worker (if any) is up."""
+        if self.worker is not None:
+            await self.worker.wait_ready()
+        self.begun.set()
+        self.c.ladder_changed()  # the live pages say "starting" no more
+        await ladder.run(pool)
+
+    @property
+    def starting(self) -> bool:
+        """Whether the ladder is made but yet to begin (its match worker starting)."""
+        return self.ladder is not None and not self.begun.is_set()
 
     def _book(self) -> PairBook:
         """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""

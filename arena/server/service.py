@@ -220,6 +220,12 @@ class Competition:
         result alone is reused for up to ``BOARD_EVERY_S``)."""
         self._announce()
 
+    def ladder_changed(self) -> None:
+        """What the ladder is doing changed (it began, its match worker up): the live pages are told, in a state
+        event (the standings are the same)."""
+        self.changed.set()
+        self.changed = trio.Event()
+
     def _announce(self) -> None:
         self.stamp += 1
         self.changed.set()

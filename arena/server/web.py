@@ -310,7 +310,7 @@ class Pages:
         self.static = StaticAssets(STATIC)
         self.env = _environment(self.static)
         self._fragment: tuple[int, str, str] | None = None
-        self._anonymous: tuple[int, bytes] | None = None
+        self._anonymous: tuple[tuple[int, bool], bytes] | None = None
 
     # Helpers -------------------------------------------------------------------
     def who(self, request: Request) -> Participant | None:
@@ -437,10 +437,12 @@ class Pages:
             return self.page(
                 request, "leaderboard.html", board_html=Markup(html), scheme=self.c.scheme(), **self.live_state()
             )
-        # Anyone else gets the same page, made once per change of the standings (it sets no cookie).
-        if self._anonymous is None or self._anonymous[0] != stamp:
+        # Anyone else gets the same page, made once per change of the standings (it sets no cookie), or of whether
+        # the ladder has begun (its status line).
+        key = (stamp, self.c.host.starting)
+        if self._anonymous is None or self._anonymous[0] != key:
             self._anonymous = (
-                stamp,
+                key,
                 bytes(
                     self.page(
                         request,
@@ -472,9 +474,19 @@ class Pages:
         return self._fragment
 
     def live_state(self) -> dict[str, Any]:
-        """What the leaderboard's status line shows: matches in play, and when the standings were taken."""
+        """What the leaderboard's status line shows: matches in play (or the ladder starting), and when the
+        standings were taken."""
         board = self.c.board()
-        return {"in_play": self.in_play(), "as_of": board.as_of, "bots": len(board.rows)}
+        return {
+            "in_play": self.in_play(),
+            "starting": self.c.host.starting,
+            "as_of": board.as_of,
+            "bots": len(board.rows),
+        }
+
+    def _playing(self) -> str:
+        """The end of an event's JSON: the matches in play, and whether the ladder is yet to begin."""
+        return f'"in_play": {self.in_play()}, "starting": {json.dumps(self.c.host.starting)}}}'
 
     def in_play(self) -> int:
         """Matches the ladder is playing now (the legs of its pairs in play)."""
@@ -494,7 +506,7 @@ class Pages:
                 stamp, _, event = self.board_html()
                 if stamp != last:
                     last = stamp
-                    yield f'event: board\ndata: {event[:-1]}, "in_play": {self.in_play()}}}\n\n'
+                    yield f"event: board\ndata: {event[:-1]}, {self._playing()}\n\n"
                     await trio.sleep(SSE_MIN_INTERVAL_S)
                     continue
                 if stamp != self.c.stamp:  # the standings lag the results by at most a second: look again
@@ -503,8 +515,8 @@ class Pages:
                 changed = self.c.changed
                 with trio.move_on_after(SSE_KEEPALIVE_S) as waited:
                     await changed.wait()
-                if waited.cancelled_caught:  # (with what the ladder is doing: the page's "idle / in play")
-                    yield f'event: state\ndata: {{"in_play": {self.in_play()}}}\n\n'
+                if waited.cancelled_caught or stamp == self.c.stamp:  # (a keep-alive, or the ladder began)
+                    yield f"event: state\ndata: {{{self._playing()}\n\n"
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"cache-control": "no-store", "x-accel-buffering": "no"}

@@ -19,10 +19,29 @@
   that plays shares (limits, sandbox level, game parameters).
 """
 
-from ._pool import BotPool, PoolStats, open_pool
-from ._process import GRACE_S, BotProcess, SpawnOptions, bot_environment, killed_by, open_bot
-from .match import Fault, MatchRecord, MatchRunner, Seat
-from .play import new_seed, play_match
+from .._lazy import lazy_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._pool import BotPool, PoolStats, open_pool
+    from ._process import GRACE_S, BotProcess, SpawnOptions, bot_environment, killed_by, open_bot
+    from .match import Fault, MatchRecord, MatchRunner, Seat
+    from .play import new_seed, play_match
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        **dict.fromkeys(("BotPool", "PoolStats", "open_pool"), "._pool"),
+        **dict.fromkeys(
+            ("GRACE_S", "BotProcess", "SpawnOptions", "bot_environment", "killed_by", "open_bot"), "._process"
+        ),
+        **dict.fromkeys(("Fault", "MatchRecord", "MatchRunner", "Seat"), ".match"),
+        **dict.fromkeys(("new_seed", "play_match"), ".play"),
+    },
+    globals(),
+)
+"""The public names, each imported on first use: the command line's options (:mod:`~arena.supervisor.options`)
+are read by commands that run no match (``arena results``, ``arena replay``), which then start without trio."""
 
 __all__ = [
     "GRACE_S",

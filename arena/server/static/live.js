@@ -117,6 +117,7 @@
     var text, kind;
     if (data.frozen) { text = "final standings"; kind = ""; }
     else if (data.paused) { text = "paused"; kind = ""; }
+    else if (data.starting) { text = "starting: the ladder begins once its match worker is up"; kind = ""; }
     else if (data.in_play > 0) { text = data.in_play + (data.in_play === 1 ? " match" : " matches") + " in play"; kind = "playing"; }
     else if (target.querySelectorAll("#board tbody tr[data-bot]").length < 2) { text = "idle: waiting for a second bot"; kind = ""; }
     else { text = "idle: every pair is settled"; kind = ""; }
@@ -132,7 +133,9 @@
   var last = {};
   var source = new EventSource("/events");
   source.addEventListener("state", function (event) {
-    last.in_play = JSON.parse(event.data).in_play;
+    var data = JSON.parse(event.data);
+    last.in_play = data.in_play;
+    last.starting = data.starting;
     say(last);
   });
   source.addEventListener("board", function (event) {
