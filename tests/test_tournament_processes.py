@@ -342,7 +342,7 @@ def test_each_process_holds_the_matches_whose_fresh_processes_it_starts_ahead() 
     from types import SimpleNamespace
 
     from arena.competition.worker import LOCAL, Supervisors
-    from arena.supervisor._pool import STARTS_AHEAD
+    from arena.supervisor import STARTS_AHEAD
 
     async def local(scheduled: Any, log_path: Any) -> None:
         return None

@@ -11,7 +11,7 @@ import trio
 import trio.testing
 
 from arena.bots.spec import BotSpec, load_folder
-from arena.competition.ladder import MatchLost
+from arena.competition.playing import MatchLost
 from arena.competition.schedule import Scheduled
 from arena.competition.worker import open_match_worker
 from protocol import Limits

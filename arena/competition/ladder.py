@@ -73,11 +73,10 @@ import trio
 
 from protocol import Limits
 
-from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Game, derive_seed
 from ..supervisor import BotPool
-from .playing import MAX_GAME_ERRORS, play_scheduled
+from .playing import MAX_GAME_ERRORS, MatchLost, play_scheduled
 from .schedule import Entrant, Scheduled
 from .store import PlayedMatch, Store
 
@@ -98,10 +97,6 @@ SCHEMES = (TABLES, SWAPPED)
 USAGE_HALF_LIFE_S = 600.0
 """An owner's use of the ladder (:attr:`Ladder.usage`) halves every this many seconds: what a bot that was slow
 an hour ago used no longer keeps its owner waiting."""
-
-
-class MatchLost(ArenaError):
-    """A match was lost with the process playing it: nothing of it is recorded, and it is played again."""
 
 
 class Pool(Protocol):

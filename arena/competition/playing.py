@@ -15,7 +15,7 @@ import trio
 
 from protocol import SEATS, Limits, Result
 
-from .._errors import BotFault
+from .._errors import ArenaError, BotFault
 from ..bots.spec import BotSpec
 from ..games import Game
 from ..supervisor import BotPool, BotProcess
@@ -24,6 +24,14 @@ from ..supervisor.matchlog import MatchLog
 from ..supervisor.wires import wire_for
 from .schedule import Scheduled
 from .store import FaultRow, PlayedMatch
+
+
+class MatchLost(ArenaError):
+    """A match was lost with the process playing it: nothing of it is recorded, and it is played again.
+
+    (Here, not in :mod:`.ladder`, which names it too: a match worker raises it, and importing the ladder would load
+    numpy into every worker for one exception class.)"""
+
 
 MAX_GAME_ERRORS = 3
 """Matches the game's own code may end (:attr:`PlayedMatch.game_error`) before a tournament starts no more and a

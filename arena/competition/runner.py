@@ -59,8 +59,8 @@ from .._errors import GAME_ERROR_STATUS, BuildError
 from ..bots.spec import BotSpec
 from ..checks.bot import handshake
 from ..checks.hints import printable
+from ..supervisor import STARTS_AHEAD as STARTS_AHEAD
 from ..supervisor import BotPool, PoolStats, open_pool
-from ..supervisor._pool import STARTS_AHEAD as STARTS_AHEAD
 from ..supervisor.build import ensure_built
 from ..supervisor.play import new_seed
 from .board import disqualification

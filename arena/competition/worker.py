@@ -23,7 +23,7 @@ the server's whole process group: the server stops it in order), and
 ``PR_SET_PDEATHSIG`` kills it outright when the server is killed (the
 sandbox's lifelines then kill its bots). The server spawns it from its main
 thread, since the death signal follows the thread that spawned. If the
-worker dies, every match in flight is lost (:class:`~arena.competition.ladder.MatchLost`:
+worker dies, every match in flight is lost (:class:`~arena.competition.playing.MatchLost`:
 the ladder does not record it, and plays the pair again), a new worker starts,
 and the server says so in one line. A persistent bot's process dies with the
 worker: its state is lost, as after a fault.
@@ -56,11 +56,9 @@ from .._errors import ArenaError
 from ..bots.spec import BotSpec
 from ..games import Origin, get_game, origin_of, provide
 from ..sandbox import SandboxPolicy, configure, current_policy
-from ..supervisor import PoolStats, _process, open_pool
-from ..supervisor._pool import STARTS_AHEAD
+from ..supervisor import STARTS_AHEAD, PoolStats, _process, open_pool
 from .cpus import allowed_cpus, pin_process, pinned, pinning
-from .ladder import MatchLost
-from .playing import play_scheduled
+from .playing import MatchLost, play_scheduled
 from .schedule import Scheduled
 from .store import PlayedMatch
 

@@ -27,8 +27,9 @@ from .._errors import ArenaError, ConfigError, UploadRefused
 from ..bots.spec import BotSpec, game_of, hash_path, load_folder
 from ..checks.bot import CHECKS, Check, Report, check_bot, default_references
 from ..checks.hints import printable
-from ..competition.ladder import MatchLost, Player
+from ..competition.ladder import Player
 from ..competition.plan import enter_version
+from ..competition.playing import MatchLost
 from ..competition.store import Store
 from ..competition.worker import WorkerError
 from ..games import Game

@@ -23,7 +23,7 @@ from .._lazy import lazy_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._pool import BotPool, PoolStats, open_pool
+    from ._pool import STARTS_AHEAD, BotPool, PoolStats, open_pool
     from ._process import GRACE_S, BotProcess, SpawnOptions, bot_environment, killed_by, open_bot
     from .match import Fault, MatchRecord, MatchRunner, Seat
     from .play import new_seed, play_match
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_names(
     __name__,
     {
-        **dict.fromkeys(("BotPool", "PoolStats", "open_pool"), "._pool"),
+        **dict.fromkeys(("STARTS_AHEAD", "BotPool", "PoolStats", "open_pool"), "._pool"),
         **dict.fromkeys(
             ("GRACE_S", "BotProcess", "SpawnOptions", "bot_environment", "killed_by", "open_bot"), "._process"
         ),
@@ -45,6 +45,7 @@ are read by commands that run no match (``arena results``, ``arena replay``), wh
 
 __all__ = [
     "GRACE_S",
+    "STARTS_AHEAD",
     "BotPool",
     "BotProcess",
     "Fault",
