@@ -27,6 +27,7 @@ from ..competition.schedule import Entrant
 from ..competition.standings import PairArrays
 from ..competition.store import Store
 from ..games import Game
+from ._memory import give_back_freed
 from .config import ServerConfig
 from .state import Participant, State
 from .versions import Version
@@ -266,7 +267,9 @@ class Standings:
     def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Snapshot:
         """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
         with self.c.store.reader() as store:
-            return self._tabulate(playing, seen, taken_at, store)
+            table = self._tabulate(playing, seen, taken_at, store)
+        give_back_freed()  # the drawing's arrays, freed: see _memory
+        return table
 
     async def draw_first(self) -> None:
         """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a
