@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -94,6 +95,51 @@ def axe_violations(page: Any) -> list[str]:
 def sideways(page: Any) -> int:
     """How many pixels the page scrolls sideways (0: it fits its viewport)."""
     return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def settled(page: Any) -> None:
+    """Wait until ``page`` and each of its frames have their fonts and have drawn twice since: a resize or a change
+    of content is laid out and painted (what a picture or a measure taken after one stands on)."""
+    for frame in page.frames:
+        frame.evaluate(
+            "() => document.fonts.ready.then(() => new Promise((drawn) =>"
+            " requestAnimationFrame(() => requestAnimationFrame(drawn))))"
+        )
+
+
+def frame_fits(page: Any, selector: str, timeout: float = 60) -> None:
+    """Wait until the frame ``selector`` of ``page`` is as tall as its document (within 8 px): the page sets a
+    frame's height from the one its document tells it (match.js, live-match.js, play.js: at least 320 px)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    frame = page.locator(selector).element_handle().content_frame()
+    assert frame is not None, f"{selector} is not a frame"
+    deadline = time.monotonic() + timeout
+    while True:  # (its document's height may change meanwhile: read it again until the frame has it)
+        content = frame.evaluate("Math.max(document.body.scrollHeight, document.body.offsetHeight)")
+        try:
+            page.wait_for_function(
+                "([selector, want]) => Math.abs(document.querySelector(selector).getBoundingClientRect().height"
+                " - want) <= 8",
+                arg=[selector, min(max(content + 4, 320), 6000)],
+                timeout=2_000,
+            )
+            return
+        except PlaywrightTimeout:
+            assert time.monotonic() < deadline, f"the frame {selector} never took its document's height ({content})"
+
+
+def updated(page: Any, selector: str, seen: int, timeout: float) -> int:
+    """Wait until the element ``selector``'s ``data-updates`` passes ``seen`` (its script redrew it: tv.js,
+    now-playing.js); the new count. Fails after ``timeout`` seconds."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    count = f"Number(document.querySelector({json.dumps(selector)})?.dataset.updates || 0)"
+    try:
+        page.wait_for_function(f"(seen) => {count} > seen", arg=seen, timeout=max(timeout, 0.001) * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{selector} was not redrawn in {timeout:.0f} s (updates: {seen})") from None
+    return int(page.evaluate(count))
 
 
 def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:

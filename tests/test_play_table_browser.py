@@ -18,7 +18,7 @@ import pytest
 from arena.cli import main
 from arena.replay import load_log
 
-from .browsertools import close_pages
+from .browsertools import close_pages, frame_fits, settled
 from .conftest import SAMPLE_BOTS
 from .servertools import server_process
 
@@ -87,7 +87,8 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
                 table.locator("#seat-A .card.playable").first.wait_for(timeout=10_000)
                 alice.screenshot(path=str(tmp_path / "play.png"))
                 alice.set_viewport_size({"width": 390, "height": 844})
-                alice.wait_for_timeout(500)  # (the frame tells its new height)
+                frame_fits(alice, "#play-table")  # (the frame tells its new height)
+                settled(alice)
                 assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
                 assert alice.locator("#move-buttons button").first.is_visible()  # the moves stay in view
                 alice.screenshot(path=str(tmp_path / "play-phone.png"))

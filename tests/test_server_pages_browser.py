@@ -24,7 +24,7 @@ import pytest
 
 from arena.server.bots import BOT_PAGE_MATCHES
 
-from .browsertools import HOUSE, SIZES, axe_violations, played_out, sideways, site, wait_matches
+from .browsertools import HOUSE, SIZES, axe_violations, frame_fits, played_out, settled, sideways, site, wait_matches
 from .servertools import SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
@@ -39,7 +39,7 @@ def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
     # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
     height = int(page.evaluate("document.documentElement.scrollHeight"))
     page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
-    page.wait_for_timeout(300)
+    settled(page)
     page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
     page.set_viewport_size(SIZES[size])
     return problems
@@ -80,11 +80,10 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
                     logged[who] = alice if who == s.alice else s.page(size, login=who)
                 page = logged[who]
                 page.set_viewport_size(SIZES[size])
-                page.goto(url + address)
-                page.wait_for_load_state("networkidle" if name != "leaderboard" else "load")
+                page.goto(url + address)  # (each page is whole once loaded: none fetches more, but the match's frame)
                 if name == "match":
                     page.frame_locator("iframe.replay").locator("body[data-ready='1']").wait_for()
-                    page.wait_for_timeout(600)  # (the frame takes its replay's height)
+                    frame_fits(page, "iframe.replay")
                 problems += look(page, name, size, shots)
         for page in logged.values():
             assert page.errors == [], page.errors
@@ -115,7 +114,7 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 hidden = "(() => { const f = document.createElement('iframe'); f.className = 'replay'; f.hidden = true;"
                 hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
                 assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
-                page.wait_for_timeout(600)  # (the frame takes its replay's height, as on the match page)
+                frame_fits(page, "#live-frames iframe:not([hidden])")  # (as on the match page)
             problems = look(page, name, size, shots)
         except Error:
             if page.url == url + address:
@@ -172,13 +171,11 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
                 problems += look_in_play(page, url, name, size, shots)
             for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):
                 page.set_viewport_size(SIZES[size])
-                goto_after_live(page, url + address)
-                if name == "play":  # (its event stream stays open: the network is never idle)
+                goto_after_live(page, url + address)  # (play-bot: whole once loaded)
+                if name == "play":
                     page.wait_for_selector("#move-buttons button:enabled")
                     page.frame_locator("#play-table").locator("#seat-A .card.playable").first.wait_for()
-                    page.wait_for_timeout(600)  # (the frame takes its table's height)
-                else:
-                    page.wait_for_load_state("networkidle")
+                    frame_fits(page, "#play-table")
                 problems += look(page, name, size, shots)
         for page in (organiser, alice, public):
             assert page.errors == [], page.errors
@@ -218,8 +215,7 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         played = page.evaluate("document.querySelector('#board-meta').innerText")
         page.wait_for_function(
             "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
-        )
-        page.wait_for_timeout(200)
+        )  # (live.js patches the whole table in the one handler that changes this line: the update is done)
         assert page.evaluate("document.getElementById('board') === window.before.board"), "the table was replaced"
         assert page.evaluate("document.activeElement === window.before.focused"), "keyboard focus was lost"
         assert page.evaluate("document.activeElement.closest('#board') !== null")
@@ -336,8 +332,7 @@ def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_p
         assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", admin.locator("#participants").inner_text())
         asked: list[str] = []
         admin.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
-        admin.click("#freeze")
-        admin.wait_for_timeout(300)
+        admin.click("#freeze")  # (a click returns once the dialog it opened is handled)
         assert asked and "Freeze" in asked[0]
         assert not httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
         admin.once("dialog", lambda d: d.accept())
