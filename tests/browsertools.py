@@ -143,12 +143,14 @@ def updated(page: Any, selector: str, seen: int, timeout: float) -> int:
 
 
 def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
-
+    """The matches recorded (``/api/matches``) once there are ``count``; fails after ``timeout`` seconds (a ladder
+    of two or three quick bots that is not :data:`~servertools.PLAYS_ON` may have gone idle, rightly, before)."""
     deadline = time.monotonic() + timeout
     while True:
         matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
-        if len(matches) >= count or time.monotonic() > deadline:
+        if len(matches) >= count:
             return matches
+        assert time.monotonic() < deadline, f"the ladder recorded {len(matches)} matches of {count} in {timeout} s"
         time.sleep(0.5)
 
 

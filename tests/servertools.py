@@ -32,6 +32,10 @@ RPS = SAMPLE_BOTS / "rps-poker"
 SLOW_BOT = Path(__file__).parent / "bots" / "slow-python"
 """An RPS Poker bot that takes 0.4 s a move: its matches last long enough to be watched while they are played."""
 MINIMAL_BOT = RPS / "minimal-python"
+PLAYS_ON = "placement_pairs = 100000\npair_budget = 100000"
+"""A ``[ladder]`` that keeps playing: every version is still being placed, and no pair spends its budget. With the
+defaults a ladder of two or three quick bots goes idle, rightly, once their ratings separate (a pair is settled
+after 3 meetings) or a pair's budget is spent; a test that waits for more matches than that would time out."""
 
 
 def write_config(

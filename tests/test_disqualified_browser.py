@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from .browsertools import axe_violations, sideways, site
+from .servertools import PLAYS_ON
 from .test_match_frame_browser import faulty_bot
 
 pytestmark = pytest.mark.slow
@@ -21,7 +22,8 @@ def test_a_bot_disqualified_by_its_faults_says_so_everywhere_and_the_organiser_r
     browser: Any,
 ) -> None:
     bot = faulty_bot(tmp_path)
-    with site(tmp_path, browser, house=("random-python", "simple-py", str(bot))) as s:
+    # (PLAYS_ON: more than 10 faults take 11 of its matches; with the defaults its pairs may settle first)
+    with site(tmp_path, browser, house=("random-python", "simple-py", str(bot)), ladder=PLAYS_ON) as s:
         board = s.page()
         board.goto(s.server.url + "/")
         row = board.locator("#board tr.disqualified[data-bot='faulty-py']")

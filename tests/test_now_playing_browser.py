@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from .browsertools import site, updated
-from .servertools import SLOW_BOT
+from .servertools import PLAYS_ON, SLOW_BOT
 
 
 def test_the_now_playing_list_follows_the_ladder_without_a_reload(tmp_path: Path, browser: Any) -> None:
-    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python")) as s:
+    # (PLAYS_ON: the list changes only while the ladder plays; with the defaults the pair may settle first)
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python"), ladder=PLAYS_ON) as s:
         page = s.page()
         page.goto(s.server.url + "/live")
         loads: list[str] = []

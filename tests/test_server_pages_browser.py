@@ -25,7 +25,7 @@ import pytest
 from arena.server.bots import BOT_PAGE_MATCHES
 
 from .browsertools import HOUSE, SIZES, axe_violations, frame_fits, played_out, settled, sideways, site, wait_matches
-from .servertools import SLOW_BOT, in_play, minimal_bot, running, write_config
+from .servertools import PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
     shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path, browser) as s:
+    with site(tmp_path, browser, ladder=PLAYS_ON) as s:  # (PLAYS_ON: three bots' pairs may settle before 30 matches)
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
@@ -144,7 +144,8 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
     """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
     shots.mkdir(parents=True, exist_ok=True)
-    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python")) as s:
+    # (PLAYS_ON: the pair's matches are looked at in play until the end; with the defaults it may settle before)
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python"), ladder=PLAYS_ON) as s:
         url = s.server.url
         organiser = s.page(login=s.organiser)
         organiser.goto(f"{url}/bots/random-python/play")
@@ -272,8 +273,10 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
 
 
 def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path, browser: Any) -> None:
-    # Two bots that always draw never settle their pair: the ladder plays on, and the third one wins and loses.
-    with site(tmp_path, browser, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+    # Two bots that always draw never settle their pair, and PLAYS_ON spends no budget: the ladder plays on (80
+    # matches, and the chart's points as the standings are drawn), and the third one wins and loses.
+    house = ("minimal-python", "minimal-valid-py", "random-python")
+    with site(tmp_path, browser, house=house, ladder=PLAYS_ON) as s:
         wait_matches(s.server.url, 80)
         bot = "minimal-python"
         # The chart's points are taken as the standings are drawn (about once a second): wait for two.

@@ -22,7 +22,7 @@ from arena.cli import main
 from arena.competition.ladder import other_table, parse_tables
 from arena.sandbox import configure, current_policy
 
-from .servertools import Kit, bot_archive, minimal_bot, running, server_process, write_config
+from .servertools import PLAYS_ON, Kit, bot_archive, minimal_bot, running, server_process, write_config
 
 FAST_HOUSE = ("minimal-python", "random-python", "minimal-valid-py", "simple-py", "basic-odds-py")
 
@@ -68,9 +68,8 @@ def recorded(database: Path) -> list[tuple[str, str, int, int, Seated, Seated]]:
 def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participant_at_both_tables(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(
-        tmp_path, house=FAST_HOUSE, ladder='duplicate = "tables"\nplacement_pairs = 2\npair_budget = 500'
-    )
+    # (PLAYS_ON: 200 matches whatever the bots' ratings; its pairs settled, a ladder waits for a new version)
+    config = write_config(tmp_path, house=FAST_HOUSE, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
     tokens = {name: add_participant(config, name, capsys) for name in ("ann", "bob")}
     database = tmp_path / "data" / "server.sqlite"
     with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
@@ -120,9 +119,9 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
 
 
 def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(tmp_path: Path) -> None:
-    config = write_config(
-        tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder='duplicate = "tables"'
-    )
+    # (PLAYS_ON: single deals, one match a meeting: three pairs could all be settled after 9 matches)
+    house = ("minimal-python", "random-python", "simple-py")
+    config = write_config(tmp_path, house=house, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
     said: list[str] = []
 
     async def main() -> None:
@@ -359,7 +358,8 @@ def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_sa
     tmp_path: Path,
 ) -> None:
     house = ("minimal-python", "random-python", "simple-py", "basic-odds-py")
-    config = write_config(tmp_path, house=house, ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 500')
+    # (PLAYS_ON: six pairs of a table each a meeting could all be settled after 18 matches, before the 20 awaited)
+    config = write_config(tmp_path, house=house, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
 
     def halves(kit: Kit) -> dict[str, int]:
         """The deals with one table recorded: the missing table's key, and the deal's seed."""

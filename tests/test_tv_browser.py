@@ -23,7 +23,7 @@ import pytest
 
 from .browsertools import SIZES, axe_violations, sideways, site, updated
 from .conftest import CHROMIUM, CHROMIUM_FLAGS, launched_chromium
-from .servertools import SLOW_BOT, server_process
+from .servertools import PLAYS_ON, SLOW_BOT, server_process
 
 CARD = re.compile(r"\b[RPS]\d{1,2}\b")
 """An RPS Poker card as the messages write it (``R3``, ``S12``)."""
@@ -43,7 +43,8 @@ def own_chromium() -> Iterator[Any]:
 
 def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path, own_chromium: Any) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with site(tmp_path, own_chromium, house=(str(SLOW_BOT), "random-python", "simple-py")) as s:
+    # (PLAYS_ON: the TV moves only while the ladder plays; with the defaults its pairs may settle first)
+    with site(tmp_path, own_chromium, house=(str(SLOW_BOT), "random-python", "simple-py"), ladder=PLAYS_ON) as s:
         page = s.page()
         page.goto(s.server.url + "/tv")
         assert page.locator("header nav a[href='/tv']").count() == 1
