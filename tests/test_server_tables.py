@@ -253,59 +253,79 @@ for line in sys.stdin:
 """
 
 
+def slow_neighbours_config(folder: Path) -> Path:
+    """A ladder at two tables of three fast house bots whose pairs never settle (``benchmarks/bench_slow_neighbours.py``
+    plays it too)."""
+    return write_config(
+        folder, house=("minimal-python", "random-python", "simple-py"),
+        ladder=f'duplicate = "tables"\n{PLAYS_ON}',
+    )  # fmt: skip
+
+
+SLOW_BOT_ARCHIVE = bot_archive(
+    {"bot.toml": 'name = "slow"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": SLOW_MOVES}
+)
+"""A bot whose every answer takes 0.06 s of sleep (reused: one process a match's seat)."""
+
+
+def owners_matches(kit: Kit, *owners: str) -> int:
+    """Matches recorded with a version of one of ``owners`` (its participant's name, or ``NAME.v2``)."""
+    return sum(any(o in (m.bot_a, m.bot_b) or f"{o}~" in f"{m.key}~" for o in owners) for m in kit.matches)
+
+
+async def more_matches(kit: Kit, owner: str, count: int, *, timeout: float = 300) -> None:
+    """Until ``owner``'s versions have played ``count`` more matches (generous: a busy machine slows them)."""
+    with trio.fail_after(timeout):
+        start = owners_matches(kit, owner)
+        while owners_matches(kit, owner) < start + count:
+            await trio.sleep(0.1)
+
+
 @pytest.mark.slow
-def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new_version_s_first_match_alone(
+def test_four_participants_with_slow_bots_leave_another_its_deals_and_its_new_version_is_placed_first(
     tmp_path: Path,
 ) -> None:
-    # The same run, A then B (a busy machine slows both alike): four participants' fast bots, then their slow
-    # versions; the fifth participant's matches a second must not fall by more than 10%, and its new version
-    # (uploaded while the slow ones play) must play within a minute of being admitted.
-    config = write_config(
-        tmp_path, house=("minimal-python", "random-python", "simple-py"),
-        ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 100000',
-    )  # fmt: skip
-    slow = bot_archive({"bot.toml": 'name = "slow"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": SLOW_MOVES})
+    # Four participants' slow versions wait while the others catch up with their use of the ladder: they hold one
+    # slot of two, in deals of their own, and every other deal seats the fifth participant (a deal seats four
+    # owners, and the four fast ones are the only ones not waiting). A slow deal lasts longer than a fast one, so
+    # while the fifth plays 40 matches the slow ones play at most as many deals (two matches each). Without the
+    # waiting, nearly every table would seat a slow version, and the fifth one half the deals. Its new version,
+    # uploaded while they play, is placed in the next deal: after the deals in play at its admission (2 deals of 2
+    # tables). (How many matches a second the fifth keeps is benchmarks/bench_slow_neighbours.py's figure.)
+    config = slow_neighbours_config(tmp_path)
+    slow = ("s1", "s2", "s3", "s4")
 
-    def mine(kit: Kit, name: str) -> int:
-        return sum(name in (m.bot_a, m.bot_b) for m in kit.matches)
-
-    async def rate(kit: Kit, name: str, count: int) -> float:
-        """``name``'s matches a second over its next ``count`` matches."""
-        with trio.fail_after(300):
-            start, began = mine(kit, name), trio.current_time()
-            while mine(kit, name) < start + count:
-                await trio.sleep(0.1)
-        return count / (trio.current_time() - began)
-
-    async def main() -> tuple[float, float, float]:
+    async def main() -> tuple[int, int]:
         async with running(config, jobs=2) as kit:
-            tokens = {name: kit.participant(name) for name in ("me", "s1", "s2", "s3", "s4")}
+            tokens = {name: kit.participant(name) for name in ("me", *slow)}
             for token in tokens.values():
                 sid = (await kit.upload(token, minimal_bot())).json()["id"]
                 checked = await kit.wait_submission(token, sid, timeout=300)
                 assert checked["status"] == "passed", checked
             await kit.wait_matches(40)
-            fast = await rate(kit, "me", 40)
-            for name in ("s1", "s2", "s3", "s4"):
-                sid = (await kit.upload(tokens[name], slow)).json()["id"]
+            for name in slow:
+                sid = (await kit.upload(tokens[name], SLOW_BOT_ARCHIVE)).json()["id"]
                 checked = await kit.wait_submission(tokens[name], sid, timeout=300)
                 assert checked["status"] == "passed", checked
-            with trio.fail_after(120):  # the slow versions are playing
-                while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in ("s1", "s2", "s3", "s4")):
+            with trio.fail_after(300):  # the slow versions are playing
+                while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in slow):
                     await trio.sleep(0.1)
-            await rate(kit, "me", 10)  # (their first deals, taken before they had used any time, end)
-            slowed = await rate(kit, "me", 40)
+            await more_matches(kit, "me", 10)  # (their first deals, taken before they had used any time, end)
+            before = owners_matches(kit, *(f"{n}.v2" for n in slow))
+            await more_matches(kit, "me", 40)
+            slowed = owners_matches(kit, *(f"{n}.v2" for n in slow)) - before
             sid = (await kit.upload(tokens["me"], minimal_bot())).json()["id"]
             assert (await kit.wait_submission(tokens["me"], sid, timeout=300))["status"] == "passed"
-            admitted = trio.current_time()
-            with trio.fail_after(120):
+            admitted = len(kit.matches)
+            with trio.fail_after(300):
                 while not any("me.v2" in m.key for m in kit.matches):
                     await trio.sleep(0.1)
-            return fast, slowed, trio.current_time() - admitted
+            first = next(i for i, m in enumerate(kit.matches) if "me.v2" in m.key)
+            return slowed, first - admitted
 
-    fast, slowed, first_match = trio.run(main)
-    assert slowed >= 0.9 * fast, (fast, slowed)
-    assert first_match < 60, first_match
+    slowed, after = trio.run(main)
+    assert slowed <= 2 * 40 + 4, f"the slow versions played {slowed} matches while the fifth participant played 40"
+    assert after <= 8, f"its new version's first match came {after} matches after its admission"
 
 
 @pytest.mark.slow
