@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -41,17 +42,45 @@ class Site:
     alice: str
     organiser: str
 
-    def page(self, size: str = "desktop", login: str = "") -> Any:
-        """A new page (in its own context: its own cookies) at ``size``, logged in with link ``login`` if given."""
-        context = self.browser.new_context(viewport=SIZES[size])
+    def page(self, size: str = "desktop", login: str = "", *, viewport: dict[str, int] | None = None) -> Any:
+        """A new page (in its own context: its own cookies) at ``size`` (or ``viewport``), logged in with link
+        ``login`` if given; its script errors gather in ``page.errors``."""
+        context = self.browser.new_context(viewport=viewport or SIZES[size])
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
         if login:
             page.goto(f"{self.server.url}/login/{login}")
             page.click("#login")
-            page.wait_for_load_state()
+            page.wait_for_url(lambda address: "/login/" not in address)
         return page
+
+    def allow_play(self, bot: str) -> Any:
+        """The organiser's page, once it has allowed people to play the house bot ``bot``."""
+        organiser = self.page(login=self.organiser)
+        organiser.goto(f"{self.server.url}/bots/{bot}/play")
+        organiser.click("#allow")
+        organiser.wait_for_selector("text=Stop allowing games against it")
+        return organiser
+
+    def play(self, bot: str, seat: str = "a", *, viewport: dict[str, int] | None = None) -> Any:
+        """Alice's page at a new game against ``bot`` (allowed), in seat ``seat`` (``a`` or ``b``)."""
+        alice = self.page(login=self.alice, viewport=viewport)
+        alice.goto(f"{self.server.url}/bots/{bot}/play")
+        alice.click(f"#play-{seat}")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        return alice
+
+
+def wait_move_taken(page: Any, asks: str | None, timeout: float = 60_000) -> None:
+    """Until the move just made at ``page``'s game (which asked ``asks``, its ``data-asks``) is taken: the next
+    request (another count), or the bot's turn, or the end."""
+    page.wait_for_function(
+        "(asks) => { const p = document.getElementById('play');"
+        " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+        arg=asks,
+        timeout=timeout,
+    )
 
 
 @contextlib.contextmanager
@@ -63,7 +92,14 @@ def site(
     house: tuple[str, ...] = HOUSE,
 ) -> Iterator[Site]:
     """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium)."""
-    config = write_config(tmp_path, house=house, ladder=ladder)
+    with served(write_config(tmp_path, house=house, ladder=ladder), browser) as s:
+        yield s
+
+
+@contextlib.contextmanager
+def served(config: Path, browser: Any) -> Iterator[Site]:
+    """``arena serve CONFIG`` with a participant, alice, added; seen in ``browser``, whose pages are closed before
+    the server stops."""
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice = printed.getvalue().split("/login/")[1].split()[0]

@@ -24,7 +24,18 @@ import pytest
 
 from arena.server.bots import BOT_PAGE_MATCHES
 
-from .browsertools import HOUSE, SIZES, axe_violations, frame_fits, played_out, settled, sideways, site, wait_matches
+from .browsertools import (
+    HOUSE,
+    SIZES,
+    axe_violations,
+    frame_fits,
+    played_out,
+    settled,
+    sideways,
+    site,
+    wait_matches,
+    wait_move_taken,
+)
 from .servertools import PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
@@ -147,21 +158,13 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
     # (PLAYS_ON: the pair's matches are looked at in play until the end; with the defaults it may settle before)
     with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python"), ladder=PLAYS_ON) as s:
         url = s.server.url
-        organiser = s.page(login=s.organiser)
-        organiser.goto(f"{url}/bots/random-python/play")
-        organiser.click("#allow")
-        organiser.wait_for_selector("#play-a")
-        alice = s.page(login=s.alice)
-        alice.goto(f"{url}/bots/random-python/play")
-        alice.click("#play-a")
-        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        organiser = s.allow_play("random-python")
+        alice = s.play("random-python")
         for _ in range(6):  # the draft's 5 picks and a turn: the table has a turn played in it
             alice.wait_for_selector("#move-buttons button:enabled")
             asks = alice.locator("#play").get_attribute("data-asks")
             alice.locator("#move-buttons button:enabled").first.click()
-            alice.wait_for_function(
-                "(asks) => document.getElementById('play').dataset.asks !== asks", arg=asks, timeout=60_000
-            )
+            wait_move_taken(alice, asks)
         alice.wait_for_selector("#move-buttons button:enabled")
         game = alice.url.removeprefix(url)
         public = s.page()
