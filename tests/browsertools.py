@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -40,17 +42,45 @@ class Site:
     alice: str
     organiser: str
 
-    def page(self, size: str = "desktop", login: str = "") -> Any:
-        """A new page (in its own context: its own cookies) at ``size``, logged in with link ``login`` if given."""
-        context = self.browser.new_context(viewport=SIZES[size])
+    def page(self, size: str = "desktop", login: str = "", *, viewport: dict[str, int] | None = None) -> Any:
+        """A new page (in its own context: its own cookies) at ``size`` (or ``viewport``), logged in with link
+        ``login`` if given; its script errors gather in ``page.errors``."""
+        context = self.browser.new_context(viewport=viewport or SIZES[size])
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
         if login:
             page.goto(f"{self.server.url}/login/{login}")
             page.click("#login")
-            page.wait_for_load_state()
+            page.wait_for_url(lambda address: "/login/" not in address)
         return page
+
+    def allow_play(self, bot: str) -> Any:
+        """The organiser's page, once it has allowed people to play the house bot ``bot``."""
+        organiser = self.page(login=self.organiser)
+        organiser.goto(f"{self.server.url}/bots/{bot}/play")
+        organiser.click("#allow")
+        organiser.wait_for_selector("text=Stop allowing games against it")
+        return organiser
+
+    def play(self, bot: str, seat: str = "a", *, viewport: dict[str, int] | None = None) -> Any:
+        """Alice's page at a new game against ``bot`` (allowed), in seat ``seat`` (``a`` or ``b``)."""
+        alice = self.page(login=self.alice, viewport=viewport)
+        alice.goto(f"{self.server.url}/bots/{bot}/play")
+        alice.click(f"#play-{seat}")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        return alice
+
+
+def wait_move_taken(page: Any, asks: str | None, timeout: float = 60_000) -> None:
+    """Until the move just made at ``page``'s game (which asked ``asks``, its ``data-asks``) is taken: the next
+    request (another count), or the bot's turn, or the end."""
+    page.wait_for_function(
+        "(asks) => { const p = document.getElementById('play');"
+        " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
+        arg=asks,
+        timeout=timeout,
+    )
 
 
 @contextlib.contextmanager
@@ -62,7 +92,14 @@ def site(
     house: tuple[str, ...] = HOUSE,
 ) -> Iterator[Site]:
     """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium)."""
-    config = write_config(tmp_path, house=house, ladder=ladder)
+    with served(write_config(tmp_path, house=house, ladder=ladder), browser) as s:
+        yield s
+
+
+@contextlib.contextmanager
+def served(config: Path, browser: Any) -> Iterator[Site]:
+    """``arena serve CONFIG`` with a participant, alice, added; seen in ``browser``, whose pages are closed before
+    the server stops."""
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
     alice = printed.getvalue().split("/login/")[1].split()[0]
@@ -96,13 +133,60 @@ def sideways(page: Any) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
 
 
-def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
+def settled(page: Any) -> None:
+    """Wait until ``page`` and each of its frames have their fonts and have drawn twice since: a resize or a change
+    of content is laid out and painted (what a picture or a measure taken after one stands on)."""
+    for frame in page.frames:
+        frame.evaluate(
+            "() => document.fonts.ready.then(() => new Promise((drawn) =>"
+            " requestAnimationFrame(() => requestAnimationFrame(drawn))))"
+        )
 
+
+def frame_fits(page: Any, selector: str, timeout: float = 60) -> None:
+    """Wait until the frame ``selector`` of ``page`` is as tall as its document (within 8 px): the page sets a
+    frame's height from the one its document tells it (match.js, live-match.js, play.js: at least 320 px)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    frame = page.locator(selector).element_handle().content_frame()
+    assert frame is not None, f"{selector} is not a frame"
+    deadline = time.monotonic() + timeout
+    while True:  # (its document's height may change meanwhile: read it again until the frame has it)
+        content = frame.evaluate("Math.max(document.body.scrollHeight, document.body.offsetHeight)")
+        try:
+            page.wait_for_function(
+                "([selector, want]) => Math.abs(document.querySelector(selector).getBoundingClientRect().height"
+                " - want) <= 8",
+                arg=[selector, min(max(content + 4, 320), 6000)],
+                timeout=2_000,
+            )
+            return
+        except PlaywrightTimeout:
+            assert time.monotonic() < deadline, f"the frame {selector} never took its document's height ({content})"
+
+
+def updated(page: Any, selector: str, seen: int, timeout: float) -> int:
+    """Wait until the element ``selector``'s ``data-updates`` passes ``seen`` (its script redrew it: tv.js,
+    now-playing.js); the new count. Fails after ``timeout`` seconds."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    count = f"Number(document.querySelector({json.dumps(selector)})?.dataset.updates || 0)"
+    try:
+        page.wait_for_function(f"(seen) => {count} > seen", arg=seen, timeout=max(timeout, 0.001) * 1000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{selector} was not redrawn in {timeout:.0f} s (updates: {seen})") from None
+    return int(page.evaluate(count))
+
+
+def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, Any]]:
+    """The matches recorded (``/api/matches``) once there are ``count``; fails after ``timeout`` seconds (a ladder
+    of two or three quick bots that is not :data:`~servertools.PLAYS_ON` may have gone idle, rightly, before)."""
     deadline = time.monotonic() + timeout
     while True:
         matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
-        if len(matches) >= count or time.monotonic() > deadline:
+        if len(matches) >= count:
             return matches
+        assert time.monotonic() < deadline, f"the ladder recorded {len(matches)} matches of {count} in {timeout} s"
         time.sleep(0.5)
 
 

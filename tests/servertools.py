@@ -35,6 +35,11 @@ MINIMAL_BOT = RPS / "minimal-python"
 STARTING = ">starting: "
 """The leaderboard's status line while the ladder is yet to begin (its match worker starting)."""
 
+PLAYS_ON = "placement_pairs = 100000\npair_budget = 100000"
+"""A ``[ladder]`` that keeps playing: every version is still being placed, and no pair spends its budget. With the
+defaults a ladder of two or three quick bots goes idle, rightly, once their ratings separate (a pair is settled
+after 3 meetings) or a pair's budget is spent; a test that waits for more matches than that would time out."""
+
 
 def write_config(
     folder: Path,

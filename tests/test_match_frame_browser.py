@@ -62,11 +62,14 @@ def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_f
         page.wait_for_function(
             "() => Number(document.getElementById('replay-frame').dataset.above) > 500", timeout=5_000
         )
-        for _ in range(50):
-            bar = frame.locator("#bar").bounding_box()  # (in the page's coordinates)
-            if bar is not None and abs(bar["y"]) <= 2:
-                break
-            page.wait_for_timeout(100)
+        above = int(page.locator("#replay-frame").get_attribute("data-above") or 0)
+        inner = page.locator("#replay-frame").element_handle().content_frame()
+        inner.wait_for_function(  # (the bar is held as far down its frame as the frame's top is above the window)
+            "(above) => Math.abs(document.getElementById('bar').getBoundingClientRect().top - above) <= 2",
+            arg=above,
+            timeout=10_000,
+        )
+        bar = frame.locator("#bar").bounding_box()  # (in the page's coordinates)
         assert bar is not None and abs(bar["y"]) <= 2, bar
         # Framed, the replay has no link back to the page it is in; opened alone, it has.
         assert frame.locator("#back").count() == 0

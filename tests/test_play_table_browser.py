@@ -6,8 +6,6 @@ from the game's event stream, a card of the seat's is clicked where the move is 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import shutil
 from pathlib import Path
@@ -15,12 +13,10 @@ from typing import Any
 
 import pytest
 
-from arena.cli import main
 from arena.replay import load_log
 
-from .browsertools import close_pages
+from .browsertools import frame_fits, served, settled, wait_move_taken
 from .conftest import SAMPLE_BOTS
-from .servertools import server_process
 
 GAMES = {
     # game: (a house bot, parameters short enough for a test, moves of the person's at least)
@@ -48,31 +44,12 @@ def _config(folder: Path, game: str) -> Path:
 def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
     tmp_path: Path, browser: Any, game: str
 ) -> None:
-    config = _config(tmp_path, game)
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        assert main(["serve", str(config), "--add", "alice"]) == 0
-    alice_link = printed.getvalue().split("/login/")[1].split()[0]
     house = Path(GAMES[game][0]).name
-    errors: list[str] = []
-    with server_process(config) as server:
-        url = server.url
-        organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        organiser = browser.new_context().new_page()
-        organiser.goto(f"{url}/login/{organiser_link}")
-        organiser.click("#login")
-        organiser.wait_for_url(f"{url}/admin")
-        organiser.goto(f"{url}/bots/{house}/play")
-        organiser.click("#allow")
-        organiser.wait_for_selector("text=Stop allowing games against it")
-
-        alice = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
-        alice.on("pageerror", lambda e: errors.append(str(e)))
-        alice.goto(f"{url}/login/{alice_link}")
-        alice.click("#login")
-        alice.wait_for_url(f"{url}/me")
-        alice.goto(f"{url}/bots/{house}/play")
-        alice.click("#play-a")
-        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+    with served(_config(tmp_path, game), browser) as s:
+        url = s.server.url
+        s.allow_play(house)
+        alice = s.play(house, "a", viewport={"width": 1366, "height": 900})
+        errors = alice.errors
         loads: list[str] = []
         alice.on("load", lambda: loads.append(alice.url))
         table = alice.frame_locator("#play-table")
@@ -87,7 +64,8 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
                 table.locator("#seat-A .card.playable").first.wait_for(timeout=10_000)
                 alice.screenshot(path=str(tmp_path / "play.png"))
                 alice.set_viewport_size({"width": 390, "height": 844})
-                alice.wait_for_timeout(500)  # (the frame tells its new height)
+                frame_fits(alice, "#play-table")  # (the frame tells its new height)
+                settled(alice)
                 assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
                 assert alice.locator("#move-buttons button").first.is_visible()  # the moves stay in view
                 alice.screenshot(path=str(tmp_path / "play-phone.png"))
@@ -104,13 +82,7 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
             else:
                 alice.locator("#move-buttons button:enabled").first.click()
                 buttons += 1
-            # the move is taken: the next request (another count), or the bot's turn, or the end
-            alice.wait_for_function(
-                "(asks) => { const p = document.getElementById('play');"
-                " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
-                arg=asks,
-                timeout=60_000,
-            )
+            wait_move_taken(alice, asks)
         assert clicked_cards + buttons >= GAMES[game][2]
         if game in ("rps-poker", "gops", "card-jitsu"):
             assert clicked_cards >= GAMES[game][2] and buttons == 0  # every move was a card of the hand
@@ -127,7 +99,6 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
         alice.locator("#back").click()
         alice.wait_for_url(url + replay.removesuffix("/replay"))
         alice.locator("#game-over").wait_for()
-        close_pages(browser)  # (before the server stops)
     assert errors == [], errors
     (log,) = (tmp_path / "data" / "logs" / "human").glob("*.jsonl")
     assert str(load_log(log).seed) not in seen  # nor in the match's id: the seed would deal the bot's cards
@@ -144,28 +115,10 @@ def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp
         f'house_bots = ["{example / "bots" / "high"}"]\n[uploads]\ncheck_matches = 2\n'
         f'[server]\ndata_dir = "{tmp_path / "data"}"\nport = 0\n'
     )
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        assert main(["serve", str(config), "--add", "alice"]) == 0
-    alice_link = printed.getvalue().split("/login/")[1].split()[0]
-    errors: list[str] = []
-    with server_process(config) as server:
-        url = server.url
-        organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        organiser = browser.new_context().new_page()
-        organiser.goto(f"{url}/login/{organiser_link}")
-        organiser.click("#login")
-        organiser.wait_for_url(f"{url}/admin")
-        organiser.goto(f"{url}/bots/high/play")
-        organiser.click("#allow")
-        organiser.wait_for_selector("text=Stop allowing games against it")
-        alice = browser.new_context().new_page()
-        alice.on("pageerror", lambda e: errors.append(str(e)))
-        alice.goto(f"{url}/login/{alice_link}")
-        alice.click("#login")
-        alice.wait_for_url(f"{url}/me")
-        alice.goto(f"{url}/bots/high/play")
-        alice.click("#play-b")
-        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+    with served(config, browser) as s:
+        s.allow_play("high")
+        alice = s.play("high", "b")
+        errors = alice.errors
         loads: list[str] = []
         alice.on("load", lambda: loads.append(alice.url))
         table = alice.frame_locator("#play-table")
@@ -180,16 +133,10 @@ def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp
             table.locator("#seat-B").wait_for()  # the generic table, the person's seat at the bottom
             alice.fill("#json-input", hand[0])
             alice.press("#json-input", "Enter")
-            alice.wait_for_function(
-                "(asks) => { const p = document.getElementById('play');"
-                " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
-                arg=asks,
-                timeout=60_000,
-            )
+            wait_move_taken(alice, asks)
             moves += 1
         assert moves >= 3 and loads == []
         assert table.locator("#seed").inner_text() == "secret"
         told = alice.locator("#transcript").text_content() or ""
         assert "The match is over" in told and "fault" not in told.lower()
-        close_pages(browser)  # (before the server stops)
     assert errors == [], errors

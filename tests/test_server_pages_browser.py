@@ -24,8 +24,19 @@ import pytest
 
 from arena.server.bots import BOT_PAGE_MATCHES
 
-from .browsertools import HOUSE, SIZES, axe_violations, played_out, sideways, site, wait_matches
-from .servertools import SLOW_BOT, in_play, minimal_bot, running, write_config
+from .browsertools import (
+    HOUSE,
+    SIZES,
+    axe_violations,
+    frame_fits,
+    played_out,
+    settled,
+    sideways,
+    site,
+    wait_matches,
+    wait_move_taken,
+)
+from .servertools import PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +50,7 @@ def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
     # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
     height = int(page.evaluate("document.documentElement.scrollHeight"))
     page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
-    page.wait_for_timeout(300)
+    settled(page)
     page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
     page.set_viewport_size(SIZES[size])
     return problems
@@ -50,7 +61,7 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
     shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path, browser) as s:
+    with site(tmp_path, browser, ladder=PLAYS_ON) as s:  # (PLAYS_ON: three bots' pairs may settle before 30 matches)
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
@@ -80,11 +91,10 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
                     logged[who] = alice if who == s.alice else s.page(size, login=who)
                 page = logged[who]
                 page.set_viewport_size(SIZES[size])
-                page.goto(url + address)
-                page.wait_for_load_state("networkidle" if name != "leaderboard" else "load")
+                page.goto(url + address)  # (each page is whole once loaded: none fetches more, but the match's frame)
                 if name == "match":
                     page.frame_locator("iframe.replay").locator("body[data-ready='1']").wait_for()
-                    page.wait_for_timeout(600)  # (the frame takes its replay's height)
+                    frame_fits(page, "iframe.replay")
                 problems += look(page, name, size, shots)
         for page in logged.values():
             assert page.errors == [], page.errors
@@ -115,7 +125,7 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 hidden = "(() => { const f = document.createElement('iframe'); f.className = 'replay'; f.hidden = true;"
                 hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
                 assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
-                page.wait_for_timeout(600)  # (the frame takes its replay's height, as on the match page)
+                frame_fits(page, "#live-frames iframe:not([hidden])")  # (as on the match page)
             problems = look(page, name, size, shots)
         except Error:
             if page.url == url + address:
@@ -145,23 +155,16 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
     """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
     shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
     shots.mkdir(parents=True, exist_ok=True)
-    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python")) as s:
+    # (PLAYS_ON: the pair's matches are looked at in play until the end; with the defaults it may settle before)
+    with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python"), ladder=PLAYS_ON) as s:
         url = s.server.url
-        organiser = s.page(login=s.organiser)
-        organiser.goto(f"{url}/bots/random-python/play")
-        organiser.click("#allow")
-        organiser.wait_for_selector("#play-a")
-        alice = s.page(login=s.alice)
-        alice.goto(f"{url}/bots/random-python/play")
-        alice.click("#play-a")
-        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        organiser = s.allow_play("random-python")
+        alice = s.play("random-python")
         for _ in range(6):  # the draft's 5 picks and a turn: the table has a turn played in it
             alice.wait_for_selector("#move-buttons button:enabled")
             asks = alice.locator("#play").get_attribute("data-asks")
             alice.locator("#move-buttons button:enabled").first.click()
-            alice.wait_for_function(
-                "(asks) => document.getElementById('play').dataset.asks !== asks", arg=asks, timeout=60_000
-            )
+            wait_move_taken(alice, asks)
         alice.wait_for_selector("#move-buttons button:enabled")
         game = alice.url.removeprefix(url)
         public = s.page()
@@ -172,13 +175,11 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
                 problems += look_in_play(page, url, name, size, shots)
             for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):
                 page.set_viewport_size(SIZES[size])
-                goto_after_live(page, url + address)
-                if name == "play":  # (its event stream stays open: the network is never idle)
+                goto_after_live(page, url + address)  # (play-bot: whole once loaded)
+                if name == "play":
                     page.wait_for_selector("#move-buttons button:enabled")
                     page.frame_locator("#play-table").locator("#seat-A .card.playable").first.wait_for()
-                    page.wait_for_timeout(600)  # (the frame takes its table's height)
-                else:
-                    page.wait_for_load_state("networkidle")
+                    frame_fits(page, "#play-table")
                 problems += look(page, name, size, shots)
         for page in (organiser, alice, public):
             assert page.errors == [], page.errors
@@ -218,8 +219,7 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         played = page.evaluate("document.querySelector('#board-meta').innerText")
         page.wait_for_function(
             "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
-        )
-        page.wait_for_timeout(200)
+        )  # (live.js patches the whole table in the one handler that changes this line: the update is done)
         assert page.evaluate("document.getElementById('board') === window.before.board"), "the table was replaced"
         assert page.evaluate("document.activeElement === window.before.focused"), "keyboard focus was lost"
         assert page.evaluate("document.activeElement.closest('#board') !== null")
@@ -276,8 +276,10 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
 
 
 def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path, browser: Any) -> None:
-    # Two bots that always draw never settle their pair: the ladder plays on, and the third one wins and loses.
-    with site(tmp_path, browser, house=("minimal-python", "minimal-valid-py", "random-python")) as s:
+    # Two bots that always draw never settle their pair, and PLAYS_ON spends no budget: the ladder plays on (80
+    # matches, and the chart's points as the standings are drawn), and the third one wins and loses.
+    house = ("minimal-python", "minimal-valid-py", "random-python")
+    with site(tmp_path, browser, house=house, ladder=PLAYS_ON) as s:
         wait_matches(s.server.url, 80)
         bot = "minimal-python"
         # The chart's points are taken as the standings are drawn (about once a second): wait for two.
@@ -336,8 +338,7 @@ def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_p
         assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", admin.locator("#participants").inner_text())
         asked: list[str] = []
         admin.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
-        admin.click("#freeze")
-        admin.wait_for_timeout(300)
+        admin.click("#freeze")  # (a click returns once the dialog it opened is handled)
         assert asked and "Freeze" in asked[0]
         assert not httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
         admin.once("dialog", lambda d: d.accept())

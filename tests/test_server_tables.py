@@ -22,7 +22,7 @@ from arena.cli import main
 from arena.competition.ladder import other_table, parse_tables
 from arena.sandbox import configure, current_policy
 
-from .servertools import Kit, bot_archive, minimal_bot, running, server_process, write_config
+from .servertools import PLAYS_ON, Kit, bot_archive, minimal_bot, running, server_process, write_config
 
 FAST_HOUSE = ("minimal-python", "random-python", "minimal-valid-py", "simple-py", "basic-odds-py")
 
@@ -68,9 +68,8 @@ def recorded(database: Path) -> list[tuple[str, str, int, int, Seated, Seated]]:
 def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participant_at_both_tables(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(
-        tmp_path, house=FAST_HOUSE, ladder='duplicate = "tables"\nplacement_pairs = 2\npair_budget = 500'
-    )
+    # (PLAYS_ON: 200 matches whatever the bots' ratings; its pairs settled, a ladder waits for a new version)
+    config = write_config(tmp_path, house=FAST_HOUSE, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
     tokens = {name: add_participant(config, name, capsys) for name in ("ann", "bob")}
     database = tmp_path / "data" / "server.sqlite"
     with server_process(config) as server, httpx.Client(base_url=server.url, timeout=30) as client:
@@ -121,9 +120,9 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
 
 
 def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(tmp_path: Path) -> None:
-    config = write_config(
-        tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder='duplicate = "tables"'
-    )
+    # (PLAYS_ON: single deals, one match a meeting: three pairs could all be settled after 9 matches)
+    house = ("minimal-python", "random-python", "simple-py")
+    config = write_config(tmp_path, house=house, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
     said: list[str] = []
 
     async def main() -> None:
@@ -255,59 +254,78 @@ for line in sys.stdin:
 """
 
 
+def slow_neighbours_config(folder: Path) -> Path:
+    """A ladder at two tables of three fast house bots whose pairs never settle (``benchmarks/bench_slow_neighbours.py``
+    plays it too)."""
+    return write_config(
+        folder, house=("minimal-python", "random-python", "simple-py"),
+        ladder=f'duplicate = "tables"\n{PLAYS_ON}',
+    )  # fmt: skip
+
+
+SLOW_BOT_ARCHIVE = bot_archive(
+    {"bot.toml": 'name = "slow"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": SLOW_MOVES}
+)
+"""A bot whose every answer takes 0.06 s of sleep (reused: one process a match's seat)."""
+
+
+def owners_matches(kit: Kit, *owners: str) -> int:
+    """Matches recorded with a version of one of ``owners`` (its participant's name, or ``NAME.v2``)."""
+    return sum(any(o in (m.bot_a, m.bot_b) or f"{o}~" in f"{m.key}~" for o in owners) for m in kit.matches)
+
+
+async def more_matches(kit: Kit, owner: str, count: int, *, timeout: float = 300) -> None:
+    """Until ``owner``'s versions have played ``count`` more matches (generous: a busy machine slows them)."""
+    with trio.fail_after(timeout):
+        start = owners_matches(kit, owner)
+        while owners_matches(kit, owner) < start + count:
+            await trio.sleep(0.1)
+
+
 @pytest.mark.slow
-def test_four_participants_with_slow_bots_leave_another_s_match_rate_and_its_new_version_s_first_match_alone(
+def test_four_participants_with_slow_bots_leave_another_its_deals_and_its_new_version_is_placed_first(
     tmp_path: Path,
 ) -> None:
-    # The same run, A then B (a busy machine slows both alike): four participants' fast bots, then their slow
-    # versions; the fifth participant's matches a second must not fall by more than 10%, and its new version
-    # (uploaded while the slow ones play) must play within a minute of being admitted.
-    config = write_config(
-        tmp_path, house=("minimal-python", "random-python", "simple-py"),
-        ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 100000',
-    )  # fmt: skip
-    slow = bot_archive({"bot.toml": 'name = "slow"\nrun = "python3 bot.py"\nreuse = true\n', "bot.py": SLOW_MOVES})
+    # Four participants' slow versions wait while the others catch up with their use of the ladder (the time
+    # their bots take), so they play about as many deals as the fifth one's time buys them: a slow match
+    # takes 1.8 s of sleeping more than a fast one, so while the fifth plays 40 matches they play fewer (5 at
+    # load 8; with the waiting taken out, 64: they sit at nearly every table). Its new version, uploaded while
+    # they play, is placed in the next deal: after the deals in play at its admission (2 deals of 2 tables).
+    # (How many matches a second the fifth keeps is benchmarks/bench_slow_neighbours.py's figure.)
+    config = slow_neighbours_config(tmp_path)
+    slow = ("s1", "s2", "s3", "s4")
 
-    def mine(kit: Kit, name: str) -> int:
-        return sum(name in (m.bot_a, m.bot_b) for m in kit.matches)
-
-    async def rate(kit: Kit, name: str, count: int) -> float:
-        """``name``'s matches a second over its next ``count`` matches."""
-        with trio.fail_after(300):
-            start, began = mine(kit, name), trio.current_time()
-            while mine(kit, name) < start + count:
-                await trio.sleep(0.1)
-        return count / (trio.current_time() - began)
-
-    async def main() -> tuple[float, float, float]:
+    async def main() -> tuple[int, int]:
         async with running(config, jobs=2) as kit:
-            tokens = {name: kit.participant(name) for name in ("me", "s1", "s2", "s3", "s4")}
+            tokens = {name: kit.participant(name) for name in ("me", *slow)}
             for token in tokens.values():
                 sid = (await kit.upload(token, minimal_bot())).json()["id"]
                 checked = await kit.wait_submission(token, sid, timeout=300)
                 assert checked["status"] == "passed", checked
             await kit.wait_matches(40)
-            fast = await rate(kit, "me", 40)
-            for name in ("s1", "s2", "s3", "s4"):
-                sid = (await kit.upload(tokens[name], slow)).json()["id"]
+            for name in slow:
+                sid = (await kit.upload(tokens[name], SLOW_BOT_ARCHIVE)).json()["id"]
                 checked = await kit.wait_submission(tokens[name], sid, timeout=300)
                 assert checked["status"] == "passed", checked
-            with trio.fail_after(120):  # the slow versions are playing
-                while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in ("s1", "s2", "s3", "s4")):
+            with trio.fail_after(300):  # the slow versions are playing
+                while not all(any(f"{n}.v2" in m.key for m in kit.matches) for n in slow):
                     await trio.sleep(0.1)
-            await rate(kit, "me", 10)  # (their first deals, taken before they had used any time, end)
-            slowed = await rate(kit, "me", 40)
+            await more_matches(kit, "me", 10)  # (their first deals, taken before they had used any time, end)
+            before = owners_matches(kit, *(f"{n}.v2" for n in slow))
+            await more_matches(kit, "me", 40)
+            slowed = owners_matches(kit, *(f"{n}.v2" for n in slow)) - before
             sid = (await kit.upload(tokens["me"], minimal_bot())).json()["id"]
             assert (await kit.wait_submission(tokens["me"], sid, timeout=300))["status"] == "passed"
-            admitted = trio.current_time()
-            with trio.fail_after(120):
+            admitted = len(kit.matches)
+            with trio.fail_after(300):
                 while not any("me.v2" in m.key for m in kit.matches):
                     await trio.sleep(0.1)
-            return fast, slowed, trio.current_time() - admitted
+            first = next(i for i, m in enumerate(kit.matches) if "me.v2" in m.key)
+            return slowed, first - admitted
 
-    fast, slowed, first_match = trio.run(main)
-    assert slowed >= 0.9 * fast, (fast, slowed)
-    assert first_match < 60, first_match
+    slowed, after = trio.run(main)
+    assert slowed <= 40, f"the slow versions played {slowed} matches while the fifth participant played 40"
+    assert after <= 8, f"its new version's first match came {after} matches after its admission"
 
 
 @pytest.mark.slow
@@ -360,7 +378,8 @@ def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_sa
     tmp_path: Path,
 ) -> None:
     house = ("minimal-python", "random-python", "simple-py", "basic-odds-py")
-    config = write_config(tmp_path, house=house, ladder='duplicate = "tables"\nplacement_pairs = 1\npair_budget = 500')
+    # (PLAYS_ON: six pairs of a table each a meeting could all be settled after 18 matches, before the 20 awaited)
+    config = write_config(tmp_path, house=house, ladder=f'duplicate = "tables"\n{PLAYS_ON}')
 
     def halves(kit: Kit) -> dict[str, int]:
         """The deals with one table recorded: the missing table's key, and the deal's seed."""

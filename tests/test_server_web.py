@@ -32,7 +32,17 @@ from arena.server.config import load
 from arena.server.standings import BOARD_EVERY_S
 from arena.server.web import SESSION_COOKIE, STATIC, create_app
 
-from .servertools import MINIMAL_BOT, RPS, Kit, bot_archive, many_empty_files, minimal_bot, running, write_config
+from .servertools import (
+    MINIMAL_BOT,
+    PLAYS_ON,
+    RPS,
+    Kit,
+    bot_archive,
+    many_empty_files,
+    minimal_bot,
+    running,
+    write_config,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -207,7 +217,8 @@ def pairs_in_play(kit: Kit, label: str) -> set[str]:
 
 # Uploads --------------------------------------------------------------------------------------
 async def test_an_upload_is_checked_and_its_pass_replaces_the_previous_version(tmp_path: Path) -> None:
-    async with running(write_config(tmp_path)) as kit:
+    # (PLAYS_ON: the ladder keeps playing, for the 4 more matches awaited twice)
+    async with running(write_config(tmp_path, ladder=PLAYS_ON)) as kit:
         token = kit.participant("alice")
         await kit.login(token)
         response = await kit.client.post(
@@ -444,7 +455,7 @@ async def test_uploads_while_paused_are_checked_and_play_once_resumed(tmp_path: 
 
 # Privacy ----------------------------------------------------------------------------------
 async def test_another_participants_private_pages_are_out_of_reach(tmp_path: Path) -> None:
-    async with running(write_config(tmp_path)) as kit:
+    async with running(write_config(tmp_path, ladder=PLAYS_ON)) as kit:  # (PLAYS_ON: for 4 more matches)
         alice = kit.participant("alice")
         bob = kit.participant("bob")
         result = await passing_upload(kit, alice)
@@ -529,7 +540,8 @@ for line in sys.stdin:
 
 
 async def test_a_bot_that_turns_hostile_on_the_ladder_is_disqualified_and_the_ladder_goes_on(tmp_path: Path) -> None:
-    async with running(write_config(tmp_path, extra="max_faults = 2")) as kit:
+    # (PLAYS_ON: the ladder keeps playing after the disqualification, for the newcomer's 4 matches)
+    async with running(write_config(tmp_path, extra="max_faults = 2", ladder=PLAYS_ON)) as kit:
         token = kit.participant("mallory")
         await passing_upload(kit, token, minimal_bot(**{"bot.py": HOSTILE_LATER}))
         with trio.fail_after(120):
@@ -586,7 +598,8 @@ async def test_markup_in_names_files_and_stderr_is_escaped_everywhere(tmp_path: 
         "bot.py": noisy,
         f"{MARKUP}.txt": MARKUP,
     })  # fmt: skip
-    async with running(write_config(tmp_path, access='registration = "open"')) as kit:
+    # (PLAYS_ON: the ladder keeps playing, for 4 more matches)
+    async with running(write_config(tmp_path, access='registration = "open"', ladder=PLAYS_ON)) as kit:
         token = kit.participant("alice")
         response = await kit.client.post(
             "/api/submissions", headers=bearer(token), files={"file": (f"{MARKUP}\x1b[2J\u202e.tar.gz", bot)}
@@ -693,7 +706,8 @@ async def test_arena_results_reads_the_live_server_database(tmp_path: Path, caps
 
 
 async def test_the_live_standings_kept_result_by_result_equal_arena_results_on_the_database(tmp_path: Path) -> None:
-    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"))
+    # (PLAYS_ON: three bots' pairs could all be settled before 40 matches, and a newcomer's 12 need the ladder on)
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"), ladder=PLAYS_ON)
     async with running(config) as kit:
         await kit.wait_matches(40)  # (enough deals for error bars)
         alice = kit.participant("alice")
@@ -751,7 +765,9 @@ async def test_open_registration_gives_a_token_once(tmp_path: Path) -> None:
 
 
 async def test_the_bot_page_shows_versions_opponents_and_a_rating_chart(tmp_path: Path) -> None:
-    async with running(write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))) as kit:
+    # (PLAYS_ON: the chart's second point needs the ladder to keep playing)
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"), ladder=PLAYS_ON)
+    async with running(config) as kit:
         versions = {v.label: v.id for v in kit.competition.versions()}
         with trio.fail_after(120):  # the chart gets a point about every HISTORY_EVERY matches, as standings refresh
             while len(kit.competition.state.rating_history(versions["random-python"])) < 2:
@@ -807,7 +823,9 @@ async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted
 
 @pytest.mark.parametrize("workers", [1, 0], ids=["in-the-match-worker", "in-the-servers-process"])
 async def test_a_persistent_house_bot_plays_one_match_at_a_time_in_one_process(tmp_path: Path, workers: int) -> None:
-    config = write_config(tmp_path, house=("minimal-python", "random-python", "tsh-py"), extra=f"workers = {workers}")
+    # (PLAYS_ON: three bots' pairs could all be settled before 16 matches)
+    house = ("minimal-python", "random-python", "tsh-py")
+    config = write_config(tmp_path, house=house, extra=f"workers = {workers}", ladder=PLAYS_ON)
     async with running(config, jobs=4) as kit:
         assert (kit.competition.host.worker is not None) == bool(workers)
         await kit.wait_matches(16)
@@ -831,7 +849,7 @@ async def test_a_match_worker_that_dies_is_replaced_and_its_matches_are_played_a
     said: list[str] = []
     # (a pair that never settles: with its ratings apart after a few pairs the ladder would go idle, rightly, and
     # wait for a new version, and the new worker would have nothing to play)
-    config = write_config(tmp_path, extra="workers = 1", ladder="placement_pairs = 100000\npair_budget = 100000")
+    config = write_config(tmp_path, extra="workers = 1", ladder=PLAYS_ON)
     async with running(config, say=said.append) as kit:
         worker = kit.competition.host.worker
         assert worker is not None and worker.pid is not None and worker.pid != os.getpid()

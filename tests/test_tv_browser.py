@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from .browsertools import SIZES, axe_violations, sideways, site
+from .browsertools import SIZES, axe_violations, sideways, site, updated
 from .conftest import CHROMIUM, CHROMIUM_FLAGS, launched_chromium
-from .servertools import SLOW_BOT, server_process
+from .servertools import PLAYS_ON, SLOW_BOT, server_process
 
 CARD = re.compile(r"\b[RPS]\d{1,2}\b")
 """An RPS Poker card as the messages write it (``R3``, ``S12``)."""
@@ -43,7 +43,8 @@ def own_chromium() -> Iterator[Any]:
 
 def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path, own_chromium: Any) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with site(tmp_path, own_chromium, house=(str(SLOW_BOT), "random-python", "simple-py")) as s:
+    # (PLAYS_ON: the TV moves only while the ladder plays; with the defaults its pairs may settle first)
+    with site(tmp_path, own_chromium, house=(str(SLOW_BOT), "random-python", "simple-py"), ladder=PLAYS_ON) as s:
         page = s.page()
         page.goto(s.server.url + "/tv")
         assert page.locator("header nav a[href='/tv']").count() == 1
@@ -55,9 +56,10 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path,
         seen: set[tuple[str, ...]] = set()
         key = ""
         deadline = time.monotonic() + 180
+        updates = 0
         while len(seen) < 4 or not seeds:  # the tables moved three times, and a seed of a match shown is known
             assert time.monotonic() < deadline, f"the TV never moved: {seen}"
-            page.wait_for_timeout(400)
+            updates = updated(page, "#tv", updates, timeout=deadline - time.monotonic())  # (each time it draws)
             steps = _steps(page)
             if any(step.startswith("step ") for step in steps):
                 seen.add(steps)
@@ -100,10 +102,13 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path,
         public.locator("#tv .tv-points").wait_for(timeout=30_000)
         first = public.inner_text("#tv")
         assert re.search(r"step \d+", first)
-        deadline = time.monotonic() + 60
-        while public.url.endswith("/live") and public.inner_text("#tv") == first:
-            assert time.monotonic() < deadline, "the public live page never moved"
-            public.wait_for_timeout(300)
+        moved = "(first) => !location.pathname.endsWith('/live') || document.getElementById('tv').innerText !== first"
+        try:
+            public.wait_for_function(moved, arg=first, timeout=60_000)
+        except sync_api.TimeoutError:
+            raise AssertionError("the public live page never moved") from None
+        except sync_api.Error:  # the match ended: the page went on to the match's page while it was looked at
+            public.wait_for_load_state()
         if public.url.endswith("/live"):  # (else the match ended meanwhile, and the page became the match's)
             assert public_loads == []
             try:
@@ -196,9 +201,13 @@ def test_the_tv_draws_a_plugin_game_s_public_table_and_no_hand(tmp_path: Path) -
             cards: set[str] = set()
             deadline = time.monotonic() + 120
             data: dict[str, Any] = {}
+            updates = 0
             while not cards:
                 assert time.monotonic() < deadline, f"the TV never drew a card (last /tv/data: {data})"
-                page.wait_for_timeout(300)
+                try:  # (each time it draws)
+                    updates = updated(page, "#tv", updates, timeout=deadline - time.monotonic())
+                except AssertionError as error:
+                    raise AssertionError(f"the TV never drew a card (last /tv/data: {data})") from error
                 data = page.request.get(server.url + "/tv/data").json()
                 for match in data["matches"]:
                     table = match["table"] or {"public": [], "seats": []}
