@@ -14,7 +14,7 @@ from .codetools import all_modules, imports_of
 
 LAYERS: list[tuple[str, ...]] = [
     ("protocol",),
-    ("arena._errors",),
+    ("arena._errors", "arena._lazy"),
     ("arena.games",),
     ("arena.bots",),
     ("arena.sandbox",),

@@ -35,6 +35,7 @@ ladder plays.
 * :mod:`~arena.server.serve` and :mod:`~arena.server._listen`: Hypercorn and
   the competition in one nursery, and the accept loop;
 * :mod:`~arena.server.safety`: whether the server may serve strangers here;
+* :mod:`~arena.server._memory`: the allocator's freed pages given back after each drawing of the standings;
 * :mod:`~arena.server.maintain`: backups and upkeep of the data folder;
 * :mod:`~arena.server.client`: ``arena submit``;
 * :mod:`~arena.server.cli`: the two commands.
