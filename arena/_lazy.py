@@ -22,7 +22,11 @@ def lazy_names(package: str, modules: Mapping[str, str], namespace: dict[str, An
         module = modules.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+        try:
+            imported = importlib.import_module(module, package)
+        except AttributeError as exc:  # (`from package import name` would drop it for "cannot import name")
+            raise ImportError(f"{name!r} of {package!r} could not be imported: {exc}", name=package) from exc
+        value = getattr(imported, name)
         namespace[name] = value
         return value
 

@@ -102,3 +102,19 @@ def _subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[
 
 def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
     return _subcommands(parser).choices[name]
+
+
+def test_a_lazy_name_whose_module_fails_to_import_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `from package import name` turns an AttributeError out of the package's __getattr__ into "cannot import name",
+    # dropping it: an AttributeError raised while the name's module imports (a library's missing function, say)
+    # must still reach the reader, as it did when the package imported its modules at once.
+    package = tmp_path / "lazypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from arena._lazy import lazy_names\n__getattr__ = lazy_names(__name__, {'thing': '.broken'}, globals())\n"
+    )
+    (package / "broken.py").write_text("import math\nmath.no_such_function()\nthing = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="no_such_function") as caught:
+        exec("from lazypkg import thing")
+    assert isinstance(caught.value.__cause__, AttributeError)

@@ -120,6 +120,10 @@ def test_the_kept_ranking_chooses_as_a_weighing_from_scratch(
         elif roll < 0.1 and retired:  # a pair of a retired version recorded late (it is outside the field)
             a, b = sorted((rng.choice(retired), rng.choice(field)))
             book.record(f"{a}~{b}~{book.last.get((a, b), -1) + 1}-s")
+        elif roll < 0.105 and retired:  # a version taken out comes back (a disqualification lifted)
+            field.append(retired.pop(rng.randrange(len(retired))))
+        elif roll < 0.11:  # the organiser changes the pair budget
+            policy = Policy(placement_pairs=3, pair_budget=rng.choice([4, 6, 8]))
         free = rng.sample(field, rng.randint(len(field) - 4, len(field)))
         busy = []
         for _ in range(rng.randint(0, 3)):

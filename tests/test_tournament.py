@@ -24,6 +24,7 @@ from arena.competition.standings import leaderboard
 from arena.competition.store import PlayedMatch, Store
 from arena.games import derive_seed, get_game
 from arena.supervisor._pool import BotPool, open_pool
+from arena.supervisor._process import BotProcess
 from arena.supervisor.matchlog import read_log
 from protocol import Limits
 
@@ -248,6 +249,33 @@ async def test_processes_started_ahead_for_the_matches_to_come_are_counted_per_s
         assert len({id(bot) for bot in taken}) == 4
         for bot in taken:
             pool.release(bot, faulted=False)
+
+
+async def test_a_dropped_bot_s_processes_started_ahead_stop() -> None:
+    # A retired or disqualified version's matches waiting their turn are withdrawn (BotPool.drop): the processes
+    # started ahead for them must not live on, idle, for as long as the server runs.
+    fresh = dataclasses.replace(resolve(str(RPS / "minimal-python")), reuse=False)
+    other = dataclasses.replace(resolve(str(RPS / "random-python")), reuse=False)
+
+    def alive(pool: BotPool, name: str) -> list[BotProcess]:
+        return [held.bot for held in pool._held.values() if held.bot.spec.name == name]
+
+    with trio.fail_after(60):  # (the pool's end waits for every process it holds: none may be forgotten)
+        async with open_pool() as pool:
+            pool.prepare_for([fresh, other, fresh, other], FAST)
+            while pool.stats.prepared < 4:
+                await trio.sleep(0.01)
+            pool.drop(fresh.name)
+            pool.prepare(fresh, FAST)  # one still starting when its bot is dropped: it stops once started
+            pool.drop(fresh.name)
+            while pool.stats.prepared < 5 or alive(pool, fresh.name):
+                await trio.sleep(0.05)
+            assert len(alive(pool, other.name)) == 2  # another bot's are kept
+            bot = await pool.acquire(fresh, FAST, deal=1)  # a bot dropped and back starts afresh
+            assert pool.stats.started == 6
+            pool.release(bot, faulted=False)
+            pool.prepare(fresh, FAST)
+            pool.drop(fresh.name)  # and one dropped as the pool ends, still starting
 
 
 def test_a_fresh_run_starts_the_processes_of_the_next_two_matches_ahead(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -76,6 +76,8 @@ class _Spare:
     held: _Held | None = None
     fault: BotFault | None = None
     """Why it could not start: the match that takes it forfeits, as if it had started it itself."""
+    dropped: bool = False
+    """Its bot was dropped (:meth:`BotPool.drop`) while it started: it stops once it has."""
 
 
 @dataclass
@@ -179,6 +181,8 @@ class BotPool:
             spare.fault = fault
         finally:
             spare.ready.set()
+        if spare.dropped and spare.held is not None:  # its bot will play no more (and it is in no list)
+            spare.held.stop.set()
         if self._closed:  # no match will take it
             self._discard_spares(spec.name)
 
@@ -266,9 +270,16 @@ class BotPool:
         held.stop.set()
 
     def drop(self, name: str) -> None:
-        """Stop the idle processes of bot ``name`` (it will play no more: a retired version)."""
+        """Stop the idle processes of bot ``name`` (it will play no more: a retired version), and those started
+        ahead for it (once started, if still starting) that no match has taken."""
         for held in self._idle.pop(name, []):
             held.stop.set()
+        spares = self._spares.get(name, [])
+        for spare in spares:
+            spare.dropped = True
+            if spare.held is not None:
+                spare.held.stop.set()
+        spares.clear()  # (in place: a cancelled acquire puts its spare back in this list, where close finds it)
 
     def idle_counts(self) -> dict[str, int]:
         """Idle processes kept, by bot name (bots with none left out)."""
