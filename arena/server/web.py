@@ -502,20 +502,27 @@ class Pages:
 
         async def stream() -> AsyncIterator[str]:
             last = -1
+            told = self.c.host.starting  # what the reader was last told of the ladder's start
             while True:
                 stamp, _, event = self.board_html()
                 if stamp != last:
                     last = stamp
+                    told = self.c.host.starting
                     yield f"event: board\ndata: {event[:-1]}, {self._playing()}\n\n"
                     await trio.sleep(SSE_MIN_INTERVAL_S)
                     continue
                 if stamp != self.c.stamp:  # the standings lag the results by at most a second: look again
                     await trio.sleep(SSE_MIN_INTERVAL_S)
                     continue
+                if self.c.host.starting != told:  # the ladder began while this stream slept: say so now, not at
+                    told = self.c.host.starting  # the next result or keep-alive (15 s, or never a result)
+                    yield f"event: state\ndata: {{{self._playing()}\n\n"
+                    continue
                 changed = self.c.changed
                 with trio.move_on_after(SSE_KEEPALIVE_S) as waited:
                     await changed.wait()
                 if waited.cancelled_caught or stamp == self.c.stamp:  # (a keep-alive, or the ladder began)
+                    told = self.c.host.starting
                     yield f"event: state\ndata: {{{self._playing()}\n\n"
 
         return StreamingResponse(
