@@ -322,6 +322,9 @@ class _Runner:
                 self.stopped = True  # the matches in flight are abandoned, as on Ctrl-C
                 self._scope.cancel()
         finally:
+            for name in (scheduled.bot_a, scheduled.bot_b):
+                if name in self.banned:  # disqualified: the processes started ahead for its matches, and its idle
+                    pool.drop(name)  # ones (this match's, once released), stop now, not at the run's end
             self._playing.subtract((scheduled.bot_a, scheduled.bot_b))
             self._busy.difference_update(scheduled.persistent)
             self._dealing.discard(scheduled.deal)
