@@ -11,7 +11,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,22 @@ class Site:
         alice.click(f"#play-{seat}")
         alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
         return alice
+
+
+def play_out(
+    page: Any, move: Callable[[Any], None], *, ready: str = "#move-buttons button:enabled", timeout: float = 60_000
+) -> int:
+    """Play ``page``'s game to its end: at each request (``ready`` shows), ``move(page)``, then wait until the move
+    is taken. The number of moves made."""
+    moves = 0
+    while True:
+        page.wait_for_selector(f"{ready}, #game-over", timeout=timeout)
+        if page.locator("#game-over").count():
+            return moves
+        asks = page.locator("#play").get_attribute("data-asks")
+        move(page)
+        wait_move_taken(page, asks, timeout)
+        moves += 1
 
 
 def wait_move_taken(page: Any, asks: str | None, timeout: float = 60_000) -> None:

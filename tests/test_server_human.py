@@ -11,7 +11,7 @@ import trio
 
 from arena.server import human
 
-from .browsertools import served, wait_move_taken
+from .browsertools import play_out, served
 from .servertools import running, write_config
 
 
@@ -28,15 +28,7 @@ def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tm
         alice.click("#play-link")
         alice.click("#play-a")
         alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
-        moves = 0
-        while True:
-            alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=30_000)
-            if alice.locator("#game-over").count():
-                break
-            asks = alice.locator("#play").get_attribute("data-asks")
-            alice.locator("#move-buttons button:enabled").first.click()
-            wait_move_taken(alice, asks, timeout=30_000)
-            moves += 1
+        moves = play_out(alice, lambda page: page.locator("#move-buttons button:enabled").first.click(), timeout=30_000)
         alice.set_viewport_size({"width": 390, "height": 844})
         assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
         transcript = alice.locator("#transcript").text_content()
