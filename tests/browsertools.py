@@ -1,7 +1,7 @@
 """Helpers of the tests that drive a browser (Playwright on the system chromium): a served competition with a
 browser and login links (:func:`site`), a replay page opened from a file (:func:`open_page`), axe-core's
-violations, sideways scrolling, and waiting for the ladder's matches. The ``browser`` fixture is conftest's (one
-chromium a module)."""
+violations, sideways scrolling, waiting for the ladder's matches, and the live leaderboard's script against a
+scripted event stream (:func:`live_page`). The ``browser`` fixture is conftest's (one chromium a module)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import trio
 from arena.bots.spec import resolve
 from arena.cli import main
 from arena.games import get_game
+from arena.server.web import STATIC
 from arena.supervisor.play import play_match
 from protocol import Limits
 
@@ -31,6 +32,50 @@ from .servertools import ServerProcess, server_process, write_config
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 HOUSE = ("random-python", "simple-py", "obvious-strats-py")
+
+SCRIPTED = "http://arena.test"
+"""The origin of a :func:`live_page`: no server behind it, the page answers each request itself."""
+
+
+def live_page(
+    browser: Any,
+    board: str,
+    events: list[tuple[str, dict[str, object]]],
+    *,
+    styled: bool = False,
+    init_script: str = "",
+) -> tuple[Any, list[str]]:
+    """The leaderboard's live part (``board``, the status line, the server's ``live.js``) opened in ``browser``, its
+    event stream the scripted ``events`` (kind, data) and then its end; with the list its script errors go to.
+
+    ``styled``: with the server's stylesheet. ``init_script``: run before the page's own scripts.
+    """
+    stylesheet = '<link rel="stylesheet" href="/style.css">' if styled else ""
+    page_html = (
+        f'<!doctype html><html><head><meta charset="utf-8">{stylesheet}</head><body><main>'
+        f'<span id="ladder-state"></span><span id="last-update"></span><div id="live-board">{board}</div></main>'
+        '<script src="/live.js"></script></body></html>'
+    )
+    stream = "retry: 600000\n" + "".join(f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events)
+    routes = {
+        "/": ("text/html", page_html),
+        "/live.js": ("text/javascript", (STATIC / "live.js").read_text()),
+        "/style.css": ("text/css", (STATIC / "style.css").read_text()),
+        "/events": ("text/event-stream", stream),
+    }
+
+    def serve(route: Any) -> None:
+        kind, body = routes[route.request.url.removeprefix(SCRIPTED)]
+        route.fulfill(status=200, content_type=kind, body=body)
+
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.route(f"{SCRIPTED}/**", serve)
+    if init_script:
+        page.add_init_script(init_script)
+    page.goto(f"{SCRIPTED}/")
+    return page, errors
 
 
 @dataclass
@@ -70,6 +115,22 @@ class Site:
         alice.click(f"#play-{seat}")
         alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
         return alice
+
+
+def play_out(
+    page: Any, move: Callable[[Any], None], *, ready: str = "#move-buttons button:enabled", timeout: float = 60_000
+) -> int:
+    """Play ``page``'s game to its end: at each request (``ready`` shows), ``move(page)``, then wait until the move
+    is taken. The number of moves made."""
+    moves = 0
+    while True:
+        page.wait_for_selector(f"{ready}, #game-over", timeout=timeout)
+        if page.locator("#game-over").count():
+            return moves
+        asks = page.locator("#play").get_attribute("data-asks")
+        move(page)
+        wait_move_taken(page, asks, timeout)
+        moves += 1
 
 
 def wait_move_taken(page: Any, asks: str | None, timeout: float = 60_000) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from arena.replay import load_log
 
-from .browsertools import frame_fits, served, settled, wait_move_taken
+from .browsertools import frame_fits, play_out, served, settled, wait_move_taken
 from .conftest import SAMPLE_BOTS
 
 GAMES = {
@@ -122,19 +122,15 @@ def test_a_person_plays_a_plugin_game_at_its_generic_table_answering_in_json(tmp
         loads: list[str] = []
         alice.on("load", lambda: loads.append(alice.url))
         table = alice.frame_locator("#play-table")
-        moves = 0
-        while True:
-            alice.wait_for_selector("#json-input:enabled, #game-over", timeout=60_000)
-            if alice.locator("#game-over").count():
-                break
-            asks = alice.locator("#play").get_attribute("data-asks")
-            told = alice.locator("#transcript").text_content() or ""
+
+        def answer(page: Any) -> None:
+            told = page.locator("#transcript").text_content() or ""
             hand = re.findall(r"hand \[([\d,]+)\]", told)[-1].split(",")
             table.locator("#seat-B").wait_for()  # the generic table, the person's seat at the bottom
-            alice.fill("#json-input", hand[0])
-            alice.press("#json-input", "Enter")
-            wait_move_taken(alice, asks)
-            moves += 1
+            page.fill("#json-input", hand[0])
+            page.press("#json-input", "Enter")
+
+        moves = play_out(alice, answer, ready="#json-input:enabled")
         assert moves >= 3 and loads == []
         assert table.locator("#seed").inner_text() == "secret"
         told = alice.locator("#transcript").text_content() or ""

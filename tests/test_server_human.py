@@ -2,83 +2,43 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
-from arena.cli import main
 from arena.server import human
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import running, server_process, write_config
+from .browsertools import play_out, served
+from .servertools import running, write_config
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tmp_path: Path) -> None:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    config = write_config(tmp_path)
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        assert main(["serve", str(config), "--add", "alice"]) == 0
-    alice_link = printed.getvalue().split("/login/")[1].split()[0]
-    errors: list[str] = []
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
-        url = server.url
-        organiser_link = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            alice = browser.new_context().new_page()
-            alice.on("pageerror", lambda e: errors.append(str(e)))
-            alice.goto(f"{url}/login/{alice_link}")
-            alice.click("#login")
-            alice.wait_for_url(f"{url}/me")
-            alice.goto(f"{url}/bots/random-python/play")
-            assert alice.locator("#not-allowed").is_visible()  # not until its owner (the organiser) allows it
-            assert alice.locator("#allow").count() == 0  # and alice may not switch it
+def test_a_person_plays_a_bot_whose_owner_allows_it_to_the_end_in_the_browser(tmp_path: Path, browser: Any) -> None:
+    with served(write_config(tmp_path), browser) as s:
+        alice = s.page(login=s.alice)
+        alice.goto(f"{s.server.url}/bots/random-python/play")
+        assert alice.locator("#not-allowed").is_visible()  # not until its owner (the organiser) allows it
+        assert alice.locator("#allow").count() == 0  # and alice may not switch it
 
-            organiser = browser.new_context().new_page()
-            organiser.goto(f"{url}/login/{organiser_link}")
-            organiser.click("#login")
-            organiser.wait_for_url(f"{url}/admin")
-            organiser.goto(f"{url}/bots/random-python/play")
-            organiser.click("#allow")
-            organiser.wait_for_selector("text=Stop allowing games against it")
-
-            alice.goto(f"{url}/bots/random-python")
-            alice.click("#play-link")
-            alice.click("#play-a")
-            alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
-            moves = 0
-            while True:
-                alice.wait_for_selector("#move-buttons button:enabled, #game-over", timeout=30_000)
-                if alice.locator("#game-over").count():
-                    break
-                asks = alice.locator("#play").get_attribute("data-asks")
-                alice.locator("#move-buttons button:enabled").first.click()
-                alice.wait_for_function(
-                    "(asks) => { const p = document.getElementById('play');"
-                    " return document.getElementById('game-over') || !p.dataset.waiting || p.dataset.asks !== asks; }",
-                    arg=asks,
-                    timeout=30_000,
-                )
-                moves += 1
-            alice.set_viewport_size({"width": 390, "height": 844})
-            assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
-            transcript = alice.locator("#transcript").text_content()
-            assert moves == 15  # RPS Poker: 5 draft picks and 10 turns
-            assert "You play seat A against random-python" in transcript
-            assert "The match is over" in transcript
-            assert "Fault" not in transcript
-            alice.click("text=Its replay")
-            assert "random-python" in alice.locator("body").inner_text()
-        finally:
-            browser.close()
-    assert errors == [], errors
+        organiser = s.allow_play("random-python")
+        alice.goto(f"{s.server.url}/bots/random-python")
+        alice.click("#play-link")
+        alice.click("#play-a")
+        alice.wait_for_url(re.compile(r".*/play/[^/]+$"))
+        moves = play_out(alice, lambda page: page.locator("#move-buttons button:enabled").first.click(), timeout=30_000)
+        alice.set_viewport_size({"width": 390, "height": 844})
+        assert alice.evaluate("document.documentElement.scrollWidth") <= 390  # a phone: no sideways scroll
+        transcript = alice.locator("#transcript").text_content()
+        assert moves == 15  # RPS Poker: 5 draft picks and 10 turns
+        assert "You play seat A against random-python" in transcript
+        assert "The match is over" in transcript
+        assert "Fault" not in transcript
+        alice.click("text=Its replay")
+        assert "random-python" in alice.locator("body").inner_text()
+        assert alice.errors == [] and organiser.errors == [], (alice.errors, organiser.errors)
     logs = list((tmp_path / "data" / "logs" / "human").glob("*.jsonl"))
     assert len(logs) == 1  # recorded, in a folder of its own
 

@@ -26,7 +26,7 @@ from arena.cli import main
 from arena.server.live import shown_count
 from arena.supervisor.matchlog import read_log
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS
+from .browsertools import close_pages
 from .servertools import RPS, SLOW_BOT, in_play, minimal_bot, server_process
 
 pytestmark = pytest.mark.slow
@@ -76,9 +76,7 @@ def _page_data(html: str) -> dict[str, Any]:
     return data
 
 
-def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_path: Path) -> None:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_path: Path, browser: Any) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     config = _config(tmp_path)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -86,7 +84,7 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
     token = printed.getvalue().split("token: ")[1].split()[0]
     alice = {"authorization": f"Bearer {token}"}
     errors: list[str] = []
-    with server_process(config) as server, sync_api.sync_playwright() as driver:
+    with server_process(config) as server:
         url = server.url
         sent = httpx.post(
             f"{url}/api/submissions", headers=alice, files={"file": ("bot.tar.gz", minimal_bot())}, timeout=60
@@ -121,7 +119,6 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
         alice_events = _events(url, key, alice, 60, until="step")  # (a step may be slow to come on a loaded machine)
         assert any(kind == "step" for _, kind, _ in alice_events)
 
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             organiser = browser.new_page(viewport={"width": 1200, "height": 820})
             organiser.on("pageerror", lambda e: errors.append(str(e)))
@@ -168,10 +165,11 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             organiser.wait_for_function(
                 f"() => Number(document.getElementById('live-match').dataset.shown) > {grown}", timeout=30_000
             )
-            deadline = time.monotonic() + 15
-            while (counter := whole.locator("#counter").inner_text()) == f"step 1 / {steps}":
-                assert time.monotonic() < deadline, "the grown match did not reach the open replay"
-                organiser.wait_for_timeout(200)
+            try:
+                sync_api.expect(whole.locator("#counter")).not_to_have_text(f"step 1 / {steps}", timeout=30_000)
+            except AssertionError as failed:
+                raise AssertionError("the grown match did not reach the open replay") from failed
+            counter = whole.locator("#counter").inner_text()
             assert counter.startswith("step 1 / "), f"a viewer who stepped back was moved: {counter}"
             assert organiser.evaluate("document.getElementById('live-match').dataset.frames") == "1"
             assert "does not match the rules" not in whole.locator("body").inner_text()  # the rules' own frames
@@ -193,7 +191,7 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             else:  # the deal is over: the replay is public
                 assert stranger.frame_locator("iframe.replay").locator("#views").inner_text()
         finally:
-            browser.close()
+            close_pages(browser)  # (before the server stops, their streams with it)
         # The seat's events were counted in its own messages only, never the whole log's.
         log = read_log(tmp_path / "data" / "logs" / f"{watched}.jsonl.gz")
         ids = [int(i) for i, kind, _ in alice_events if kind == "step"]
