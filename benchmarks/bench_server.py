@@ -66,6 +66,9 @@ import trio
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _serving import start_serving  # noqa: E402
 
 from arena.sandbox import _cgroup, capabilities  # noqa: E402
 from arena.server.state import State  # noqa: E402
@@ -102,23 +105,7 @@ def bot_archive(folder: Path, version: int = 0) -> bytes:
 
 
 def start_server(config: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(config), *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 120
-    for line in process.stdout:
-        found = re.search(r"serving .* on (http://\S+?):? ", line)
-        if found:
-            return process, found.group(1)
-        if time.monotonic() > deadline:
-            break
-    process.kill()
-    raise SystemExit("the server did not start")
+    return start_serving([sys.executable, "-m", "arena", "serve", str(config), *extra])
 
 
 async def matches(client: httpx.AsyncClient) -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from _serving import start_serving
 
 REPO = Path(__file__).resolve().parents[1]
 BOTS = REPO / "sample_bots" / "rps-poker"
@@ -60,21 +60,9 @@ def serves(checkout: Path, config: Path) -> Callable[[], dict[str, float]]:
 
     def run() -> dict[str, float]:
         started = time.monotonic()
-        process = subprocess.Popen(
-            arena("serve", str(config)), cwd=checkout, env=env_for(checkout),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        )  # fmt: skip
+        process, url = start_serving(arena("serve", str(config)), cwd=checkout, env=env_for(checkout))
         out: dict[str, float] = {}
         try:
-            assert process.stdout is not None
-            url = ""
-            while not url:
-                line = process.stdout.readline()
-                if not line and process.poll() is not None:
-                    raise SystemExit("the server did not start")
-                found = re.search(r"serving .* on (http://\S+?):? ", line)
-                if found:
-                    url = found.group(1)
             with httpx.Client(base_url=url, timeout=60) as client:
                 while client.get("/").status_code != 200:
                     time.sleep(0.01)
