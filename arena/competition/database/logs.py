@@ -10,9 +10,19 @@ from typing import TYPE_CHECKING
 
 from ..._errors import ConfigError
 from .competitions import now
+from .match_rows import DEAL_KEYED
 
 if TYPE_CHECKING:
     from .connection import Database
+
+_KEYED, _ODD = (
+    f"(SELECT MIN(id) FROM matches WHERE tournament_id = m.tournament_id AND match_key >= m.deal"
+    f" AND match_key < m.deal || '.' AND deal = m.deal AND {DEAL_KEYED})",
+    f"(SELECT MIN(id) FROM matches WHERE tournament_id = m.tournament_id AND deal = m.deal AND NOT {DEAL_KEYED})",
+)
+_DEAL_FIRST = f"MIN(IFNULL({_KEYED}, {_ODD}), IFNULL({_ODD}, {_KEYED}))"
+"""SQL: the id of the first match of match ``m``'s deal (by the keys' index, or the partial index of the odd keys:
+see :data:`~arena.competition.database.match_rows.DEAL_KEYED`)."""
 
 _UNPINNED = "NOT EXISTS (SELECT 1 FROM log_pins p WHERE p.deal_first = l.deal_first)"
 """SQL: log ``l``'s deal is not pinned (no pin names its first match)."""
@@ -69,8 +79,7 @@ class MatchLogs:
         rows = self.db.rows(
             "SELECT m.id AS match_id, m.tournament_id, m.log_path, MIN(m.version_a, m.version_b) AS low,"
             " MAX(m.version_a, m.version_b) AS high,"
-            " (SELECT MIN(d.id) FROM matches d WHERE d.tournament_id = m.tournament_id AND d.deal = m.deal)"
-            " AS deal_first FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
+            f" {_DEAL_FIRST} AS deal_first FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
             " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
             (after, limit),
         )

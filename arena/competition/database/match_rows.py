@@ -17,6 +17,22 @@ MATCH_COLUMNS = (
 
 _FAULT_COLUMNS = "match_id, seat, bot, kind, reason, request_id, request_type"
 
+DEAL_KEYED = "(match_key = deal OR substr(match_key, 1, length(deal) + 1) = deal || '-')"
+"""SQL (on ``matches``, unqualified): the match's key is its deal's id, or starts with it and a dash (the keys of
+every scheme but a comparison's). Such a deal's matches are a range of the keys' index; the others' are in the
+partial index ``matches_by_odd_deal`` (results schema 5)."""
+
+
+def deal_ids(tid: int, deal: str) -> tuple[str, tuple[Any, ...]]:
+    """SQL selecting the ids of deal ``deal``'s matches in competition ``tid``, and its arguments: the keyed ones
+    by a range of the keys' index (``deal`` up to ``deal.``: a dash sorts just before a full stop), the others by
+    the partial index; the two sets are disjoint."""
+    query = (
+        "SELECT id FROM matches WHERE tournament_id = ? AND match_key >= ? AND match_key < ? AND deal = ?"
+        f" AND {DEAL_KEYED} UNION ALL SELECT id FROM matches WHERE tournament_id = ? AND deal = ? AND NOT {DEAL_KEYED}"
+    )
+    return query, (tid, deal, deal + ".", deal, tid, deal)
+
 
 def read_matches(
     db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None

@@ -14,7 +14,7 @@ from ..records import FaultRow, PlayedMatch, log_halves
 from ..totals import Pair, PairTotals, deal_change, deal_totals, table_result
 from .claims import match_item
 from .competitions import now
-from .match_rows import read_matches
+from .match_rows import deal_ids, read_matches
 from .pairs import add_totals
 from .schema import add_table
 
@@ -64,7 +64,8 @@ class Matches:
             match_id = cursor.lastrowid
             assert match_id is not None
             _insert_faults(db, match_id, match)
-            before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
+            ids, args = deal_ids(tid, match.deal)
+            before = read_matches(db, f"m.id IN ({ids}) AND m.id < ?", (*args, match_id))
             add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
             finished = table_result([*before, match])
             if finished is not None and table_result(before) is None:  # the deal's second table
@@ -88,7 +89,8 @@ class Matches:
                 by_deal.setdefault(match.deal, []).append(match)
             change: dict[Pair, PairTotals] = {}
             for deal, played in by_deal.items():
-                stored = self.db.value("SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND deal = ?", (tid, deal))
+                ids, args = deal_ids(tid, deal)
+                stored = self.db.value(f"SELECT COUNT(*) FROM ({ids})", args)
                 if stored > len(played):
                     raise StoreError(
                         f"deal {deal} has matches in {self.db.path} already: record its matches one by one"

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..._errors import StoreError
 from ..records import PlayedMatch, log_halves
 from ..totals import COLUMNS, WHOLE, Pair, PairTotals, Quad, deal_totals, table_result, to_row
-from .match_rows import read_matches
+from .match_rows import DEAL_KEYED, read_matches
 from .thinning import thin_all
 
 APPLICATION_ID = int.from_bytes(b"ARNA", "big")
@@ -210,6 +210,13 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         )""",
         "CREATE INDEX table_totals_by_tournament ON table_totals (tournament_id, touched)",
         lambda db: _fill_table_totals(db),
+    ),
+    # 5: a deal's matches found by the keys' index (a range of keys: every scheme's keys but a comparison's are the
+    # deal's id or start with it and a dash), and by a partial index of the others only; the index of every match's
+    # deal (33 bytes a match, 6% of a server's database at 100,000 matches) goes.
+    (
+        "DROP INDEX matches_by_deal",
+        f"CREATE INDEX matches_by_odd_deal ON matches (tournament_id, deal) WHERE NOT {DEAL_KEYED}",
     ),
 )
 """The schema, as migrations in order. Append; never edit one that has shipped."""
