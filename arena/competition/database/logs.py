@@ -4,6 +4,7 @@ and why it was pruned) and the pins that keep a deal's logs (table ``log_pins``)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
@@ -83,7 +84,8 @@ class MatchLogs:
             " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
             (after, limit),
         )
-        return [Unnoted(**{f.name: row[f.name] for f in fields(Unnoted)}) for row in rows]
+        found = [Unnoted(**{f.name: row[f.name] for f in fields(Unnoted)}) for row in rows]
+        return [dataclasses.replace(u, log_path=self.db.full_log(u.log_path) or u.log_path) for u in found]
 
     def note(self, logs: Sequence[tuple[Unnoted, int]]) -> None:
         """Keep each log with its size in bytes, in one transaction."""
@@ -132,7 +134,8 @@ class MatchLogs:
             f" JOIN matches m ON m.id = l.match_id WHERE l.match_id IN ({marks}) AND l.pruned_at IS NULL",
             tuple(match_ids),
         )
-        return [KeptLog(**{f.name: row[f.name] for f in fields(KeptLog)}) for row in rows]
+        found = [KeptLog(**{f.name: row[f.name] for f in fields(KeptLog)}) for row in rows]
+        return [dataclasses.replace(k, log_path=self.db.full_log(k.log_path) or k.log_path) for k in found]
 
     def mark_pruned(self, logs: Sequence[KeptLog], why: str) -> None:
         """Say in their rows that ``logs`` were pruned (now, for ``why``), and credit their versions' log quotas
@@ -194,13 +197,15 @@ class MatchLogs:
                 db.execute("DELETE FROM log_pins WHERE deal_first = ? AND participant_id = ?", (deal, participant_id))
 
     def last_path(self) -> str | None:
-        """The log path of the last match that has one."""
+        """The log path of the last match that has one (a relative one joined to the database's folder)."""
         found = self.db.value("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
-        return None if found is None else str(found)
+        return None if found is None else self.db.full_log(str(found))
 
     def move_paths(self, old: str, new: str) -> int:
-        """Rewrite every log path under folder ``old`` to the same name under ``new`` (one statement); how many."""
+        """Rewrite every log path under folder ``old`` to the same name under ``new`` (one statement; relative to
+        the database's folder when ``new`` is under it, as a server's database keeps them); how many."""
         old_prefix = old + "/"
+        new = self.db.stored_log(new) or new
         with self.db.transaction() as db:
             changed = db.execute(
                 "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
