@@ -42,6 +42,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -282,6 +283,15 @@ def served_copy(config_path: Path) -> Path:
     shutil.rmtree(copy, ignore_errors=True)
     copy.mkdir()
     shutil.copy2(data / "server.sqlite", copy / "server.sqlite")
+    # As if the whole data folder had been copied: a database built before server schema 6 names its logs by their
+    # full paths under the built folder, which its migration then makes relative to the copy's (a newer one's are).
+    with contextlib.closing(sqlite3.connect(copy / "server.sqlite")) as db:
+        prefix = f"{data}/"
+        db.execute(
+            "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
+            (f"{copy}/", len(prefix) + 1, len(prefix), prefix),
+        )
+        db.commit()
     served = config_path.with_name("served.toml")
     served.write_text(config_path.read_text().replace(f'data_dir = "{data}"', f'data_dir = "{copy}"'))
     return served

@@ -321,10 +321,17 @@ class Store:
         """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
         return self.repos.pairs.opponents(version)
 
-    def records(self, versions: Iterable[int]) -> dict[int, dict[int, tuple[int, int, int, int, float, float]]]:
+    def records(
+        self, versions: Iterable[int], among: Iterable[int] | None = None
+    ) -> dict[int, dict[int, tuple[int, int, int, int, float, float]]]:
         """``(matches, wins, draws, losses, points for, points against)`` of each of ``versions`` against each
-        opponent it met, by version and opponent id (a bot page's columns of the pair totals)."""
-        return self.repos.pairs.records(versions)
+        opponent it met (of ``among`` only, when given), by version and opponent id (a bot page's columns of the
+        pair totals)."""
+        return self.repos.pairs.records(versions, among)
+
+    def record_sums(self, versions: Iterable[int]) -> dict[int, tuple[int, int, int, int]]:
+        """``(matches, wins, draws, losses)`` of each of ``versions`` against everyone, by version id."""
+        return self.repos.pairs.record_sums(versions)
 
     def fault_totals(self, tid: int) -> dict[int, Counter[str]]:
         """Every fault of each version of ``tid`` (against anyone), by kind, by version id (from the pair totals)."""

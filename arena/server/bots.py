@@ -74,14 +74,17 @@ class BotPages:
         current = next((v for v in versions if v.playing), None)
         board = self.c.board()
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        records = self.c.store.records([v.id for v in versions])  # read once: the opponents' table and the records
+        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
+        # The current version's rows against the bots playing now (by the primary key), not every row of every
+        # version of the bot's (a version alive for months met every version since, retired ones too).
+        records = self.c.store.records([current.id], among=playing) if current else {}
         context = {
             "owner": owner,
             "private": private,
             "versions": versions[::-1],
             "current": current,
             "standing": standing,
-            "opponents": self._opponents(current, records),
+            "opponents": self._opponents(current, records, playing),
             "faults": self._faults(versions),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
@@ -91,7 +94,9 @@ class BotPages:
             history = self.c.catalogue.rating_history(current.id) if current else []
             dates = self.c.catalogue.rating_dates(current.id) if current else {}
             context.update(
-                self._matches(request, owner), records=_records(records, versions), chart=_chart(history, dates)
+                self._matches(request, owner),
+                records=_records(self.c.store.record_sums([v.id for v in versions]), versions),
+                chart=_chart(history, dates),
             )
         return context
 
@@ -119,12 +124,14 @@ class BotPages:
             "tables": self.other_tables(matches),
         }
 
-    def _opponents(self, current: Version | None, records: Records) -> list[tuple[str, dict[str, Any]]]:
-        """The current version's totals against each bot playing now, by name (from ``records``, the store's
-        totals of the bot's versions, read by the totals' primary key: the bot's rows of pairs, not the field's)."""
+    def _opponents(
+        self, current: Version | None, records: Records, playing: dict[int, str]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The current version's totals against each bot playing now (``playing``: their names by version id), by
+        name (from ``records``, the store's totals of the current version against them, read by the totals'
+        primary key: the bot's rows of pairs, not the field's)."""
         if current is None:
             return []
-        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
         return sorted(
             (
                 playing[other],
@@ -288,18 +295,13 @@ def _match_filter(query: Any) -> dict[str, str]:
     return out
 
 
-def _records(records: Records, versions: list[Version]) -> dict[str, dict[str, int]]:
-    """Each version's wins, draws, losses and matches (by version label), from ``records``, the store's pair
-    totals of ``versions``."""
+def _records(sums: dict[int, tuple[int, int, int, int]], versions: list[Version]) -> dict[str, dict[str, int]]:
+    """Each version's wins, draws, losses and matches (by version label), from ``sums``, the store's sums of
+    their pair totals (``(matches, wins, draws, losses)`` by version id)."""
     out = {}
     for version in versions:
-        totals = records.get(version.id, {}).values()
-        out[version.label] = {
-            "won": sum(t[1] for t in totals),
-            "drew": sum(t[2] for t in totals),
-            "lost": sum(t[3] for t in totals),
-            "matches": sum(t[0] for t in totals),
-        }
+        matches, won, drew, lost = sums.get(version.id, (0, 0, 0, 0))
+        out[version.label] = {"won": won, "drew": drew, "lost": lost, "matches": matches}
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._errors import StoreError
-from .schema import _SCHEMA_1_TABLES, APPLICATION_ID, SCHEMA, TRACKS, upgrade, version
+from .schema import _SCHEMA_1_TABLES, APPLICATION_ID, RELATIVE_LOGS, SCHEMA, TRACKS, upgrade, version
 
 OPEN_TIMEOUT_S = 10.0
 """How long a statement waits for another connection's write lock (the store's, the pages' readers')."""
@@ -39,6 +39,10 @@ class Database:
         self.path = path
         self.readonly = readonly
         self._depth = 0
+        self.log_base: str | None = None
+        """The folder the match logs' relative paths are relative to: the database's own (a server's database,
+        server schema 6 on), or ``None`` (a path is kept as it was given, as a tournament's are)."""
+        self._log_bases: tuple[str, ...] = ()
 
     # Opening ------------------------------------------------------------
     @classmethod
@@ -65,6 +69,7 @@ class Database:
                 database.check_version()
             else:
                 upgrade(connection, path)
+            database.find_log_base()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable results database: {exc}") from None
         return database
@@ -75,7 +80,9 @@ class Database:
         the server ran them); it stays in the journal mode the server set."""
         connection = sqlite3.connect(path, isolation_level=None, timeout=THREAD_TIMEOUT_S)
         connection.execute("PRAGMA foreign_keys=ON")
-        return cls(connection, path)
+        database = cls(connection, path)
+        database.find_log_base()
+        return database
 
     def reader(self) -> Database:
         """Another connection on this database, read only, for a thread of this process (SQLite's connections are
@@ -86,9 +93,11 @@ class Database:
         could then think itself the last one, checkpoint and delete the WAL under it).
         """
         uri = f"file:{_uri_path(self.path)}?mode=ro"
-        return Database(
+        reader = Database(
             sqlite3.connect(uri, uri=True, isolation_level=None, timeout=OPEN_TIMEOUT_S), self.path, readonly=True
         )
+        reader.log_base, reader._log_bases = self.log_base, self._log_bases
+        return reader
 
     def close(self) -> None:
         """Close the connection; the last writer to leave puts the database back to one file (no ``-wal``,
@@ -129,6 +138,36 @@ class Database:
             raise StoreError(
                 f"{self.path} is not a usable {'server' if server else 'results'} database: {exc}"
             ) from None
+        self.find_log_base()
+
+    # Match logs' paths ----------------------------------------------------
+    def find_log_base(self) -> None:
+        """Say whether this database keeps its match logs' paths relative to its own folder (a server's database
+        from server schema :data:`RELATIVE_LOGS` on: ``logs/KEY.jsonl.gz``, 40 bytes a match where the full path
+        took 100), from its schema."""
+        if version(self.connection, TRACKS["server"][0]) >= RELATIVE_LOGS:
+            self.log_base = str(self.path.parent.absolute())
+            self._log_bases = tuple(dict.fromkeys((self.log_base, os.path.realpath(self.log_base))))
+        else:
+            self.log_base, self._log_bases = None, ()
+
+    def stored_log(self, path: str | None) -> str | None:
+        """How a match's log ``path`` is stored: relative to :attr:`log_base` when it lies under that folder
+        (then full otherwise), as given in a database without one."""
+        if path is None or self.log_base is None:
+            return path
+        full = os.path.abspath(path)
+        for base in self._log_bases:
+            if full.startswith(base + os.sep):
+                return full[len(base) + 1 :]
+        return full
+
+    def full_log(self, stored: str | None) -> str | None:
+        """A match's log path as read back: a relative one joined to :attr:`log_base` (where it was made
+        relative), any other as stored."""
+        if stored is None or self.log_base is None:
+            return stored
+        return os.path.join(self.log_base, stored)
 
     def schema_version(self, track: str = "results") -> int:
         """How many migrations of ``track`` have run (0 for a new database)."""

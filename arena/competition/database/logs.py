@@ -4,15 +4,26 @@ and why it was pruned) and the pins that keep a deal's logs (table ``log_pins``)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from ..._errors import ConfigError
 from .competitions import now
+from .match_rows import DEAL_KEYED
 
 if TYPE_CHECKING:
     from .connection import Database
+
+_KEYED, _ODD = (
+    f"(SELECT MIN(id) FROM matches WHERE tournament_id = m.tournament_id AND match_key >= m.deal"
+    f" AND match_key < m.deal || '.' AND deal = m.deal AND {DEAL_KEYED})",
+    f"(SELECT MIN(id) FROM matches WHERE tournament_id = m.tournament_id AND deal = m.deal AND NOT {DEAL_KEYED})",
+)
+_DEAL_FIRST = f"MIN(IFNULL({_KEYED}, {_ODD}), IFNULL({_ODD}, {_KEYED}))"
+"""SQL: the id of the first match of match ``m``'s deal (by the keys' index, or the partial index of the odd keys:
+see :data:`~arena.competition.database.match_rows.DEAL_KEYED`)."""
 
 _UNPINNED = "NOT EXISTS (SELECT 1 FROM log_pins p WHERE p.deal_first = l.deal_first)"
 """SQL: log ``l``'s deal is not pinned (no pin names its first match)."""
@@ -69,12 +80,12 @@ class MatchLogs:
         rows = self.db.rows(
             "SELECT m.id AS match_id, m.tournament_id, m.log_path, MIN(m.version_a, m.version_b) AS low,"
             " MAX(m.version_a, m.version_b) AS high,"
-            " (SELECT MIN(d.id) FROM matches d WHERE d.tournament_id = m.tournament_id AND d.deal = m.deal)"
-            " AS deal_first FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
+            f" {_DEAL_FIRST} AS deal_first FROM matches m WHERE m.id > ? AND m.log_path IS NOT NULL"
             " AND +m.version_a IS NOT NULL AND +m.version_b IS NOT NULL ORDER BY m.id LIMIT ?",
             (after, limit),
         )
-        return [Unnoted(**{f.name: row[f.name] for f in fields(Unnoted)}) for row in rows]
+        found = [Unnoted(**{f.name: row[f.name] for f in fields(Unnoted)}) for row in rows]
+        return [dataclasses.replace(u, log_path=self.db.full_log(u.log_path) or u.log_path) for u in found]
 
     def note(self, logs: Sequence[tuple[Unnoted, int]]) -> None:
         """Keep each log with its size in bytes, in one transaction."""
@@ -123,7 +134,8 @@ class MatchLogs:
             f" JOIN matches m ON m.id = l.match_id WHERE l.match_id IN ({marks}) AND l.pruned_at IS NULL",
             tuple(match_ids),
         )
-        return [KeptLog(**{f.name: row[f.name] for f in fields(KeptLog)}) for row in rows]
+        found = [KeptLog(**{f.name: row[f.name] for f in fields(KeptLog)}) for row in rows]
+        return [dataclasses.replace(k, log_path=self.db.full_log(k.log_path) or k.log_path) for k in found]
 
     def mark_pruned(self, logs: Sequence[KeptLog], why: str) -> None:
         """Say in their rows that ``logs`` were pruned (now, for ``why``), and credit their versions' log quotas
@@ -185,13 +197,15 @@ class MatchLogs:
                 db.execute("DELETE FROM log_pins WHERE deal_first = ? AND participant_id = ?", (deal, participant_id))
 
     def last_path(self) -> str | None:
-        """The log path of the last match that has one."""
+        """The log path of the last match that has one (a relative one joined to the database's folder)."""
         found = self.db.value("SELECT log_path FROM matches WHERE log_path IS NOT NULL ORDER BY id DESC LIMIT 1")
-        return None if found is None else str(found)
+        return None if found is None else self.db.full_log(str(found))
 
     def move_paths(self, old: str, new: str) -> int:
-        """Rewrite every log path under folder ``old`` to the same name under ``new`` (one statement); how many."""
+        """Rewrite every log path under folder ``old`` to the same name under ``new`` (one statement; relative to
+        the database's folder when ``new`` is under it, as a server's database keeps them); how many."""
         old_prefix = old + "/"
+        new = self.db.stored_log(new) or new
         with self.db.transaction() as db:
             changed = db.execute(
                 "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",

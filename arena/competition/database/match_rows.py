@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
@@ -17,11 +18,34 @@ MATCH_COLUMNS = (
 
 _FAULT_COLUMNS = "match_id, seat, bot, kind, reason, request_id, request_type"
 
+DEAL_KEYED = "(match_key = deal OR substr(match_key, 1, length(deal) + 1) = deal || '-')"
+"""SQL (on ``matches``, unqualified): the match's key is its deal's id, or starts with it and a dash (the keys of
+every scheme but a comparison's). Such a deal's matches are a range of the keys' index; the others' are in the
+partial index ``matches_by_odd_deal`` (results schema 5)."""
+
+
+def deal_ids(tid: int, deal: str) -> tuple[str, tuple[Any, ...]]:
+    """SQL selecting the ids of deal ``deal``'s matches in competition ``tid``, and its arguments: the keyed ones
+    by a range of the keys' index (``deal`` up to ``deal.``: a dash sorts just before a full stop), the others by
+    the partial index; the two sets are disjoint."""
+    query = (
+        "SELECT id FROM matches WHERE tournament_id = ? AND match_key >= ? AND match_key < ? AND deal = ?"
+        f" AND {DEAL_KEYED} UNION ALL SELECT id FROM matches WHERE tournament_id = ? AND deal = ? AND NOT {DEAL_KEYED}"
+    )
+    return query, (tid, deal, deal + ".", deal, tid, deal)
+
 
 def read_matches(
-    db: sqlite3.Connection, where: str, args: tuple[Any, ...], *, order: str = "m.id", limit: int | None = None
+    db: sqlite3.Connection,
+    where: str,
+    args: tuple[Any, ...],
+    *,
+    order: str = "m.id",
+    limit: int | None = None,
+    log_base: str | None = None,
 ) -> list[PlayedMatch]:
-    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults."""
+    """The matches ``where`` says (SQL on ``matches m``), in ``order``, with their faults; a relative log path
+    joined to ``log_base`` when given (see :meth:`~arena.competition.database.Database.full_log`)."""
     query = f"SELECT {MATCH_COLUMNS} FROM matches m WHERE {where} ORDER BY {order}"
     rows = _plain(db, query + ("" if limit is None else f" LIMIT {int(limit)}"), args)
     faults: dict[int, list[FaultRow]] = {}
@@ -43,7 +67,7 @@ def read_matches(
             )
             for row in _plain(db, query, tuple(chunk)):
                 faults.setdefault(row[0], []).append(FaultRow(*row[1:]))
-    return [_played_match(row, faults.get(row[0], ())) for row in rows]
+    return [_played_match(row, faults.get(row[0], ()), log_base) for row in rows]
 
 
 def _plain(db: sqlite3.Connection, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -54,7 +78,7 @@ def _plain(db: sqlite3.Connection, query: str, args: tuple[Any, ...]) -> list[tu
     return cursor.execute(query, args).fetchall()
 
 
-def _played_match(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMatch:
+def _played_match(row: tuple[Any, ...], faults: Iterable[FaultRow], log_base: str | None) -> PlayedMatch:
     """A match from its row of ``matches`` (:data:`MATCH_COLUMNS`, in their order) and its faults."""
     (
         row_id, key, cycle, deal, leg, bot_a, bot_b, seed, points_a, points_b, winner, forfeit, reason, duration_s,
@@ -74,7 +98,7 @@ def _played_match(row: tuple[Any, ...], faults: Iterable[FaultRow]) -> PlayedMat
         reason=reason,
         duration_s=duration_s,
         peak_rss=(peak_rss_a, peak_rss_b),
-        log_path=log_path,
+        log_path=os.path.join(log_base, log_path) if log_base and log_path else log_path,
         faults=tuple(faults),
         versions=(version_a, version_b),
         row_id=row_id,

@@ -14,7 +14,7 @@ from ..records import FaultRow, PlayedMatch, log_halves
 from ..totals import Pair, PairTotals, deal_change, deal_totals, table_result
 from .claims import match_item
 from .competitions import now
-from .match_rows import read_matches
+from .match_rows import deal_ids, read_matches
 from .pairs import add_totals
 from .schema import add_table
 
@@ -57,14 +57,17 @@ class Matches:
         its deal's table totals, when it finishes a deal at two tables).
         """
         with self.db.transaction() as db:
-            cursor = db.execute("INSERT OR IGNORE " + _INSERT, _match_values(tid, match))
+            cursor = db.execute(
+                "INSERT OR IGNORE " + _INSERT, _match_values(tid, match, self.db.stored_log(match.log_path))
+            )
             db.execute("DELETE FROM claims WHERE tournament_id = ? AND item = ?", (tid, match_item(match.key)))
             if cursor.rowcount == 0:
                 return False
             match_id = cursor.lastrowid
             assert match_id is not None
             _insert_faults(db, match_id, match)
-            before = read_matches(db, "m.tournament_id = ? AND m.deal = ? AND m.id < ?", (tid, match.deal, match_id))
+            ids, args = deal_ids(tid, match.deal)
+            before = read_matches(db, f"m.id IN ({ids}) AND m.id < ?", (*args, match_id), log_base=self.db.log_base)
             add_totals(db, tid, deal_change(before, match), log_halves(match), match_id)
             finished = table_result([*before, match])
             if finished is not None and table_result(before) is None:  # the deal's second table
@@ -76,7 +79,9 @@ class Matches:
         benchmark's history of a million matches): what :meth:`record` does for each, in bulk.
         """
         with self.db.transaction() as db:
-            db.executemany("INSERT " + _INSERT, (_match_values(tid, match) for match in matches))
+            db.executemany(
+                "INSERT " + _INSERT, (_match_values(tid, m, self.db.stored_log(m.log_path)) for m in matches)
+            )
             for match in matches:
                 if match.faults:
                     (match_id,) = db.execute(
@@ -88,7 +93,8 @@ class Matches:
                 by_deal.setdefault(match.deal, []).append(match)
             change: dict[Pair, PairTotals] = {}
             for deal, played in by_deal.items():
-                stored = self.db.value("SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND deal = ?", (tid, deal))
+                ids, args = deal_ids(tid, deal)
+                stored = self.db.value(f"SELECT COUNT(*) FROM ({ids})", args)
                 if stored > len(played):
                     raise StoreError(
                         f"deal {deal} has matches in {self.db.path} already: record its matches one by one"
@@ -170,12 +176,15 @@ class Matches:
     # Matches ------------------------------------------------------------
     def get(self, tid: int, key: str) -> PlayedMatch | None:
         """The recorded match ``key`` of ``tid`` (by the unique index on keys)."""
-        found = read_matches(self.db.connection, "m.tournament_id = ? AND m.match_key = ?", (tid, key))
+        found = read_matches(
+            self.db.connection, "m.tournament_id = ? AND m.match_key = ?", (tid, key), log_base=self.db.log_base
+        )
         return found[0] if found else None
 
     def of(self, tid: int, *, current: bool = False) -> list[PlayedMatch]:
         """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
-        return read_matches(self.db.connection, "m.tournament_id = ?" + (f" AND {CURRENT}" if current else ""), (tid,))
+        where = "m.tournament_id = ?" + (f" AND {CURRENT}" if current else "")
+        return read_matches(self.db.connection, where, (tid,), log_base=self.db.log_base)
 
     def latest(
         self,
@@ -201,7 +210,7 @@ class Matches:
             # same file, the newer ones' passed over). The unary + keeps the planner off the indexes that start
             # with the competition, which would sort every match of it.
             where = "m.id < ? AND +m.tournament_id = ?"
-            return read_matches(db, where, (below, tid), order="m.id DESC", limit=limit)
+            return read_matches(db, where, (below, tid), order="m.id DESC", limit=limit, log_base=self.db.log_base)
         against = sorted(set(opponents)) if opponents is not None else None
         ids: set[int] = set()
         for vid in set(versions):  # the ids first (each seat's index), then only the rows shown are read
@@ -219,7 +228,8 @@ class Matches:
         chosen = sorted(ids, reverse=True)[:limit]
         if not chosen:
             return []
-        return read_matches(db, f"m.id IN ({', '.join('?' * len(chosen))})", tuple(chosen), order="m.id DESC")
+        where = f"m.id IN ({', '.join('?' * len(chosen))})"
+        return read_matches(db, where, tuple(chosen), order="m.id DESC", log_base=self.db.log_base)
 
     def of_keys(self, tid: int, keys: Sequence[str]) -> list[PlayedMatch]:
         """The recorded matches of ``tid`` among ``keys`` (by the unique index on keys), in the order recorded."""
@@ -227,7 +237,7 @@ class Matches:
         for start in range(0, len(keys), 500):  # (SQLite's limit on a statement's parameters)
             chunk = tuple(keys[start : start + 500])
             where = f"m.tournament_id = ? AND m.match_key IN ({', '.join('?' * len(chunk))})"
-            found += read_matches(self.db.connection, where, (tid, *chunk))
+            found += read_matches(self.db.connection, where, (tid, *chunk), log_base=self.db.log_base)
         return sorted(found, key=lambda m: m.row_id)
 
     def recorded(self, tid: int, keys: Sequence[str]) -> set[str]:
@@ -252,18 +262,18 @@ class Matches:
             return []
         chosen = sorted(ids, reverse=True)[:limit]
         where = f"m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
-        matches = read_matches(self.db.connection, where, (tid, *chosen), order="m.id DESC")
+        matches = read_matches(self.db.connection, where, (tid, *chosen), order="m.id DESC", log_base=self.db.log_base)
         wanted = set(versions)
         found = [(m, f) for m in matches for f in reversed(m.faults) if m.versions[0 if f.seat == "A" else 1] in wanted]
         return found[:limit]
 
 
-def _match_values(tid: int, match: PlayedMatch) -> tuple[Any, ...]:
-    """A match's row of ``matches``, in the order the inserts name the columns."""
+def _match_values(tid: int, match: PlayedMatch, log_path: str | None) -> tuple[Any, ...]:
+    """A match's row of ``matches``, in the order the inserts name the columns (its log's path as stored)."""
     return (
         tid, match.key, match.cycle, match.deal, match.leg, match.bot_a, match.bot_b, match.seed, match.points[0],
         match.points[1], match.winner, json.dumps(list(match.forfeit)), match.reason, match.duration_s,
-        match.peak_rss[0], match.peak_rss[1], match.log_path, now(), match.versions[0], match.versions[1],
+        match.peak_rss[0], match.peak_rss[1], log_path, now(), match.versions[0], match.versions[1],
     )  # fmt: skip
 
 

@@ -136,22 +136,39 @@ class PairTotalsTable:
         rows = self.db.rows(f"SELECT opponent, {_TOTALS}, faults FROM pair_totals WHERE version = ?", (version,))
         return {row["opponent"]: _totals(row) for row in rows}
 
-    def records(self, versions: Iterable[int]) -> dict[int, dict[int, tuple[int, int, int, int, float, float]]]:
+    def records(
+        self, versions: Iterable[int], among: Iterable[int] | None = None
+    ) -> dict[int, dict[int, tuple[int, int, int, int, float, float]]]:
         """``(matches, wins, draws, losses, points for, points against)`` of each of ``versions`` against each
-        opponent it met, by version and opponent id: only the columns a bot's page shows (building every row's
-        whole totals took most of a bot page's time at 100,000 matches), by the primary key."""
+        opponent it met (of ``among`` only, when given), by version and opponent id: only the columns a bot's page
+        shows (building every row's whole totals took most of a bot page's time at 100,000 matches), by the
+        primary key."""
         ids = json.dumps(sorted(set(versions)))
-        out: dict[int, dict[int, tuple[int, int, int, int, float, float]]] = {}
-        for row in self.db.rows(
+        query = (
             "SELECT version, opponent, matches, wins, draws, losses, points_for, points_against FROM pair_totals"
-            " WHERE version IN (SELECT value FROM json_each(?))",
-            (ids,),
-        ):
+            " WHERE version IN (SELECT value FROM json_each(?))"
+        )
+        args: tuple[str, ...] = (ids,)
+        if among is not None:
+            query += " AND opponent IN (SELECT value FROM json_each(?))"
+            args += (json.dumps(sorted(set(among))),)
+        out: dict[int, dict[int, tuple[int, int, int, int, float, float]]] = {}
+        for row in self.db.rows(query, args):
             out.setdefault(row["version"], {})[row["opponent"]] = (
                 int(row["matches"]), int(row["wins"]), int(row["draws"]), int(row["losses"]),
                 float(row["points_for"]), float(row["points_against"]),
             )  # fmt: skip
         return out
+
+    def record_sums(self, versions: Iterable[int]) -> dict[int, tuple[int, int, int, int]]:
+        """``(matches, wins, draws, losses)`` of each of ``versions`` against everyone, by version id (summed by
+        SQLite over the version's rows of the primary key: a long-lived version met every version since)."""
+        rows = self.db.rows(
+            "SELECT version, SUM(matches) AS m, SUM(wins) AS w, SUM(draws) AS d, SUM(losses) AS l FROM pair_totals"
+            " WHERE version IN (SELECT value FROM json_each(?)) GROUP BY version",
+            (json.dumps(sorted(set(versions))),),
+        )
+        return {row["version"]: (int(row["m"]), int(row["w"]), int(row["d"]), int(row["l"])) for row in rows}
 
     def faults(self, tid: int) -> dict[int, Counter[str]]:
         """Every fault of each version of ``tid`` (against anyone), by kind, by version id."""
