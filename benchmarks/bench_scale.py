@@ -39,7 +39,6 @@ import dataclasses
 import math
 import os
 import random
-import re
 import shutil
 import signal
 import sqlite3
@@ -55,6 +54,9 @@ import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from _serving import start_serving  # noqa: E402
 
 from arena.bots.spec import hash_path, load_folder  # noqa: E402
 from arena.competition.database.sizes import bytes_by_table  # noqa: E402
@@ -309,20 +311,8 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
     out: dict[str, float] = {"database B/match": database.stat().st_size / size}
     played, expected = refit(config_path)
     started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )  # fmt: skip
+    process, url = start_serving([sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"])
     try:
-        assert process.stdout is not None
-        url = ""
-        while not url:
-            line = process.stdout.readline()
-            if not line and process.poll() is not None:
-                raise SystemExit("the server did not start")
-            found = re.search(r"serving .* on (http://\S+?):? ", line)
-            if found:
-                url = found.group(1)
         with httpx.Client(base_url=url, timeout=120) as client:
             while client.get("/").status_code != 200:
                 time.sleep(0.05)
