@@ -80,6 +80,21 @@ async def test_broken_bots_fail_the_right_checks(
     assert any(says in check.detail for check in report.checks if check.passed is False)
 
 
+async def test_a_bot_still_computing_after_quit_may_be_explained_by_the_machine_and_a_sleeping_one_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A correct bot whose exit a busy machine held back (a server's check runs at a small CPU weight beside the
+    # ladder) was runnable when the wait ended: the server checks it again at an ordinary weight. One asleep or
+    # reading on after quit took its time by itself.
+    monkeypatch.setattr("arena.checks.bot.EXIT_WAIT_S", 0.5)
+    spins = (await run_check(command("check_spins_on_quit.py"), tmp_path / "spins")).get("exits when told to")
+    assert spins.passed is False and spins.machine_may_explain, spins
+    assert spins.detail == "still running 0.5 s after quit; it was still computing: it was killed"
+    sleeps = (await run_check(command("check_no_exit.py"), tmp_path / "sleeps")).get("exits when told to")
+    assert sleeps.passed is False and not sleeps.machine_may_explain, sleeps
+    assert sleeps.detail == "still running 0.5 s after quit: it was killed"
+
+
 async def test_a_failure_says_where_in_the_exchange(tmp_path: Path) -> None:
     report = await run_check(command("check_illegal.py"), tmp_path)
     check = report.get("legal moves")

@@ -45,7 +45,7 @@ async def test_the_ladder_plays_on_a_cluster_and_sends_new_versions_to_its_worke
             token = kit.participant("alice")
             response = await kit.upload(token, minimal_bot(**{"notes.txt": "alice's own"}))
             result = await kit.wait_submission(token, response.json()["id"])
-            assert result["status"] == "passed"
+            assert result["status"] == "passed", result
             while not any("alice" in (m.bot_a, m.bot_b) for m in kit.matches):
                 await kit.wait_matches(len(kit.matches) + 1)
             pool = kit.competition.host.pool

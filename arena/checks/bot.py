@@ -468,8 +468,14 @@ async def _await_exit(bot: BotProcess, name: str, started: float, when: str, whe
         await bot.process.wait()
     elapsed = trio.current_time() - started
     if bot.process.returncode is None:
+        # Runnable (on a CPU or queued for one), not asleep nor reading: a busy machine (or a checked bot's small
+        # background weight beside a ladder) may have kept it from finishing its exit; the server checks it again
+        # at an ordinary weight. A bot that sleeps or reads on is not judged again.
+        runnable = bot.wants_cpu()
         await bot.shutdown()
-        return Check(name, False, f"still running {EXIT_WAIT_S:g} s {when}: it was killed", where)
+        computing = "; it was still computing" if runnable else ""
+        detail = f"still running {EXIT_WAIT_S:g} s {when}{computing}: it was killed"
+        return Check(name, False, detail, where, machine_may_explain=runnable)
     return Check(name, True, exit_detail(elapsed, when, bot.process.returncode))
 
 
