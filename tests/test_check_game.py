@@ -78,6 +78,21 @@ def test_each_broken_game_fails_its_own_check_and_no_other(name: str, check: str
     assert f"kit-{name}: FAILED: {check}" in out, out
 
 
+def test_check_runs_only_the_checks_named_and_a_match_that_never_ends_still_fails_termination() -> None:
+    # --check picks checks (in the usual order); the endless game's hidden information check meets a match that
+    # never ends: that is no pass, so termination fails as it would have, once, and the exit status says so.
+    status, words, out = check_game("kit-leak", *kit_game("leak"), *SMALL, "--check", "hidden information")
+    assert status == 1 and words == {"hidden information": "FAIL"}, out
+    asked = ("--check", "messages", "--check", "illegal answers")
+    status, words, out = check_game("kit-endless", *kit_game("endless"), *SMALL, *asked)
+    assert status == 1, out
+    assert list(words.items()) == [("termination", "FAIL"), ("illegal answers", "SKIP"), ("messages", "SKIP")], out
+    assert "was asked more than max_requests() = 5 requests" in out and "FAILED: termination (" in out, out
+    status, words, out = check_game("kit-ok", *kit_game("ok"), *SMALL, "--check", "determinism")
+    assert status == 0 and words == {"determinism": "PASS"}, out
+    assert out.rstrip().splitlines()[-1].startswith("kit-ok: the checks asked passed"), out
+
+
 @pytest.mark.slow
 def test_a_game_that_does_not_declare_its_secrets_fails_hidden_information(tmp_path: Path) -> None:
     source = (KIT_GAMES / "kit_ok.py").read_text().replace('id = "kit-ok"', 'id = "kit-quiet"')

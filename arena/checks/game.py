@@ -49,7 +49,7 @@ import sys
 import time
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +59,7 @@ import protocol
 
 from .._errors import ConfigError
 from ..bots.samples import rules_file
-from ..games import BUILTIN, Game, get_game, load_game_module, origin_of, smallest
+from ..games import BUILTIN, Game, get_game, origin_of, smallest
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
 from ._kit import (
     Audit,
@@ -114,9 +114,21 @@ class Sizes:
 
 
 def check_game(
-    game: Game, sizes: Sizes = Sizes(), *, modules: tuple[str, ...] = (), say: Callable[[str], None] | None = None
+    game: Game,
+    sizes: Sizes = Sizes(),
+    *,
+    modules: tuple[str, ...] = (),
+    say: Callable[[str], None] | None = None,
+    only: Collection[str] = (),
 ) -> list[Check]:
-    """Run every check on ``game``; ``modules`` are the ``--game-module`` files the other processes need."""
+    """Run every check on ``game`` (or those named in ``only``, in the usual order).
+
+    ``modules`` are the ``--game-module`` files the other processes need. A match that never ends fails the
+    termination check even when ``only`` leaves it out: a check it left unproven is no pass.
+    """
+    unknown = sorted(set(only) - set(CHECKS))
+    if unknown:
+        raise ValueError(f"no check named {', '.join(unknown)} (the checks: {', '.join(CHECKS)})")
     sizes = sizes or Sizes()
     checks = []
     games = [game, *smallest(game)]
@@ -138,8 +150,17 @@ def check_game(
     stuck: Stuck | None = None  # a match that took too long: met once, not waited for again by every check
     Playout.wall_s, wall_s = sizes.match_wall_s, Playout.wall_s
     try:
+        endless: Endless | None = None
         for name, run in runs:
+            if only and name not in only:
+                continue
             check, failure = _run_check(name, run, stuck)
+            if only and "termination" not in only and endless is None and isinstance(failure, Endless):
+                endless = failure  # said once, as the termination check would have said it
+                checks.append(Check("termination", False, str(failure)))
+                if say is not None:
+                    for line in checks[-1].lines():
+                        say(line)
             checks.append(check)
             if stuck is None and isinstance(failure, Stuck):
                 stuck = failure
@@ -219,8 +240,7 @@ def _determinism(game: Game, sizes: Sizes, modules: tuple[str, ...]) -> Check:
     for seed, first, second in zip(seeds, here, again, strict=True):
         if first != second:
             return Check("determinism", False, f"seed {seed} played twice in one process gave other messages")
-    for hash_seed in ("1", "2"):
-        other = _digests_elsewhere(game, seeds, modules, hash_seed)
+    for hash_seed, other in _digests_elsewhere(game, seeds, modules):
         for seed, first, second in zip(seeds, here, other, strict=True):
             if first != second:
                 return Check(
@@ -232,37 +252,39 @@ def _determinism(game: Game, sizes: Sizes, modules: tuple[str, ...]) -> Check:
     return Check("determinism", True, f"{len(seeds)} seeds gave the same messages byte for byte, in 3 processes")
 
 
-def _digests_elsewhere(game: Game, seeds: range, modules: tuple[str, ...], hash_seed: str) -> list[str]:
+def _digests_elsewhere(game: Game, seeds: range, modules: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """The digests of ``seeds`` played in two other processes at once, each with its own hash seed."""
     order = json.dumps(
         {
             "game": game.game_id, "params": game.params, "modules": list(modules), "seeds": [seeds.start, seeds.stop],
             "match_wall_s": Playout.wall_s,
         }
     )  # fmt: skip
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    done = subprocess.run(
-        [sys.executable, "-c", "from arena.checks.game import digest_main; digest_main()", order],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
-        raise KitFailure(f"the game failed in another process: {tail[0][:300]}")
-    found: list[str] = json.loads(done.stdout)
+    children = {
+        hash_seed: subprocess.Popen(
+            [sys.executable, "-c", "from arena.checks._digest import main; main()", order],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        for hash_seed in ("1", "2")
+    }
+    try:
+        outputs = {hash_seed: child.communicate(timeout=600) for hash_seed, child in children.items()}
+    finally:
+        for child in children.values():
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    found = []
+    for hash_seed, (stdout, stderr) in outputs.items():
+        if children[hash_seed].returncode != 0:
+            tail = stderr.strip().splitlines()[-1:] or ["no output"]
+            raise KitFailure(f"the game failed in another process: {tail[0][:300]}")
+        found.append((hash_seed, json.loads(stdout)))
     return found
-
-
-def digest_main() -> None:
-    """In another process: print the digests of the seeds the order (``sys.argv[1]``) names, as JSON."""
-    order = json.loads(sys.argv[1])
-    for path in order["modules"]:
-        load_game_module(path)
-    game = get_game(order["game"], order["params"])
-    Playout.wall_s = order["match_wall_s"]
-    print(json.dumps(digests(game, range(*order["seeds"]))))
 
 
 def _termination(game: Game, sizes: Sizes) -> Check:
@@ -533,10 +555,11 @@ def cmd_check_game(args: argparse.Namespace) -> int:
         raise ConfigError(f"--match-seconds must be more than 0 and at most {top}, not {args.match_seconds:g}")
     sizes = Sizes(matches=args.matches, requests=args.requests, seed=args.seed, match_wall_s=args.match_seconds)
     print(f"Checking {printable(game.title)} ({printable(game.game_id)}) with random play from seed {args.seed}")
-    checks = check_game(game, sizes, modules=tuple(args.game_module), say=print)
+    checks = check_game(game, sizes, modules=tuple(args.game_module), say=print, only=args.check)
     failed = [c.name for c in checks if c.passed is False]
     took = sum(c.took_s or 0 for c in checks)
-    verdict = "all checks passed" if not failed else "FAILED: " + ", ".join(failed)
+    passed = "the checks asked passed" if args.check else "all checks passed"
+    verdict = "FAILED: " + ", ".join(failed) if failed else passed
     print(f"{printable(game.id)}: {verdict} ({took:.1f} s)")
     return 1 if failed else 0
 
@@ -564,6 +587,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=Sizes.match_wall_s,
         metavar="S",
         help="how long one match may take before the game is said to loop (default %(default)s)",
+    )
+    parser.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        choices=CHECKS,
+        metavar="NAME",
+        help="run only this check (may be repeated; quote a name with a space): " + ", ".join(CHECKS),
     )
     game_module_args(parser)
     parser.set_defaults(handler=cmd_check_game)
