@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 from .games import Secret, ShownValue, forfeit_result, points_result, seat_name
 
 if TYPE_CHECKING:
-    from .checks.bot import Check
     from .checks.game import Sizes, check_game
+    from .checks.outcome import Check
 
-_KIT = {"Check": "arena.checks.bot", "Sizes": "arena.checks.game", "check_game": "arena.checks.game"}
+_KIT = {"Check": "arena.checks.outcome", "Sizes": "arena.checks.game", "check_game": "arena.checks.game"}
 """Names imported when first asked for: the kit imports much that a game module never needs."""
 
 

@@ -8,5 +8,8 @@
 * :mod:`arena.checks.hints`: what a fault most likely means, for a bot's author;
 * :mod:`arena.checks.game` and :mod:`arena.checks._kit`: ``arena check-game``,
   the conformance kit a game passes (random playouts with no process);
+  :mod:`arena.checks._digest` is its determinism check's other process;
+* :mod:`arena.checks.outcome`: one check's outcome, the ``PASS``/``FAIL`` line
+  of both kinds of check;
 * :mod:`arena.checks.new_game`: ``arena new-game NAME``, a new game's package.
 """

@@ -42,6 +42,7 @@ from ..supervisor.options import game_module_args, limits_args, limits_from, num
 from ..supervisor.play import goodbye_line, opaque_match_id, spawn_options
 from ..supervisor.wires import Wire, wire_for
 from .hints import fault_hints, printable, stderr_tail
+from .outcome import Check
 
 EXIT_WAIT_S = 2.0
 """How long a bot may take to exit when told to, or when its input closes.
@@ -66,25 +67,6 @@ CHECKS = (
     "exits when told to",
     "exits when its input closes",
 )
-
-
-@dataclass
-class Check:
-    """One check's outcome: ``passed`` is None when it was skipped."""
-
-    name: str
-    passed: bool | None
-    detail: str
-    where: list[str] = field(default_factory=list)
-    took_s: float | None = None
-    """What it timed, where it timed something (the first answer's wait, for the start-up check)."""
-    machine_may_explain: bool = False
-    """A failure a busy machine could explain: a wall-clock timeout while the bot was runnable (wanting a CPU)."""
-
-    def lines(self) -> list[str]:
-        """The PASS/FAIL/SKIP line and, for a failure, where it went wrong."""
-        word = "SKIP" if self.passed is None else "PASS" if self.passed else "FAIL"
-        return [f"{word}  {self.name}: {self.detail}", *("      " + line for line in self.where)]
 
 
 @dataclass

@@ -58,7 +58,6 @@ import msgspec
 import protocol
 
 from .._errors import ConfigError
-from ..bots.samples import rules_file
 from ..games import BUILTIN, Game, get_game, origin_of, smallest
 from ..supervisor.options import game_module_args, load_game_modules, number, params_from
 from ._kit import (
@@ -74,8 +73,8 @@ from ._kit import (
     exception_text,
     secrets_of,
 )
-from .bot import Check
 from .hints import printable
+from .outcome import Check
 
 SEATED_STEPS = 4
 """Steps played by the duplicate fairness check: enough for each seat to be asked once in a game's first turns."""
@@ -543,6 +542,8 @@ def _rules_examples(game: Game) -> int | str:
 
 def rules_page(game: Game) -> Path | None:
     """The game's rules page: a built-in game's is in docs/games/ (shipped as arena/rules), a plugin's beside it."""
+    from ..bots.samples import rules_file  # imported here: it imports the bot manifests' reader (and trio)
+
     return rules_file(game.id) if origin_of(game.id) == BUILTIN else type(game).rules_path()
 
 

@@ -16,7 +16,6 @@ from protocol import Limits
 
 from .._errors import ConfigError
 from ..games import load_game_module
-from ..sandbox import DEFAULT_MINIMUM, LEVELS, check_minimum
 
 
 def number(kind: Callable[[str], float], *, zero_allowed: bool = False) -> Callable[[str], float]:
@@ -89,6 +88,8 @@ def params_from(pairs: Sequence[str]) -> dict[str, object]:
 
 def sandbox_args(group: argparse._ArgumentGroup) -> None:
     """Add ``--memory``, ``--max-processes``, ``--disk``, ``--sandbox-min`` and ``--allow-weak-sandbox``."""
+    from ..sandbox import DEFAULT_MINIMUM, LEVELS  # imported here: `arena check-game` plays no bot
+
     defaults = Limits()
     group.add_argument("--memory", type=int, default=defaults.memory_bytes >> 20, metavar="MIB",
                        help="memory per bot, over its whole process tree (default %(default)s)")  # fmt: skip
@@ -109,6 +110,8 @@ def sandbox_args(group: argparse._ArgumentGroup) -> None:
 def limits_with_sandbox(args: argparse.Namespace, limits: Limits) -> Limits:
     """``limits`` with the sandbox options applied, after checking the sandbox's level (raises ConfigError)."""
     if hasattr(args, "sandbox_min"):
+        from ..sandbox import check_minimum
+
         check_minimum(args.sandbox_min, allow_weak=args.allow_weak_sandbox)
     if hasattr(args, "memory"):
         limits = msgspec.structs.replace(
