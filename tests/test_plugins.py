@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,6 @@ from arena.games import BUILTIN, BUILTIN_GAMES, GAMES, ParamError, get_game
 from arena.games._registry import BUILTIN_ENTRY_POINTS, Origin, Registry, provide
 
 from .browsertools import faces, open_page
-from .test_cluster import cluster  # noqa: F401  (a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "high-card"
@@ -56,6 +57,26 @@ def install(site: Path, dist: str, entry_points: dict[str, str], *, packages: tu
     lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
     (info / "entry_points.txt").write_text(f"[arena.games]\n{lines}")
     return site
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A Dask cluster of one worker process (test_cluster's has two): all a test of what a worker lacks needs.
+
+    A second worker would cost CPU for nothing: about 0.5 s to start and stop, and an idle cluster of two costs
+    about 0.15 s a second. Module-wide, as the processes it leaves (multiprocessing's helpers) are then no test's.
+    """
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server too: never a fixed port (8787)
+        silence_logs=logging.CRITICAL,
+    ) as running:
+        yield running
 
 
 @pytest.fixture
@@ -356,7 +377,7 @@ def test_the_replay_page_draws_the_generic_table_and_a_seat_view_hides_the_other
 def test_a_dask_worker_without_the_plugin_says_which_package_it_lacks(
     highcard_site: Path,
     tmp_path: Path,
-    cluster: Any,  # noqa: F811  (its workers' path has no highcard-game: only the coordinator's has)
+    cluster: Any,  # its worker's path has no highcard-game: only the coordinator's has
 ) -> None:
     installed = highcard_site / "highcard_game" / "bots"
     done = arena(
