@@ -18,14 +18,14 @@ from arena.supervisor.matchlog import read_log, strip_times
 from protocol import Limits
 
 from .conftest import REPO, SAMPLE_BOTS, readme_exchange, seen_by
+from .inprocess import arena_here
 
 RPS = SAMPLE_BOTS / "rps-poker"
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+    """``arena ARGS`` in ``cwd`` (in this process: see tests/inprocess.py; the docs' commands run as processes)."""
+    return arena_here(*args, cwd=cwd)
 
 
 @pytest.mark.slow

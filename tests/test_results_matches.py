@@ -5,7 +5,6 @@ the database and the logs, run in this one (``arena.cli.main``, as the process w
 0.25 to 0.45 s of CPU to start, and this file ran about 25 of them.
 """
 
-import contextlib
 import csv
 import io
 import json
@@ -15,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
 from arena.supervisor.matchlog import read_log
 
 from .conftest import SAMPLE_BOTS
+from .inprocess import arena_here
 
 RPS = SAMPLE_BOTS / "rps-poker"
 
@@ -30,13 +29,7 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
             [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
         )
     assert args[0] in ("results", "replay"), args
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(list(args))
-        except SystemExit as exit:  # argparse's refusals
-            status = exit.code if isinstance(exit.code, int) else 1
-    return subprocess.CompletedProcess(["arena", *args], status, out.getvalue(), err.getvalue())
+    return arena_here(*args, cwd=cwd)
 
 
 @pytest.mark.slow
