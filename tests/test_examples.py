@@ -7,8 +7,8 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -17,6 +17,8 @@ from arena.competition import config as config_mod
 from arena.competition.plan import prepare
 from arena.competition.schedule import count_schedule, make_schedule
 from arena.competition.store import Store
+
+from .inprocess import arena_here
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -47,14 +49,10 @@ def examples(tmp_path: Path) -> Path:
 
 
 def tournament(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", str(config), "--quiet", *extra],
-        cwd=config.parent,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    """``arena tournament CONFIG --quiet EXTRA`` in the config's folder, 200 columns wide (in this process: see
+    tests/inprocess.py)."""
+    with mock.patch.dict(os.environ, {"COLUMNS": "200"}):
+        return arena_here("tournament", str(config), "--quiet", *extra, cwd=config.parent)
 
 
 def latest(store: Store) -> int:
