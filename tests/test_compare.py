@@ -40,6 +40,7 @@ from arena.sandbox import started_by
 from arena.supervisor._pool import BotPool
 
 from .conftest import REPO, SAMPLE_BOTS, recorded
+from .inprocess import arena_here
 
 H2H = Roles.named("new", "base")
 FIELD = Roles.named("new", "base", "x", "y")
@@ -240,10 +241,10 @@ RPS = SAMPLE_BOTS / "rps-poker"
 
 
 def compare(tmp_path: Path, *args: str, db: str = "c.sqlite", jobs: int = 2) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "compare", "rps-poker", *args, "--db", str(tmp_path / db), "--no-log",
-         "--jobs", str(jobs), "--seed", "11"],
-        capture_output=True, text=True, timeout=600, check=False, env={**os.environ, "PYTHONPATH": str(REPO)},
+    """``arena compare rps-poker ARGS`` in this process (tests/inprocess.py); the run killed below is a process."""
+    return arena_here(
+        "compare", "rps-poker", *args, "--db", str(tmp_path / db), "--no-log", "--jobs", str(jobs), "--seed", "11",
+        cwd=tmp_path,
     )  # fmt: skip
 
 
