@@ -1,7 +1,5 @@
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from protocol import Answer, Limits, MatchEnd, MatchStart, MessageDecoder, Quit,
 from protocol.gops import GopsBid, GopsResult
 
 from .conftest import REPO, SAMPLE_BOTS, protocol_readme_section
+from .inprocess import arena_here
 
 GOPS_BOTS = SAMPLE_BOTS / "gops"
 FAST = Limits(startup_s=10.0, move_s=0.5, time_bank_s=0.0, move_wall_s=2.0, line_bytes=4096, output_bytes=1 << 16)
@@ -379,10 +378,9 @@ def test_tournament_mixing_ruby_text_bots_and_json_bots(tmp_path: Path) -> None:
     (echo / "bot.py").write_text(ECHO_BOT.replace("{bid}", "match.group(1)"))
     (echo / "bot.toml").write_text(f'run = "{sys.executable} bot.py"\nprotocol = "gops-text"\n')
     bots = [str(GOPS_BOTS / name) for name in ("mimic-ruby", "sure-wins-ruby", "planner-python")] + [str(echo)]
-    command = [sys.executable, "-m", "arena", "tournament", "gops", *bots, "--seed", "1", "--jobs", "2", "--quiet"]
+    command = ["tournament", "gops", *bots, "--seed", "1", "--jobs", "2", "--quiet"]
     command += ["--db", str(tmp_path / "results.sqlite"), "--log-dir", str(tmp_path / "logs")]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}  # the arena of this checkout, whatever is installed
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = arena_here(*command, cwd=tmp_path)  # in this process: see tests/inprocess.py
     assert done.returncode == 0, done.stderr
     assert "Played 12 matches" in done.stdout, done.stdout
     logs = sorted((tmp_path / "logs").glob("tournament-*/*.jsonl.gz"))
@@ -408,10 +406,9 @@ def test_protocol_readme_gops_exchanges_are_real(tmp_path: Path) -> None:
     section = protocol_readme_section("GOPS")
     json_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ {", "← {")) and "{...}" not in line]
     text_lines = [line[2:] for line in section.splitlines() if line.startswith(("→ ", "← ")) and "{" not in line]
-    command = [sys.executable, "-m", "arena", "play", "gops", str(GOPS_BOTS / "mimic-ruby")]
+    command = ["play", "gops", str(GOPS_BOTS / "mimic-ruby")]
     command += [str(GOPS_BOTS / "planner-python"), "--seed", "5", "--log-dir", str(tmp_path)]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = arena_here(*command, cwd=tmp_path)  # in this process: see tests/inprocess.py
     assert done.returncode == 0, done.stderr
     records = read_log(next(tmp_path.glob("*.jsonl")))
     seen_by_b = [json.dumps(r["msg"], separators=(",", ":")) for r in records if r.get("seat") == "B" and "msg" in r]
