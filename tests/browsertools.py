@@ -150,9 +150,11 @@ def site(
     *,
     ladder: str = "placement_pairs = 1\npair_budget = 50",
     house: tuple[str, ...] = HOUSE,
+    extra: str = "",
 ) -> Iterator[Site]:
-    """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium)."""
-    with served(write_config(tmp_path, house=house, ladder=ladder), browser) as s:
+    """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium);
+    ``extra``: the config's top-level keys (:func:`~servertools.write_config`)."""
+    with served(write_config(tmp_path, house=house, ladder=ladder, extra=extra), browser) as s:
         yield s
 
 

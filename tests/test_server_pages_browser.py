@@ -39,6 +39,10 @@ from .servertools import HTTP, PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running
 
 pytestmark = pytest.mark.slow
 
+ONE_AT_A_TIME = f"jobs = 1\nworkers = {int(os.environ.get('ARENA_TEST_SERVER_WORKERS', '1'))}"
+"""A ladder that plays one match at a time, in its match worker (unless ``ARENA_TEST_SERVER_WORKERS=0``,
+:func:`~servertools.write_config`); the default plays a match per CPU."""
+
 
 def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
     """What is wrong with ``page`` as shown now (sideways scroll, axe's violations); saved as ``NAME[-phone].png``."""
@@ -60,7 +64,9 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
     shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path, browser, ladder=PLAYS_ON) as s:  # (PLAYS_ON: three bots' pairs may settle before 30 matches)
+    # (PLAYS_ON: three bots' pairs may settle before 30 matches. One match at a time, in the match worker: the pages
+    # are seen while the ladder plays, as with two, and the ladder does not play on at full speed for a minute.)
+    with site(tmp_path, browser, ladder=PLAYS_ON, extra=ONE_AT_A_TIME) as s:
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
