@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import trio
 
@@ -28,7 +27,7 @@ from arena.supervisor.play import play_match
 from protocol import Limits
 
 from .conftest import SAMPLE_BOTS
-from .servertools import ServerProcess, server_process, write_config
+from .servertools import HTTP, ServerProcess, server_process, write_config
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 HOUSE = ("random-python", "simple-py", "obvious-strats-py")
@@ -151,9 +150,11 @@ def site(
     *,
     ladder: str = "placement_pairs = 1\npair_budget = 50",
     house: tuple[str, ...] = HOUSE,
+    extra: str = "",
 ) -> Iterator[Site]:
-    """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium)."""
-    with served(write_config(tmp_path, house=house, ladder=ladder), browser) as s:
+    """A competition served from ``tmp_path``, seen in ``browser`` (conftest's fixture: the module's chromium);
+    ``extra``: the config's top-level keys (:func:`~servertools.write_config`)."""
+    with served(write_config(tmp_path, house=house, ladder=ladder, extra=extra), browser) as s:
         yield s
 
 
@@ -244,7 +245,7 @@ def wait_matches(url: str, count: int, timeout: float = 180) -> list[dict[str, A
     of two or three quick bots that is not :data:`~servertools.PLAYS_ON` may have gone idle, rightly, before)."""
     deadline = time.monotonic() + timeout
     while True:
-        matches: list[dict[str, Any]] = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"]
+        matches: list[dict[str, Any]] = HTTP.get(f"{url}/api/matches", timeout=30).json()["matches"]
         if len(matches) >= count:
             return matches
         assert time.monotonic() < deadline, f"the ladder recorded {len(matches)} matches of {count} in {timeout} s"

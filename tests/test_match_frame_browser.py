@@ -8,11 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from .browsertools import site, wait_matches
-from .servertools import minimal_bot
+from .servertools import HTTP, minimal_bot
 
 pytestmark = pytest.mark.slow
 
@@ -113,5 +112,5 @@ def test_a_failed_check_s_matches_are_replayed_from_its_report_for_its_owner_onl
         alice.wait_for_url(url + submission)
         assert alice.errors == []
         # Nobody else sees it; nor a name that is not a check's match.
-        assert httpx.get(url + replay, timeout=30).status_code in (401, 403, 303, 404)
+        assert HTTP.get(url + replay, timeout=30).status_code in (401, 403, 303, 404)
         assert alice.request.get(url + submission + "/replay/..%2Fserver").status == 404

@@ -12,13 +12,12 @@ import io
 import shutil
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arena.cli import main
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_BOTS
-from .servertools import server_process, write_config
+from .servertools import HTTP, server_process, write_config
 
 LONG = "abcdefghijklmnopqrstuvwxyz012345"  # 32 characters, the longest name, no place to break
 assert len(LONG) == 32
@@ -50,7 +49,7 @@ def test_the_leaderboard_keeps_rating_and_record_in_view_on_a_phone_and_a_long_n
             page.goto(url + "/")
             page.wait_for_selector(f"#board tr[data-bot='{LONG}']", timeout=120_000)
             page.wait_for_selector("#board tbody tr:nth-child(2)", timeout=120_000)
-            key = httpx.get(f"{url}/api/matches", timeout=30).json()["matches"][0]["key"]
+            key = HTTP.get(f"{url}/api/matches", timeout=30).json()["matches"][0]["key"]
             organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
             page.goto(f"{url}/login/{organiser}")  # (the organiser sees every replay, and the admin page)
             page.click("#login")

@@ -13,13 +13,12 @@ import io
 import os
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arena.cli import main
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
-from .servertools import minimal_bot, server_process, write_config
+from .servertools import HTTP, minimal_bot, server_process, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -91,5 +90,5 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
 
 def played_out(url: str, bot: str) -> str:
     """The key of a match of ``bot`` whose two legs are both played (its replay is public), from the API."""
-    keys = {m["key"] for m in httpx.get(f"{url}/api/matches", params={"bot": bot}, timeout=30).json()["matches"]}
+    keys = {m["key"] for m in HTTP.get(f"{url}/api/matches", params={"bot": bot}, timeout=30).json()["matches"]}
     return next(key for key in sorted(keys) if f"{key[:-1]}{'ab'[key.endswith('a')]}" in keys)

@@ -27,7 +27,7 @@ from arena.server.live import shown_count
 from arena.supervisor.matchlog import read_log
 
 from .browsertools import close_pages
-from .servertools import RPS, SLOW_BOT, in_play, minimal_bot, server_process
+from .servertools import HTTP, RPS, SLOW_BOT, in_play, minimal_bot, server_process
 
 pytestmark = pytest.mark.slow
 
@@ -86,15 +86,13 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
     errors: list[str] = []
     with server_process(config) as server:
         url = server.url
-        sent = httpx.post(
+        sent = HTTP.post(
             f"{url}/api/submissions", headers=alice, files={"file": ("bot.tar.gz", minimal_bot())}, timeout=60
         )
         assert sent.status_code == 201, sent.text
         key = in_play(url, "alice", "slow-python")
         seat = (
-            "A"
-            if httpx.get(f"{url}/live", timeout=30).text.split(f"{key}</a></td><td>")[1].startswith("alice")
-            else "B"
+            "A" if HTTP.get(f"{url}/live", timeout=30).text.split(f"{key}</a></td><td>")[1].startswith("alice") else "B"
         )
         other = "B" if seat == "A" else "A"
         watched = key
@@ -104,13 +102,13 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             for _ in range(4):
                 opened = streams.enter_context(httpx.stream("GET", f"{url}/matches/{key}/live/events", timeout=30))
                 assert opened.status_code == 200
-            fifth = httpx.get(f"{url}/matches/{key}/live/events", timeout=30)
+            fifth = HTTP.get(f"{url}/matches/{key}/live/events", timeout=30)
             assert fifth.status_code == 429, fifth.text
         # Over HTTP, as each viewer gets them: the stranger has no table and no steps.
-        assert httpx.get(f"{url}/matches/{key}/live/replay", timeout=30).status_code == 403
+        assert HTTP.get(f"{url}/matches/{key}/live/replay", timeout=30).status_code == 403
         stranger_events = _events(url, key, {}, 1.5)
         assert all(kind != "step" for _, kind, _ in stranger_events), stranger_events
-        mine = httpx.get(f"{url}/matches/{key}/live/replay", headers=alice, timeout=30)
+        mine = HTTP.get(f"{url}/matches/{key}/live/replay", headers=alice, timeout=30)
         assert mine.status_code == 200
         data = _page_data(mine.text)
         assert data["only"] == seat and data["views"] == [seat] and data["seed"] == "secret"
@@ -183,7 +181,7 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             match_page = re.compile("^" + re.escape(f"{url}/matches/{key}") + r"(#.*)?$")
             for page in (organiser, owner, stranger):
                 page.wait_for_url(match_page, timeout=60_000)
-            ended = httpx.get(f"{url}/matches/{key}/live/events", timeout=30)  # a page that comes back too late
+            ended = HTTP.get(f"{url}/matches/{key}/live/events", timeout=30)  # a page that comes back too late
             assert ended.status_code == 200 and f'event: end\ndata: {{"url": "/matches/{key}"}}' in ended.text
             assert organiser.frame_locator("iframe.replay").locator("#views").inner_text()
             if key.endswith("-a"):  # its deal's other leg is still to play: the stranger still sees no table

@@ -19,7 +19,7 @@ import trio
 from arena.server._clients import client_address, parse_networks
 from arena.server._listen import Budget
 
-from .servertools import running, server_process, write_config
+from .servertools import HTTP, running, server_process, write_config
 
 DEEP = b'{"name": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
 """Nested 100,000 deep (200 kB: over the size an API body may have)."""
@@ -165,7 +165,7 @@ def test_the_server_survives_1000_streams_under_a_512_descriptor_limit_and_answe
             assert firsts.count(b"HTTP/1.1 200 ") == 32
             assert firsts.count(b"HTTP/1.1 429 Too Many Requests") >= len(streams) - 32 - 10  # (a few: reset)
             assert answers(server.url).status_code == 200
-            deep = httpx.post(f"{server.url}/api/admin/pause", content=DEEP, timeout=60)
+            deep = HTTP.post(f"{server.url}/api/admin/pause", content=DEEP, timeout=60)
             assert deep.status_code in (400, 401)  # (no token: refused before the body, or the body refused)
 
         # Twenty addresses open 50 streams each: the server holds its cap, the ladder and its background work go

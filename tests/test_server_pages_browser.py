@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from arena.server.bots import BOT_PAGE_MATCHES
@@ -36,9 +35,13 @@ from .browsertools import (
     wait_matches,
     wait_move_taken,
 )
-from .servertools import PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running, write_config
+from .servertools import HTTP, PLAYS_ON, SLOW_BOT, in_play, minimal_bot, running, write_config
 
 pytestmark = pytest.mark.slow
+
+ONE_AT_A_TIME = f"jobs = 1\nworkers = {int(os.environ.get('ARENA_TEST_SERVER_WORKERS', '1'))}"
+"""A ladder that plays one match at a time, in its match worker (unless ``ARENA_TEST_SERVER_WORKERS=0``,
+:func:`~servertools.write_config`); the default plays a match per CPU."""
 
 
 def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
@@ -61,7 +64,9 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
     shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
-    with site(tmp_path, browser, ladder=PLAYS_ON) as s:  # (PLAYS_ON: three bots' pairs may settle before 30 matches)
+    # (PLAYS_ON: three bots' pairs may settle before 30 matches. One match at a time, in the match worker: the pages
+    # are seen while the ladder plays, as with two, and the ladder does not play on at full speed for a minute.)
+    with site(tmp_path, browser, ladder=PLAYS_ON, extra=ONE_AT_A_TIME) as s:
         url = s.server.url
         alice = s.page(login=s.alice)
         alice.set_input_files("input[name=file]", str(bot))
@@ -271,7 +276,7 @@ def test_the_match_page_fits_its_replay_keeps_the_step_and_offers_the_log(tmp_pa
         logged = next(data_dir.rglob(f"{key}.jsonl.gz"))
         raw = [line for line in gzip.decompress(logged.read_bytes()).splitlines(keepends=True)]
         public = [line for line in raw if json.loads(line).get("type") != "stderr"]
-        served = httpx.get(f"{s.server.url}/matches/{key}/log", timeout=30)
+        served = HTTP.get(f"{s.server.url}/matches/{key}/log", timeout=30)
         assert served.status_code == 200 and served.content == b"".join(public)
 
 
@@ -284,7 +289,7 @@ def test_the_bot_page_charts_filters_and_pages_its_matches(tmp_path: Path, brows
         bot = "minimal-python"
         # The chart's points are taken as the standings are drawn (about once a second): wait for two.
         deadline = time.monotonic() + 120
-        while len(httpx.get(f"{s.server.url}/api/bots/{bot}", timeout=30).json()["rating_history"]) < 2:
+        while len(HTTP.get(f"{s.server.url}/api/bots/{bot}", timeout=30).json()["rating_history"]) < 2:
             assert time.monotonic() < deadline, "the rating chart has fewer than two points"
             time.sleep(0.5)
         page = s.page("phone")
@@ -340,14 +345,14 @@ def test_the_organiser_confirms_a_freeze_and_sees_whose_submission_each_is(tmp_p
         admin.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
         admin.click("#freeze")  # (a click returns once the dialog it opened is handled)
         assert asked and "Freeze" in asked[0]
-        assert not httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
+        assert not HTTP.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
         admin.once("dialog", lambda d: d.accept())
         admin.click("#freeze")
         admin.wait_for_selector("text=The competition is frozen")
-        assert httpx.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
+        assert HTTP.get(s.server.url + "/api/standings", timeout=30).json()["frozen"]
         # The favicon is served.
         icon = admin.eval_on_selector("link[rel=icon]", "l => l.href")
-        got = httpx.get(icon, timeout=30)
+        got = HTTP.get(icon, timeout=30)
         assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
 
 
