@@ -436,6 +436,7 @@ class Jail:
         self.cwd = spec.cwd
         self._peak_memory = 0
         self._cpu_seen = 0.0
+        self._tree_cpu: _tree.TreeCpu | None = None
         self.pid = 0
         self.lifeline_r = self._lifeline_w = -1
         self._bwrap_data: list[bytes] = []
@@ -763,9 +764,11 @@ class Jail:
     def cpu_seconds(self) -> float:
         """CPU time of the bot's whole process tree so far (never decreases)."""
         value = self.cgroup.cpu_seconds() if self.cgroup is not None else None
-        if value is None:
-            value = _tree.usage(self.pid, with_memory=False).cpu_s if self.pid else 0.0
-        self._cpu_seen = max(self._cpu_seen, value)
+        if value is None and self.pid:
+            if self._tree_cpu is None or self._tree_cpu.root != self.pid:
+                self._tree_cpu = _tree.TreeCpu(self.pid)
+            value = self._tree_cpu.cpu_s()
+        self._cpu_seen = max(self._cpu_seen, value or 0.0)
         return self._cpu_seen
 
     def memory_bytes(self) -> int:

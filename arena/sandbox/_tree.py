@@ -2,8 +2,11 @@
 
 Used where no cgroup accounts for the bot. One pass over ``/proc/*/stat``
 builds the parent map (the kernel here lacks ``/proc/PID/task/TID/children``);
-that costs about a millisecond per hundred processes, so the arena polls it
-only a few times a second.
+that costs about a millisecond per hundred processes, so the arena polls
+memory by it only a few times a second. CPU time is read at every request
+and answer, so :class:`TreeCpu` reads it incrementally: the stat of the
+tree's own processes and of processes new since its last read, with a full
+pass at most every :data:`FULL_PASS_S` (a pid the kernel reused is found by it).
 
 Memory counts what a bot can make the machine hold (as a memory cgroup
 would): each process's anonymous and shared-memory pages (``RssAnon`` +
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 _TICK = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -49,6 +53,65 @@ def _stat(pid: int) -> tuple[int, float] | None:
     return ppid, ticks / _TICK
 
 
+FULL_PASS_S = 0.5
+"""Longest a :class:`TreeCpu` goes without reading every process's stat."""
+
+
+@dataclass
+class TreeCpu:
+    """CPU seconds of the tree under ``root``, as :func:`usage` counts them, read incrementally.
+
+    A process outside the tree never enters it (orphans are reparented to an
+    ancestor of theirs or to init), so between full passes only the tree's
+    processes and pids new since the last read are read: a few stat files
+    instead of every process's. One case needs the full pass: pids are
+    reused (``pid_max`` is 32768 on many machines), so a process the tree
+    starts may get the pid of one seen outside it and be skipped until the
+    next full pass, at most :data:`FULL_PASS_S` later; its CPU is then
+    counted whole (a process's own times are cumulative), only later.
+    """
+
+    root: int
+    full_pass_s: float = FULL_PASS_S
+    _members: set[int] = field(default_factory=set)
+    _outside: set[int] = field(default_factory=set)
+    _next_full: float = 0.0
+
+    def cpu_s(self) -> float:
+        """CPU seconds of the tree's live processes, plus the children they reaped; 0 once ``root`` is gone."""
+        live = {int(name) for name in os.listdir("/proc") if name.isdigit()}
+        now = time.monotonic()
+        full = now >= self._next_full
+        if full:
+            self._next_full = now + self.full_pass_s
+            wanted = live
+        else:
+            wanted = (self._members & live) | (live - self._members - self._outside)
+        parents: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        for pid in wanted:
+            info = _stat(pid)
+            if info is not None:
+                parents[pid], cpu[pid] = info
+        found = _descendants(self.root, parents)
+        self._members = set(found)
+        self._outside = (self._outside & live if not full else set()) | (parents.keys() - self._members)
+        return sum(cpu[p] for p in found)
+
+
+def _descendants(root: int, parents: dict[int, int]) -> list[int]:
+    """``root`` and every pid below it in ``parents`` (pid -> parent pid); empty if ``root`` is not there."""
+    if root not in parents:
+        return []
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    found = [root]
+    for pid in found:
+        found.extend(children.get(pid, ()))
+    return found
+
+
 def tree_pids(root: int) -> list[int]:
     """``root`` and every live descendant of it."""
     return list(usage(root, with_memory=False).pids)
@@ -65,14 +128,9 @@ def usage(root: int, *, with_memory: bool = True, scratch: str = "") -> TreeUsag
         info = _stat(pid)
         if info is not None:
             parents[pid], cpu[pid] = info
-    if root not in parents:
+    found = _descendants(root, parents)
+    if not found:
         return TreeUsage((), 0.0, 0)
-    children: dict[int, list[int]] = {}
-    for pid, ppid in parents.items():
-        children.setdefault(ppid, []).append(pid)
-    found = [root]
-    for pid in found:
-        found.extend(children.get(pid, ()))
     memory = 0
     if with_memory:
         memfds: dict[tuple[int, int], int] = {}
