@@ -159,12 +159,10 @@ def test_the_live_page_advances_and_shows_each_viewer_only_what_it_may_see(tmp_p
             whole.locator("body[data-ready='1']").wait_for()
             whole.locator("#first").click()
             steps = int(whole.locator("#counter").inner_text().split("/ ")[1])
-            grown = int(organiser.evaluate("document.getElementById('live-match').dataset.shown"))
-            organiser.wait_for_function(
-                f"() => Number(document.getElementById('live-match').dataset.shown) > {grown}", timeout=30_000
-            )
+            # (Not "once the page's count grows": a message that is half a step, a request whose answer is still to
+            # come, grows the count and not the steps; burner run ci25 saw that, then a slow minute.)
             try:
-                sync_api.expect(whole.locator("#counter")).not_to_have_text(f"step 1 / {steps}", timeout=30_000)
+                sync_api.expect(whole.locator("#counter")).not_to_have_text(f"step 1 / {steps}", timeout=60_000)
             except AssertionError as failed:
                 raise AssertionError("the grown match did not reach the open replay") from failed
             counter = whole.locator("#counter").inner_text()
