@@ -178,10 +178,10 @@ def local_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[tu
     return out
 
 
-def local_cluster() -> Any:
+def local_cluster(workers: int = 2) -> Any:
     distributed = pytest.importorskip("distributed")
     return distributed.LocalCluster(
-        n_workers=2,
+        n_workers=workers,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 import os
 import re
 import shutil
@@ -28,6 +27,7 @@ from arena.games import BUILTIN, BUILTIN_GAMES, GAMES, ParamError, get_game
 from arena.games._registry import BUILTIN_ENTRY_POINTS, Origin, Registry, provide
 
 from .browsertools import faces, open_page
+from .test_cluster import local_cluster
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "high-card"
@@ -66,16 +66,7 @@ def cluster() -> Iterator[Any]:
     A second worker would cost CPU for nothing: about 0.5 s to start and stop, and an idle cluster of two costs
     about 0.15 s a second. Module-wide, as the processes it leaves (multiprocessing's helpers) are then no test's.
     """
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server too: never a fixed port (8787)
-        silence_logs=logging.CRITICAL,
-    ) as running:
+    with local_cluster(workers=1) as running:
         yield running
 
 

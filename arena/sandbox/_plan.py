@@ -764,9 +764,7 @@ class Jail:
     def cpu_seconds(self) -> float:
         """CPU time of the bot's whole process tree so far (never decreases)."""
         value = self.cgroup.cpu_seconds() if self.cgroup is not None else None
-        if value is None and self.pid:
-            if self._tree_cpu is None or self._tree_cpu.root != self.pid:
-                self._tree_cpu = _tree.TreeCpu(self.pid)
+        if value is None and self._tree_cpu is not None:
             value = self._tree_cpu.cpu_s()
         self._cpu_seen = max(self._cpu_seen, value or 0.0)
         return self._cpu_seen
@@ -858,6 +856,7 @@ class Jail:
     def spawned(self, pid: int) -> None:
         """Tell the jail its launcher runs as ``pid`` (the arena keeps only its end of the lifeline)."""
         self.pid = pid
+        self._tree_cpu = _tree.TreeCpu(pid)
         self._close_fd("lifeline_r")
 
     def _close_fd(self, name: str) -> None:
