@@ -8,6 +8,7 @@ import gzip
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,6 +46,16 @@ HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0)
 """The client of the tests' plain requests to a served competition (``HTTP.get(url)``). ``httpx.get`` makes a client
 and its TLS context at each call, about 40 ms of CPU: a helper polling every 0.05 s spent most of a CPU on it. No
 connection is kept alive (a test's server stops, and another may take its port)."""
+
+
+def slow_bot(folder: Path, seconds: float) -> Path:
+    """A copy of :data:`SLOW_BOT` (its name too) in ``folder`` that takes ``seconds`` a move. A match asks each bot
+    15 times, so it lasts about 15 x ``seconds``: for a test that does more while one match is in play than 0.4 s
+    a move leaves time for on a loaded machine."""
+    copy = folder / "slow-python"
+    shutil.copytree(SLOW_BOT, copy)
+    (copy / "seconds").write_text(f"{seconds}\n")
+    return copy
 
 
 def write_config(

@@ -1,7 +1,7 @@
 """Matches in play on the competition server: the "now playing" list and the live page, for each kind of viewer.
 
 A real server (``arena serve`` as its own process) plays a house bot that
-takes 0.4 s a move against a participant's bot; its matches are watched in
+takes 1.2 s a move against a participant's bot; its matches are watched in
 Chromium by the organiser (the whole table, advancing), the participant (its
 own seat only) and a stranger (nothing of the table), and their events and
 views so far are read over HTTP as each viewer gets them.
@@ -27,15 +27,18 @@ from arena.server.live import shown_count
 from arena.supervisor.matchlog import read_log
 
 from .browsertools import close_pages
-from .servertools import HTTP, RPS, SLOW_BOT, in_play, minimal_bot, server_process
+from .servertools import HTTP, RPS, in_play, minimal_bot, server_process, slow_bot
 
 pytestmark = pytest.mark.slow
 
 
 def _config(folder: Path) -> Path:
+    # 1.2 s a move, a match of about 20 s: the test looks at one match in play from three pages, in several steps,
+    # before it ends (at 0.4 s a move, 7 s, a loaded machine saw it end halfway: idle run ci27).
+    slow = slow_bot(folder, 1.2)
     path = folder / "server.toml"
     path.write_text(
-        f'name = "Live"\ngame = "rps-poker"\nhouse_bots = ["{SLOW_BOT}", "{RPS / "random-python"}"]\n'
+        f'name = "Live"\ngame = "rps-poker"\nhouse_bots = ["{slow}", "{RPS / "random-python"}"]\n'
         "[ladder]\nplacement_pairs = 1\npair_budget = 50\n[uploads]\ncheck_matches = 2\n"
         f'[server]\ndata_dir = "{folder / "data"}"\nport = 0\n'
     )

@@ -11,6 +11,7 @@ pictures are made so: ``NAME.png`` and ``NAME-phone.png``).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -132,10 +133,15 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
                 frame_fits(page, "#live-frames iframe:not([hidden])")  # (as on the match page)
             problems = look(page, name, size, shots)
-        except Error:
-            if page.url == url + address:
+        except Error as error:
+            # The match ended while the page was looked at: the live page went to the match's page. A step of the
+            # look in the page when it went fails with "Execution context was destroyed" while page.url may still
+            # be the live page's (the new one not yet committed: idle run ci27), so wait for where it goes.
+            with contextlib.suppress(Error):
+                page.wait_for_load_state("load", timeout=10_000)
+            if page.url == url + address and "Execution context was destroyed" not in str(error):
                 raise
-            continue  # the match ended while the page was looked at (it went to the match's page)
+            continue
         if page.url == url + address and key in page.content():
             return problems
     raise AssertionError(f"{name} at {size}: no match stayed in play while its page was looked at")

@@ -927,3 +927,15 @@ def test_a_server_refuses_a_game_that_is_not_duplicable_in_one_line(
     monkeypatch.setattr(type(get_game("rps-poker")), "duplicate_deals", False)  # as a plugin game may say
     with pytest.raises(ConfigError, match=r"rps-poker is not duplicable .* a ladder plays every deal twice"):
         load(write_config(tmp_path))
+
+
+def test_a_rating_is_shown_rounded_with_its_sign_and_never_as_minus_zero() -> None:
+    from arena.replay.report import _signed as report_signed
+    from arena.server.web import _signed
+
+    # A rating of 0 comes out of a fit as -1.6e-15 on one CPU and 1.0e-15 on another (numpy's BLAS): the same page.
+    assert [_signed(v) for v in (-1.6e-15, 1.0e-15, -0.3, 0.49, -12.6, None, math.nan)] == [
+        "+0", "+0", "+0", "+0", "-13", "-", "-",
+    ]  # fmt: skip
+    assert _signed(math.inf) == "+inf"
+    assert [report_signed(v) for v in (-1.6e-15, -12.6, 7.0)] == ["+0", "\u221213", "+7"]

@@ -96,7 +96,8 @@ def write_replays(
 
 def _signed(value: float) -> str:
     """A rating with its sign, a true minus for below the average (as the charts write it)."""
-    return f"{value:+.0f}".replace("-", "\u2212")
+    shown = f"{round(value):+d}" if math.isfinite(value) else f"{value:+}"  # (rounded first: never "-0")
+    return shown.replace("-", "\u2212")
 
 
 def _bot_ids(board: Leaderboard) -> dict[str, int]:

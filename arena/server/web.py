@@ -268,10 +268,17 @@ def _environment(assets: StaticAssets) -> Environment:
     )
     env.filters["num"] = _num
     env.globals["static"] = assets.url
-    env.filters["signed"] = lambda v: "-" if v is None or _nan(v) else f"{v:+.0f}"
+    env.filters["signed"] = _signed
     env.filters["when"] = _when
     env.filters["outcome"] = _outcome
     return env
+
+
+def _signed(value: float | None) -> str:
+    """A rating with its sign, rounded first: -0.3, or -1e-15 where a fit's last bits fall so, is "+0", never "-0"."""
+    if value is None or _nan(value):
+        return "-"
+    return f"{round(value):+d}" if math.isfinite(value) else f"{value:+}"
 
 
 def _when(stamp: str | float | None) -> Markup:
