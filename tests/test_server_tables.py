@@ -397,12 +397,13 @@ def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_sa
                     await trio.sleep(0)
             return left  # (leaving stops the ladder at once: the deals in play keep one table)
 
-    async def second_run(left: dict[str, int]) -> None:
+    async def second_run(left: dict[str, int]) -> bool:
         async with running(config, jobs=2) as kit:
             before = len(kit.matches)
             recorded_before = {m.key for m in kit.matches}  # (a table may have ended as the first run stopped)
             left = {key: seed for key, seed in left.items() if key not in recorded_before}
-            assert left
+            if not left:  # every table in play ended as it stopped (a loaded machine's stop is slower): stop again
+                return False
             with trio.fail_after(60):
                 while not all(key in {m.key for m in kit.matches} for key in left):
                     await trio.sleep(0.05)
@@ -410,5 +411,9 @@ def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_sa
             assert all(finished[key].seed == seed for key, seed in left.items())
             early = [m.key for m in kit.matches[before:]][: len(left) + 6]  # (six slots: deals taken at once)
             assert set(left) <= set(early), (left, early)  # taken first, before any new deal
+            return True
 
-    trio.run(second_run, trio.run(first_run))
+    for _ in range(5):
+        if trio.run(second_run, trio.run(first_run)):
+            return
+    raise AssertionError("five stops in a row left no deal with one table played (each finished its deals in play)")
