@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -267,3 +268,21 @@ def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match="newer than this arena knows"):
         Store.open(path)
+
+
+def test_an_arena_opening_a_database_another_is_converting_waits_for_it_not_fails(tmp_path: Path) -> None:
+    # A database at rest is in rollback-journal mode; two arenas started together both put it in WAL mode. While
+    # one holds the rollback journal's write lock, SQLite fails the other's conversion at once ("database is
+    # locked", no busy handler): an idle CI run lost an arena so. The opening waits until the lock is released.
+    path = tmp_path / "r.sqlite"
+    Store.open(path).close()
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # the write lock another arena's conversion takes first
+    release = threading.Timer(0.3, other.execute, ("COMMIT",))
+    release.start()
+    try:
+        with Store.open(path) as store:
+            assert store.db.value("PRAGMA journal_mode") == "wal"
+    finally:
+        release.join()
+        other.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ class Database:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 connection = sqlite3.connect(path, isolation_level=None, timeout=OPEN_TIMEOUT_S)
                 _refuse_foreign(connection, path)
-                connection.execute("PRAGMA journal_mode=WAL")
+                _enter_wal(connection)
                 # NORMAL is durable against a killed process (not a power cut) and much faster than FULL.
                 connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
@@ -237,6 +238,33 @@ class Database:
         cursor.execute(query, args)
         while rows := cursor.fetchmany(batch):
             yield from rows
+
+
+def _enter_wal(connection: sqlite3.Connection) -> None:
+    """Put the database in write-ahead-log mode, waiting (up to :data:`OPEN_TIMEOUT_S`) for another arena opening
+    or writing it at the same time.
+
+    A database at rest is in rollback-journal mode, and its conversion needs the file to itself: SQLite fails it at
+    once with "database is locked", without its busy handler, while another connection holds a write lock of the
+    rollback journal (as a second arena does that converts it at the same moment). Two arenas started together on
+    one database then lost one of them at its start (an idle CI run, test_living_kill). So it is tried again, a
+    little later each time, until this connection or the other has converted it.
+    """
+    deadline = time.monotonic() + OPEN_TIMEOUT_S
+    pause = 0.002
+    while True:
+        try:
+            (mode,) = connection.execute("PRAGMA journal_mode=WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        else:
+            if mode == "wal":
+                return
+            if time.monotonic() > deadline:
+                raise sqlite3.OperationalError(f"database is locked (still in journal mode {mode!r})")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def _open_for_reading(path: Path) -> sqlite3.Connection:
