@@ -230,3 +230,41 @@ def test_a_launcher_that_does_not_run_here_is_not_used(
         assert "does not run here" in _native.why_not()
     finally:
         _native.launcher.cache_clear()
+
+
+STATUS_LINES = ("Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:")
+
+
+def test_its_drop_inside_the_jail_leaves_the_bot_its_own_ids_and_no_capability(binary: str) -> None:
+    bwrap = capabilities().bwrap
+    if os.geteuid() != 0 or bwrap is None:
+        pytest.skip("the drop runs as root, inside bubblewrap")
+    uid = 60000 + secrets.randbelow(1000)
+    # The descriptor the launcher runs itself by is closed on the drop's exec: the command sees only its own.
+    script = "grep -E '^(Uid|Gid|Groups|Cap[A-Za-z]+):' /proc/self/status; readlink /proc/self/fd/* | grep -c launch-"
+    bwrap_part = [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    done = launch(
+        binary, *bwrap_part, "--", "@self", "--drop", "@self-fd", str(uid), str(uid), "--", "sh", "-c", script,
+        env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    lines = dict(line.split(":", 1) for line in done.stdout.splitlines() if line.startswith(STATUS_LINES))
+    assert lines["Uid"].split() == [str(uid)] * 4 and lines["Gid"].split() == [str(uid)] * 4, done.stdout
+    assert lines["Groups"].strip() == "", done.stdout
+    assert all(int(lines[name], 16) == 0 for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")), done.stdout
+    assert done.stdout.splitlines()[-1] == "0", f"the launcher's own descriptor reached the command: {done.stdout}"
+
+
+def test_it_will_not_drop_to_root(binary: str) -> None:
+    done = subprocess.run([binary, "--drop", "0", "0", "0", "--", "true"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == LAYER_FAILED and "root" in done.stderr
