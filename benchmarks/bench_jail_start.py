@@ -14,8 +14,8 @@ request answered, the bot stopped and reaped, the jail removed) is split in two:
 * **The chain of programs**, each started alone: ``true``; the launcher as
   the jail runs it (cgroup joins, rlimits, the seccomp program handed to
   bubblewrap, the overlay over the bot's folder, bubblewrap's namespaces and
-  mounts, the masks over ``/proc``'s counters, setpriv's drop to the bot's
-  UID) running ``true``, then the same with one step left out at a time (the
+  mounts, the masks over ``/proc``'s counters, the launcher's drop to the
+  bot's UID) running ``true``, then the same with one step left out at a time (the
   difference is that step's cost: a bench's view only, the arena never leaves
   one out); the bot's interpreter doing nothing (``-c pass``), bare and through
   the launcher; then the bot itself (start, one answer, exit), bare and
