@@ -268,3 +268,28 @@ def test_its_drop_inside_the_jail_leaves_the_bot_its_own_ids_and_no_capability(b
 def test_it_will_not_drop_to_root(binary: str) -> None:
     done = subprocess.run([binary, "--drop", "0", "0", "0", "--", "true"], capture_output=True, text=True, timeout=60)
     assert done.returncode == LAYER_FAILED and "root" in done.stderr
+
+
+def test_pid_1s_command_line_is_the_same_whatever_the_arenas_descriptors(binary: str) -> None:
+    if capabilities().bwrap is None or "bwrap" not in capabilities().available:
+        pytest.skip("no bubblewrap here")
+    jail = Jail(resolve(str(SIMPLE)), Limits(), current_policy(), capabilities())
+    jail.prepare({"PATH": "/usr/bin:/bin"})
+    seen = []
+    try:
+        low = next(fd for fd in range(3, 64) if not Path(f"/proc/self/fd/{fd}").exists())
+        for lifeline in (low, 200):  # the arena's lifeline falls among the launcher's memfds, or past them
+            os.dup2(jail.config["lifeline"], lifeline)
+            try:
+                program = ["/bin/sh", "-c", "tr '\\0' ' ' < /proc/1/cmdline"]
+                argv = jail._native_argv(binary, {**jail.config, "lifeline": lifeline, "argv": program})
+                env = {"PATH": "/usr/bin:/bin"}
+                done = subprocess.run(argv, pass_fds=(lifeline,), capture_output=True, text=True, timeout=60, env=env)
+            finally:
+                os.close(lifeline)
+            assert done.returncode == 0 and "--args" in done.stdout, done.stderr
+            seen.append(done.stdout)
+    finally:
+        jail.kill_all()
+        jail.close()
+    assert seen[0] == seen[1]

@@ -580,6 +580,16 @@ int main(int argc, char **argv) {
     if (poll(&parent, 1, 0) > 0)
         _exit(LAYER_FAILED); /* end of file: the parent already died */
     close(alive[0]);
+    /* The same for --args, whose number PID 1's command line shows too: from where the memfds happened to fall
+     * (after or around the arena's lifeline, whose number is the arena's) to one number in every jail. */
+    if (args_fd >= 0 && args_fd != 3 + nfds + 1 + 7) {
+        int fixed = 3 + nfds + 1 + 7;
+        if (fcntl(fixed, F_GETFD) != -1 || errno != EBADF)
+            fail("descriptor in use:", "the options'", EBUSY);
+        if (dup2(args_fd, fixed) != fixed || close(args_fd) != 0)
+            fail("the options", "could not be handed to bubblewrap", errno);
+        snprintf(args_text, sizeof args_text, "%d", fixed);
+    }
     if (wants_self) {
         /* No O_CLOEXEC: bubblewrap runs it; --drop closes it. PID 1's command line shows its number, so it is the
          * same in every jail whatever the arena's descriptors: here only 0-2, the memfds and --args are open (nfds +
