@@ -293,3 +293,23 @@ def test_pid_1s_command_line_is_the_same_whatever_the_arenas_descriptors(binary:
         jail.kill_all()
         jail.close()
     assert seen[0] == seen[1]
+
+
+def test_a_command_naming_self_gets_the_words_not_the_launcher(binary: str) -> None:
+    bwrap = capabilities().bwrap
+    if bwrap is None or "bwrap" not in capabilities().available:
+        pytest.skip("no bubblewrap here")
+    bwrap_part = [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    done = launch(binary, *bwrap_part, "--", "/bin/echo", "@self", "@self-fd", env={"PATH": "/usr/bin:/bin"})
+    assert done.stdout.split() == ["@self", "@self-fd"], done.stderr

@@ -536,11 +536,15 @@ int main(int argc, char **argv) {
      * bubblewrap to run it inside the jail (--drop): no path of the host is bound into the jail for it. */
     static char self_path[48], self_fd_text[24];
     int wants_self = 0;
+    /* Only in the drop's own words ("-- @self --drop @self-fd"), never in the bot's command, which its author
+     * writes: a bot that named "@self" would otherwise get the descriptor where no drop closes it. */
+    int first = end_of_options + 1;
     for (int k = packed ? end_of_options : 1; k < ncommand; k++) {
-        if (strcmp(command[k], "@self") == 0) {
+        int drop = packed && k == first && first + 5 < ncommand && strcmp(command[first + 1], "--drop") == 0;
+        if (drop && strcmp(command[k], "@self") == 0) {
             exec_argv[n++] = self_path;
             wants_self = 1;
-        } else if (strcmp(command[k], "@self-fd") == 0) {
+        } else if (packed && k == first + 2 && wants_self && strcmp(command[k], "@self-fd") == 0) {
             exec_argv[n++] = self_fd_text;
             wants_self = 1;
         } else {
