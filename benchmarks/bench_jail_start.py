@@ -14,8 +14,8 @@ request answered, the bot stopped and reaped, the jail removed) is split in two:
 * **The chain of programs**, each started alone: ``true``; the launcher as
   the jail runs it (cgroup joins, rlimits, the seccomp program handed to
   bubblewrap, the overlay over the bot's folder, bubblewrap's namespaces and
-  mounts, the masks over ``/proc``'s counters, setpriv's drop to the bot's
-  UID) running ``true``, then the same with one step left out at a time (the
+  mounts, the masks over ``/proc``'s counters, the launcher's drop to the
+  bot's UID) running ``true``, then the same with one step left out at a time (the
   difference is that step's cost: a bench's view only, the arena never leaves
   one out); the bot's interpreter doing nothing (``-c pass``), bare and through
   the launcher; then the bot itself (start, one answer, exit), bare and
@@ -97,9 +97,16 @@ def _without_overlay(config: dict[str, Any]) -> dict[str, object]:
     return {"overlay": None, "bwrap": [lower if a == "@overlaid" else a for a in config["bwrap"]]}
 
 
+NAMESPACES = ("--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try")
+"""bubblewrap's namespaces beside the mount and PID ones (which its mounts and ``--proc`` need)."""
+
+
 ABLATIONS: dict[str, Callable[[dict[str, Any]], dict[str, object]]] = {
+    "the IPC, network, UTS and cgroup namespaces": lambda config: {
+        "bwrap": [a for a in config["bwrap"] if a not in NAMESPACES]
+    },
     "the cgroup joins": lambda config: {"cgroup_procs": [], "freezer": None},
-    "setpriv (the drop to the bot's UID)": lambda config: {"uid": None},
+    "the drop to the bot's UID": lambda config: {"uid": None},
     "the seccomp program": lambda config: {"seccomp": None},
     "the overlay over the bot's folder": _without_overlay,
     "the masks over /proc's counters": _without_masks,
@@ -221,7 +228,7 @@ def measure_all(
     phases: Figures = defaultdict(list)
     kinds: dict[str, Callable[[], tuple[float, float]]] = {
         "true": with_cpu(lambda: run_argv(true)),
-        "launcher + bubblewrap + setpriv running true": with_cpu(
+        "launcher + bubblewrap + the drop running true": with_cpu(
             lambda: run_argv(chain(true), env, pass_fds=(lifeline,))
         ),
         **{

@@ -230,3 +230,86 @@ def test_a_launcher_that_does_not_run_here_is_not_used(
         assert "does not run here" in _native.why_not()
     finally:
         _native.launcher.cache_clear()
+
+
+STATUS_LINES = ("Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:")
+
+
+def test_its_drop_inside_the_jail_leaves_the_bot_its_own_ids_and_no_capability(binary: str) -> None:
+    bwrap = capabilities().bwrap
+    if os.geteuid() != 0 or bwrap is None:
+        pytest.skip("the drop runs as root, inside bubblewrap")
+    uid = 60000 + secrets.randbelow(1000)
+    # The descriptor the launcher runs itself by is closed on the drop's exec: the command sees only its own.
+    script = "grep -E '^(Uid|Gid|Groups|Cap[A-Za-z]+):' /proc/self/status; readlink /proc/self/fd/* | grep -c launch-"
+    bwrap_part = [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    done = launch(
+        binary, *bwrap_part, "--", "@self", "--drop", "@self-fd", str(uid), str(uid), "--", "sh", "-c", script,
+        env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    lines = dict(line.split(":", 1) for line in done.stdout.splitlines() if line.startswith(STATUS_LINES))
+    assert lines["Uid"].split() == [str(uid)] * 4 and lines["Gid"].split() == [str(uid)] * 4, done.stdout
+    assert lines["Groups"].strip() == "", done.stdout
+    assert all(int(lines[name], 16) == 0 for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")), done.stdout
+    assert done.stdout.splitlines()[-1] == "0", f"the launcher's own descriptor reached the command: {done.stdout}"
+
+
+def test_it_will_not_drop_to_root(binary: str) -> None:
+    done = subprocess.run([binary, "--drop", "0", "0", "0", "--", "true"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == LAYER_FAILED and "root" in done.stderr
+
+
+def test_pid_1s_command_line_is_the_same_whatever_the_arenas_descriptors(binary: str) -> None:
+    if capabilities().bwrap is None or "bwrap" not in capabilities().available:
+        pytest.skip("no bubblewrap here")
+    jail = Jail(resolve(str(SIMPLE)), Limits(), current_policy(), capabilities())
+    jail.prepare({"PATH": "/usr/bin:/bin"})
+    seen = []
+    try:
+        low = next(fd for fd in range(3, 64) if not Path(f"/proc/self/fd/{fd}").exists())
+        for lifeline in (low, 200):  # the arena's lifeline falls among the launcher's memfds, or past them
+            os.dup2(jail.config["lifeline"], lifeline)
+            try:
+                program = ["/bin/sh", "-c", "tr '\\0' ' ' < /proc/1/cmdline"]
+                argv = jail._native_argv(binary, {**jail.config, "lifeline": lifeline, "argv": program})
+                env = {"PATH": "/usr/bin:/bin"}
+                done = subprocess.run(argv, pass_fds=(lifeline,), capture_output=True, text=True, timeout=60, env=env)
+            finally:
+                os.close(lifeline)
+            assert done.returncode == 0 and "--args" in done.stdout, done.stderr
+            seen.append(done.stdout)
+    finally:
+        jail.kill_all()
+        jail.close()
+    assert seen[0] == seen[1]
+
+
+def test_a_command_naming_self_gets_the_words_not_the_launcher(binary: str) -> None:
+    bwrap = capabilities().bwrap
+    if bwrap is None or "bwrap" not in capabilities().available:
+        pytest.skip("no bubblewrap here")
+    bwrap_part = [
+        bwrap,
+        "--die-with-parent",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    done = launch(binary, *bwrap_part, "--", "/bin/echo", "@self", "@self-fd", env={"PATH": "/usr/bin:/bin"})
+    assert done.stdout.split() == ["@self", "@self-fd"], done.stderr

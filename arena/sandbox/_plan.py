@@ -546,9 +546,10 @@ class Jail:
         """The compiled launcher's command line for ``config`` (a jail bubblewrap builds: see ``launch.c``)."""
         argv: list[str] = config["argv"]
         if config["uid"] is not None:
-            # As root bubblewrap mounts the bot's view first; setpriv then drops to the bot's UID inside.
-            argv = [config["setpriv"], f"--reuid={config['uid']}", f"--regid={config['gid']}", "--clear-groups",
-                    "--inh-caps=-all", "--bounding-set=-all", "--", *argv]  # fmt: skip
+            # As root bubblewrap mounts the bot's view first; the launcher itself, run again inside by a descriptor
+            # ("@self": no path of the host in the jail), then drops to the bot's UID as setpriv would, without
+            # loading another program (setpriv and its libcap-ng: 2-3 ms of CPU a start).
+            argv = ["@self", "--drop", "@self-fd", str(config["uid"]), str(config["gid"]), "--", *argv]
         return _native.command(
             binary, argv=[*config["bwrap"], "--", *argv], env=config["env"], cwd=config["cwd"],
             joins=config["cgroup_procs"], freezer=config["freezer"], lifeline=config["lifeline"],
@@ -690,7 +691,8 @@ class Jail:
         assert self.caps.bwrap is not None
         args = [self.caps.bwrap, "--die-with-parent", "--new-session"]
         if os.geteuid() == 0:
-            # No user namespace: setpriv (inside) drops to the bot's UID, which removes every capability.
+            # No user namespace: the launcher (setpriv under the Python one) drops to the bot's UID inside, which
+            # removes every capability.
             args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         else:
             args += ["--unshare-all", "--cap-drop", "ALL"]

@@ -450,7 +450,13 @@ def _pid1_paths() -> list[str]:
     if first[-len(mine) :] != mine:
         return []  # not this jail's (no PID namespace of its own): another property says what it sees
     system = ("/usr/", "/bin/", "/sbin/")
-    return [word for word in first[: -len(mine)] if "/" in word and not word.startswith(system)]
+    return [word for word in first[: -len(mine)] if "/" in word and not word.startswith(system) and not _own_fd(word)]
+
+
+def _own_fd(word: str) -> bool:
+    """Whether ``word`` names a descriptor of the process that reads it (the launcher run by one): no host path."""
+    prefix = "/proc/self/fd/"
+    return word.startswith(prefix) and word[len(prefix) :].isdigit()
 
 
 def _read_masked() -> dict[str, object]:

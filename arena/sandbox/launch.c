@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +32,9 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -322,7 +325,64 @@ static unsigned long long number(const char *text, char **end, const char *optio
     return value;
 }
 
+/* The drop to the bot's UID inside the jail, as "setpriv --reuid=UID --regid=GID --clear-groups --inh-caps=-all
+ * --bounding-set=-all --" did it, without loading another program: no supplementary groups, the GID and the UID
+ * (real, effective, saved), an empty bounding set, no inheritable or ambient capability; the result checked (every
+ * ID the bot's, no capability left) before PROGRAM runs. SELF is this binary's descriptor, by which bubblewrap ran it
+ * (closed on the exec). */
+static void drop_and_run(const char *self, const char *uid_text, const char *gid_text, char **command) {
+    char *end;
+    int self_fd = (int)number(self, &end, "--drop");
+    if (*end != '\0' || fcntl(self_fd, F_SETFD, FD_CLOEXEC) != 0)
+        fail("bad descriptor for", "--drop", errno);
+    uid_t uid = (uid_t)number(uid_text, &end, "--drop");
+    gid_t gid = (gid_t)number(gid_text, &end, "--drop");
+    if (uid == 0 || gid == 0)
+        fail("will not drop to", "root", 0);
+    if (setgroups(0, NULL) != 0)
+        fail("setgroups", NULL, errno);
+    if (setresgid(gid, gid, gid) != 0)
+        fail("setresgid", gid_text, errno);
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            fail("cannot drop a capability from the bounding set", NULL, errno);
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        fail("cannot clear the ambient capabilities", NULL, errno);
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct caps[2];
+    if (syscall(SYS_capget, &header, caps) != 0)
+        fail("capget", NULL, errno);
+    caps[0].inheritable = caps[1].inheritable = 0;
+    if (syscall(SYS_capset, &header, caps) != 0)
+        fail("cannot clear the inheritable capabilities", NULL, errno);
+    if (setresuid(uid, uid, uid) != 0)
+        fail("setresuid", uid_text, errno);
+    uid_t ruid, euid, suid;
+    gid_t rgid, egid, sgid;
+    if (getresuid(&ruid, &euid, &suid) != 0 || ruid != uid || euid != uid || suid != uid ||
+        getresgid(&rgid, &egid, &sgid) != 0 || rgid != gid || egid != gid || sgid != gid || getgroups(0, NULL) != 0)
+        fail("the drop to the bot's IDs did not hold", NULL, 0);
+    if (syscall(SYS_capget, &header, caps) != 0)
+        fail("capget", NULL, errno);
+    for (int k = 0; k < 2; k++)
+        if (caps[k].effective || caps[k].permitted || caps[k].inheritable)
+            fail("capabilities left after the drop", NULL, 0);
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 || prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1)
+            fail("capabilities left after the drop", NULL, 0);
+    execvp(command[0], command);
+    char line[512];
+    int len = snprintf(line, sizeof line, "arena sandbox: cannot run '%s': %s\n", command[0], strerror(errno));
+    if (len > 0) {
+        ssize_t ignored = write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+        (void)ignored;
+    }
+    _exit(127);
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 7 && strcmp(argv[1], "--drop") == 0 && strcmp(argv[5], "--") == 0)
+        drop_and_run(argv[2], argv[3], argv[4], argv + 6);
     const char **joins = calloc((size_t)argc, sizeof *joins), **env = calloc((size_t)argc, sizeof *env);
     struct item {
         int resource;
@@ -472,8 +532,25 @@ int main(int argc, char **argv) {
         exec_argv[n++] = args_text;
     }
     free(options);
-    for (int k = packed ? end_of_options : 1; k < ncommand; k++)
-        exec_argv[n++] = command[k];
+    /* "@self" and "@self-fd" in the command name this binary by a descriptor left open (opened in the child) for
+     * bubblewrap to run it inside the jail (--drop): no path of the host is bound into the jail for it. */
+    static char self_path[48], self_fd_text[24];
+    int wants_self = 0;
+    /* Only in the drop's own words ("-- @self --drop @self-fd"), never in the bot's command, which its author
+     * writes: a bot that named "@self" would otherwise get the descriptor where no drop closes it. */
+    int first = end_of_options + 1;
+    for (int k = packed ? end_of_options : 1; k < ncommand; k++) {
+        int drop = packed && k == first && first + 5 < ncommand && strcmp(command[first + 1], "--drop") == 0;
+        if (drop && strcmp(command[k], "@self") == 0) {
+            exec_argv[n++] = self_path;
+            wants_self = 1;
+        } else if (packed && k == first + 2 && wants_self && strcmp(command[k], "@self-fd") == 0) {
+            exec_argv[n++] = self_fd_text;
+            wants_self = 1;
+        } else {
+            exec_argv[n++] = command[k];
+        }
+    }
     exec_argv[n] = NULL;
 
     /* Fork: the child may not see its parent (a new PID namespace): a pipe tells it the parent lives. */
@@ -507,6 +584,34 @@ int main(int argc, char **argv) {
     if (poll(&parent, 1, 0) > 0)
         _exit(LAYER_FAILED); /* end of file: the parent already died */
     close(alive[0]);
+    /* The same for --args, whose number PID 1's command line shows too: from where the memfds happened to fall
+     * (after or around the arena's lifeline, whose number is the arena's) to one number in every jail. */
+    if (args_fd >= 0 && args_fd != 3 + nfds + 1 + 7) {
+        int fixed = 3 + nfds + 1 + 7;
+        if (fcntl(fixed, F_GETFD) != -1 || errno != EBADF)
+            fail("descriptor in use:", "the options'", EBUSY);
+        if (dup2(args_fd, fixed) != fixed || close(args_fd) != 0)
+            fail("the options", "could not be handed to bubblewrap", errno);
+        snprintf(args_text, sizeof args_text, "%d", fixed);
+    }
+    if (wants_self) {
+        /* No O_CLOEXEC: bubblewrap runs it; --drop closes it. PID 1's command line shows its number, so it is the
+         * same in every jail whatever the arena's descriptors: here only 0-2, the memfds and --args are open (nfds +
+         * 1 descriptors from 3, with gaps where the arena's lifeline and the freezer's file were), so a number past
+         * them all, checked free. */
+        int self = open("/proc/self/exe", O_RDONLY), fixed = 3 + nfds + 1 + 8;
+        if (self < 0)
+            fail("cannot open", "/proc/self/exe", errno);
+        if (self != fixed) {
+            if (fcntl(fixed, F_GETFD) != -1 || errno != EBADF)
+                fail("descriptor in use:", "the launcher's own", EBUSY);
+            if (dup2(self, fixed) != fixed || close(self) != 0)
+                fail("cannot open", "/proc/self/exe", errno);
+        }
+        self = fixed;
+        snprintf(self_path, sizeof self_path, "/proc/self/fd/%d", self);
+        snprintf(self_fd_text, sizeof self_fd_text, "%d", self);
+    }
     if (chdir(dir) != 0)
         fail("cannot enter", dir, errno);
     signal(SIGPIPE, SIG_DFL);
