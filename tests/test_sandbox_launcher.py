@@ -235,6 +235,11 @@ def test_a_launcher_that_does_not_run_here_is_not_used(
 STATUS_LINES = ("Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:")
 
 
+def bwrap_root(bwrap: str) -> list[str]:
+    """A bubblewrap command line (up to its ``--``) of a plain jail: its own PIDs, the host's files read only."""
+    return [bwrap, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+
+
 def test_its_drop_inside_the_jail_leaves_the_bot_its_own_ids_and_no_capability(binary: str) -> None:
     bwrap = capabilities().bwrap
     if os.geteuid() != 0 or bwrap is None:
@@ -242,18 +247,7 @@ def test_its_drop_inside_the_jail_leaves_the_bot_its_own_ids_and_no_capability(b
     uid = 60000 + secrets.randbelow(1000)
     # The descriptor the launcher runs itself by is closed on the drop's exec: the command sees only its own.
     script = "grep -E '^(Uid|Gid|Groups|Cap[A-Za-z]+):' /proc/self/status; readlink /proc/self/fd/* | grep -c launch-"
-    bwrap_part = [
-        bwrap,
-        "--die-with-parent",
-        "--unshare-pid",
-        "--ro-bind",
-        "/",
-        "/",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-    ]
+    bwrap_part = bwrap_root(bwrap)
     done = launch(
         binary, *bwrap_part, "--", "@self", "--drop", "@self-fd", str(uid), str(uid), "--", "sh", "-c", script,
         env={"PATH": "/usr/bin:/bin"},
@@ -299,17 +293,6 @@ def test_a_command_naming_self_gets_the_words_not_the_launcher(binary: str) -> N
     bwrap = capabilities().bwrap
     if bwrap is None or "bwrap" not in capabilities().available:
         pytest.skip("no bubblewrap here")
-    bwrap_part = [
-        bwrap,
-        "--die-with-parent",
-        "--unshare-pid",
-        "--ro-bind",
-        "/",
-        "/",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-    ]
+    bwrap_part = bwrap_root(bwrap)
     done = launch(binary, *bwrap_part, "--", "/bin/echo", "@self", "@self-fd", env={"PATH": "/usr/bin:/bin"})
     assert done.stdout.split() == ["@self", "@self-fd"], done.stderr

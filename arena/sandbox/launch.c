@@ -325,6 +325,17 @@ static unsigned long long number(const char *text, char **end, const char *optio
     return value;
 }
 
+/* After a failed exec of PROGRAM: say so on stderr (no stdio buffer: the bot's stderr is a pipe) and exit 127. */
+__attribute__((noreturn)) static void cannot_run(const char *program) {
+    char line[512];
+    int len = snprintf(line, sizeof line, "arena sandbox: cannot run '%s': %s\n", program, strerror(errno));
+    if (len > 0) {
+        ssize_t ignored = write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+        (void)ignored;
+    }
+    _exit(127);
+}
+
 /* The drop to the bot's UID inside the jail, as "setpriv --reuid=UID --regid=GID --clear-groups --inh-caps=-all
  * --bounding-set=-all --" did it, without loading another program: no supplementary groups, the GID and the UID
  * (real, effective, saved), an empty bounding set, no inheritable or ambient capability; the result checked (every
@@ -371,13 +382,7 @@ static void drop_and_run(const char *self, const char *uid_text, const char *gid
         if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 || prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1)
             fail("capabilities left after the drop", NULL, 0);
     execvp(command[0], command);
-    char line[512];
-    int len = snprintf(line, sizeof line, "arena sandbox: cannot run '%s': %s\n", command[0], strerror(errno));
-    if (len > 0) {
-        ssize_t ignored = write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
-        (void)ignored;
-    }
-    _exit(127);
+    cannot_run(command[0]);
 }
 
 int main(int argc, char **argv) {
@@ -617,11 +622,5 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
     execvpe(exec_argv[0], exec_argv, (char *const *)env);
-    char line[512];
-    int len = snprintf(line, sizeof line, "arena sandbox: cannot run '%s': %s\n", exec_argv[0], strerror(errno));
-    if (len > 0) {
-        ssize_t ignored = write(2, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
-        (void)ignored;
-    }
-    _exit(127);
+    cannot_run(exec_argv[0]);
 }
