@@ -15,7 +15,7 @@ from arena.competition.store import TournamentRow
 from arena.replay import page
 from arena.replay.report import report_fragment
 
-from .browsertools import axe_violations
+from .browsertools import axe_violations, picture
 
 NAMES = [f"bot-{i:02d}" if i % 4 else f"{'x' * 22}longname{i:02d}" for i in range(22)]
 
@@ -68,7 +68,7 @@ def test_a_22_bot_report_fits_a_laptop_and_a_phone_with_its_crosstable_scrolling
             )
             assert heights or chart == "#cycles-chart", chart  # (a chart by cycle needs three cycles)
             assert not heights or min(heights) >= 9, (chart, width, min(heights))
-        view.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
+        picture(view, f"report-{width}.png")
         if width == 1366:  # (axe's colour contrast takes 20 s on this table; the 3-bot report is axe's at 390 px)
             assert axe_violations(view) == []
         view.close()

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
 
+from .browsertools import picture
 from .conftest import CHROMIUM, CHROMIUM_FLAGS
 from .servertools import HTTP, minimal_bot, server_process, write_config
 
@@ -27,8 +27,6 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
-    shots.mkdir(parents=True, exist_ok=True)
     config = write_config(tmp_path, house=("random-python", "simple-py", "obvious-strats-py"))
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         assert main(["serve", str(config), "--add", "alice"]) == 0
@@ -53,7 +51,7 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
             page.wait_for_url(f"{server.url}/submissions/*")
             page.wait_for_selector("#status.passed", timeout=180_000)  # the page reloads itself until the check ends
             assert "PASS  legal moves" in page.locator("#checks").inner_text()
-            page.screenshot(path=str(shots / "submission.png"), full_page=True)
+            picture(page, "submission.png")
 
             page.goto(server.url + "/")
             page.evaluate("window.notReloaded = true")
@@ -64,15 +62,15 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
                 timeout=180_000,
             )
             assert page.evaluate("window.notReloaded") is True, "the leaderboard reloaded instead of updating live"
-            page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
+            picture(page, "leaderboard.png")
 
             page.goto(server.url + "/bots/alice")
-            page.screenshot(path=str(shots / "bot.png"), full_page=True)
+            picture(page, "bot.png")
             page.goto(f"{server.url}/matches/{played_out(server.url, 'alice')}")  # (a replay shows a whole deal)
             replay = page.frame_locator("iframe.replay")
             replay.locator("body").wait_for()
             assert "alice" in replay.locator("body").inner_text()
-            page.screenshot(path=str(shots / "match.png"), full_page=True)
+            picture(page, "match.png")
 
             organiser = next(line for line in server.output if "/login/" in line).split("/login/")[1].split()[0]
             admin = browser.new_page(viewport={"width": 1200, "height": 820})
@@ -81,7 +79,7 @@ def test_a_participant_uploads_sees_the_check_the_live_leaderboard_and_a_replay(
             admin.wait_for_url(f"{server.url}/admin")
             admin.click("#pause")
             admin.wait_for_selector("text=The ladder is paused by the organiser")
-            admin.screenshot(path=str(shots / "admin.png"), full_page=True)
+            picture(admin, "admin.png")
         finally:
             browser.close()
     assert errors == [], errors

@@ -29,6 +29,7 @@ from .browsertools import (
     SIZES,
     axe_violations,
     frame_fits,
+    picture,
     played_out,
     settled,
     sideways,
@@ -45,24 +46,23 @@ ONE_AT_A_TIME = f"jobs = 1\nworkers = {int(os.environ.get('ARENA_TEST_SERVER_WOR
 :func:`~servertools.write_config`); the default plays a match per CPU."""
 
 
-def look(page: Any, name: str, size: str, shots: Path) -> list[str]:
-    """What is wrong with ``page`` as shown now (sideways scroll, axe's violations); saved as ``NAME[-phone].png``."""
+def look(page: Any, name: str, size: str) -> list[str]:
+    """What is wrong with ``page`` as shown now (sideways scroll, axe's violations); pictured as ``NAME[-phone].png``
+    (:func:`~browsertools.picture`: with ``ARENA_SCREENSHOTS``)."""
     problems = [f"{name} at {size}: scrolls {over} px sideways"] if (over := sideways(page)) else []
     problems += [f"{name} at {size}: {v}" for v in axe_violations(page)]
-    suffix = "" if size == "desktop" else "-phone"
-    # Pictured in a window as tall as the page: a full-page picture taken in a shorter one leaves a framed
-    # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
-    height = int(page.evaluate("document.documentElement.scrollHeight"))
-    page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
-    settled(page)
-    page.screenshot(path=str(shots / f"{name}{suffix}.png"), full_page=True)
-    page.set_viewport_size(SIZES[size])
+    if os.environ.get("ARENA_SCREENSHOTS"):
+        # Pictured in a window as tall as the page: a full-page picture taken in a shorter one leaves a framed
+        # replay blank below a certain height (Chromium paints a sandboxed frame for the window it was laid out in).
+        height = int(page.evaluate("document.documentElement.scrollHeight"))
+        page.set_viewport_size({**SIZES[size], "height": max(height, SIZES[size]["height"])})
+        settled(page)
+        picture(page, f"{name}{'' if size == 'desktop' else '-phone'}.png")
+        page.set_viewport_size(SIZES[size])
     return problems
 
 
 def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, browser: Any) -> None:
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
-    shots.mkdir(parents=True, exist_ok=True)
     bot = tmp_path / "alice-bot.tar.gz"
     bot.write_bytes(minimal_bot())
     # (PLAYS_ON: three bots' pairs may settle before 30 matches. One match at a time, in the match worker: the pages
@@ -101,13 +101,13 @@ def test_every_page_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, brow
                 if name == "match":
                     page.frame_locator("iframe.replay").locator("body[data-ready='1']").wait_for()
                     frame_fits(page, "iframe.replay")
-                problems += look(page, name, size, shots)
+                problems += look(page, name, size)
         for page in logged.values():
             assert page.errors == [], page.errors
     assert problems == [], "\n".join(problems)
 
 
-def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list[str]:
+def look_in_play(page: Any, url: str, name: str, size: str) -> list[str]:
     """:func:`look` at a page of a match in play: one that has just begun (a page seen after its match ended is
     seen again, on the next match: the live page becomes the match's page at the end)."""
     from playwright.sync_api import Error
@@ -132,7 +132,7 @@ def look_in_play(page: Any, url: str, name: str, size: str, shots: Path) -> list
                 hidden += " document.body.append(f); const shown = f.offsetHeight; f.remove(); return shown; })()"
                 assert page.evaluate(hidden) == 0, "a live page's next frame shows (blank) while it loads"
                 frame_fits(page, "#live-frames iframe:not([hidden])")  # (as on the match page)
-            problems = look(page, name, size, shots)
+            problems = look(page, name, size)
         except Error as error:
             # The match ended while the page was looked at: the live page went to the match's page. A step of the
             # look in the page when it went fails with "Execution context was destroyed" while page.url may still
@@ -164,8 +164,6 @@ def goto_after_live(page: Any, address: str) -> None:
 
 def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Path, browser: Any) -> None:
     """The pages of matches in play (now playing, a live match) and of a person playing a bot, as the first test."""
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS", tmp_path / "shots"))
-    shots.mkdir(parents=True, exist_ok=True)
     # (PLAYS_ON: the pair's matches are looked at in play until the end; with the defaults it may settle before)
     with site(tmp_path, browser, house=(str(SLOW_BOT), "random-python"), ladder=PLAYS_ON) as s:
         url = s.server.url
@@ -183,7 +181,7 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
         for size in SIZES:
             for name, page in (("now-playing", public), ("tv", public), ("live", organiser), ("live-public", public)):
                 page.set_viewport_size(SIZES[size])
-                problems += look_in_play(page, url, name, size, shots)
+                problems += look_in_play(page, url, name, size)
             for name, page, address in (("play-bot", organiser, "/bots/random-python/play"), ("play", alice, game)):
                 page.set_viewport_size(SIZES[size])
                 goto_after_live(page, url + address)  # (play-bot: whole once loaded)
@@ -191,7 +189,7 @@ def test_every_page_in_play_fits_a_phone_and_axe_finds_no_violation(tmp_path: Pa
                     page.wait_for_selector("#move-buttons button:enabled")
                     page.frame_locator("#play-table").locator("#seat-A .card.playable").first.wait_for()
                     frame_fits(page, "#play-table")
-                problems += look(page, name, size, shots)
+                problems += look(page, name, size)
         for page in (organiser, alice, public):
             assert page.errors == [], page.errors
     assert problems == [], "\n".join(problems)

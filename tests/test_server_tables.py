@@ -321,7 +321,7 @@ def test_four_participants_with_slow_bots_leave_another_its_deals_and_its_new_ve
     config = slow_neighbours_config(tmp_path)
     slow = ("s1", "s2", "s3", "s4")
 
-    async def main() -> tuple[int, int]:
+    async def main() -> tuple[list[PlayedMatch], int]:
         async with running(config, jobs=2) as kit:
             tokens = {name: kit.participant(name) for name in ("me", *slow)}
             for token in tokens.values():
