@@ -55,6 +55,7 @@ from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import access
 from ._clients import client_address
+from ._text import num
 from .accounts import FORM_OVERHEAD, AccountPages
 from .admin import AdminPages
 from .api import Api, _nan
@@ -266,7 +267,7 @@ def _environment(assets: StaticAssets) -> Environment:
         auto_reload=False,  # the templates ship with the package: no stat of each file at every page (3% of the
         # server's main thread under bench_scale at 100k matches)
     )
-    env.filters["num"] = _num
+    env.filters["num"] = num
     env.globals["static"] = assets.url
     env.filters["signed"] = _signed
     env.filters["when"] = _when
@@ -292,14 +293,6 @@ def _when(stamp: str | float | None) -> Markup:
     except ValueError:
         return Markup("{}").format(stamp)
     return Markup('<time datetime="{}">{}</time>').format(stamp, moment.strftime("%Y-%m-%d %H:%M UTC"))
-
-
-def _num(value: Any, digits: int = 1) -> str:
-    if value is None or _nan(value):
-        return "-"
-    if isinstance(value, float) and value.is_integer() and digits == 0:
-        return str(int(value))
-    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
 class Pages:
