@@ -121,7 +121,7 @@ class Api:
             ],
             "rating_history": [
                 {"matches": n, "rating": elo, "error95": err}
-                for n, elo, err in self.c.catalogue.rating_history(context["current"].id if context["current"] else 0)
+                for n, elo, err in self.bot_pages.rating_history(context["current"].id if context["current"] else 0)
             ],
         }
         # Its latest matches as its page lists them, and the older page's cursor (?before=this; null on the last).

@@ -7,6 +7,7 @@ The JSON API's ``/api/bots/NAME`` answers the same facts (:meth:`BotPages.contex
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlencode
@@ -38,9 +39,21 @@ RECORD_FIELDS = ("matches", "wins", "draws", "losses", "for", "against")
 RESULTS = ("won", "drew", "lost")
 """How a bot's match list may be filtered by result (``?result=``)."""
 
+HISTORIES_KEPT = 64
+"""The most versions' histories a bot's pages keep between snapshots (more: all are read again)."""
+
 CHART_W, CHART_H = 640.0, 220.0
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 52.0, 16.0, 12.0, 44.0
 """The bot page's rating chart: its box and the margins that hold the axes' labels."""
+
+
+@dataclass
+class _History:
+    """A version's rating history as read, and its chart once drawn."""
+
+    points: list[tuple[int, float, float | None]]
+    chart: dict[str, Any] | None = None
+    drawn: bool = False
 
 
 class Pages(Protocol):
@@ -59,6 +72,10 @@ class BotPages:
     def __init__(self, pages: Pages) -> None:
         self.pages = pages
         self.c = pages.c
+        self._histories: dict[int, _History] = {}
+        self._histories_of = -1
+        """The versions' histories (and charts) read since the last snapshot was kept, by version id, and which
+        snapshot that was (:attr:`State.ratings_kept <arena.server.state.State.ratings_kept>`)."""
 
     def routes(self) -> list[BaseRoute]:
         """A bot's routes (``/bots/NAME/play`` is :mod:`arena.server.human`'s)."""
@@ -84,31 +101,53 @@ class BotPages:
         # The current version's rows against the bots playing now (by the primary key), not every row of every
         # version of the bot's (a version alive for months met every version since, retired ones too).
         records = self.c.store.records([current.id], among=playing) if current else {}
-        context = {
+        opponents = self._opponents(current, records, playing)
+        context: dict[str, Any] = {
             "owner": owner,
             "private": private,
             "versions": versions[::-1],
             "current": current,
             "standing": standing,
-            "opponents": self._opponents(current, records, playing),
+            "opponents": opponents,
             "faults": self._faults(versions),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
             "dq": board.reasons(),
         }
         if page:
-            history = self.c.catalogue.rating_history(current.id) if current else []
-            dates = self.c.catalogue.rating_dates(current.id) if current else {}
+            listed = self._matches(request, owner)
             context.update(
-                self._matches(request, owner),
+                listed,
                 records=_records(self.c.store.record_sums([v.id for v in versions]), versions),
-                chart=_chart(history, dates),
+                chart=self.chart(current.id) if current else None,
+                # The field's rows and the filter's options written here, in one pass, not by the template (a few
+                # hundred rows: the template's expressions per row took a third of the page's time).
+                opponent_rows=_opponent_rows(opponents),
+                opponent_options=_opponent_options(opponents, listed["filter"].get("opponent")),
             )
-            # The field's rows and the filter's options written here, in one pass, not by the template (a few
-            # hundred rows: the template's expressions per row took a third of the page's time).
-            context["opponent_rows"] = _opponent_rows(context["opponents"])
-            context["opponent_options"] = _opponent_options(context["opponents"], context["filter"].get("opponent"))
         return context
+
+    def rating_history(self, version_id: int) -> list[tuple[int, float, float | None]]:
+        """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first, as read since the last
+        snapshot was kept (:meth:`Catalogue.rating_history <arena.server.catalogue.Catalogue.rating_history>`)."""
+        return self._history(version_id).points
+
+    def chart(self, version_id: int) -> dict[str, Any] | None:
+        """Version ``version_id``'s rating chart (:func:`_chart`), as drawn since the last snapshot was kept."""
+        kept = self._history(version_id)
+        if not kept.drawn:
+            kept.chart, kept.drawn = _chart(kept.points, self.c.catalogue.rating_dates(version_id)), True
+        return kept.chart
+
+    def _history(self, version_id: int) -> _History:
+        """What is kept of version ``version_id``'s history until the next snapshot (every version's changes then)."""
+        if self._histories_of != self.c.state.ratings_kept or len(self._histories) >= HISTORIES_KEPT:
+            self._histories.clear()
+            self._histories_of = self.c.state.ratings_kept
+        kept = self._histories.get(version_id)
+        if kept is None:
+            kept = self._histories[version_id] = _History(self.c.catalogue.rating_history(version_id))
+        return kept
 
     def _matches(self, request: Request, owner: Participant) -> dict[str, Any]:
         """The page of ``owner``'s matches the request asks for (``?before=``, ``?result=``, ``?opponent=``)."""
@@ -248,16 +287,20 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
     inner_w = CHART_W - CHART_LEFT - CHART_RIGHT
     inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
 
+    first, y_span = xs[0], y_high - y_low
+
     def px(x: float) -> float:
-        return round(CHART_LEFT + (x - xs[0]) / x_span * inner_w, 1)
+        return round(CHART_LEFT + (x - first) / x_span * inner_w, 1)
 
     def py(y: float) -> float:
-        return round(CHART_TOP + inner_h - (y - y_low) / (y_high - y_low) * inner_h, 1)
+        return round(CHART_TOP + inner_h - (y - y_low) / y_span * inner_h, 1)
 
-    line = " ".join(f"{px(x)},{py(h[1])}" for x, h in zip(xs, history, strict=True))
+    # Each point's x once (three of the chart's polylines share it), each y as written: a few hundred points.
+    at = [f"{px(x)}," for x in xs]
+    line = " ".join([f"{x}{py(h[1])}" for x, h in zip(at, history, strict=True)])
     band = " ".join(
-        [f"{px(x)},{py(hi)}" for x, hi in zip(xs, highs, strict=True)]
-        + [f"{px(x)},{py(lo)}" for x, lo in reversed(list(zip(xs, lows, strict=True)))]
+        [f"{x}{py(hi)}" for x, hi in zip(at, highs, strict=True)]
+        + [f"{x}{py(lo)}" for x, lo in zip(reversed(at), reversed(lows), strict=True)]
     )
     y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
     picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
