@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-PAGES = ("/", "bot page", "/api/bots/NAME", "/api/matches")
+PAGES = ("/", "/ (new board)", "bot page", "/api/bots/NAME", "/api/matches")
 WARM = 3
 """Requests of each page before the timed ones."""
 
@@ -87,6 +87,7 @@ def child(config: Path, requests: int, seed: int, *, compare: bool = False) -> d
     names = [b.split(".", 1)[0] for b in picked]
     paths = {
         "/": ["/"] * wanted,
+        "/ (new board)": ["/"] * wanted,
         "bot page": [f"/bots/{name}" for name in names],
         "/api/bots/NAME": [f"/api/bots/{name}" for name in names],
         "/api/matches": ["/api/matches?limit=100"] * wanted,
@@ -102,6 +103,9 @@ def child(config: Path, requests: int, seed: int, *, compare: bool = False) -> d
                 walls: list[float] = []
                 cpu = time.process_time()
                 for path in each[WARM:]:
+                    if page == "/ (new board)":  # as after each drawing of the standings (about once a second)
+                        competition.results_changed()
+                        competition.standings.forget_board()
                     began = time.perf_counter()
                     response = await client.get(path)
                     walls.append(time.perf_counter() - began)
