@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import statistics
@@ -134,6 +135,11 @@ def child(config: Path, requests: int, seed: int, *, compare: bool = False) -> d
                 ):
                     response = await client.get(path)
                     out[path] = [response.status_code, hashlib.sha256(response.content).hexdigest()]
+            # The leaderboard's table (the rest of its page says when the standings were drawn: in this run).
+            table = re.search(r'id="board">.*?</tbody>', (await client.get("/")).text, re.S)
+            if table is None or table.group(0).count("<tr") < 2:
+                raise RuntimeError("no leaderboard table on /")
+            out["/ (its table)"] = hashlib.sha256(table.group(0).encode()).hexdigest()
 
     trio.run(digests if compare else run)
     competition.close()
