@@ -122,8 +122,7 @@ class BotPages:
                 chart=self.chart(current.id) if current else None,
                 # The field's rows and the filter's options written here, in one pass, not by the template (a few
                 # hundred rows: the template's expressions per row took a third of the page's time).
-                opponent_rows=_opponent_rows(opponents),
-                opponent_options=_opponent_options(opponents, listed["filter"].get("opponent")),
+                **_opponent_html(opponents, listed["filter"].get("opponent")),
             )
         return context
 
@@ -320,28 +319,22 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
     }  # fmt: skip
 
 
-def _opponent_rows(opponents: list[tuple[str, Record]]) -> Markup:
-    """The rows of the bot page's table of its opponents (``opponents``: each one's name and record)."""
+def _opponent_html(opponents: list[tuple[str, Record]], chosen: str | None) -> dict[str, Markup]:
+    """The rows of the bot page's table of its opponents (``opponents``: each one's name and record) and the
+    options of its filter by opponent (``chosen`` selected), by the names the template gives them. The names are
+    escaped; the numbers are written as they are (digits, ``-`` for none)."""
     if not opponents:
-        return Markup('<tr><td colspan="3" class="empty">No matches yet.</td></tr>')
-    rows = []
+        return {"opponent_rows": Markup('<tr><td colspan="3" class="empty">No matches yet.</td></tr>'),
+                "opponent_options": Markup("")}  # fmt: skip
+    rows, options = [], []
     for name, (_, won, drew, lost, points_for, against) in opponents:
         named = escape(name)
         rows.append(
             f'<tr><td><a href="/bots/{named}">{named}</a></td><td class="num">{won}-{drew}-{lost}</td>'
-            f'<td class="num">{escape(num(points_for, 0))} - {escape(num(against, 0))}</td></tr>\n'
+            f'<td class="num">{num(points_for, 0)} - {num(against, 0)}</td></tr>\n'
         )
-    return Markup("".join(rows))
-
-
-def _opponent_options(opponents: list[tuple[str, Record]], chosen: str | None) -> Markup:
-    """The options of the bot page's filter by opponent (``chosen`` selected)."""
-    return Markup(
-        "".join(
-            f"<option selected>{escape(name)}</option>" if name == chosen else f"<option>{escape(name)}</option>"
-            for name, _ in opponents
-        )
-    )
+        options.append(f"<option selected>{named}</option>" if name == chosen else f"<option>{named}</option>")
+    return {"opponent_rows": Markup("".join(rows)), "opponent_options": Markup("".join(options))}
 
 
 def _tick_step(span: float) -> float:
