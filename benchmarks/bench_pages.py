@@ -9,10 +9,17 @@ once, and for each round runs a child process per checkout (this one, then
 ``--against``'s) that opens the server's app on its own copy of the copy
 in-process (no ladder, no HTTP socket: httpx's ASGI transport) and requests
 each page ``--requests`` times, one after another, the same bots in the same
-order for both. Each figure is the CPU the process spent per request (ms;
+order for both, each bot once while there are enough (what a page keeps
+between requests is not what is timed). ``/`` is timed as it is served
+between two new boards (made once a board) and after a new board each time
+(``/ (new board)``: what the first request after each drawing of the
+standings pays, about once a second with the ladder playing). Each figure
+is the CPU the process spent per request (ms;
 ``time.process_time``, which a busy machine does not inflate as it does the
 wall clock) and the wall clock's p50 and p95, with the load average beside
 it: the machine is shared, so compare the two checkouts within a round.
+With ``--compare``, nothing is timed: each checkout answers a few bot pages,
+their JSON and the leaderboard's table, and the run says which differ.
 """
 
 from __future__ import annotations
