@@ -780,6 +780,21 @@ async def test_the_bot_page_shows_versions_opponents_and_a_rating_chart(tmp_path
         assert (await kit.client.get("/api/matches?bot=random-python&limit=3")).json()["matches"][0]["key"]
 
 
+async def test_a_bot_page_draws_its_chart_again_after_each_new_snapshot_of_the_ratings(tmp_path: Path) -> None:
+    # The page and the API keep what they read of a version's history until the next snapshot is kept.
+    config = write_config(tmp_path, house=("minimal-python", "random-python"))
+    async with running(config, paused=True) as kit:
+        version = next(v.id for v in kit.competition.versions() if v.row.name == "random-python" and v.playing)
+        state = kit.competition.state
+        state.add_ratings(10, [(version, 5.0, 20.0)])
+        state.add_ratings(20, [(version, 7.0, 18.0)])
+        assert "From match 10 to 20" in (await kit.client.get("/bots/random-python")).text
+        assert len((await kit.client.get("/api/bots/random-python")).json()["rating_history"]) == 2
+        state.add_ratings(30, [(version, 9.0, 15.0)])
+        assert "From match 10 to 30" in (await kit.client.get("/bots/random-python")).text
+        assert len((await kit.client.get("/api/bots/random-python")).json()["rating_history"]) == 3
+
+
 async def test_a_restart_finishes_a_half_played_pair_and_rechecks_an_interrupted_submission(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     async with running(config) as kit:

@@ -23,7 +23,7 @@ from ..competition.store import PlayedMatch
 from . import retention
 from .accounts import AccountPages
 from .admin import AdminPages
-from .bots import BOT_PAGE_MATCHES, BotPages, _before
+from .bots import BOT_PAGE_MATCHES, RECORD_FIELDS, BotPages, _before
 from .matches import MatchPages
 from .service import Competition
 from .state import Participant, Submission
@@ -115,13 +115,13 @@ class Api:
             "disqualified": owner.disqualified,
             "versions": [_version_json(v, private=context["private"]) for v in context["versions"]],
             "standing": _clean(standing_data(standing)) if standing else None,
-            "opponents": {name: cell for name, cell in context["opponents"]},
+            "opponents": {name: dict(zip(RECORD_FIELDS, record, strict=True)) for name, record in context["opponents"]},
             "faults": [
                 {"match": m.key, "bot": f.bot, "kind": f.kind, "reason": f.reason} for m, f in context["faults"]
             ],
             "rating_history": [
                 {"matches": n, "rating": elo, "error95": err}
-                for n, elo, err in self.c.catalogue.rating_history(context["current"].id if context["current"] else 0)
+                for n, elo, err in self.bot_pages.rating_history(context["current"].id if context["current"] else 0)
             ],
         }
         # Its latest matches as its page lists them, and the older page's cursor (?before=this; null on the last).

@@ -7,10 +7,12 @@ The JSON API's ``/api/bots/NAME`` answers the same facts (:meth:`BotPages.contex
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
+from markupsafe import Markup, escape
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -19,6 +21,7 @@ from starlette.routing import BaseRoute, Route
 from ..competition.ladder import other_table
 from ..competition.store import PlayedMatch
 from . import access
+from ._text import num
 from .catalogue import relative_paths
 from .files import bot_files, read_bot_file, tail_of
 from .service import Competition
@@ -26,15 +29,31 @@ from .state import NAME_RE, Participant
 from .versions import Version
 
 BOT_PAGE_MATCHES = 40
-Records = dict[int, dict[int, tuple[int, int, int, int, float, float]]]
-"""A store's ``records``: each version's (matches, wins, draws, losses, for, against) by opponent id."""
 """Matches on a page of a bot's history (older ones: the page's ``?before=`` link)."""
+Record = tuple[int, int, int, int, float, float]
+"""A version's (matches, wins, draws, losses, points for, points against) against one opponent."""
+Records = dict[int, dict[int, Record]]
+"""A store's ``records``: each version's :data:`Record` by opponent id."""
+RECORD_FIELDS = ("matches", "wins", "draws", "losses", "for", "against")
+"""What a :data:`Record` holds, by the names the JSON API gives them."""
 RESULTS = ("won", "drew", "lost")
 """How a bot's match list may be filtered by result (``?result=``)."""
+
+HISTORIES_KEPT = 64
+"""The most versions' histories a bot's pages keep between snapshots (more: all are read again)."""
 
 CHART_W, CHART_H = 640.0, 220.0
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 52.0, 16.0, 12.0, 44.0
 """The bot page's rating chart: its box and the margins that hold the axes' labels."""
+
+
+@dataclass
+class _History:
+    """A version's rating history as read, and its chart once drawn."""
+
+    points: list[tuple[int, float, float | None]]
+    chart: dict[str, Any] | None = None
+    drawn: bool = False
 
 
 class Pages(Protocol):
@@ -53,6 +72,10 @@ class BotPages:
     def __init__(self, pages: Pages) -> None:
         self.pages = pages
         self.c = pages.c
+        self._histories: dict[int, _History] = {}
+        self._histories_of = -1
+        """The versions' histories (and charts) read since the last snapshot was kept, by version id, and which
+        snapshot that was (:attr:`State.ratings_kept <arena.server.state.State.ratings_kept>`)."""
 
     def routes(self) -> list[BaseRoute]:
         """A bot's routes (``/bots/NAME/play`` is :mod:`arena.server.human`'s)."""
@@ -78,27 +101,52 @@ class BotPages:
         # The current version's rows against the bots playing now (by the primary key), not every row of every
         # version of the bot's (a version alive for months met every version since, retired ones too).
         records = self.c.store.records([current.id], among=playing) if current else {}
-        context = {
+        opponents = self._opponents(current, records, playing)
+        context: dict[str, Any] = {
             "owner": owner,
             "private": private,
             "versions": versions[::-1],
             "current": current,
             "standing": standing,
-            "opponents": self._opponents(current, records, playing),
+            "opponents": opponents,
             "faults": self._faults(versions),
             "stderr": self._stderr_files(owner) if private else [],
             "submissions": self.c.submissions.latest(owner.id, limit=30) if private else [],
             "dq": board.reasons(),
         }
         if page:
-            history = self.c.catalogue.rating_history(current.id) if current else []
-            dates = self.c.catalogue.rating_dates(current.id) if current else {}
+            listed = self._matches(request, owner)
             context.update(
-                self._matches(request, owner),
+                listed,
                 records=_records(self.c.store.record_sums([v.id for v in versions]), versions),
-                chart=_chart(history, dates),
+                chart=self.chart(current.id) if current else None,
+                # The field's rows and the filter's options written here, in one pass, not by the template (a few
+                # hundred rows: the template's expressions per row took a third of the page's time).
+                **_opponent_html(opponents, listed["filter"].get("opponent")),
             )
         return context
+
+    def rating_history(self, version_id: int) -> list[tuple[int, float, float | None]]:
+        """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first, as read since the last
+        snapshot was kept (:meth:`Catalogue.rating_history <arena.server.catalogue.Catalogue.rating_history>`)."""
+        return self._history(version_id).points
+
+    def chart(self, version_id: int) -> dict[str, Any] | None:
+        """Version ``version_id``'s rating chart (:func:`_chart`), as drawn since the last snapshot was kept."""
+        kept = self._history(version_id)
+        if not kept.drawn:
+            kept.chart, kept.drawn = _chart(kept.points, self.c.catalogue.rating_dates(version_id)), True
+        return kept.chart
+
+    def _history(self, version_id: int) -> _History:
+        """What is kept of version ``version_id``'s history until the next snapshot (every version's changes then)."""
+        if self._histories_of != self.c.state.ratings_kept or len(self._histories) >= HISTORIES_KEPT:
+            self._histories.clear()
+            self._histories_of = self.c.state.ratings_kept
+        kept = self._histories.get(version_id)
+        if kept is None:
+            kept = self._histories[version_id] = _History(self.c.catalogue.rating_history(version_id))
+        return kept
 
     def _matches(self, request: Request, owner: Participant) -> dict[str, Any]:
         """The page of ``owner``'s matches the request asks for (``?before=``, ``?result=``, ``?opponent=``)."""
@@ -126,19 +174,15 @@ class BotPages:
 
     def _opponents(
         self, current: Version | None, records: Records, playing: dict[int, str]
-    ) -> list[tuple[str, dict[str, Any]]]:
+    ) -> list[tuple[str, Record]]:
         """The current version's totals against each bot playing now (``playing``: their names by version id), by
         name (from ``records``, the store's totals of the current version against them, read by the totals'
         primary key: the bot's rows of pairs, not the field's)."""
         if current is None:
             return []
         return sorted(
-            (
-                playing[other],
-                dict(zip(("matches", "wins", "draws", "losses", "for", "against"), t, strict=True)),
-            )
-            for other, t in records.get(current.id, {}).items()
-            if other in playing and t[0]
+            (playing[other], record) for other, record in records.get(current.id, {}).items()
+            if other in playing and record[0]
         )  # fmt: skip
 
     def _faults(self, versions: list[Version]) -> list[tuple[PlayedMatch, Any]]:
@@ -242,16 +286,20 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
     inner_w = CHART_W - CHART_LEFT - CHART_RIGHT
     inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
 
+    first, y_span = xs[0], y_high - y_low
+
     def px(x: float) -> float:
-        return round(CHART_LEFT + (x - xs[0]) / x_span * inner_w, 1)
+        return round(CHART_LEFT + (x - first) / x_span * inner_w, 1)
 
     def py(y: float) -> float:
-        return round(CHART_TOP + inner_h - (y - y_low) / (y_high - y_low) * inner_h, 1)
+        return round(CHART_TOP + inner_h - (y - y_low) / y_span * inner_h, 1)
 
-    line = " ".join(f"{px(x)},{py(h[1])}" for x, h in zip(xs, history, strict=True))
+    # Each point's x once (three of the chart's polylines share it), each y as written: a few hundred points.
+    at = [f"{px(x)}," for x in xs]
+    line = " ".join([f"{x}{py(h[1])}" for x, h in zip(at, history, strict=True)])
     band = " ".join(
-        [f"{px(x)},{py(hi)}" for x, hi in zip(xs, highs, strict=True)]
-        + [f"{px(x)},{py(lo)}" for x, lo in reversed(list(zip(xs, lows, strict=True)))]
+        [f"{x}{py(hi)}" for x, hi in zip(at, highs, strict=True)]
+        + [f"{x}{py(lo)}" for x, lo in zip(reversed(at), reversed(lows), strict=True)]
     )
     y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
     picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
@@ -269,6 +317,24 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
         "box": {"w": CHART_W, "h": CHART_H, "left": CHART_LEFT, "right": CHART_W - CHART_RIGHT,
                 "top": CHART_TOP, "bottom": CHART_H - CHART_BOTTOM},
     }  # fmt: skip
+
+
+def _opponent_html(opponents: list[tuple[str, Record]], chosen: str | None) -> dict[str, Markup]:
+    """The rows of the bot page's table of its opponents (``opponents``: each one's name and record) and the
+    options of its filter by opponent (``chosen`` selected), by the names the template gives them. The names are
+    escaped; the numbers are written as they are (digits, ``-`` for none)."""
+    if not opponents:
+        return {"opponent_rows": Markup('<tr><td colspan="3" class="empty">No matches yet.</td></tr>'),
+                "opponent_options": Markup("")}  # fmt: skip
+    rows, options = [], []
+    for name, (_, won, drew, lost, points_for, against) in opponents:
+        named = escape(name)
+        rows.append(
+            f'<tr><td><a href="/bots/{named}">{named}</a></td><td class="num">{won}-{drew}-{lost}</td>'
+            f'<td class="num">{num(points_for, 0)} - {num(against, 0)}</td></tr>\n'
+        )
+        options.append(f"<option selected>{named}</option>" if name == chosen else f"<option>{named}</option>")
+    return {"opponent_rows": Markup("".join(rows)), "opponent_options": Markup("".join(options))}
 
 
 def _tick_step(span: float) -> float:

@@ -125,6 +125,8 @@ class Competition:
         """The logs' disk against the config's caps, and their retention."""
         self.changed = trio.Event()
         self.stamp = 0
+        self._switches: dict[str, bool] = {}
+        """The organiser's switches as last read or set (``paused``, ``frozen``)."""
         self.standings = Standings(self)
         """The field, its leaderboard and ratings (:mod:`arena.server.standings`)."""
         self.host = LadderHost(self)
@@ -236,12 +238,19 @@ class Competition:
     @property
     def paused(self) -> bool:
         """Whether the organiser paused the ladder."""
-        return self.state.setting("paused") == "1"
+        return self._switch("paused")
 
     @property
     def frozen(self) -> bool:
         """Whether the organiser froze the competition (no uploads, no matches: final standings)."""
-        return self.state.setting("frozen") == "1"
+        return self._switch("frozen")
+
+    def _switch(self, key: str) -> bool:
+        """A stored switch, read once: only :meth:`set_paused` and :meth:`set_frozen` change them (a page of 100
+        matches asked ``frozen`` of the database once per match, for its seed)."""
+        if key not in self._switches:
+            self._switches[key] = self.state.setting(key) == "1"
+        return self._switches[key]
 
     def banned(self, version: Version) -> str:
         """Why ``version`` is disqualified by its faults or its logs' disk, or ``""``."""
@@ -292,11 +301,13 @@ class Competition:
     def set_paused(self, paused: bool) -> None:
         """Pause or resume the ladder (pairs in play finish)."""
         self.state.set_setting("paused", "1" if paused else "0")
+        self._switches["paused"] = paused
         self.field_changed()
 
     def set_frozen(self, frozen: bool) -> None:
         """Freeze the competition (no uploads, no new matches) or thaw it; freezing ends the pairs in play unplayed."""
         self.state.set_setting("frozen", "1" if frozen else "0")
+        self._switches["frozen"] = frozen
         if frozen and self.host.ladder is not None:
             self.host.ladder.abort(None, "the organiser froze the competition")
         self.field_changed()

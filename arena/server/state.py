@@ -89,6 +89,9 @@ class State:
             if self._own:
                 self.store.close()
             raise
+        self.ratings_kept = 0
+        """How many snapshots of ratings were kept since this opened (what is read of them stays valid until the
+        next)."""
 
     def close(self) -> None:
         """Close the database (when it was opened here; a store's connection is its owner's to close)."""
@@ -273,6 +276,7 @@ class State:
     def add_ratings(self, matches: int, rows: list[tuple[int, float, float]]) -> None:
         """Keep a snapshot of ratings (version id, elo, 95% error) after ``matches`` matches, for the charts."""
         self.repos.ratings.add(matches, rows)
+        self.ratings_kept += 1
 
     def rating_history(self, version_id: int) -> list[tuple[int, float, float | None]]:
         """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first."""

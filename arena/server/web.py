@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
@@ -55,6 +55,7 @@ from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import access
 from ._clients import client_address
+from ._text import num
 from .accounts import FORM_OVERHEAD, AccountPages
 from .admin import AdminPages
 from .api import Api, _nan
@@ -266,11 +267,12 @@ def _environment(assets: StaticAssets) -> Environment:
         auto_reload=False,  # the templates ship with the package: no stat of each file at every page (3% of the
         # server's main thread under bench_scale at 100k matches)
     )
-    env.filters["num"] = _num
+    env.filters["num"] = num
     env.globals["static"] = assets.url
     env.filters["signed"] = _signed
     env.filters["when"] = _when
     env.filters["outcome"] = _outcome
+    env.globals["match_rows"] = _match_rows
     return env
 
 
@@ -291,15 +293,8 @@ def _when(stamp: str | float | None) -> Markup:
         moment = datetime.fromisoformat(stamp).astimezone(UTC)
     except ValueError:
         return Markup("{}").format(stamp)
-    return Markup('<time datetime="{}">{}</time>').format(stamp, moment.strftime("%Y-%m-%d %H:%M UTC"))
-
-
-def _num(value: Any, digits: int = 1) -> str:
-    if value is None or _nan(value):
-        return "-"
-    if isinstance(value, float) and value.is_integer() and digits == 0:
-        return str(int(value))
-    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+    # (an f-string of escaped parts: Markup.format's formatter took most of a page of 40 matches' dates)
+    return Markup(f'<time datetime="{escape(stamp)}">{moment:%Y-%m-%d %H:%M} UTC</time>')
 
 
 class Pages:
@@ -430,7 +425,9 @@ class Pages:
         board = self.c.board()
         return {
             "board": board,
-            "bars": _error_bars(board.rows),
+            # The field's rows written in one pass, not by the template (its expressions per row, for a few hundred
+            # rows, were most of drawing the board, once per new board: about once a second).
+            "board_rows": _board_rows(board.rows, _error_bars(board.rows)),
             "recent": self.c.catalogue.labelled(self.c.catalogue.latest_matches(15)),
         }
 
@@ -626,6 +623,36 @@ page's address. It sends only the height and the ``#step=`` part (the frame is s
 
 
 # Shapes -------------------------------------------------------------------------------------
+def _board_rows(rows: list[Any], bars: dict[str, dict[str, float]]) -> Markup:
+    """The leaderboard's rows (``rows``: the board's, ranked; ``bars``: :func:`_error_bars`). Its names, reasons
+    and kinds of fault are escaped; its numbers are written as they are (digits, signs, ``-`` for none)."""
+    if not rows:
+        return Markup('<tr><td colspan="9" class="empty">No bots yet.</td></tr>\n')
+    out = []
+    for rank, row in enumerate(rows, 1):
+        s, who, bar = row.standing, row.participant, bars[row.version.label]
+        name = escape(who.name)
+        house = ' <span class="tag">house</span>' if who.is_house else ""
+        reason = f'<div class="reason">{escape(row.reason)}</div>' if row.reason else ""
+        faults = "".join(f"{escape(kind)}&nbsp;&times;{n} " for kind, n in s.faults.items())
+        out.append(
+            f'<tr class="{escape(row.status)}" data-bot="{name}" data-rank="{rank}">\n'
+            f'  <td class="rank">{rank}</td>\n'
+            f'  <td class="bot"><a class="name" href="/bots/{name}" title="{name}">{name}</a>{house}{reason}</td>\n'
+            f'  <td class="detail">v{row.version.number}</td>\n'
+            f'  <td class="num">{_signed(s.rating)} &plusmn; {num(s.rating_error, 0)}</td>\n'
+            f'  <td class="bars"><svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true">'
+            f'<rect class="interval" x="{bar["left"]}" y="2" width="{bar["width"]}" height="6"></rect>'
+            f'<rect class="mid" x="{bar["mid"] - 0.4}" y="0" width="0.8" height="10"></rect></svg></td>\n'
+            f'  <td class="num detail">{num(s.mean, 2)}</td>\n'
+            f'  <td class="num">{s.wins}-{s.draws}-{s.losses}</td>\n'
+            f'  <td class="num detail">{s.matches}</td>\n'
+            f'  <td class="detail">{faults}</td>\n'
+            "</tr>\n"
+        )
+    return Markup("".join(out))
+
+
 def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
     """Each row's rating and 95% interval as percentages of a common scale, for the bars."""
     spans = []
@@ -646,6 +673,47 @@ def _error_bars(rows: list[Any]) -> dict[str, dict[str, float]]:
         }
         for bot, lo, mid, hi in spans
     }
+
+
+def _match_rows(matches: list[PlayedMatch], bot: Any, tables: Any, dated: Any, filtered: Any) -> Markup:
+    """The rows of a table of matches (``_matches.html``), written in one pass (a page of 40 took its template a
+    few hundred expressions). ``bot``: a bot's name, whose result colours each row; ``tables``: the other table's
+    match of each, by key; ``dated``: when each finished, by key (a column of its own); ``filtered``: whether the
+    list is filtered (what an empty one says). Each may be left out (a template's undefined: false)."""
+    if not matches:
+        empty = " match the filter" if filtered else " yet"
+        return Markup(f'<tr><td colspan="{6 if dated else 5}" class="empty">No matches{empty}.</td></tr>\n')
+    named = escape(bot) if bot else ""
+    out = []
+    for m in matches:
+        key, a, b = escape(m.key), escape(m.bot_a), escape(m.bot_b)
+        outcome = _outcome(m, bot) if bot else ""
+        first = f'<td><a href="/matches/{key}">{key}</a>'
+        other = tables.get(m.key) if tables else None
+        if other:
+            first += (
+                f'<br><span class="meta other-table">other table: <a href="/matches/{escape(other.key)}">'
+                f"{escape(other.bot_a)} {num(other.points[0], 0)} - {num(other.points[1], 0)} {escape(other.bot_b)}"
+                "</a></span>"
+            )
+        first += "</td>"
+        if dated:
+            first += f"<td>{_when(dated.get(m.key))}</td>"
+        result = f"{named} {outcome}{': ' if m.faults else ''}" if outcome else ""
+        if m.faults:
+            result += "".join(
+                f'<a class="fault" href="/matches/{key}#fault={escape(f.seat)}">{escape(f.bot)}: {escape(f.kind)}</a> '
+                for f in m.faults
+            )
+        elif not outcome:
+            result += f"{a if m.winner == 'A' else b} wins" if m.winner else "draw"
+        shade = f' class="{outcome}"' if outcome else ""
+        out.append(
+            f"<tr{shade}>{first}<td>{a}</td>"
+            f'<td class="num">{num(m.points[0], 0)} - {num(m.points[1], 0)}</td><td>{b}</td>\n'
+            f'<td class="result">{result}</td></tr>\n'
+        )
+    return Markup("".join(out))
 
 
 def _outcome(match: PlayedMatch, bot: str) -> str:
