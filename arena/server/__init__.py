@@ -29,7 +29,8 @@ ladder plays.
   :mod:`~arena.server.bots` (a bot's pages), :mod:`~arena.server.matches` (a recorded match's),
   :mod:`~arena.server.accounts` (logging in, registering, a participant's page and uploads),
   :mod:`~arena.server.live` (matches in play), :mod:`~arena.server.tv` (the TV)
-  and :mod:`~arena.server.human` (a person against a bot);
+  and :mod:`~arena.server.human` (a person against a bot); :mod:`~arena.server._text`: how their pages write
+  numbers (the templates' ``num`` filter, and the rows a page writes in Python);
 * :mod:`~arena.server.access`: who may see and do what, as pure functions;
 * :mod:`~arena.server._clients`: who a request comes from, for limits by address;
 * :mod:`~arena.server.serve` and :mod:`~arena.server._listen`: Hypercorn and
