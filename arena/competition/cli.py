@@ -188,8 +188,8 @@ def register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument(
         "--no-pin",
         action="store_true",
-        help="leave each supervisor process and its bots free to run on any CPU (default: with one process per CPU,"
-        " each keeps to its own, where a match's wakeups cost least)",
+        help="leave each supervisor process and its bots free to run on any CPU (default: with one process per CPU"
+        " and every bot reusing its processes, each keeps to its own, where a match's wakeups cost least)",
     )
     dup = parser.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_true", default=None, help="duplicate deals")

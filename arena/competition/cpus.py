@@ -20,6 +20,15 @@ free (load 6-9; ``benchmarks/bench_speed.py`` and docs/performance.md have
 the whole runs). Match-playing tools pin for the same reason
 (cutechess-cli and fastchess have an affinity option).
 
+Not when a bot starts a fresh process for every match: then a match's
+cost is mostly its bots' starts (bubblewrap, the launcher, the bot's
+interpreter: tens of milliseconds of CPU each, against a few microseconds
+a wakeup), and starts kept to their supervisor's CPU wait for it while the
+other CPU idles. Measured on the same machine (60 matches of the five
+ports, ``--no-reuse``, idle to load 4, two runs each): ``--jobs 1``
+4.72-4.74 s, the default ``--jobs`` (two processes) pinned 6.66-6.82 s,
+unpinned 4.37-4.58 s.
+
 Only when a run has one supervisor process per CPU it may use
 (:func:`pinning`): the CPUs are those of this process's affinity mask,
 which the kernel already narrows to its cgroup's cpuset, so a run never

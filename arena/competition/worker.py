@@ -789,10 +789,10 @@ async def open_supervisors(
     processes from ``spawned`` while it has some (:func:`spawn_worker`,
     started ahead by the caller, who stops what is left: :func:`stop_spawned`).
 
-    With ``pin`` and one process per CPU this process may use, each process
-    (this one too, with ``local``, until it leaves) and its bots keep to a
-    CPU of their own (:mod:`~arena.competition.cpus`: a match's wakeups then
-    stay on one CPU).
+    With ``pin``, one process per CPU this process may use and every bot
+    reusing its processes, each process (this one too, with ``local``, until
+    it leaves) and its bots keep to a CPU of their own
+    (:mod:`~arena.competition.cpus`: a match's wakeups then stay on one CPU).
 
     On leaving, each worker stops its bots and exits (or is killed), as
     :func:`open_match_worker`'s; a killed caller takes them with it
@@ -801,7 +801,12 @@ async def open_supervisors(
     count = max(1, min(processes, jobs))
     shares = [jobs // count + (index < jobs % count) for index in range(count)]
     local_share = shares.pop(0) if local is not None else 0
-    pins = pinning(count, allowed_cpus(), enabled=pin)
+    # Bots that start a fresh process for every match: each process holds the matches whose processes it starts
+    # ahead (a start takes longer than a quick match); reused processes need none started. Their starts are not
+    # pinned either: a start (bubblewrap, the launcher, the bot's interpreter) is tens of milliseconds of CPU, and
+    # kept to its supervisor's CPU it waits for that CPU while the other idles (cpus' docstring has the figures).
+    fresh = not reuse or not all(spec.reuse for spec in specs.values())
+    pins = pinning(count, allowed_cpus(), enabled=pin and not fresh)
     cpus: list[frozenset[int] | None] = list(pins) if pins is not None else [None] * count
     local_cpus = cpus.pop(0) if local is not None else None
     workers = [
@@ -829,9 +834,6 @@ async def open_supervisors(
                     for worker in workers:
                         starting.start_soon(nursery.start, worker.run)
             try:
-                # Bots that start a fresh process for every match: each process holds the matches whose processes
-                # it starts ahead (a start takes longer than a quick match); reused processes need none started.
-                fresh = not reuse or not all(spec.reuse for spec in specs.values())
                 waiting = STARTS_AHEAD if fresh else 1
                 yield Supervisors(workers, shares, specs, local=local, local_share=local_share, waiting=waiting)
             finally:
