@@ -31,13 +31,11 @@ import os
 import random
 import re
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -55,24 +53,6 @@ def uptime() -> str:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
-
-
-def copy_database(config: Path, into: Path) -> Path:
-    """A config serving a copy of ``config``'s database in folder ``into`` (its logs' paths made the copy's)."""
-    text = config.read_text()
-    data = Path(text.split('data_dir = "', 1)[1].split('"', 1)[0])
-    into.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(data / "server.sqlite", into / "server.sqlite")
-    with closing(sqlite3.connect(into / "server.sqlite")) as db:
-        prefix = f"{data}/"
-        db.execute(
-            "UPDATE matches SET log_path = ? || substr(log_path, ?) WHERE substr(log_path, 1, ?) = ?",
-            (f"{into}/", len(prefix) + 1, len(prefix), prefix),
-        )
-        db.commit()
-    served = into.with_suffix(".toml")
-    served.write_text(text.replace(f'data_dir = "{data}"', f'data_dir = "{into}"'))
-    return served
 
 
 def child(config: Path, requests: int, seed: int, *, compare: bool = False) -> dict[str, Any]:
@@ -171,7 +151,7 @@ def main() -> None:
         print(json.dumps(child(args.child, args.requests, args.seed, compare=args.compare)))
         return
     sys.path.insert(0, str(HERE))
-    from bench_scale import folder_of
+    from bench_scale import folder_of, served_copy
 
     built = folder_of(args.size, args.bots, args.cache)
     if not (built / "built").exists():
@@ -180,11 +160,11 @@ def main() -> None:
     if args.against is not None:
         checkouts["against"] = args.against.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-pages-") as tmp:
-        source = copy_database(built / "server.toml", Path(tmp) / "source")
+        source = served_copy(built / "server.toml", Path(tmp) / "source")
         rows: list[tuple[int, str, dict[str, Any]]] = []
         for round_ in range(args.rounds):
             for name, checkout in checkouts.items():
-                config = copy_database(source, Path(tmp) / f"{name}{round_}")
+                config = served_copy(source, Path(tmp) / f"{name}{round_}")
                 env = {**os.environ, "PYTHONPATH": str(checkout)}
                 done = subprocess.run(
                     [sys.executable, str(HERE / "bench_pages.py"), "--child", str(config), "--requests",

@@ -278,10 +278,11 @@ def server_rss(process: psutil.Process) -> int:
     return total
 
 
-def served_copy(config_path: Path) -> Path:
-    """A config serving a copy of the built database (the ladder adds matches: the built one stays as it was)."""
+def served_copy(config_path: Path, copy: Path | None = None) -> Path:
+    """A config serving a copy of the built database in folder ``copy`` (default: ``served`` beside the config), its
+    config ``copy`` with ``.toml`` (the ladder adds matches: the built one stays as it was)."""
     data = load(config_path).data_dir
-    copy = config_path.parent / "served"
+    copy = copy or config_path.parent / "served"
     shutil.rmtree(copy, ignore_errors=True)
     copy.mkdir()
     shutil.copy2(data / "server.sqlite", copy / "server.sqlite")
@@ -294,7 +295,7 @@ def served_copy(config_path: Path) -> Path:
             (f"{copy}/", len(prefix) + 1, len(prefix), prefix),
         )
         db.commit()
-    served = config_path.with_name("served.toml")
+    served = copy.with_suffix(".toml")
     served.write_text(config_path.read_text().replace(f'data_dir = "{data}"', f'data_dir = "{copy}"'))
     return served
 

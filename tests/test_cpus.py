@@ -131,6 +131,14 @@ def _run_two_processes(
     return seen, here
 
 
+def assert_unpinned(seen: dict[str, dict[int, frozenset[int]]], here: set[int], before: set[int]) -> None:
+    """Every process of a run (:func:`_run_two_processes`'s ``seen`` and ``here``) kept the mask ``before``."""
+    assert here == before
+    assert seen["worker"] and seen["worker's bots"] and seen["bots here"]
+    for kind in seen:
+        assert set(seen[kind].values()) == {frozenset(before)}, kind
+
+
 @pytest.mark.slow
 def test_each_supervisor_process_and_its_bots_keep_to_a_cpu_of_their_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -155,10 +163,7 @@ def test_no_pin_leaves_every_process_its_mask(tmp_path: Path, monkeypatch: pytes
         pytest.skip("needs two CPUs")
     monkeypatch.setattr(worker, "allowed_cpus", lambda: sorted(before)[:2])
     seen, here = _run_two_processes(tmp_path, pin=False)
-    assert here == before
-    assert seen["worker"] and seen["worker's bots"] and seen["bots here"]
-    for kind in seen:
-        assert set(seen[kind].values()) == {frozenset(before)}, kind
+    assert_unpinned(seen, here, before)
 
 
 def test_no_pin_is_an_option_of_tournament_and_compare() -> None:
@@ -186,7 +191,4 @@ def test_a_run_whose_bots_start_a_fresh_process_for_every_match_pins_nothing(
         pytest.skip("needs two CPUs")
     monkeypatch.setattr(worker, "allowed_cpus", lambda: sorted(before)[:2])
     seen, here = _run_two_processes(tmp_path, pin=True, reuse=False)
-    assert here == before
-    assert seen["worker"] and seen["worker's bots"] and seen["bots here"]
-    for kind in seen:
-        assert set(seen[kind].values()) == {frozenset(before)}, kind
+    assert_unpinned(seen, here, before)
