@@ -54,12 +54,12 @@ def test_a_framed_replay_opens_told_takes_the_keys_keeps_its_toolbar_and_opens_f
         opened = frame.locator("#counter").inner_text()
         # The keyboard is the replay's from the start: no Tab through the page's links first.
         page.keyboard.press("ArrowRight")
-        frame.locator("#counter").filter(has_not_text=opened).wait_for(timeout=5_000)
+        frame.locator("#counter").filter(has_not_text=opened).wait_for(timeout=30_000)
         # Scrolled down the page, the replay's toolbar stays at the window's top.
         page.wait_for_function("() => document.getElementById('replay-frame').getBoundingClientRect().height > 1200")
         page.evaluate("window.scrollTo(0, document.getElementById('replay-frame').offsetTop + 600)")
         page.wait_for_function(
-            "() => Number(document.getElementById('replay-frame').dataset.above) > 500", timeout=5_000
+            "() => Number(document.getElementById('replay-frame').dataset.above) > 500", timeout=30_000
         )
         above = int(page.locator("#replay-frame").get_attribute("data-above") or 0)
         inner = page.locator("#replay-frame").element_handle().content_frame()

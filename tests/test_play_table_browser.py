@@ -97,7 +97,7 @@ def test_a_person_plays_a_whole_game_at_the_table_by_clicking_with_no_page_load(
             seen = table.locator("body").inner_text()
             playable = table.locator("#seat-A .card.playable")
             if game in ("rps-poker", "gops", "card-jitsu"):  # each move is a card: the table shows it at once
-                playable.first.wait_for(timeout=5_000)
+                playable.first.wait_for(timeout=30_000)
             if playable.count():
                 click_until_sent(alice, playable.first, asks)
                 clicked_cards += 1
