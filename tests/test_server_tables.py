@@ -285,7 +285,8 @@ def ladder_time(window: list[PlayedMatch], slow: tuple[str, ...]) -> dict[str, f
     quick owners sit at one deal at a time), which takes nothing from them."""
     charged = dict.fromkeys((*FAST, *slow), 0.0)
     for match in window:
-        if all(label.split(".v")[0] in slow for label in match.key.split("~")[:4]):
+        seated = parse_tables(match.key.rpartition("-")[0]) or ()
+        if all(label.split(".v")[0] in slow for label in seated[:4]):  # (labels: NAME, then NAME.v2, ...)
             continue
         seats = (match.bot_a, match.bot_b)
         quick = [name for name in seats if name in FAST]
@@ -345,10 +346,10 @@ def test_four_participants_with_slow_bots_leave_another_its_deals_and_its_new_ve
             seen = len(kit.matches)
             ladder = kit.competition.host.ladder
             assert ladder is not None
-            # (each owner's use so far, by its versions' name: one who joined later is owed the difference)
+            # (each owner's use so far, by its bot's name: one who joined later is owed the difference)
             used = ladder.usage_now()
             for label, player in ladder.field().items():
-                before[label.split(".v")[0]] = used.get(player.owner or label, 0.0)
+                before[player.entrant.name] = used.get(player.owner or label, 0.0)
             await more_matches(kit, "me", 40)
             window = kit.matches[seen:]
             sid = (await kit.upload(tokens["me"], minimal_bot())).json()["id"]

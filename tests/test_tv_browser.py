@@ -89,8 +89,7 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path,
         # A match's public live page: nothing of the table, but the score and the step, growing in place.
         public = s.page()
         # (a match the TV shows may end before its live page loads, which then goes on to the match's page: take
-        # the TV's first match again until one is still in play when its live page opens)
-        # until one is drawn with its score (what the page shows read in one step of it, as it may go on any time)
+        # the TV's first match again until one is drawn with its score while in play, read in one step of the page)
         drawn = """() => !location.pathname.endsWith('/live') ? 'gone'
             : document.querySelector('#tv .tv-points') !== null
             && [document.querySelectorAll('#live-hidden').length, document.getElementById('tv').innerText]"""
