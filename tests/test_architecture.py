@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .codetools import REPO, all_modules, imports_of
+from .codetools import REPO, all_modules, imports_of, nodes
 
 SYNC_WAIT = {"arena.competition.worker", "arena.competition.cluster", "arena.server.serve"}
 """The modules that still set the supervisor's global ``_process.SYNC_WAIT_S`` (a setting passed where it is used
@@ -45,7 +45,7 @@ def test_no_module_imports_a_private_name_of_another_package() -> None:
     # ``from ..sandbox._plan import _cache_file`` and the like: a private function is its module's own.
     reaching = []
     for name, path in all_modules().items():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom) and node.level >= 2:
                 reaching += [
                     f"{name}: {alias.name} from {'.' * node.level}{node.module}"

@@ -212,20 +212,29 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         )
         assert page.locator("#last-update").inner_text() not in ("", "-")
         # Focus a link in the table (as a keyboard user tabbing through it would), then let the standings change.
-        link = page.locator("#board tbody tr a").first
-        link.focus()
-        page.evaluate("window.before = {board: document.getElementById('board'), focused: document.activeElement}")
-        # Rank changes are shown, in words too: the next update finds the page's two first rows swapped. (One
-        # update for both checks: with three bots the ladder may settle every pair soon, and then sends no more.)
-        # The marks are taken as the update draws them, and the line the update changes is read with the swap, in
-        # one step of the page: an update between two steps of the test (a loaded machine's) would have met the
-        # swap, and the next one, without a rank changed, takes the marks away (ci42, with two CPU burners).
+        # Rank changes are shown, in words too: the next update finds the page's two first rows swapped, and
+        # ranked where no order of the ladder's can leave them (the first below the last, the second above the
+        # first: the update's own results may swap the two back, as they did here 2 runs in 6). (One update for
+        # both checks: with three bots the ladder may settle every pair soon, and then sends no more.) The focus,
+        # the swap, the marks' watch and the line the update changes are all taken in one step of the page: an
+        # update between two steps of the test (a loaded machine's) met the swap, and the next one, without a
+        # rank changed, took the marks away (ci42); or it moved the focused row second, and the test's own swap
+        # then moved that row and blurred its link (ci48 and the official CI on 8cf15d0: the focusout's stack was
+        # the swap's insertBefore).
         played = page.evaluate(
             """() => {
                 const rows = [...document.querySelectorAll('#board tbody tr[data-bot]')];
+                rows[0].querySelector('a.name').focus();
+                window.before = {board: document.getElementById('board'), focused: document.activeElement};
                 window.swapped = [rows[0].dataset.bot, rows[1].dataset.bot];
-                rows[0].dataset.rank = '2'; rows[1].dataset.rank = '1';
+                rows[0].dataset.rank = String(rows.length + 1); rows[1].dataset.rank = '0';
                 rows[1].parentNode.insertBefore(rows[1], rows[0]);
+                // The focused link's cell loses a line in the update (as a bot's does when its disqualification
+                // is lifted): the cell changes, its link stays.
+                const line = document.createElement('div');
+                line.className = 'reason';
+                line.textContent = 'a line the update takes away';
+                rows[0].querySelector('td.bot').appendChild(line);
                 window.moves = [];
                 new MutationObserver(() => {
                     document.querySelectorAll('#board .move').forEach((m) => window.moves.push(m.textContent));
@@ -236,13 +245,17 @@ def test_the_leaderboard_updates_in_place_keeping_focus_and_says_what_the_ladder
         page.wait_for_function(
             "() => document.querySelector('#board-meta').innerText !== " + json.dumps(played), timeout=120_000
         )  # (live.js patches the whole table in the one handler that changes this line: the update is done)
+        assert page.evaluate("window.before.focused.matches('#board a.name')"), "no link in the table was focused"
         assert page.evaluate("document.getElementById('board') === window.before.board"), "the table was replaced"
         assert page.evaluate("document.activeElement === window.before.focused"), "keyboard focus was lost"
         assert page.evaluate("document.activeElement.closest('#board') !== null")
+        assert "a line the update takes away" not in page.locator("#board").inner_text()
         assert page.errors == []
         moved = page.evaluate("window.moves")
         # (the ladder's own results may move the ranks in the same update: by how much is theirs)
-        assert any(re.search(r"up \d+ since", t) for t in moved) and any(re.search(r"down \d+ since", t) for t in moved)
+        shown = (moved, page.evaluate("window.swapped"), page.locator("#board tbody").inner_text())
+        assert any(re.search(r"up \d+ since", t) for t in moved), shown
+        assert any(re.search(r"down \d+ since", t) for t in moved), shown
 
 
 def test_the_status_says_idle_once_every_pair_is_settled(tmp_path: Path, browser: Any) -> None:

@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+from .codetools import nodes
+
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 LAYER = ARENA / "competition" / "database"
 _SQL = re.compile(
@@ -20,7 +22,7 @@ def _outside_the_layer() -> list[Path]:
 def test_nothing_outside_the_database_layer_opens_a_connection() -> None:
     found = []
     for path in _outside_the_layer():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
@@ -33,7 +35,7 @@ def test_nothing_outside_the_database_layer_opens_a_connection() -> None:
 def test_no_sql_outside_the_database_layer() -> None:
     found = []
     for path in _outside_the_layer():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SQL.search(node.value):
                 found.append(f"{path.relative_to(ARENA.parent)}:{node.lineno}: {node.value[:60]!r}")
     assert not found, "SQL outside arena/competition/database (move it into a repository):\n" + "\n".join(found)

@@ -45,7 +45,9 @@
     if (row) row.classList.remove("changed");
   });
 
-  // Replace what changed, keep what did not (the same nodes: a focused link stays focused).
+  // Replace what changed, keep what did not (the same nodes: a focused link stays focused). An element whose
+  // children grew or shrank keeps the ones it had in common: a bot's name cell that gains a line (its reason for
+  // being disqualified) keeps its link, and a focused link there its focus.
   function patch(old, fresh) {
     if (old.nodeType !== Node.ELEMENT_NODE || fresh.nodeType !== Node.ELEMENT_NODE) {
       if (old.nodeType === fresh.nodeType) { if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue; }
@@ -53,14 +55,16 @@
       return;
     }
     if (old.isEqualNode(fresh)) return;
-    if (old.tagName !== fresh.tagName || old.childNodes.length !== fresh.childNodes.length) {
+    if (old.tagName !== fresh.tagName) {
       old.replaceWith(fresh);
       return;
     }
     Array.prototype.slice.call(old.attributes).forEach(function (a) { if (!fresh.hasAttribute(a.name)) old.removeAttribute(a.name); });
     Array.prototype.slice.call(fresh.attributes).forEach(function (a) { old.setAttribute(a.name, a.value); });
+    var oldKids = Array.prototype.slice.call(old.childNodes);
     var freshKids = Array.prototype.slice.call(fresh.childNodes);
-    Array.prototype.slice.call(old.childNodes).forEach(function (kid, i) { patch(kid, freshKids[i]); });
+    oldKids.forEach(function (kid, i) { if (i < freshKids.length) patch(kid, freshKids[i]); else kid.remove(); });
+    freshKids.slice(oldKids.length).forEach(function (kid) { old.appendChild(kid); });
   }
 
   function update(html) {
