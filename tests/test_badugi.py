@@ -91,6 +91,7 @@ def test_evaluator_key_equals_brute_force_for_every_four_card_hand() -> None:
     assert max(keys) == (3, 13) and keys[(3, 13)] == 1  # a lone king: only Kc Kd Kh Ks
 
 
+@pytest.mark.slow
 def test_best_hand_is_a_valid_subset_with_the_reference_key_on_random_hands() -> None:
     rng = random.Random(2024)
     for _ in range(20000):

@@ -85,6 +85,7 @@ async def test_only_the_tail_of_a_long_output_is_shown(tmp_path: Path) -> None:
     assert lines[1:] == [f"  line {i}" for i in range(100 - build.TAIL_LINES, 100)]
 
 
+@pytest.mark.slow
 async def test_a_build_over_its_time_limit_is_killed(tmp_path: Path) -> None:
     manifest = 'build = "sh -c \'echo compiling; sleep 30\'"\nrun = "true"\nbuild_timeout_s = 1.5\n'
     spec = bot_folder(tmp_path, manifest, {})

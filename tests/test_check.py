@@ -64,8 +64,15 @@ async def test_every_sample_bot_passes(folder: Path, tmp_path: Path) -> None:
     [
         ("check_illegal.py", {"legal moves"}, "illegal_move: index 3 is out of range"),
         ("check_junk.py", {"answers every request"}, "invalid_json"),
-        ("check_silent.py", {"starts and answers its first request"}, "timeout: no answer"),
-        ("check_no_exit.py", {"exits when told to", "exits when its input closes"}, "still running"),
+        pytest.param(
+            "check_silent.py", {"starts and answers its first request"}, "timeout: no answer", marks=pytest.mark.slow
+        ),
+        pytest.param(
+            "check_no_exit.py",
+            {"exits when told to", "exits when its input closes"},
+            "still running",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 async def test_broken_bots_fail_the_right_checks(
@@ -80,6 +87,7 @@ async def test_broken_bots_fail_the_right_checks(
     assert any(says in check.detail for check in report.checks if check.passed is False)
 
 
+@pytest.mark.slow
 async def test_a_bot_still_computing_after_quit_may_be_explained_by_the_machine_and_a_sleeping_one_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,8 +152,18 @@ async def test_the_slowest_answer_leaves_start_up_out(tmp_path: Path) -> None:
     [
         ("check_junk.py", "answers every request", "hint: stdout carries only answers: write debug output to stderr"),
         ("check_answers_notices.py", "starts and answers its first request", "hint: answer only requests"),
-        ("check_silent.py", "starts and answers its first request", "hint: it wrote nothing on its standard output"),
-        ("check_loop.py", "starts and answers its first request", "hint: it was still computing when its time ran"),
+        pytest.param(
+            "check_silent.py",
+            "starts and answers its first request",
+            "hint: it wrote nothing on its standard output",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "check_loop.py",
+            "starts and answers its first request",
+            "hint: it was still computing when its time ran",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 async def test_common_mistakes_get_a_hint(bot: str, check: str, hint: str, tmp_path: Path) -> None:
@@ -155,6 +173,7 @@ async def test_common_mistakes_get_a_hint(bot: str, check: str, hint: str, tmp_p
     assert any(line.startswith(hint) for line in failed.where), failed.where
 
 
+@pytest.mark.slow
 async def test_an_endless_loop_at_the_first_request_is_told_in_the_limits_the_check_named(tmp_path: Path) -> None:
     first = (await run_check(command("check_loop.py"), tmp_path)).get("starts and answers its first request")
     assert first.detail.startswith("timeout: no answer within 1.5 s (start-up 1 s + move 0.5 s, wall clock; ")
@@ -162,6 +181,7 @@ async def test_an_endless_loop_at_the_first_request_is_told_in_the_limits_the_ch
     assert not any("flush" in line for line in first.where), first.where  # it wrote nothing, but it was computing
 
 
+@pytest.mark.slow
 async def test_a_plain_text_gops_bot_is_told_about_its_protocol(tmp_path: Path) -> None:
     quiz = tmp_path / "quiz_bot.py"  # written for the 2007 referee: it waits for "Competition card:" lines
     quiz.write_text(
@@ -197,6 +217,7 @@ async def test_a_bot_without_reuse_is_not_asked_to_play_twice_in_one_process(tmp
     assert report.get("plays several matches in one process").passed is None
 
 
+@pytest.mark.slow
 def test_cli_exit_status_and_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = main(["check", str(SAMPLES / "minimal-python"), "--matches", "2", "--log-dir", str(tmp_path)])
     out = capsys.readouterr().out

@@ -55,6 +55,7 @@ def test_the_site_builds_strictly_with_every_page(site: Path) -> None:
     assert not (site / "_incoming").exists(), "docs/_incoming/ holds notes for the maintainers, not pages"
 
 
+@pytest.mark.slow
 def test_the_protocol_page_is_protocol_readme(site: Path) -> None:
     html = (site / "bots" / "protocol" / "index.html").read_text(encoding="utf-8")
     headings = re.findall(r"^#{2,3} (.+)$", (REPO / "protocol" / "README.md").read_text(encoding="utf-8"), re.M)

@@ -76,6 +76,7 @@ class _IdleMeter:
             await trio.sleep(0.01)
 
 
+@pytest.mark.slow
 async def test_a_reused_bot_with_four_busy_loops_uses_no_cpu_between_moves_in_two_concurrent_jobs() -> None:
     # The scenario: a reused bot that forks four busy loops at start, every answer at once, played by two
     # jobs at once against a quick bot. Its loops took the machine's CPU between moves (the tournament fell from
@@ -116,6 +117,7 @@ async def test_a_reused_bot_with_four_busy_loops_uses_no_cpu_between_moves_in_tw
     assert meter.idle_cpu_s < 0.05 + 0.02 * meter.idle_wall_s, (meter.idle_cpu_s, meter.idle_wall_s)
 
 
+@pytest.mark.slow
 async def test_a_bot_idle_in_the_pool_is_frozen_and_plays_its_next_match(tmp_path: Path) -> None:
     # Busy loops started as a match ends (on reading match_end) would burn while the process waits in the pool.
     # Frozen, it never reads match_end until its next request: the loops start then, and freeze with it again.
@@ -147,6 +149,7 @@ async def test_a_bot_idle_in_the_pool_is_frozen_and_plays_its_next_match(tmp_pat
         assert (await play(pool, 3)).faults == []
 
 
+@pytest.mark.slow
 async def test_time_frozen_in_the_pool_counts_against_no_limit() -> None:
     # Frozen in the pool for longer than a move's wall-clock cap and than its background allowance refills: its
     # next match starts its clocks at the request, after the thaw.

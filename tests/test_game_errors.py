@@ -48,6 +48,7 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_game_that_raises_ends_arena_play_as_a_game_error_and_verify_reproduces_it(tmp_path: Path) -> None:
     module = planted(tmp_path, APPLY, APPLY + '        if self.hand == 2:\n            raise KeyError("planted")\n')
     logs = tmp_path / "logs"
@@ -151,6 +152,7 @@ def test_the_generic_table_heads_steps_by_hand_and_ends_each_hand_with_a_step_of
     assert "raiser: chips -7 · card Qh" in end and "» Hand 1: rc/rc: A -7, B +7" in end  # the chips it moved
 
 
+@pytest.mark.slow
 def test_a_comparison_whose_game_fails_stops_after_three_game_errors_without_a_verdict(tmp_path: Path) -> None:
     module = planted(tmp_path, APPLY, APPLY + '        raise ZeroDivisionError("planted")\n')
     done = arena(

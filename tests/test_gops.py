@@ -349,7 +349,12 @@ async def test_text_bot_sees_exactly_the_referees_lines_and_then_end_of_input(tm
     [
         (ECHO_BOT.replace("{bid}", "0"), "illegal_move", "there is no card 0: cards are 1..13"),
         (ECHO_BOT.replace("{bid}", "'no bid'"), "protocol_error", "no number on the line 'no bid'"),
-        ("import sys, time\nsys.stdin.readline()\ntime.sleep(30)\n", "timeout", "no answer within"),
+        pytest.param(
+            "import sys, time\nsys.stdin.readline()\ntime.sleep(30)\n",
+            "timeout",
+            "no answer within",
+            marks=pytest.mark.slow,
+        ),
         ("import sys\nsys.stdin.readline()\n", "crash", "closed its output"),
         (
             "import os, sys, time\nsys.stdin.readline()\nprint(1, flush=True)\nos.close(0)\ntime.sleep(30)\n",

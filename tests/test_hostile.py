@@ -84,9 +84,9 @@ def held(prop: str) -> list[str]:
     [
         ("crash_start", "", "crash", "exited with code 3"),
         ("exit_mid", "", "crash", "exited with code 0"),
-        ("sleep", "", "timeout", "wall clock"),
+        pytest.param("sleep", "", "timeout", "wall clock", marks=pytest.mark.slow),
         ("busy", "", "timeout", "of CPU"),
-        ("never_flush", "", "timeout", "wall clock"),
+        pytest.param("never_flush", "", "timeout", "wall clock", marks=pytest.mark.slow),
         ("invalid_json", "", "invalid_json", "invalid JSON"),
         ("huge_line", "", "output_limit", "line of more than 4096 bytes"),
         ("cpu_children", "", "timeout", "of CPU"),
@@ -200,6 +200,7 @@ async def test_a_100_mb_line_does_not_grow_the_arena(tmp_path: Path) -> None:
     assert grown_kib < 32 << 10, f"the arena grew by {grown_kib} KiB reading a 100 MB line"
 
 
+@pytest.mark.slow
 async def test_a_stderr_flood_is_cut_to_its_limit_and_costs_nothing_else(tmp_path: Path) -> None:
     record = await duel(hostile("stderr_flood"), tmp_path)
     assert record.faults == []
@@ -242,6 +243,7 @@ async def test_a_memory_hog_is_a_memory_limit_fault(mode: str, mib: str, tmp_pat
     assert_fault(record, "memory_limit", "MiB")
 
 
+@pytest.mark.slow
 async def test_a_fork_bomb_is_contained_and_other_matches_go_on(tmp_path: Path) -> None:
     if not held("fork_bomb"):
         pytest.skip("nothing bounds processes here (root without cgroups or a dedicated UID)")
@@ -318,7 +320,7 @@ async def test_writing_outside_scratch_is_refused(tmp_path: Path) -> None:
     assert not target.exists()
 
 
-@pytest.mark.parametrize(("folder", "tool"), [("java", "java"), ("node", "node")])
+@pytest.mark.parametrize(("folder", "tool"), [pytest.param("java", "java", marks=pytest.mark.slow), ("node", "node")])
 async def test_jvm_and_node_bots_play_well_under_the_default_limits(folder: str, tool: str, tmp_path: Path) -> None:
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed")
@@ -612,6 +614,7 @@ async def test_a_process_that_played_one_leg_of_a_deal_recognises_the_other(tmp_
     assert [(f.kind, "code 5" in f.reason) for f in records[1].faults] == [("crash", True)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persistent", [False, True])
 def test_a_bot_that_remembers_deals_never_meets_the_other_leg_in_a_competition(
     tmp_path: Path, persistent: bool
@@ -659,6 +662,7 @@ def frozen_or_charged(mode: str) -> contextlib.AbstractContextManager[None]:
     return contextlib.nullcontext()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["frozen", "charged"])
 async def test_cpu_a_bot_burns_between_its_answer_and_the_next_request_is_charged_to_it(
     mode: str, tmp_path: Path

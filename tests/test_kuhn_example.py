@@ -36,6 +36,7 @@ def load(name: str, path: Path) -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_the_package_s_own_rules_tests_pass() -> None:
     # In a child process: the package's message Structs must not join this one's protocol (its schema is compared
     # with the committed copy of the built-in games').

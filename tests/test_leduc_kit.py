@@ -208,6 +208,7 @@ def planted(folder: Path, plant: Plant) -> Path:
     return folder / "leduc.py"
 
 
+@pytest.mark.slow
 def test_the_leduc_game_unplanted_passes_every_check_at_its_defaults_and_its_smallest_parameters() -> None:
     status, words, out = check_game(LEDUC / "leduc.py")
     assert status == 0, out

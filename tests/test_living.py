@@ -212,6 +212,7 @@ def test_persistent_bots_give_the_same_results_at_any_jobs(tmp_path: Path, dupli
     assert len({seed for _, seed in seeds}) == len(seeds), "a persistent bot met a deal twice"
 
 
+@pytest.mark.slow
 def test_two_arenas_on_one_database_never_play_a_match_twice(tmp_path: Path) -> None:
     config = TournamentConfig(
         game="rps-poker",

@@ -177,6 +177,7 @@ def test_a_crash_shows_the_end_of_the_bots_stderr_and_its_file(tmp_path: Path) -
     assert "    stderr, last lines (not kept: --no-log):\n      loading the model\n" in quiet.stdout
 
 
+@pytest.mark.slow
 def test_a_bot_that_says_nothing_in_gops_gets_the_text_protocol_hint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

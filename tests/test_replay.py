@@ -382,6 +382,7 @@ def test_a_bid_of_a_card_value_is_not_read_as_an_index_into_the_hand() -> None:
     assert plain(renderer_for("rps-poker/1").action(draft, 1)) == "1 = S6"
 
 
+@pytest.mark.slow
 def test_a_match_cut_off_before_its_result_replays_without_a_dangling_separator(rps_log: Path, tmp_path: Path) -> None:
     # A live match's page, or a log cut off by kill -9: no result yet, so no "· " left after the match's id.
     import re

@@ -224,6 +224,7 @@ async def _client(app: object, viewer: str, tokens: dict[str, str]) -> httpx.Asy
     return client
 
 
+@pytest.mark.slow
 async def test_every_page_and_api_answer_is_as_before(data: tuple[Competition, dict[str, str], Path]) -> None:
     c, tokens, folder = data
     app = create_app(c)

@@ -27,6 +27,7 @@ from .servertools import write_config
 STARTING = "starting: the ladder begins once its match worker is up"
 
 
+@pytest.mark.slow
 async def test_pages_are_served_while_the_match_worker_starts_and_the_ladder_begins_once_it_is_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -120,6 +120,7 @@ def test_a_long_ladder_run_never_seats_a_version_twice_in_a_deal_nor_a_participa
     assert bob_played
 
 
+@pytest.mark.slow
 def test_a_field_of_fewer_than_four_participants_plays_single_deals_and_says_so(tmp_path: Path) -> None:
     # (PLAYS_ON: single deals, one match a meeting: three pairs could all be settled after 9 matches)
     house = ("minimal-python", "random-python", "simple-py")
@@ -424,6 +425,7 @@ def test_the_pages_show_a_deal_s_two_tables_in_a_browser_at_both_sizes(tmp_path:
             browser.close()
 
 
+@pytest.mark.slow
 def test_a_deal_left_with_one_table_played_by_a_stop_is_finished_first_on_the_same_deal_after_a_restart(
     tmp_path: Path,
 ) -> None:

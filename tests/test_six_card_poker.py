@@ -273,6 +273,7 @@ def _sent(log: Path, seat: str, kind: str) -> list[dict[str, Any]]:
     return [r["msg"] for r in records if r["type"] == "send" and r["seat"] == seat and r["msg"]["type"] == kind]
 
 
+@pytest.mark.slow
 async def test_sample_bots_with_seats_swapped_see_the_same_deals(tmp_path: Path) -> None:
     game = get_game("six-card-poker", {"deals": 20})
     naive_bot, thoughtful = resolve(str(BOTS / "sorted-python")), resolve(str(BOTS / "fictitious-play-js"))

@@ -255,6 +255,7 @@ def expected_pairs(truth: tuple[float, ...], accept_h1: float) -> float:
     return final / drift
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("truth_nelo", "wrong", "nominal"), [(SIM.elo0, "H1", SIM.alpha), (SIM.elo1, "H0", SIM.beta)])
 def test_simulated_error_rates_are_near_alpha_and_beta(truth_nelo: float, wrong: str, nominal: float) -> None:
     truth = tilted(BASE, truth_nelo)

@@ -146,6 +146,7 @@ def test_a_check_whose_game_differs_from_bot_toml_is_an_error_saying_so(
     assert main(["check", str(folder), "--game", "gops/1", "--matches", "1", "--log-dir", str(tmp_path)]) == 0
 
 
+@pytest.mark.slow
 def test_a_check_without_a_game_that_times_out_says_which_games_request_went_unanswered(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -96,6 +96,7 @@ def slow(seconds: float) -> BotSpec:
     return BotSpec(name="slow", command=(sys.executable, str(FAULTY), "slow", str(seconds)), cwd=FAULTY.parent)
 
 
+@pytest.mark.slow
 async def test_a_bot_slow_at_every_move_runs_out_of_its_match_clock(tmp_path: Path) -> None:
     # Each answer (0.3 s) is well under the move's wall cap (2 s), but 15 of them are not under a clock of 1 s.
     limits = msgspec.structs.replace(FAST, wall_bank_s=1.0)
@@ -111,6 +112,7 @@ async def test_a_bot_slow_at_every_move_runs_out_of_its_match_clock(tmp_path: Pa
     assert start["msg"]["limits"]["wall_bank_s"] == 1.0  # the bot is told its clock
 
 
+@pytest.mark.slow
 async def test_a_match_has_a_wall_clock_cap_and_a_clock_derived_from_the_games_length(tmp_path: Path) -> None:
     # Derived: 2 x (15 requests x 0.5 s + 0 s of bank) = 15 s of clock each; a cap of 1.5 s strikes first.
     limits = msgspec.structs.replace(FAST, match_wall_s=1.5)
@@ -123,6 +125,7 @@ async def test_a_match_has_a_wall_clock_cap_and_a_clock_derived_from_the_games_l
     assert start["msg"]["limits"]["wall_bank_s"] == 15.0 and start["msg"]["limits"]["match_wall_s"] == 1.5
 
 
+@pytest.mark.slow
 async def test_a_timeout_is_judged_quickly_and_the_arena_goes_on(tmp_path: Path) -> None:
     with trio.fail_after(300):  # generous, and far below the hour the bot sleeps
         slept = await _match("sleep", tmp_path, ASLEEP)

@@ -153,6 +153,7 @@ def table(matches: list[PlayedMatch]) -> list[tuple[Any, ...]]:
     return sorted((m.key, m.bot_a, m.bot_b, m.seed, m.points, m.winner, m.forfeit) for m in matches)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_results_at_jobs_1_and_jobs_4(tmp_path: Path) -> None:
     # Bots that reset their state at match_start, as the protocol asks: then which process of a
     # reused bot plays which match cannot matter. (tsh-py and basic-odds-py keep state across matches, like the
@@ -171,6 +172,7 @@ def test_the_same_seed_gives_the_same_results_at_jobs_1_and_jobs_4(tmp_path: Pat
     assert b1 == b4
 
 
+@pytest.mark.slow
 def test_without_reuse_even_bots_that_keep_state_across_matches_give_the_same_results(tmp_path: Path) -> None:
     bots = ["tsh-py", "basic-odds-py", "random-python"]
     _, m1 = play(prepare(config_for(tmp_path / "one", bots)), jobs=1, reuse=False)
@@ -202,6 +204,7 @@ def test_duplicate_legs_deal_the_same_cards_with_the_seats_swapped(tmp_path: Pat
     assert len(offers(logs[0])) == 2
 
 
+@pytest.mark.slow
 def test_reusable_bots_keep_their_processes_and_no_reuse_starts_two_per_match(tmp_path: Path) -> None:
     bots = ["random-python", "minimal-python", "simple-py"]
     reused, _ = play(prepare(config_for(tmp_path / "a", bots, cycles=2)), jobs=1)
@@ -278,6 +281,7 @@ async def test_a_dropped_bot_s_processes_started_ahead_stop() -> None:
             pool.drop(fresh.name)  # and one dropped as the pool ends, still starting
 
 
+@pytest.mark.slow
 def test_a_fresh_run_starts_the_processes_of_the_next_two_matches_ahead(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     asked: list[list[str]] = []
     real = BotPool.prepare_for
@@ -323,6 +327,7 @@ async def test_a_process_started_ahead_that_cannot_start_is_the_taking_match_s_f
         assert pool.stats.started == 0
 
 
+@pytest.mark.slow
 def test_the_two_legs_of_a_deal_are_never_played_by_one_process(tmp_path: Path) -> None:
     # A reused process that remembered leg a would know its opponent's hand in leg b (the same cards, seats swapped).
     bots = ["random-python", "minimal-python", "simple-py"]
@@ -349,6 +354,7 @@ def faulty_plan(tmp_path: Path, mode: str, **changes: Any) -> Plan:
     return plan
 
 
+@pytest.mark.slow
 def test_a_process_that_faulted_is_replaced_and_the_fault_costs_only_the_offender(tmp_path: Path) -> None:
     plan = faulty_plan(tmp_path, "bad_index")
     summary, matches = play(plan, jobs=1)
@@ -411,6 +417,7 @@ def test_an_admitted_bot_that_no_longer_starts_forfeits_and_the_tournament_still
     )
 
 
+@pytest.mark.slow
 def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: Path) -> None:
     plan = faulty_plan(tmp_path, "bad_index", max_faults=1, cycles=2)
     summary, matches = play(plan, jobs=1)
@@ -422,6 +429,7 @@ def test_a_bot_over_the_fault_limit_is_disqualified_and_plays_no_more(tmp_path: 
     assert summary.disqualified == {"faulty": "2 faults, more than the 1 allowed (illegal_move x2)"}
 
 
+@pytest.mark.slow
 def test_the_fault_limit_stops_a_bot_s_matches_and_says_how_many_were_under_way(tmp_path: Path) -> None:
     # Every match of the faulty bot faults; at --jobs 4 some of its matches are under way when it is disqualified.
     plan = faulty_plan(tmp_path, "bad_index", max_faults=1, cycles=3)

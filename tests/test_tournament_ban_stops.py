@@ -43,6 +43,7 @@ def held(pool: BotPool) -> list[object]:
     return [h for h in pool._held.values() if h.bot.spec.name == "faulty"] + list(pool._spares.get("faulty", []))
 
 
+@pytest.mark.slow
 def test_a_disqualified_bot_s_processes_started_ahead_stop_while_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -360,6 +360,7 @@ def test_each_process_holds_the_matches_whose_fresh_processes_it_starts_ahead() 
     assert reused.slots == 2 * 2  # reused processes start nothing ahead: one waits in each
 
 
+@pytest.mark.slow
 def test_workers_started_ahead_of_a_run_with_nothing_left_to_play_are_stopped(tmp_path: Path) -> None:
     plan = prepare(config_for(tmp_path, RESETTING))
     play(plan, jobs=1, processes=1)
