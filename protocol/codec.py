@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any, Union
 
@@ -82,11 +83,9 @@ def _quote(line: bytes) -> str:
 def _error(line: bytes, exc: msgspec.DecodeError | UnicodeDecodeError) -> AnswerError:
     if isinstance(exc, msgspec.ValidationError):  # JSON, but a number too large to hold
         return AnswerError(f"not an answer ({exc}): {_quote(line)}; {_EXPECTED}", malformed=False)
-    why = (
-        f"not UTF-8 at byte {_not_utf8_at(line)}"
-        if isinstance(exc, UnicodeDecodeError)
-        else _why_malformed(line, str(exc))
-    )
+    # A string that is not UTF-8: msgspec raised UnicodeDecodeError for it before 0.23, a DecodeError saying so since.
+    not_utf8 = isinstance(exc, UnicodeDecodeError) or str(exc).startswith("Invalid UTF-8")
+    why = f"not UTF-8 at byte {_not_utf8_at(line)}" if not_utf8 else _why_malformed(line, str(exc))
     return AnswerError(f"invalid JSON ({why}): {_quote(line)}", malformed=True)
 
 
@@ -202,6 +201,8 @@ def json_schema() -> dict[str, Any]:
         [Union[tuple(types)], messages.Answer],  # noqa: UP007
         ref_template="#/$defs/{name}",
     )
+    for component in components.values():  # docstrings as msgspec >= 0.23 writes them, whichever version runs
+        _clean_descriptions(component)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Arena wire protocol",
@@ -211,3 +212,16 @@ def json_schema() -> dict[str, Any]:
         ),
         "$defs": {"ToBot": refs, "Answer": answer_ref, **components},
     }
+
+
+def _clean_descriptions(schema: Any) -> None:
+    """Every ``description`` in ``schema`` with its docstring's indentation taken out (``inspect.cleandoc``)."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                schema[key] = inspect.cleandoc(value)
+            else:
+                _clean_descriptions(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _clean_descriptions(item)

@@ -58,6 +58,9 @@ async def test_a_deeply_nested_or_oversized_json_body_is_a_400_with_a_reason(tmp
         assert big.status_code == 400 and "larger than" in big.json()["error"]
         broken = await kit.client.post("/api/admin/pause", headers=headers, content=b"{nope")
         assert broken.status_code == 400 and "must be JSON" in broken.json()["error"]
+        # A string that is not UTF-8 (msgspec raised UnicodeDecodeError for it before 0.23, a 500 here).
+        latin = await kit.client.post("/api/admin/pause", headers=headers, content=b'{"reason": "caf\xe9"}')
+        assert latin.status_code == 400 and "must be JSON" in latin.json()["error"]
         assert (await kit.client.post("/api/admin/pause", headers=headers, content=b"{}")).status_code == 200
 
 

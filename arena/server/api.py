@@ -282,7 +282,7 @@ async def _json_object(request: Request) -> dict[str, Any]:
         raise HTTPException(
             400, f"the body must be a JSON object of strings, numbers, true, false or null: {exc}"
         ) from None
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # (a string not UTF-8: the latter before msgspec 0.23)
         raise HTTPException(400, f"the body must be JSON: {exc}") from None
 
 
