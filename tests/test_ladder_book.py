@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sqlite3
 from pathlib import Path
@@ -70,6 +71,14 @@ def _record_all(store: Store, tid: int, ids: dict[str, int]) -> list[PlayedMatch
     return order
 
 
+def _same(stored: PairBook, of_keys: PairBook) -> bool:
+    """Whether a book read from the store is the book of the keys: the same but for the deals at two tables it
+    asks the store about (it holds only those not finished)."""
+    assert stored.last_tables.items() <= of_keys.last_tables.items()
+    assert all(stored.last_table(quad) == last for quad, last in of_keys.last_tables.items())
+    return dataclasses.replace(stored, last_tables={}) == dataclasses.replace(of_keys, last_tables={})
+
+
 def test_the_book_read_from_the_totals_is_the_book_of_the_matches_keys(tmp_path: Path) -> None:
     with Store.open(tmp_path / "ladder.sqlite") as store:
         tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
@@ -80,10 +89,10 @@ def test_the_book_read_from_the_totals_is_the_book_of_the_matches_keys(tmp_path:
             for match in deal:
                 assert store.record_match(tid, match)
                 checked += 1
-                assert PairBook.of_store(store, tid) == PairBook.of(store.match_keys(tid)), f"after {checked} matches"
+                assert _same(PairBook.of_store(store, tid), PairBook.of(store.match_keys(tid))), f"after {checked}"
         store.record_match(tid, _matches(Pair("v0", "v1", 99), ids, rng)[0])  # half-played: finished first
         kept = PairBook.of_store(store, tid)
-        assert kept == PairBook.of(store.match_keys(tid)) and "v0~v1~99" in kept.partial
+        assert _same(kept, PairBook.of(store.match_keys(tid))) and "v0~v1~99" in kept.partial
 
 
 def test_a_stop_s_half_played_deals_and_retired_versions(tmp_path: Path) -> None:
@@ -92,7 +101,7 @@ def test_a_stop_s_half_played_deals_and_retired_versions(tmp_path: Path) -> None
         ids = _versions(store, tid, [f"v{i}" for i in range(6)])
         _record_all(store, tid, ids)
         from_keys = PairBook.of(store.match_keys(tid))
-        assert PairBook.of_store(store, tid) == from_keys
+        assert _same(PairBook.of_store(store, tid), from_keys)
         assert from_keys.partial or from_keys.partial_tables
         store.retire(ids["v5"], "changed")  # a retired version's rows stay on disk, out of the book
         kept = PairBook.of_store(store, tid)
@@ -123,6 +132,6 @@ def test_a_ladder_starts_without_reading_the_matches(tmp_path: Path, monkeypatch
             store, tid, get_game("rps-poker"), Limits(), seed=1, policy=Policy(), field=dict, ratings=dict
         )  # fmt: skip
         db.set_trace_callback(None)
-        assert ladder.state.book == expected
+        assert _same(ladder.state.book, expected)
         reads = [s for s in statements if "FROM matches" in s]
         assert reads and all("LIMIT" in s or "match_key =" in s for s in reads), reads

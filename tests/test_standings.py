@@ -219,7 +219,7 @@ def test_a_database_of_schema_2_migrates_to_pair_totals_that_equal_its_matches(t
     db.executescript(
         "DROP TABLE pair_totals; DROP INDEX matches_by_odd_deal; DROP INDEX matches_by_version_a;"
         " DROP INDEX matches_by_version_b; DROP INDEX faults_by_version; ALTER TABLE faults DROP COLUMN version;"
-        " DROP TABLE table_totals; DELETE FROM schema_migrations WHERE version >= 3;"
+        " DROP TABLE table_totals; DROP TABLE table_seats; DELETE FROM schema_migrations WHERE version >= 3;"
     )
     db.close()
     with Store.open(path) as store:

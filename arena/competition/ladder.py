@@ -343,11 +343,15 @@ class PairBook:
     partial_tables: dict[str, frozenset[int]] = field(default_factory=dict)
     """The tables recorded of each deal at two tables with one table still to play, by the deal's id."""
     last_tables: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
-    """The highest number of a deal at two tables begun, by its four versions ``(a1, b1, a2, b2)``."""
+    """The highest number of a deal at two tables begun, by its four versions ``(a1, b1, a2, b2)``: with
+    :attr:`stored_tables`, only the deals not finished in the store (the others are asked of it)."""
     seat_a: Counter[str] = field(default_factory=Counter)
     """Matches each version played in seat A at two tables ..."""
     seat_b: Counter[str] = field(default_factory=Counter)
     """... and in seat B (a new deal seats in A the one that sat there less, for its share of matches)."""
+    stored_tables: Callable[[tuple[str, str, str, str]], int] | None = field(default=None, compare=False, repr=False)
+    """How many deals four versions finished, asked of the store (by the table totals' primary key): a book
+    that has it keeps no row per deal finished (:meth:`last_table`); the ladder gives it its store's."""
     _matrix: _MetMatrix | None = field(default=None, compare=False, repr=False)
     """``met`` as a matrix, made at the first choice of a pair and kept up to date by :meth:`record`."""
     _scores: _PairScores | None = field(default=None, compare=False, repr=False)
@@ -371,6 +375,13 @@ class PairBook:
             scores = self._scores = _PairScores(names, self.between(names), ratings, budget)
         return scores
 
+    def last_table(self, quad: tuple[str, str, str, str]) -> int:
+        """The highest number of a deal at two tables the four versions ``quad`` began (-1: none)."""
+        last = self.last_tables.get(quad)
+        if last is not None:
+            return last
+        return self.stored_tables(quad) - 1 if self.stored_tables is not None else -1
+
     @classmethod
     def of(cls, keys: Iterable[str]) -> PairBook:
         """The book of a history given by its matches' keys (as :meth:`Store.finished_keys` gives them)."""
@@ -386,8 +397,10 @@ class PairBook:
         Pairs begun come from the standings' running totals (``pair_totals``:
         a deal's rows say the two versions played it) of the versions not
         retired (a retired version never plays again: its rows stay on disk);
-        deals at two tables, and each version's seats in them, from the table
-        totals; the last number of each two versions' pairs follows from their
+        deals at two tables, and each version's seats in them, from their
+        seats per two versions (``table_seats``), the field's rows; the number
+        of a finished deal of four versions is not held (:attr:`stored_tables`
+        asks the store when they meet again); the last number of each two versions' pairs follows from their
         deals (a pair's number is the count of their pairs and single deals
         before it: a number is given once its pair is recorded, so they run
         without a gap). Half-played pairs and deals are those a stop left: among
@@ -403,7 +416,7 @@ class PairBook:
         """
         labels = {row.id: row.label for row in store.versions(tid)}
         current = [row.id for row in store.versions(tid, current=True)]
-        book = cls()
+        book = cls(stored_tables=_StoredTables(store, tid))  # (a ladder reading it in a thread gives its own store)
         window = cls.of(m.key for m in reversed(store.latest_matches(tid, RECENT_MATCHES)))
         book.partial = {
             pair: seen
@@ -416,17 +429,22 @@ class PairBook:
             if not any(store.has_match(tid, f"{deal}-{table}") for table in (1, 2) if table not in seen)
         }
         tables: Counter[tuple[str, str]] = Counter()  # deals at two tables each two versions sat at together
-        for a1, b1, a2, b2, finished in store.repos.tables.deals(tid):
-            quad = (labels[a1], labels[b1], labels[a2], labels[b2])
-            book.last_tables[quad] = finished - 1
-            for a, b in ((quad[0], quad[1]), (quad[2], quad[3])):
-                tables[min(a, b), max(a, b)] += finished
-                book.seat_a[a] += finished
-                book.seat_b[b] += finished
+        seat_a, seat_b, together = store.repos.tables.seats(tid, current)
+        for version, opponent, deals in together:
+            a, b = labels[version], labels[opponent]
+            tables[min(a, b), max(a, b)] += deals
+        for version in current:
+            book.seat_a[labels[version]] += seat_a.get(version, 0)
+            book.seat_b[labels[version]] += seat_b.get(version, 0)
+        ids = {label: version for version, label in labels.items()}
         for deal, seen in book.partial_tables.items():
             first_a, first_b, second_a, second_b, number = parse_tables(deal)  # type: ignore[misc]
             named = (first_a, first_b, second_a, second_b)
-            book.last_tables[named] = max(book.last_tables.get(named, -1), number)
+            if all(label in ids for label in named):
+                finished = store.repos.tables.finished((ids[first_a], ids[first_b], ids[second_a], ids[second_b]))
+            else:
+                finished = 0
+            book.last_tables[named] = max(finished - 1, number)
             for table in seen:
                 a, b = (first_a, first_b) if table == 1 else (second_a, second_b)
                 tables[min(a, b), max(a, b)] += 1
@@ -493,10 +511,29 @@ class PairBook:
         self._met(seat_a, seat_b)
         self.seat_a[seat_a] += 1
         self.seat_b[seat_b] += 1
+        quad = (a1, b1, a2, b2)
         if seen is None:  # the deal's first table: the other is still to play
-            quad = (a1, b1, a2, b2)
             self.last_tables[quad] = max(self.last_tables.get(quad, -1), number)
             self.partial_tables[deal] = frozenset((table,))
+        elif self.stored_tables is not None and self.last_tables.get(quad) == number:
+            del self.last_tables[quad]  # finished: the store counts it (its match was recorded before this call)
+
+
+class _StoredTables:
+    """How many deals four versions (by label) finished, from a store's table totals (by their primary key)."""
+
+    def __init__(self, store: Store, tid: int) -> None:
+        self.store = store
+        self.tid = tid
+        self.ids: dict[str, int] = {}
+
+    def __call__(self, quad: tuple[str, str, str, str]) -> int:
+        if not all(label in self.ids for label in quad):  # a version entered since: read the labels again
+            self.ids = {row.label: row.id for row in self.store.versions(self.tid)}
+            if not all(label in self.ids for label in quad):
+                return 0
+        a1, b1, a2, b2 = (self.ids[label] for label in quad)
+        return self.store.repos.tables.finished((a1, b1, a2, b2))
 
 
 class _MetMatrix:
@@ -916,7 +953,7 @@ def _two_tables(
     a1, b1 = seated(first.first, first.second)
     a2, b2 = seated(second.first, second.second)
     quad = (a1, b1, a2, b2)
-    number = book.last_tables.get(quad, -1) + 1
+    number = book.last_table(quad) + 1
     for deal in busy:
         if isinstance(deal, Tables) and deal.labels == quad:
             number = max(number, deal.number + 1)
@@ -1015,7 +1052,8 @@ class Ladder:
         self.single: bool | None = None
         """At two tables: whether the field is too small (fewer than four owners) and plays single deals;
         ``None`` before the first choice."""
-        self.state = LadderState(book=book if book is not None else PairBook.of_store(store, tournament_id))
+        self.state = LadderState()
+        self.use_book(book if book is not None else PairBook.of_store(store, tournament_id))
         self.paused = False
         self.game_errors = 0
         """Matches the game's own code ended (not recorded); at :data:`MAX_GAME_ERRORS` the ladder pauses."""
@@ -1073,6 +1111,12 @@ class Ladder:
         """Take new pairs again."""
         self.paused = False
         self.wake()
+
+    def use_book(self, book: PairBook) -> None:
+        """Play from ``book`` (read by the caller, in a thread, before :meth:`run`), asking this ladder's store for
+        the deals at two tables it does not hold."""
+        book.stored_tables = _StoredTables(self.store, self.tid)
+        self.state.book = book
 
     async def run(self, pool: Pool) -> None:
         """Play until cancelled."""

@@ -135,7 +135,6 @@ class LadderHost:
         def stderr_path(spec: BotSpec, number: int) -> Path:
             return c.logs / "stderr" / f"{spec.name}.{self._run_stamp}-{number}.log"
 
-        book = await trio.to_thread.run_sync(self._book)
         async with contextlib.AsyncExitStack() as stack:
             # Left in reverse: the ladder's and checker's tasks end before the pool and the cluster they use.
             pool: Pool
@@ -165,14 +164,16 @@ class LadderHost:
                 c.store, c.tid, c.game, c.config.limits, seed=c.seed,
                 policy=Policy(ladder.placement_pairs, ladder.pair_budget, ladder.version_slots),
                 field=c.field, ratings=c.ratings, recorded=c._recorded, log_dir=c.logs,
-                slots=max(1, jobs) + ahead, remote=remote, book=book,  # a pair plays one leg at a time: a slot per job
+                slots=max(1, jobs) + ahead, remote=remote, book=PairBook(),  # (read by _play); a slot per job
                 scheme=ladder.duplicate, say=say,
             )  # fmt: skip
             nursery.start_soon(self._play, self.ladder, pool)
             yield nursery
 
     async def _play(self, ladder: Ladder, pool: Pool) -> None:
-        """Play the ladder once its match worker (if any) is up."""
+        """Play the ladder once its book is read and its match worker (if any) is up (pages are served
+        meanwhile: neither grows the start)."""
+        ladder.use_book(await trio.to_thread.run_sync(self._book))
         if self.worker is not None:
             await self.worker.wait_ready()
         self.begun.set()
@@ -185,9 +186,9 @@ class LadderHost:
         return self.ladder is not None and not self.begun.is_set()
 
     def _book(self) -> PairBook:
-        """The ladder's book of pairs begun, from every match's key, streamed (in a thread: its own connection)."""
+        """The ladder's book of pairs begun, from the field's totals (in a thread: its own connection)."""
         with self.c.store.reader() as store:
-            return PairBook.of(store.match_keys(self.c.tid))
+            return PairBook.of_store(store, self.c.tid)
 
     def _in_worker(self, jobs: int) -> bool:
         """Whether the ladder's matches (off a cluster) are played in a match worker rather than here."""

@@ -219,6 +219,10 @@ class Database:
         cursor.row_factory = sqlite3.Row
         return cursor.execute(query, args).fetchall()
 
+    def tuples(self, query: str, args: tuple[Any, ...] | list[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows ``query`` selects as plain tuples (a bulk read made into arrays: no named row made per row)."""
+        return self.connection.execute(query, args).fetchall()
+
     def row(self, query: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Row | None:
         """The first row ``query`` selects (by column name), or ``None``."""
         cursor = self.connection.cursor()
