@@ -153,7 +153,8 @@ def _old_layout(path: Path, folder: Path) -> None:
     with contextlib.closing(sqlite3.connect(path)) as db:
         db.executescript(
             "DROP INDEX matches_by_odd_deal; CREATE INDEX matches_by_deal ON matches (tournament_id, deal);"
-            " DELETE FROM schema_migrations WHERE version >= 5; DELETE FROM server_migrations WHERE version >= 6;"
+            " DROP TABLE table_seats; DELETE FROM schema_migrations WHERE version >= 5;"
+            " DELETE FROM server_migrations WHERE version >= 6;"
         )
         db.execute("UPDATE matches SET log_path = ? || log_path", (f"{folder}/",))
         db.commit()
@@ -167,7 +168,7 @@ def test_a_database_of_the_old_layout_migrates_reading_every_match_log_and_repla
     _old_layout(path, tmp_path.resolve())
     with Store.open(path) as store:
         State(store)  # (the server's migrations)
-        assert store.schema_version() == 5 and store.db.schema_version("server") == 6
+        assert store.schema_version() == 6 and store.db.schema_version("server") == 6
         assert store.matches(tid) == matches  # nothing lost
         assert store.pair_totals(tid) == totals
         for match in played:

@@ -34,6 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .board import Cell, FieldTotals, Leaderboard, Standing
+from .database.pairs import FieldRows
+from .database.tables import TableArrays
 from .ratings import Fitter, Outcome
 from .records import PENTANOMIAL, SCORE, PlayedMatch, Record, outcome_for
 from .store import Store
@@ -84,7 +86,7 @@ class PairArrays:
         arrays.version = np.array([pair[0] for pair, _ in held], dtype=np.int64)
         arrays.opponent = np.array([pair[1] for pair, _ in held], dtype=np.int64)
         arrays.faults = {place: dict(totals.faults) for place, (_, totals) in enumerate(held) if totals.faults}
-        arrays.tables.update(tables or {})
+        arrays.tables = TableRows.of(tables or {})
         return arrays
 
     def refresh(self, store: Store, field: Iterable[int] | None = None) -> int:
@@ -97,20 +99,32 @@ class PairArrays:
         version of ``field`` not read yet (one entered, or admitted again)
         with the versions already held.
         """
+        tables = store.repos.tables
         if field is not None and self.touched < 0:
             self.among = set(field)
-            changed, self.touched = store.pair_totals_since(self.tid, -1, among=self.among)
-        else:
-            changed, self.touched = store.pair_totals_since(self.tid, self.touched)
-            new = set(field or ()) - self.among if self.among is not None else set()
-            if new and self.among is not None:
-                self.among |= new
-                changed.update(store.pair_totals_touching(self.tid, new, self.among))
+            rows, self.touched = store.repos.pairs.field_rows(self.tid, self.among)
+            self._hold(rows)
+            held, self.tables_touched = tables.arrays_since(self.tid, -1, among=self.among)
+            self.tables.update(held)
+            return len(rows.version)
+        changed, self.touched = store.pair_totals_since(self.tid, self.touched)
+        new = set(field or ()) - self.among if self.among is not None else set()
+        if new and self.among is not None:
+            self.among |= new
+            changed.update(store.pair_totals_touching(self.tid, new, self.among))
+            self.tables.update(tables.arrays_touching(self.tid, new, self.among))
         for pair, totals in changed.items():
             self.put(pair, totals)
-        tables, self.tables_touched = store.table_totals_since(self.tid, self.tables_touched)
-        self.tables.update(tables)
+        held, self.tables_touched = tables.arrays_since(self.tid, self.tables_touched)
+        self.tables.update(held)
         return len(changed)
+
+    def _hold(self, rows: FieldRows) -> None:
+        """Hold ``rows`` (the first read: nothing held yet)."""
+        pairs = zip(rows.version.tolist(), rows.opponent.tolist(), strict=True)
+        self.places = {pair: k for k, pair in enumerate(pairs)}
+        self.values, self.version, self.opponent = rows.values, rows.version, rows.opponent
+        self.faults = dict(rows.faults)
 
     def put(self, pair: Pair, totals: PairTotals) -> None:
         """Hold ``totals`` as ``pair``'s (in place of what it held)."""
@@ -196,52 +210,74 @@ class TableRows:
     """The deals at two tables of a competition by their four versions, as arrays, kept up to date.
 
     At 300 bots four versions almost never meet twice, so there is a row per
-    deal (50,000 at 100,000 matches): they grow with the history, and a
-    board takes its field's rows by a few array operations over them, in
-    the quads' order (the order :func:`~arena.competition.table_fit.add_table_totals`
-    gives them), never by a loop in Python (it held the interpreter, and the
+    deal (50,000 at 100,000 matches): they grow with the history (a board
+    reads only the field's: a retired version's deals stay on disk), a row is
+    known by its rowid in ``table_totals`` (updated in place, never
+    replaced), and a board takes its field's rows by a few array operations
+    over them, never by a loop in Python (it held the interpreter, and the
     server's pages with it, for most of each drawing of the standings).
     """
 
     def __init__(self) -> None:
-        self.places: dict[Quad, int] = {}
-        self.quads = np.zeros((0, 4), dtype=np.int64)
+        self.size = 0
+        self.rowids = np.zeros(0, dtype=np.int64)
+        """Each row's rowid in ``table_totals``, ascending."""
+        self.quads = np.zeros((0, 4), dtype=np.int32)
         """Each row's four versions ``(a1, b1, a2, b2)``."""
-        self.counts = np.zeros((0, 5), dtype=np.int64)
+        self.counts = np.zeros((0, 5), dtype=np.int32)
         """Each row's pentanomial counts of team ONE's total."""
-        self.highest = 0
-        """The highest version id of the rows."""
 
     def __len__(self) -> int:
-        return len(self.places)
+        return self.size
 
-    def update(self, tables: Mapping[Quad, Sequence[int]]) -> None:
-        """Hold each quad's counts of ``tables`` (in place of what it held)."""
-        for quad, counts in tables.items():
-            place = self.places.get(quad)
-            if place is None:
-                place = self.places[quad] = len(self.places)
-                if place >= len(self.quads):  # grown by doubling
-                    self.quads = np.resize(self.quads, (2 * place + 64, 4))
-                    self.counts = np.resize(self.counts, (2 * place + 64, 5))
-                self.quads[place] = quad
-                self.highest = max(self.highest, *quad)
-            self.counts[place] = counts
+    @classmethod
+    def of(cls, tables: Mapping[Quad, Sequence[int]]) -> TableRows:
+        """The rows of ``tables`` (the store's :meth:`~arena.competition.store.Store.table_totals`)."""
+        rows = cls()
+        rows.update(TableArrays.of([(k, *quad, *counts) for k, (quad, counts) in enumerate(sorted(tables.items()))]))
+        return rows
+
+    def update(self, arrays: TableArrays) -> None:
+        """Hold each row of ``arrays`` (in place of what its rowid held)."""
+        if not len(arrays.rowids):
+            return
+        held = self.rowids[: self.size]
+        place = np.minimum(np.searchsorted(held, arrays.rowids), max(self.size - 1, 0))
+        found = (held[place] == arrays.rowids) if self.size else np.zeros(len(arrays.rowids), dtype=bool)
+        self.quads[place[found]] = arrays.quads[found]
+        self.counts[place[found]] = arrays.counts[found]
+        new = ~found
+        added = int(new.sum())
+        if not added:
+            return
+        end = self.size + added
+        if end > len(self.rowids):  # grown by doubling
+            capacity = 2 * end + 64
+            self.rowids = np.resize(self.rowids, capacity)
+            self.quads = np.resize(self.quads, (capacity, 4))
+            self.counts = np.resize(self.counts, (capacity, 5))
+        self.rowids[self.size : end] = arrays.rowids[new]
+        self.quads[self.size : end] = arrays.quads[new]
+        self.counts[self.size : end] = arrays.counts[new]
+        if self.size and arrays.rowids[new][0] < self.rowids[self.size - 1]:  # (rowids come in ascending: rarely)
+            order = np.argsort(self.rowids[:end], kind="stable")
+            self.rowids[:end], self.quads[:end], self.counts[:end] = (
+                self.rowids[:end][order], self.quads[:end][order], self.counts[:end][order]
+            )  # fmt: skip
+        self.size = end
 
     def add_to(self, fitter: Fitter, ids: npt.NDArray[np.int64]) -> None:
-        """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids``."""
-        size = len(self.places)
-        if not size or not len(ids):
+        """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids`` (in any
+        order: the fitter takes each quad once, in its own order)."""
+        if not self.size or not len(ids):
             return
-        quads = self.quads[:size]
-        place_of = np.full(max(int(ids.max()), self.highest) + 1, -1, dtype=np.intp)  # by version id
+        quads = self.quads[: self.size]
+        place_of = np.full(max(int(ids.max()), int(quads.max())) + 1, -1, dtype=np.intp)  # by version id
         place_of[ids] = np.arange(len(ids))
         places = place_of[quads]
-        inside = np.flatnonzero((places >= 0).all(axis=1))
-        if not len(inside):
-            return
-        order = inside[np.lexsort(quads[inside].T[::-1])]  # by a1, then b1, a2, b2: as the quads sort
-        fitter.add_table_arrays(places[order], self.counts[:size][order])
+        inside = (places >= 0).all(axis=1)
+        if inside.any():
+            fitter.add_table_arrays(places[inside], self.counts[: self.size][inside].astype(np.int64))
 
 
 def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> FieldTotals:

@@ -7,7 +7,10 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
 
 from ..totals import COLUMNS, Pair, PairTotals, from_row, to_row
 
@@ -15,6 +18,16 @@ if TYPE_CHECKING:
     from .connection import Database
 
 _TOTALS = ", ".join(COLUMNS)
+
+
+class FieldRows(NamedTuple):
+    """Pair totals as arrays: row ``k`` is ``version[k]`` against ``opponent[k]``, its :data:`COLUMNS` ``values[k]``,
+    its faults by kind ``faults[k]`` (rows without faults have none)."""
+
+    version: npt.NDArray[np.int64]
+    opponent: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float64]
+    faults: dict[int, dict[str, int]]
 
 
 def _totals(row: sqlite3.Row) -> PairTotals:
@@ -103,6 +116,25 @@ class PairTotalsTable:
             )
             last = max(touched, newest if newest is not None else touched)
         return {(row["version"], row["opponent"]): _totals(row) for row in rows}, last
+
+    def field_rows(self, tid: int, among: Iterable[int]) -> tuple[FieldRows, int]:
+        """The totals of each pair of two of ``among`` as arrays (a board's first read: no object per row; the
+        field's rows by a scan of the table, where the primary key's lookup of every two of 300 versions took
+        longer), and the id to ask from next: the competition's latest, so retired versions' rows are never read."""
+        ids = json.dumps(sorted(set(among)))
+        rows = self.db.tuples(
+            f"SELECT version, opponent, {_TOTALS}, faults FROM pair_totals"
+            " WHERE +version IN (SELECT value FROM json_each(?1)) AND +opponent IN (SELECT value FROM json_each(?1))"
+            " AND +tournament_id = ?2 ORDER BY version, opponent",
+            (ids, tid),
+        )
+        newest = self.db.value(
+            "SELECT touched FROM pair_totals WHERE tournament_id = ? ORDER BY touched DESC LIMIT 1", (tid,)
+        )
+        table = np.array([row[:-1] for row in rows], dtype=np.float64).reshape(-1, len(COLUMNS) + 2)
+        faults = {k: json.loads(row[-1]) for k, row in enumerate(rows) if row[-1] != "{}"}
+        found = FieldRows(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2:].copy(), faults)
+        return found, newest if newest is not None else -1
 
     def touching(self, tid: int, versions: Iterable[int], among: Iterable[int]) -> dict[Pair, PairTotals]:
         """The totals of each pair of one of ``versions`` and one of ``among`` (either way round), by the primary
