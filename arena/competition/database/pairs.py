@@ -125,14 +125,18 @@ class PairTotalsTable:
         rows = self.db.tuples(
             f"SELECT version, opponent, {_TOTALS}, faults FROM pair_totals"
             " WHERE +version IN (SELECT value FROM json_each(?1)) AND +opponent IN (SELECT value FROM json_each(?1))"
-            " AND +tournament_id = ?2 ORDER BY version, opponent",
+            " AND +tournament_id = ?2",
             (ids, tid),
         )
         newest = self.db.value(
             "SELECT touched FROM pair_totals WHERE tournament_id = ? ORDER BY touched DESC LIMIT 1", (tid,)
         )
         table = np.array([row[:-1] for row in rows], dtype=np.float64).reshape(-1, len(COLUMNS) + 2)
-        faults = {k: json.loads(row[-1]) for k, row in enumerate(rows) if row[-1] != "{}"}
+        order = np.lexsort((table[:, 1], table[:, 0]))  # by the primary key, as the lookup gave them (SQLite's
+        table = table[order]  # ORDER BY read the table through the key's index: 1.7x slower)
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order))
+        faults = {int(position[k]): json.loads(row[-1]) for k, row in enumerate(rows) if row[-1] != "{}"}
         found = FieldRows(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2:].copy(), faults)
         return found, newest if newest is not None else -1
 
@@ -155,13 +159,13 @@ class PairTotalsTable:
         """``(version, opponent, deals)`` of each ordered pair of ``among`` that met (only the column a ladder's pair
         book needs: every row's totals take 0.6 s at 100,000 matches), by the primary key."""
         ids = json.dumps(sorted(set(among)))
-        rows = self.db.rows(
+        rows = self.db.tuples(  # (a scan: the key's lookup of every two of 300 versions took longer)
             "SELECT version, opponent, deals FROM pair_totals"
-            " WHERE version IN (SELECT value FROM json_each(?)) AND opponent IN (SELECT value FROM json_each(?))"
-            " AND +tournament_id = ?",
-            (ids, ids, tid),
+            " WHERE +version IN (SELECT value FROM json_each(?1)) AND +opponent IN (SELECT value FROM json_each(?1))"
+            " AND +tournament_id = ?2",
+            (ids, tid),
         )
-        return [(row["version"], row["opponent"], row["deals"]) for row in rows]
+        return sorted((int(version), int(opponent), int(deals)) for version, opponent, deals in rows)
 
     def opponents(self, version: int) -> dict[int, PairTotals]:
         """What ``version`` did against each opponent it met, by the opponent's id (by the totals' primary key)."""
