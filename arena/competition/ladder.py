@@ -414,8 +414,8 @@ class PairBook:
         matches is not finished first (its versions left the field before it
         was: a server's retired versions do not come back).
         """
-        labels = {row.id: row.label for row in store.versions(tid)}
         current = [row.id for row in store.versions(tid, current=True)]
+        labels = {row.id: row.label for row in store.versions(tid)}  # (after: a version entered between is in both)
         book = cls(stored_tables=_StoredTables(store, tid))  # (a ladder reading it in a thread gives its own store)
         window = cls.of(m.key for m in reversed(store.latest_matches(tid, RECENT_MATCHES)))
         book.partial = {
