@@ -27,6 +27,14 @@ measured from outside, with the ladder playing:
 The machine may be shared: the load averages are printed beside each size's
 figures.
 
+Then, with two sizes or more, the table of the figures, and a column for ten
+times the largest size on paper: start, RSS, bytes and ``arena results`` drawn
+on along the line through the two largest sizes.
+
+A database built by older code is first migrated in place (timed apart: a
+server's first start after an upgrade), so that each start measured is an
+ordinary one.
+
 Usage: ``python benchmarks/bench_scale.py [--sizes 10000,100000,1000000] [--bots 300] [--seconds 30] [--cache DIR]
 [--rebuild] [--build-only] [--no-results] [--tables] [--profile PATH]``
 """
@@ -63,19 +71,21 @@ from arena.competition.database.sizes import bytes_by_table  # noqa: E402
 from arena.competition.ladder import Tables  # noqa: E402
 from arena.competition.plan import enter_version  # noqa: E402
 from arena.competition.schedule import Scheduled  # noqa: E402
-from arena.competition.store import FaultRow, PlayedMatch  # noqa: E402
+from arena.competition.store import FaultRow, PlayedMatch, Store  # noqa: E402
 from arena.server import retention  # noqa: E402
 from arena.server.catalogue import owned  # noqa: E402
 from arena.server.config import load  # noqa: E402
 from arena.server.service import Competition  # noqa: E402
 from arena.server.standings import HISTORY_EVERY  # noqa: E402
-from arena.server.state import Participant  # noqa: E402
+from arena.server.state import Participant, State  # noqa: E402
 
 BOTS = 300
 """Bots in the field (the issue's table: 300 at every size)."""
 HOUSE = 10
 """Of which house bots (the config's); the others are participants' uploads."""
 SAMPLE = REPO / "sample_bots" / "rps-poker" / "minimal-python"
+MIGRATION_TABLES = ("schema_migrations", "server_migrations")
+"""Where a database counts the migrations it ran (the results' and the server's)."""
 BUILD = 2
 """The builder's own version: a cached database built by an older builder is built again."""
 
@@ -114,6 +124,19 @@ def build(size: int, bots: int, cache: Path, *, rebuild: bool) -> Path:
     (folder / "built").write_text(f"{took:.1f} s\n")
     print(f"built {size:,} matches of {bots} bots in {took:.1f} s ({uptime()}): {folder}", flush=True)
     return config_path
+
+
+def migrate(config_path: Path) -> float:
+    """Bring the built database to this code's schema, in place, as a server's first start after an upgrade does
+    (then a served copy's start is an ordinary one); the seconds it took (0: nothing to do)."""
+    path = load(config_path).data_dir / "server.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        before = [db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in MIGRATION_TABLES]
+    began = time.perf_counter()
+    with Store.open(path) as store:
+        State(store)  # (the server's own migrations)
+        after = [store.schema_version(), store.db.schema_version("server")]
+    return time.perf_counter() - began if before != after else 0.0
 
 
 def _bot_folder(folder: Path, name: str) -> Path:
@@ -400,6 +423,21 @@ def results_time(config_path: Path) -> tuple[float, float]:
     return time.perf_counter() - began, peak / 2**20
 
 
+GROWING = ("database B/match", "start s", "server RSS MiB (all)", "server RSS MiB (main)", "arena results s",
+           "arena results MiB")  # fmt: skip
+"""The figures drawn on to ten times the largest size (the pages' are waits on a shared machine: not a line)."""
+
+
+def extrapolated(name: str, rows: list[tuple[int, dict[str, float]]], far: int) -> float:
+    """``name``'s figure at ``far`` matches on the line through the two largest sizes (bytes per match by the
+    bytes: the file's size is what grows)."""
+    (n1, f1), (n2, f2) = rows[-2], rows[-1]
+    per_match = name == "database B/match"
+    y1, y2 = (f1[name] * n1, f2[name] * n2) if per_match else (f1[name], f2[name])
+    y = y2 + (y2 - y1) * (far - n2) / (n2 - n1)
+    return y / far if per_match else y
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000,1000000", help="matches of each database (comma-separated)")
@@ -424,6 +462,9 @@ def main() -> None:
         config = build(size, args.bots, args.cache, rebuild=args.rebuild)
         if args.build_only:
             continue
+        migrated = migrate(config)
+        if migrated:
+            print(f"{size:>9,}: the built database migrated to this code's schema in {migrated:.1f} s (once)")
         load_before = uptime()
         profile = None if args.profile is None else args.profile.with_name(f"{args.profile.name}-{size}.txt")
         figures = measure(config, args.seconds, size, profile)
@@ -442,10 +483,19 @@ def main() -> None:
         return
     names = list(rows[0][1])
     print()
-    print("| figure | " + " | ".join(f"{size:,} matches" for size, _ in rows) + " |")
-    print("|---" * (len(rows) + 1) + "|")
+    far = 10 * rows[-1][0] if len(rows) > 1 else 0
+    if far:
+        print(f"(the last column: {far:,} matches on paper, each figure that grows with the history drawn on in a")
+        print(" line through the two largest sizes; the others are not extrapolated)")
+        print("| figure | " + " | ".join(f"{size:,} matches" for size, _ in rows) + f" | {far:,} (on paper) |")
+    else:
+        print("| figure | " + " | ".join(f"{size:,} matches" for size, _ in rows) + " |")
+    print("|---" * (len(rows) + 1 + bool(far)) + "|")
     for name in names:
-        print(f"| {name} | " + " | ".join(f"{figures.get(name, math.nan):.4g}" for _, figures in rows) + " |")
+        cells = [f"{figures.get(name, math.nan):.4g}" for _, figures in rows]
+        if far:
+            cells.append(f"{extrapolated(name, rows, far):.4g}" if name in GROWING else "")
+        print(f"| {name} | " + " | ".join(cells) + " |")
     print(f"\nmachine: {os.cpu_count()} CPUs, {uptime()} at the end (shared: compare within a run)")
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from arena.competition.database.tables import TableArrays
+from arena.competition.ladder import Tables
 from arena.competition.ratings import Fitter
-from arena.competition.standings import TableRows
+from arena.competition.standings import PairArrays, TableRows
+from arena.competition.store import Store
 from arena.competition.table_fit import add_table_totals
 
 
@@ -56,3 +59,33 @@ def test_rows_that_come_in_out_of_order_are_held_by_their_rowids() -> None:
     assert rows.rowids[: len(rows)].tolist() == [5, 7, 9]
     assert rows.counts[: len(rows)].tolist() == [[2, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 0, 0, 0]]
     assert rows.quads[: len(rows)].tolist() == [[1, 2, 3, 4], [3, 4, 5, 6], [2, 3, 4, 5]]
+
+
+def test_a_board_read_for_a_field_gets_the_deals_of_a_version_that_joins_it_later(tmp_path: Path) -> None:
+    """The first read takes only the deals of four of the field (a retired version's stay on disk); a version
+    that joins the field later (admitted again) brings its deals with the field's, and the fit is the one a
+    first read of the whole field makes."""
+    from .test_ladder_book import _matches, _versions
+
+    rng = random.Random(3)
+    with Store.open(tmp_path / "tables.sqlite") as store:
+        tid = store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        ids = _versions(store, tid, [f"v{i}" for i in range(7)])
+        labels = sorted(ids)
+        for number in range(60):
+            a1, b1, a2, b2 = rng.sample(labels, 4)
+            for match in _matches(Tables(a1, b1, a2, b2, number), ids, rng):
+                assert store.record_match(tid, match)
+        late = ids["v6"]
+        field = sorted(vid for vid in ids.values() if vid != late)
+        arrays = PairArrays(tid)
+        arrays.refresh(store, field)
+        held = {tuple(quad) for quad in arrays.tables.quads[: len(arrays.tables)].tolist()}
+        assert held and not any(late in quad for quad in held)  # (the late one's deals stay on disk)
+        arrays.refresh(store, [*field, late])
+        whole = PairArrays(tid)
+        whole.refresh(store, [*field, late])
+        names = {vid: f"v{vid}" for vid in ids.values()}
+        got, want = (a.totals(names).fitter._table_totals() for a in (arrays, whole))
+        assert got is not None and want is not None and got.places.tolist() == want.places.tolist()
+        assert any(ids["v6"] in quad for quad in arrays.tables.quads[: len(arrays.tables)].tolist())
