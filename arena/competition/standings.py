@@ -259,7 +259,8 @@ class TableRows:
         self.rowids[self.size : end] = arrays.rowids[new]
         self.quads[self.size : end] = arrays.quads[new]
         self.counts[self.size : end] = arrays.counts[new]
-        if self.size and arrays.rowids[new][0] < self.rowids[self.size - 1]:  # (rowids come in ascending: rarely)
+        if self.size and arrays.rowids[new][0] < self.rowids[self.size - 1]:  # older rows first read now (a
+            # version that joined the field brought its deals): sorted in; new rows come in ascending already
             order = np.argsort(self.rowids[:end], kind="stable")
             self.rowids[:end], self.quads[:end], self.counts[:end] = (
                 self.rowids[:end][order], self.quads[:end][order], self.counts[:end][order]
