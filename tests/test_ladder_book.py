@@ -135,3 +135,25 @@ def test_a_ladder_starts_without_reading_the_matches(tmp_path: Path, monkeypatch
         assert _same(ladder.state.book, expected)
         reads = [s for s in statements if "FROM matches" in s]
         assert reads and all("LIMIT" in s or "match_key =" in s for s in reads), reads
+
+
+def test_a_running_book_keeps_no_row_per_finished_deal_and_numbers_the_next_from_the_store(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "ladder.sqlite") as store:
+        tid = store.create_competition(name="l", seed=1, game="rps-poker/1", config={}).id
+        ids = _versions(store, tid, [f"v{i}" for i in range(5)])
+        ladder = Ladder(store, tid, get_game("rps-poker"), Limits(), seed=1, policy=Policy(), field=dict, ratings=dict)
+        book = ladder.state.book
+        rng = random.Random(5)
+        quad = ("v0", "v1", "v2", "v3")
+        for number in range(3):
+            first, second = _matches(Tables(*quad, number), ids, rng)
+            for match in (first, second):
+                assert store.record_match(tid, match)
+                book.record(match.key)
+            assert book.last_tables == {} and book.last_table(quad) == number  # (asked of the store)
+        half = _matches(Tables(*quad, 3), ids, rng)[0]
+        assert store.record_match(tid, half)
+        book.record(half.key)
+        assert book.last_tables == {quad: 3} and book.last_table(quad) == 3
+        assert book.last_table(("v4", "v1", "v2", "v3")) == -1
+        assert _same(book, PairBook.of(store.match_keys(tid)))
