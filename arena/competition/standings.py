@@ -276,9 +276,10 @@ class TableRows:
         place_of = np.full(max(int(ids.max()), int(quads.max())) + 1, -1, dtype=np.intp)  # by version id
         place_of[ids] = np.arange(len(ids))
         places = place_of[quads]
-        inside = (places >= 0).all(axis=1)
-        if inside.any():
-            fitter.add_table_arrays(places[inside], self.counts[: self.size][inside].astype(np.int64))
+        inside = np.flatnonzero((places >= 0).all(axis=1))
+        if len(inside):  # (np.take: a mask's rows of a 2-D array are ten times slower to gather)
+            counts = np.take(self.counts[: self.size], inside, axis=0).astype(np.int64)
+            fitter.add_table_arrays(np.take(places, inside, axis=0), counts)
 
 
 def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> FieldTotals:
