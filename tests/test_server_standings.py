@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from arena.competition.records import Record
 from arena.competition.store import PlayedMatch, Store
@@ -99,3 +101,32 @@ def test_the_ladders_book_at_start_is_read_from_the_totals_not_the_matches(
         monkeypatch.setattr(Store, method, refused)
     book = competition.host._book()
     assert book.stored_tables is not None and sum(book.met.values()) == 3  # (from the pairs' totals)
+
+
+def test_the_first_table_starts_its_fit_from_the_last_snapshot_and_fits_the_same(
+    competition: Competition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number, winner in enumerate(["A", "B", None, "A", "A", "B", "A", "A", "B", "A", "A", None]):
+        play(competition, number, winner)
+    standings = competition.standings
+    playing = [v for v in competition.versions() if v.playing]
+    cold = standings._tabulate(playing, competition.played, time.time(), None)
+    standings._keep_ratings(cold)  # (a snapshot, as the server keeps one every few matches)
+    assert len(competition.state.latest_ratings([v.id for v in playing])) == 3
+    standings._strengths = None
+    started: list[dict[str, float] | None] = []
+    drawn = standings._tabulate_apart
+
+    def noted(*args: Any) -> Any:
+        started.append(standings._strengths)
+        return drawn(*args)
+
+    monkeypatch.setattr(standings, "_tabulate_apart", noted)
+    trio.run(standings.draw_first)
+    assert started and started[0] is not None and len(started[0]) == 3  # (from the snapshot)
+    warm = standings.snapshot
+    assert warm is not None
+    cold_ratings = {row.bot: row.rating for row in cold.board.standings}
+    warm_ratings = {row.bot: row.rating for row in warm.board.standings}
+    assert cold_ratings.keys() == warm_ratings.keys()
+    assert all(abs(warm_ratings[bot] - rating) < 1e-9 for bot, rating in cold_ratings.items())

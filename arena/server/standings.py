@@ -22,6 +22,7 @@ import trio
 from ..bots.spec import BotSpec
 from ..competition.board import Leaderboard, Standing
 from ..competition.ladder import Player, RatingView
+from ..competition.ratings import ELO_PER_NAT
 from ..competition.render import standing_data
 from ..competition.schedule import Entrant
 from ..competition.standings import PairArrays
@@ -276,6 +277,11 @@ class Standings:
         retired version's rows stay on disk)."""
         c = self.c
         playing = [v for v in c.versions() if v.playing]
+        if self._strengths is None:  # the fit starts from the last snapshot's ratings: the same fit (to its
+            # tolerance, as each later board starts from the one before), in half the steps at a million matches
+            latest = c.state.latest_ratings([v.id for v in playing])
+            names = {v.id: v.row.name for v in playing}
+            self._strengths = {names[vid]: elo / ELO_PER_NAT for vid, elo in latest.items()}
         self.snapshot = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
         self._strengths = self.snapshot.strengths
 

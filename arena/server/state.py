@@ -282,6 +282,10 @@ class State:
         """``(matches, elo, error95)`` snapshots of version ``version_id``, oldest first."""
         return self.repos.ratings.of(version_id)
 
+    def latest_ratings(self, version_ids: list[int]) -> dict[int, float]:
+        """The newest snapshot's elo of each of ``version_ids`` that has one."""
+        return self.repos.ratings.latest(version_ids)
+
     def rating_dates(self, version_id: int) -> dict[int, str]:
         """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
         return self.repos.ratings.dates(version_id)

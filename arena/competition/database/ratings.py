@@ -64,6 +64,17 @@ class RatingHistory:
         )
         return [(int(row["matches"]), float(row["elo"]), row["error95"]) for row in rows]
 
+    def latest(self, version_ids: list[int]) -> dict[int, float]:
+        """The newest snapshot's elo of each of ``version_ids`` that has one (by the primary key)."""
+        out: dict[int, float] = {}
+        for version_id in version_ids:
+            elo = self.db.value(
+                "SELECT elo FROM rating_history WHERE version_id = ? ORDER BY matches DESC LIMIT 1", (version_id,)
+            )
+            if elo is not None:
+                out[version_id] = float(elo)
+        return out
+
     def dates(self, version_id: int) -> dict[int, str]:
         """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
         rows = self.db.rows("SELECT matches, at FROM rating_history WHERE version_id = ?", (version_id,))
