@@ -122,7 +122,9 @@ def board_from_store(
         ]
         scheduled = config.get("scheduled")
     if by_pairs:
-        arrays = PairArrays.of_pairs(pairs, store.table_totals(tournament.id))
+        arrays = PairArrays.of_pairs(pairs)  # and the deals at two tables of four versions shown, as arrays (a
+        # board fits no other: a server's million matches have 500,000 such deals, half of them among retired versions)
+        arrays.tables.update(store.repos.tables.arrays_since(tournament.id, -1, among=shown)[0])
         board = arrays.totals(shown, cells=True).board(scheduled=scheduled, **options)
     else:
         board = leaderboard(list(shown.values()), matches, scheduled=scheduled, **options)
