@@ -94,13 +94,6 @@ class TableTotals:
         )
         return TableArrays.of(rows)
 
-    def deals(self, tid: int) -> list[tuple[int, int, int, int, int]]:
-        """``(a1, b1, a2, b2, deals)``: the deals at two tables each four versions finished."""
-        rows = self.db.rows(
-            "SELECT a1, b1, a2, b2, t0 + t1 + t2 + t3 + t4 AS n FROM table_totals WHERE tournament_id = ?", (tid,)
-        )
-        return [(row["a1"], row["b1"], row["a2"], row["b2"], row["n"]) for row in rows]
-
     def finished(self, quad: Quad) -> int:
         """How many deals the four versions ``quad`` finished (by the primary key)."""
         found = self.db.value(
