@@ -436,15 +436,10 @@ class PairBook:
         for version in current:
             book.seat_a[labels[version]] += seat_a.get(version, 0)
             book.seat_b[labels[version]] += seat_b.get(version, 0)
-        ids = {label: version for version, label in labels.items()}
         for deal, seen in book.partial_tables.items():
             first_a, first_b, second_a, second_b, number = parse_tables(deal)  # type: ignore[misc]
             named = (first_a, first_b, second_a, second_b)
-            if all(label in ids for label in named):
-                finished = store.repos.tables.finished((ids[first_a], ids[first_b], ids[second_a], ids[second_b]))
-            else:
-                finished = 0
-            book.last_tables[named] = max(finished - 1, number)
+            book.last_tables[named] = max(book.last_table(named), number)
             for table in seen:
                 a, b = (first_a, first_b) if table == 1 else (second_a, second_b)
                 tables[min(a, b), max(a, b)] += 1

@@ -49,16 +49,11 @@ class TableTotals:
         self.db = db
 
     def since(self, tid: int, touched: int) -> tuple[dict[Quad, tuple[int, ...]], int]:
-        """The table totals that matches after match id ``touched`` changed, and the last such id."""
-        rows = self.db.rows(
-            "SELECT a1, b1, a2, b2, t0, t1, t2, t3, t4, touched FROM table_totals"
-            " WHERE tournament_id = ? AND touched > ?",
-            (tid, touched),
-        )
-        out: dict[Quad, tuple[int, ...]] = {
-            (row["a1"], row["b1"], row["a2"], row["b2"]): tuple(row[f"t{k}"] for k in range(5)) for row in rows
-        }
-        return out, max([touched, *(row["touched"] for row in rows)])
+        """The table totals that matches after match id ``touched`` changed, and the last such id (:meth:`arrays_since`
+        as a mapping)."""
+        arrays, last = self.arrays_since(tid, touched)
+        quads = [(a1, b1, a2, b2) for a1, b1, a2, b2 in arrays.quads.tolist()]
+        return dict(zip(quads, map(tuple, arrays.counts.tolist()), strict=True)), last
 
     def arrays_since(self, tid: int, touched: int, *, among: Iterable[int] | None = None) -> tuple[TableArrays, int]:
         """:meth:`since` as arrays, and the id to ask from next.
