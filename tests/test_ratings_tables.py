@@ -263,6 +263,20 @@ def test_table_deals_fit_the_same_in_any_order_by_any_door() -> None:
     counts = np.array([[int(k == t.pentanomial) for k in range(5)] for t in tables])
     bulk.add_table_arrays(quads[::-1], counts[::-1])
     assert bulk.ratings() == one, "each quad summed once, in order: the same floats"
+    # A server's deals, kept in the fit's order between drawings: taken as they are, the same floats; out of order
+    # (a quad twice, or two swapped), refused rather than fitted in another order.
+    key = ((quads[:, 0] * len(names) + quads[:, 1]) * len(names) + quads[:, 2]) * len(names) + quads[:, 3]
+    _, first = np.unique(key, return_index=True)
+    summed = np.zeros((len(first), 5), dtype=np.int64)
+    np.add.at(summed, np.searchsorted(np.unique(key), key), counts)
+    ordered = Fitter(names)
+    for o in outcomes:
+        ordered.add(o)
+    ordered.add_table_arrays(quads[first], summed, in_order=True)
+    assert ordered.ratings() == one
+    for wrong in (quads[first][::-1], np.concatenate([quads[first][:1], quads[first]])):
+        with pytest.raises(ValueError, match="not: each once, ascending"):
+            Fitter(names).add_table_arrays(wrong, np.ones((len(wrong), 5), dtype=np.int64), in_order=True)
 
 
 def test_a_warm_start_gives_the_fit_from_scratch() -> None:

@@ -125,6 +125,8 @@ ELO_PER_NAT = 400 / math.log(10)
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
 DEFAULT_PRIOR_GAMES = 2.0
+ONE_KEY = 40_000
+"""A field of fewer bots numbers each quad of places as one int64 (``n^4 < 2^63``): :func:`quad_keys`."""
 
 
 @dataclass(frozen=True)
@@ -293,8 +295,8 @@ class Fitter:
         """(:meth:`of_arrays`: its totals as they came, never added to.)"""
         self._tables: dict[tuple[int, int, int, int], list[int]] = {}
         """Deals at two tables by quad ``(a1, b1, a2, b2)``: their pentanomial counts (never all 0)."""
-        self._table_arrays: list[tuple[Places, npt.NDArray[np.int64]]] = []
-        """Quads and counts added in bulk (:meth:`add_table_arrays`), as they came."""
+        self._table_arrays: list[tuple[Places, npt.NDArray[np.int64], bool]] = []
+        """Quads and counts added in bulk (:meth:`add_table_arrays`), as they came, and whether in the fit's order."""
 
     def add(self, outcome: Outcome) -> None:
         """Count one more outcome."""
@@ -344,9 +346,18 @@ class Fitter:
         else:
             self._tables.pop(quad, None)
 
-    def add_table_arrays(self, quads: Places, counts: npt.NDArray[np.int64]) -> None:
+    def add_table_arrays(
+        self, quads: npt.NDArray[np.integer], counts: npt.NDArray[np.integer], *, in_order: bool = False
+    ) -> None:
         """:meth:`add_tables` in bulk: row ``k`` of ``quads`` is ``(a1, b1, a2, b2)`` as places in ``names``, of
-        ``counts`` its pentanomial counts (a server's 100,000 quads, no call for each). Not undone by a ``sign``."""
+        ``counts`` its pentanomial counts (a server's 100,000 quads, no call for each). Not undone by a ``sign``.
+
+        ``in_order``: each quad once, ascending (by ``a1``, then ``b1``, ``a2``,
+        ``b2``), as a fit reads them: taken as they are when they are all the
+        fitter has, not sorted again (a server keeps its field's deals so
+        between drawings of the standings). Checked: quads out of order are
+        a ``ValueError``.
+        """
         quads = np.asarray(quads, dtype=np.intp).reshape(-1, 4)
         counts = np.asarray(counts, dtype=np.int64).reshape(-1, 5)
         if len(quads) != len(counts):
@@ -355,7 +366,13 @@ class Fitter:
             raise ValueError(f"a quad's places must be from 0 to {len(self.names) - 1}")
         if len(counts) and counts.min() < 0:
             raise ValueError("a pentanomial count is never negative")
-        self._table_arrays = [*self._table_arrays, (quads.copy(), counts.copy())]
+        if in_order and len(quads) > 1:
+            if len(self.names) >= ONE_KEY:
+                raise ValueError(f"quads in order are for a field of fewer than {ONE_KEY:,} (one number each)")
+            key = quad_keys(quads, len(self.names))
+            if not bool(np.all(key[1:] > key[:-1])):
+                raise ValueError("quads said to be in order are not: each once, ascending")
+        self._table_arrays = [*self._table_arrays, (quads.copy(), counts.copy(), in_order)]
 
     def add_name(self, name: str) -> None:
         """Fit ``name`` too, from now on (it has no outcomes yet); copies made before keep their names."""
@@ -452,19 +469,27 @@ class Fitter:
 
     def _table_totals(self) -> _Tables | None:
         """The deals at two tables as arrays: each quad once, in order, whatever order and door they came in by."""
-        parts = [(places, counts) for places, counts in self._table_arrays if len(places)]
+        parts = [(places, counts, in_order) for places, counts, in_order in self._table_arrays if len(places)]
         if self._tables:
             parts.append(
-                (np.array(list(self._tables), dtype=np.intp), np.array(list(self._tables.values()), dtype=np.int64))
+                (
+                    np.array(list(self._tables), dtype=np.intp),
+                    np.array(list(self._tables.values()), dtype=np.int64),
+                    False,
+                )
             )
         if not parts:
             return None
-        places = np.concatenate([p for p, _ in parts])
-        counts = np.concatenate([c for _, c in parts])
         n = len(self.names)
+        if len(parts) == 1 and parts[0][2]:  # each quad once, in order, already (checked when added)
+            places, counts, _ = parts[0]
+            kept = counts.any(axis=1)
+            return _Tables(n, places[kept], counts[kept]) if kept.any() else None
+        places = np.concatenate([p for p, _, _ in parts])
+        counts = np.concatenate([c for _, c, _ in parts])
         # (np.take, not places[order]: ten times quicker on a server's 250,000 rows)
-        if n < 40_000:  # the quad as one number (n^4 < 2^63): a sort of one key, not four
-            key = (((places[:, 0] * n + places[:, 1]) * n + places[:, 2]) * n + places[:, 3]).astype(np.int64)
+        if n < ONE_KEY:  # the quad as one number: a sort of one key, not four
+            key = quad_keys(places, n)
             order = np.argsort(key, kind="stable")
             key = np.take(key, order)
             starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
@@ -554,6 +579,14 @@ def _strengths(
     return theta
 
 
+def quad_keys(places: npt.NDArray[np.integer], n: int) -> npt.NDArray[np.int64]:
+    """Each quad ``(a1, b1, a2, b2)`` of places in a field of ``n`` (fewer than ``ONE_KEY``) as one number, in the
+    quads' order."""
+    wide = places.astype(np.int64, copy=False)
+    keys: npt.NDArray[np.int64] = ((wide[:, 0] * n + wide[:, 1]) * n + wide[:, 2]) * n + wide[:, 3]
+    return keys
+
+
 def _sigmoid(x: Matrix) -> Matrix:
     """``1 / (1 + exp(-x))``, elementwise, without overflow for large ``|x|``."""
     x = np.asarray(x, dtype=np.float64)
@@ -582,17 +615,35 @@ TEAM_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
 
 
 class _Tables:
-    """Deals at two tables, by quad, as a fit reads them: the terms they add to the likelihood's derivatives."""
+    """Deals at two tables, by quad, as a fit reads them: the terms they add to the likelihood's derivatives.
+
+    A quad's ``v v'`` has 16 cells; they are summed over the deals as the
+    four seats' own cells (the diagonal, sign +1: ``n`` bins each) and, for
+    each two seats ``s < t``, the cells ``(q_s, q_t)`` with the sign
+    ``sign_s sign_t`` (``n^2`` bins), added to the matrix and its transpose:
+    ten passes over the deals, none through a 16-times array (a server's
+    250,000 deals at two tables: 4 million cells, 32 MB each time they were
+    spread, three times a drawing of the standings).
+    """
 
     def __init__(self, n: int, places: Places, counts: npt.NDArray[np.int64]) -> None:
         self.n = n
-        self.places = places
+        self.seats = [np.ascontiguousarray(places[:, seat]) for seat in range(4)]
+        """Each seat's versions (``a1``, ``b1``, ``a2``, ``b2``) as a contiguous array: gathered, counted."""
         c = counts.astype(np.float64)
         self.lost, self.half_lost, self.half_won, self.won = c[:, 0], c[:, 1], c[:, 3], c[:, 4]
         """Team ONE's deals by class: totals 0, 0.5, 1.5, 2 (a total of 1 tells nothing)."""
-        # The 16 cells of v v' each quad adds to, flattened, and their signs (a bot in two seats adds twice).
-        self.cells = (places[:, :, None] * n + places[:, None, :]).reshape(-1)
-        self.cell_signs = np.outer(TEAM_SIGNS, TEAM_SIGNS).reshape(-1)
+        self.pairs = [
+            (self.seats[s] * n + self.seats[t], float(TEAM_SIGNS[s] * TEAM_SIGNS[t]))
+            for s in range(4)
+            for t in range(s + 1, 4)
+        ]
+        """For each two seats ``s < t``: the cell ``(q_s, q_t)`` of each quad, flattened, and its sign."""
+
+    @property
+    def places(self) -> Places:
+        """Each quad's places ``(a1, b1, a2, b2)``, a row each, in the fit's order."""
+        return np.column_stack(self.seats)
 
     def terms(self, theta: Matrix, *, meat: bool = False) -> tuple[Matrix, Matrix, Matrix]:
         """The gradient of the log-likelihood, the information, and (``meat``) the sum of the deals' outer scores.
@@ -600,15 +651,16 @@ class _Tables:
         A deal of total 2 or 0 is a game of the teams at ``P = sigmoid(v'theta)``, one of 1.5 or 0.5 a game at
         ``H = sigmoid(v'theta / 2)`` along ``v / 2``: each adds its residual times its contrast to the gradient.
         """
-        n, places = self.n, self.places
-        contrast = theta[places] @ TEAM_SIGNS
+        n = self.n
+        a1, b1, a2, b2 = (np.take(theta, seat) for seat in self.seats)
+        contrast = (a1 - b1) - (a2 - b2)
         p, h = _sigmoid(contrast), _sigmoid(0.5 * contrast)
         residual = (self.won - (self.won + self.lost) * p) + 0.5 * (
             self.half_won - (self.half_won + self.half_lost) * h
         )
         gradient = np.zeros(n)
-        for seat in range(4):
-            gradient += TEAM_SIGNS[seat] * np.bincount(places[:, seat], weights=residual, minlength=n)
+        for sign, seat in zip(TEAM_SIGNS, self.seats, strict=True):
+            gradient += sign * np.bincount(seat, weights=residual, minlength=n)
         info = self._spread(
             (self.won + self.lost) * p * (1 - p) + 0.25 * (self.half_won + self.half_lost) * h * (1 - h)
         )
@@ -620,9 +672,17 @@ class _Tables:
 
     def _spread(self, weight: Matrix) -> Matrix:
         """``sum_q weight_q v_q v_q'`` as an ``n x n`` matrix."""
-        values = (weight[:, None] * self.cell_signs[None, :]).reshape(-1)
-        total = np.bincount(self.cells, weights=values, minlength=self.n * self.n)
-        return np.asarray(total, dtype=np.float64).reshape(self.n, self.n)
+        n = self.n
+        upper = np.zeros(n * n)
+        for cells, sign in self.pairs:
+            upper += sign * np.bincount(cells, weights=weight, minlength=n * n)
+        square = upper.reshape(n, n)
+        total: Matrix = square + square.T
+        diagonal = np.zeros(n)
+        for seat in self.seats:
+            diagonal += np.bincount(seat, weights=weight, minlength=n)
+        total[np.diag_indices(n)] += diagonal
+        return total
 
 
 def _regularised(info: Matrix, prior: float) -> Matrix:

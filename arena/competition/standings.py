@@ -36,7 +36,7 @@ import numpy.typing as npt
 from .board import Cell, FieldTotals, Leaderboard, Standing
 from .database.pairs import FieldRows
 from .database.tables import TableArrays
-from .ratings import Fitter, Outcome
+from .ratings import ONE_KEY, Fitter, Outcome, quad_keys
 from .records import PENTANOMIAL, SCORE, PlayedMatch, Record, outcome_for
 from .store import Store
 from .table_fit import add_table_totals
@@ -226,6 +226,10 @@ class TableRows:
         """Each row's four versions ``(a1, b1, a2, b2)``."""
         self.counts = np.zeros((0, 5), dtype=np.int32)
         """Each row's pentanomial counts of team ONE's total."""
+        self._fit: _FieldDeals | None = None
+        """A field's deals in the fit's order, as last asked for (:meth:`field_deals`)."""
+        self._changed: list[npt.NDArray[np.intp]] = []
+        """The rows updated in place since then (by place)."""
 
     def __len__(self) -> int:
         return self.size
@@ -246,6 +250,8 @@ class TableRows:
         found = (held[place] == arrays.rowids) if self.size else np.zeros(len(arrays.rowids), dtype=bool)
         self.quads[place[found]] = arrays.quads[found]
         self.counts[place[found]] = arrays.counts[found]
+        if self._fit is not None and found.any():
+            self._changed.append(place[found].astype(np.intp))
         new = ~found
         added = int(new.sum())
         if not added:
@@ -265,21 +271,81 @@ class TableRows:
             self.rowids[:end], self.quads[:end], self.counts[:end] = (
                 self.rowids[:end][order], self.quads[:end][order], self.counts[:end][order]
             )  # fmt: skip
+            self._fit, self._changed = None, []  # (rows moved: the field's deals are taken again)
         self.size = end
 
     def add_to(self, fitter: Fitter, ids: npt.NDArray[np.int64]) -> None:
-        """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids`` (in any
-        order: the fitter takes each quad once, in its own order)."""
-        if not self.size or not len(ids):
+        """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids``, in the
+        fit's order (:meth:`field_deals`)."""
+        places, counts = self.field_deals(ids)
+        if len(places):
+            fitter.add_table_arrays(places, counts, in_order=len(ids) < ONE_KEY)
+
+    def field_deals(self, ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        """The rows of four of ``ids`` (sorted), as places in ``ids``, with their counts: each quad once,
+        ascending, the order in which a fit reads them.
+
+        Kept between calls for the same ``ids``: a server's standings are drawn
+        about once a second from 250,000 deals of which a few dozen are new,
+        so the rows added since the last call are sorted in and those updated
+        in place are written over; the field's whole sort is done once (and
+        again when the field changes, or a version joining it brings older rows).
+        """
+        fit = self._fit
+        if fit is None or not np.array_equal(fit.ids, ids) or len(ids) >= ONE_KEY:
+            fit = self._fit = _FieldDeals(ids)
+            self._changed = []
+        rows = np.arange(fit.size, self.size, dtype=np.intp)
+        if self._changed:
+            rows = np.unique(np.concatenate([*self._changed, rows]))
+            self._changed = []
+        fit.size = self.size
+        if len(rows) and len(ids):
+            quads = np.take(self.quads, rows, axis=0)
+            place_of = np.full(max(int(ids.max()), int(quads.max())) + 1, -1, dtype=np.intp)  # by version id
+            place_of[ids] = np.arange(len(ids))
+            places = place_of[quads]
+            inside = np.flatnonzero((places >= 0).all(axis=1))
+            # (np.take: a mask's rows of a 2-D array are ten times slower to gather)
+            fit.put(np.take(places, inside, axis=0), np.take(self.counts, rows[inside], axis=0))
+        return fit.places, fit.counts
+
+
+class _FieldDeals:
+    """A field's deals at two tables as :meth:`TableRows.field_deals` keeps them: each quad once, ascending
+    (a field of ``ONE_KEY`` versions or more: taken whole each time, in the rows' order, for the fitter to sort)."""
+
+    def __init__(self, ids: npt.NDArray[np.int64]) -> None:
+        self.ids = ids.copy()
+        self.size = 0
+        """How many of the rows (by place) it has taken."""
+        self.keys = np.zeros(0, dtype=np.int64)
+        """Each quad as one number."""
+        self.places = np.zeros((0, 4), dtype=np.int32)
+        self.counts = np.zeros((0, 5), dtype=np.int32)
+
+    def put(self, places: npt.NDArray[np.intp], counts: npt.NDArray[np.int32]) -> None:
+        """Hold ``counts`` as the counts of the quads ``places`` (each once): those held, written over; the
+        others, sorted in."""
+        if not len(places):
             return
-        quads = self.quads[: self.size]
-        place_of = np.full(max(int(ids.max()), int(quads.max())) + 1, -1, dtype=np.intp)  # by version id
-        place_of[ids] = np.arange(len(ids))
-        places = place_of[quads]
-        inside = np.flatnonzero((places >= 0).all(axis=1))
-        if len(inside):  # (np.take: a mask's rows of a 2-D array are ten times slower to gather)
-            counts = np.take(self.counts[: self.size], inside, axis=0).astype(np.int64)
-            fitter.add_table_arrays(np.take(places, inside, axis=0), counts)
+        n = len(self.ids)
+        if n >= ONE_KEY:  # (taken whole each time: no row held before)
+            self.places, self.counts = places.astype(np.int32), counts
+            return
+        keys = quad_keys(places, n)
+        at = np.searchsorted(self.keys, keys)
+        held = at < len(self.keys)
+        held[held] = self.keys[at[held]] == keys[held]
+        self.counts[at[held]] = counts[held]
+        new = ~held
+        if not new.any():
+            return
+        order = np.argsort(keys[new], kind="stable")
+        keys, places, counts, at = keys[new][order], places[new][order], counts[new][order], at[new][order]
+        self.keys = np.insert(self.keys, at, keys)
+        self.places = np.insert(self.places, at, places, axis=0)
+        self.counts = np.insert(self.counts, at, counts, axis=0)
 
 
 def totals_of_matches(names: Sequence[str], matches: Sequence[PlayedMatch]) -> FieldTotals:

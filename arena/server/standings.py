@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import trio
@@ -128,6 +128,8 @@ class Snapshot:
     """When its ``seen`` matches were taken (Unix time)."""
     strengths: dict[str, float]
     """The rating fit's strengths, by bot (the next fit starts from them)."""
+    cpu_s: float = 0.0
+    """The CPU time its drawing took (of the thread that drew it)."""
 
 
 class Host(Protocol):
@@ -267,10 +269,11 @@ class Standings:
 
     def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Snapshot:
         """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
+        began = time.thread_time()
         with self.c.store.reader() as store:
             table = self._tabulate(playing, seen, taken_at, store)
         give_back_freed()  # the drawing's arrays, freed: see _memory
-        return table
+        return replace(table, cpu_s=time.thread_time() - began)
 
     async def draw_first(self) -> None:
         """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a
@@ -291,9 +294,13 @@ class Standings:
         The table is drawn from the store's totals per pair of versions (kept
         in the same transaction as each result), so it costs the field's
         pairs, not the history, and a replaced or disqualified version needs
-        no recount. It is drawn at most once every ``BOARD_EVERY_S``, or
-        twice as long as the last drawing took: on a large field the
-        standings lag a little more, and the pages and the ladder stay quick.
+        no recount. A drawing starts at most once every ``BOARD_EVERY_S``,
+        and at least twice the CPU time the last one took after it ended (the
+        standings take at most a third of a CPU: on a large field they lag a
+        little more, and the pages and the ladder stay quick). The wait is by
+        the drawing's CPU time, not its wall time: on a busy machine a
+        drawing waits for the CPU too, and a wait grown by that would only
+        add to the lag.
         """
         c = self.c
         while True:
@@ -312,7 +319,7 @@ class Standings:
                 self._keep_ratings(fresh)
                 self.forget_board()
                 c.results_changed()
-            await trio.sleep(max(BOARD_EVERY_S, 2 * (time.monotonic() - started)))
+            await trio.sleep(max(BOARD_EVERY_S - (time.monotonic() - started), 2 * fresh.cpu_s))
 
     def _keep_ratings(self, table: Snapshot) -> None:
         """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
