@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.competition.database.thinning import CHART_POINTS, STAGGER
+from arena.competition.records import FaultRow
 from arena.competition.store import PlayedMatch, Store
 from arena.server.state import State
 
@@ -32,7 +33,10 @@ def _ladder(path: Path, matches: int) -> tuple[int, list[int]]:
             a, b = vids[n % 4], vids[(n // 4 + n + 1) % 4]
             if a == b:
                 b = vids[(n + 2) % 4]
-            played.append(PlayedMatch(f"m{n}", 0, f"d{n}", 0, "ab"[0], "ab"[1], n, (1.0, 0.0), "A", versions=(a, b)))
+            faults = (FaultRow("B", "b", "timeout", "no answer"),) if n % 7 == 0 else ()
+            played.append(
+                PlayedMatch(f"m{n}", 0, f"d{n}", 0, "a", "b", n, (1.0, 0.0), "A", faults=faults, versions=(a, b))
+            )
         store.record_matches(tid, played[: matches // 2])
         for match in played[matches // 2 :]:
             store.record_match(tid, match)
@@ -48,6 +52,9 @@ def _plans(path: Path, ask: str, tid: int, vids: list[int]) -> list[str]:
             found = store.latest_matches(tid, 100)
         elif ask == "before":
             found = store.latest_matches(tid, 100, before=found_id(store, tid))
+        elif ask == "faults":  # (a bot page's latest faults: their matches by the primary key, never a pass
+            # over the competition's matches by an index of the tournament, as SQLite chose at a million)
+            found = store.latest_faults(tid, [vids[1]], 50)
         else:
             found = store.latest_matches(tid, 20, versions=[vids[0]])
         store._db.set_trace_callback(None)
@@ -66,7 +73,7 @@ def found_id(store: Store, tid: int) -> int:
 
 
 @pytest.mark.parametrize("analyzed", [False, True])
-@pytest.mark.parametrize("ask", ["latest", "before", "of a version"])
+@pytest.mark.parametrize("ask", ["latest", "before", "of a version", "faults"])
 def test_the_latest_matches_are_read_by_an_index_in_their_order_never_sorted(
     tmp_path: Path, ask: str, analyzed: bool
 ) -> None:

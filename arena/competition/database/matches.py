@@ -261,7 +261,9 @@ class Matches:
         if not ids:
             return []
         chosen = sorted(ids, reverse=True)[:limit]
-        where = f"m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
+        # (By the primary key: with the tournament's column indexed, SQLite went through every match of it by an
+        # index of the tournament's and sorted them, 0.2 s a bot page at a million matches; the + keeps it off.)
+        where = f"+m.tournament_id = ? AND m.id IN ({', '.join('?' * len(chosen))})"
         matches = read_matches(self.db.connection, where, (tid, *chosen), order="m.id DESC", log_base=self.db.log_base)
         wanted = set(versions)
         found = [(m, f) for m in matches for f in reversed(m.faults) if m.versions[0 if f.seat == "A" else 1] in wanted]
