@@ -12,7 +12,12 @@ matches, replaced and disqualified versions, match log rows (see
 Then ``arena serve`` is started on a copy of it (its own process) and
 measured from outside, with the ladder playing:
 
-* **start**: from the process's start to the first page (``/``) answered;
+* **start**: from the process's start to the first page (``/``) answered,
+  twice: first with nothing saved (a first start after upgrading from a
+  release before saved standings, or after a crash with no stop before it:
+  the standings read every row of the field's pairs and deals), then again
+  after that run's clean stop, which saved the standings' arrays as every
+  stop does (``start s``: what an organiser restarting a server waits);
 * **RSS**: the server's process and its own children (the match worker), the
   bots' processes apart, and the server's process alone;
 * **p95** of ``/``, a bot page, ``/api/bots/NAME``, ``/api/matches`` (latest
@@ -332,15 +337,18 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
     """
     config_path = served_copy(config_path)
     database = load(config_path).data_dir / "server.sqlite"
-    out: dict[str, float] = {"database B/match": database.stat().st_size / size}
+    out: dict[str, float] = {"database B/match": math.nan, "start s": math.nan}
     played, expected = refit(config_path)
+    with contextlib.closing(sqlite3.connect(database)) as db:  # (the refit's close saved the standings' arrays)
+        db.execute("DELETE FROM standings_saved")
+        db.commit()
     started = time.monotonic()
     process, url = start_serving([sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"])
     try:
         with httpx.Client(base_url=url, timeout=120) as client:
             while client.get("/").status_code != 200:
                 time.sleep(0.05)
-            out["start s"] = time.monotonic() - started
+            out["start s, nothing saved"] = time.monotonic() - started
             server = psutil.Process(process.pid)
             standings = client.get("/api/standings").json()
             if standings["matches"] == played:  # the table drawn at start, of the database as served
@@ -397,13 +405,30 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
         out["standings lag max s"] = max(ages, default=math.nan)
         out["ladder matches/s"] = (last_count - first_count) / seconds
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(process)
+    # Started again after that clean stop, which saved the standings' arrays (as every stop does): the start an
+    # organiser sees after an upgrade or a restart.
+    started = time.monotonic()
+    process, url = start_serving([sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"])
+    try:
+        with httpx.Client(base_url=url, timeout=120) as client:
+            while client.get("/").status_code != 200:
+                time.sleep(0.05)
+            out["start s"] = time.monotonic() - started
+    finally:
+        stop(process)
+    out["database B/match"] = database.stat().st_size / size  # (as a stop leaves it: the saved arrays with it)
     return out
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """Stop a server as an organiser does (SIGTERM: a clean stop), killing it if it takes more than 30 s."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def results_time(config_path: Path) -> tuple[float, float]:
@@ -423,8 +448,8 @@ def results_time(config_path: Path) -> tuple[float, float]:
     return time.perf_counter() - began, peak / 2**20
 
 
-GROWING = ("database B/match", "start s", "server RSS MiB (all)", "server RSS MiB (main)", "arena results s",
-           "arena results MiB")  # fmt: skip
+GROWING = ("database B/match", "start s", "start s, nothing saved", "server RSS MiB (all)", "server RSS MiB (main)",
+           "arena results s", "arena results MiB")  # fmt: skip
 """The figures drawn on to ten times the largest size (the pages' are waits on a shared machine: not a line)."""
 
 

@@ -130,3 +130,59 @@ def test_the_first_table_starts_its_fit_from_the_last_snapshot_and_fits_the_same
     warm_ratings = {row.bot: row.rating for row in warm.board.standings}
     assert cold_ratings.keys() == warm_ratings.keys()
     assert all(abs(warm_ratings[bot] - rating) < 1e-9 for bot, rating in cold_ratings.items())
+
+
+def test_a_stop_saves_the_standings_and_the_next_start_draws_from_them_what_a_full_read_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a million matches the first drawing's read of every pair's and deal's row was most of the start: a clean
+    stop saves the arrays, the next start reads them and what changed since (here: matches recorded while it was
+    stopped), and draws the board a full read draws."""
+    from arena.competition.database.pairs import PairTotalsTable
+
+    config = write_config(tmp_path, house=("minimal-python", "random-python", "simple-py"))
+
+    def started() -> Competition:
+        opened = Competition(load(config))
+        opened.add_house_bots()
+        for version in opened.versions():
+            opened.store.set_admission(version.id, "admitted")
+        opened.field_changed()
+        return opened
+
+    first = started()
+    for number, winner in enumerate(["A", "B", None, "A", "A"]):
+        play(first, number, winner)
+    trio.run(first.standings.draw_first)
+    first.close()  # (saves)
+    second = started()
+    second.played = 5
+    for number, winner in enumerate(["B", "B", None], start=5):  # recorded while it was stopped
+        play(second, number, winner)
+    full_read = PairTotalsTable.field_rows
+    with monkeypatch.context() as patch:
+
+        def refused(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("the start read every pair's row")
+
+        patch.setattr(PairTotalsTable, "field_rows", refused)
+        trio.run(second.standings.draw_first)
+    restored = second.standings.snapshot
+    second.close()
+    assert PairTotalsTable.field_rows is full_read
+    third = started()
+    try:
+        third.store.db.connection.execute("DELETE FROM standings_saved")  # (a start with nothing saved)
+        third.played = 8
+        trio.run(third.standings.draw_first)
+        cold = third.standings.snapshot
+    finally:
+        third.close()
+    assert restored is not None and cold is not None
+    assert [(r.bot, r.matches, r.wins, r.draws) for r in restored.board.standings] == [
+        (r.bot, r.matches, r.wins, r.draws) for r in cold.board.standings
+    ]
+    assert sum(r.matches for r in cold.board.standings) == 16
+    assert all(
+        abs(a.rating - b.rating) < 1e-9 for a, b in zip(restored.board.standings, cold.board.standings, strict=True)
+    )

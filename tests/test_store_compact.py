@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from arena.competition.database.schema import SERVER_MIGRATIONS
 from arena.competition.store import PlayedMatch, Store
 from arena.competition.totals import Pair, PairTotals, deal_totals
 from arena.replay.cli import log_path_from_db
@@ -154,7 +155,7 @@ def _old_layout(path: Path, folder: Path) -> None:
         db.executescript(
             "DROP INDEX matches_by_odd_deal; CREATE INDEX matches_by_deal ON matches (tournament_id, deal);"
             " DROP TABLE table_seats; DELETE FROM schema_migrations WHERE version >= 5;"
-            " DELETE FROM server_migrations WHERE version >= 6;"
+            " DROP TABLE standings_saved; DELETE FROM server_migrations WHERE version >= 6;"
         )
         db.execute("UPDATE matches SET log_path = ? || log_path", (f"{folder}/",))
         db.commit()
@@ -168,7 +169,7 @@ def test_a_database_of_the_old_layout_migrates_reading_every_match_log_and_repla
     _old_layout(path, tmp_path.resolve())
     with Store.open(path) as store:
         State(store)  # (the server's migrations)
-        assert store.schema_version() == 6 and store.db.schema_version("server") == 6
+        assert store.schema_version() == 6 and store.db.schema_version("server") == len(SERVER_MIGRATIONS)
         assert store.matches(tid) == matches  # nothing lost
         assert store.pair_totals(tid) == totals
         for match in played:

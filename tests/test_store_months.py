@@ -144,6 +144,7 @@ def test_a_database_written_before_the_bound_is_thinned_when_it_opens(tmp_path: 
         State(store)
     with contextlib.closing(sqlite3.connect(path)) as db:  # as the code before left it: every snapshot, schema 3
         db.execute("DELETE FROM server_migrations WHERE version > 3")
+        db.execute("DROP TABLE standings_saved")
         db.executemany(
             "INSERT INTO rating_history VALUES (?, ?, ?, ?, '2026-11-28T00:00:00+00:00')",
             [(10 * n, vid, 1500.0 + n, 20.0) for n in range(1, 5001) for vid in (1, 2)],

@@ -92,3 +92,80 @@ def test_a_board_read_for_a_field_gets_the_deals_of_a_version_that_joins_it_late
         got, want = (a.totals(names).fitter._table_totals() for a in (arrays, whole))
         assert got is not None and want is not None and got.places.tolist() == want.places.tolist()
         assert any(ids["v6"] in quad for quad in arrays.tables.quads[: len(arrays.tables)].tolist())
+
+
+def _deals(store: Store, tid: int, ids: dict[str, int], labels: list[str], rng: random.Random, count: int) -> None:
+    """``count`` deals among ``labels``: at two tables (four of them) and of pairs, half-played ones among them."""
+    from arena.competition.ladder import Pair
+
+    from .test_ladder_book import _matches
+
+    for _ in range(count):
+        number = rng.randrange(10**6)
+        if rng.random() < 0.7 and len(labels) >= 4:
+            deal: Pair | Tables = Tables(*rng.sample(labels, 4), number)
+        else:
+            deal = Pair(*rng.sample(labels, 2), number)
+        played = _matches(deal, ids, rng)
+        for match in played[: len(played) - (len(labels) > 2 and rng.random() < 0.2)]:  # (some left half-played)
+            store.record_match(tid, match)
+
+
+def test_saved_arrays_brought_up_to_date_draw_what_a_first_read_draws(tmp_path: Path) -> None:
+    """A server's stop saves its arrays (``PairArrays.saved``); the next start takes them back and reads only what
+    changed since (matches recorded after the save, a version joining the field): the same totals and fit as a
+    first read of everything."""
+    from .test_ladder_book import _versions
+
+    rng = random.Random(11)
+    with Store.open(tmp_path / "saved.sqlite") as store:
+        tid = store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        ids = _versions(store, tid, [f"v{i}" for i in range(8)])
+        labels = sorted(ids)
+        late = ids["v7"]
+        _deals(store, tid, ids, labels[:7], rng, 80)
+        field = sorted(vid for vid in ids.values() if vid != late)
+        running = PairArrays(tid)
+        running.refresh(store, field)
+        saved = running.saved()
+        assert saved is not None
+        # After the stop: a deal of the first two first (their pair touched then only), then new deals and pairs,
+        # the late version's too.
+        _deals(store, tid, ids, labels[:2], rng, 1)
+        _deals(store, tid, ids, labels[1:], rng, 60)
+        restored = PairArrays.of_saved(tid, saved)
+        first_read = store.repos.pairs.field_rows
+        store.repos.pairs.field_rows = None  # type: ignore[assignment]  # (what changed only: no first read)
+        restored.refresh(store, [*field, late])
+        store.repos.pairs.field_rows = first_read  # type: ignore[method-assign]
+        whole = PairArrays(tid)
+        whole.refresh(store, [*field, late])
+        names = {vid: label for label, vid in ids.items()}
+        got, want = restored.totals(names), whole.totals(names)
+        assert got.rows == want.rows and got.matches == want.matches
+        got_tables, want_tables = got.fitter._table_totals(), want.fitter._table_totals()
+        assert got_tables is not None and want_tables is not None
+        assert got_tables.places.tolist() == want_tables.places.tolist()
+        got_fit, want_fit = got.fitter.ratings(), want.fitter.ratings()
+        assert all(abs(a - b) < 1e-9 for a, b in zip(got_fit.elo, want_fit.elo, strict=True))
+        assert any(late in quad for quad in restored.tables.quads[: len(restored.tables)].tolist())
+
+
+def test_saved_arrays_of_another_layout_or_damaged_are_refused_not_misread(tmp_path: Path) -> None:
+    from arena.competition.database.saved import Saved
+
+    from .test_ladder_book import _versions
+
+    with Store.open(tmp_path / "saved.sqlite") as store:
+        tid = store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        ids = _versions(store, tid, [f"v{i}" for i in range(5)])
+        _deals(store, tid, ids, sorted(ids), random.Random(2), 20)
+        arrays = PairArrays(tid)
+        arrays.refresh(store, sorted(ids.values()))
+        saved = arrays.saved()
+    assert saved is not None and PairArrays.of_saved(tid, saved).places == arrays.places
+    other = saved._replace(layout=saved.layout.replace("points_for", "points"))
+    cut = saved._replace(arrays=saved.arrays[: len(saved.arrays) // 2])
+    for bad in (other, cut, Saved(saved.layout, 1, 1, b"not arrays")):
+        with pytest.raises(ValueError):
+            PairArrays.of_saved(tid, bad)

@@ -26,7 +26,10 @@ board of matches with such deals takes those two from the matches
 
 from __future__ import annotations
 
+import io
+import json
 import operator
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
@@ -35,6 +38,7 @@ import numpy.typing as npt
 
 from .board import Cell, FieldTotals, Leaderboard, Standing
 from .database.pairs import FieldRows
+from .database.saved import Saved
 from .database.tables import TableArrays
 from .ratings import ONE_KEY, Fitter, Outcome, quad_keys
 from .records import PENTANOMIAL, SCORE, PlayedMatch, Record, outcome_for
@@ -43,6 +47,9 @@ from .table_fit import add_table_totals
 from .totals import COLUMNS, Pair, PairTotals, Quad, deal_totals, exact, table_deal, table_result
 
 _AT = {name: i for i, name in enumerate(COLUMNS)}
+SAVED_LAYOUT = json.dumps({"standings arrays": 1, "columns": list(COLUMNS)})
+"""What :meth:`PairArrays.saved` keeps, and how: arrays saved by another are read again from the tables."""
+_SAVED = ("version", "opponent", "values", "faults", "among", "rowids", "quads", "counts")
 _COUNTS = ("matches", "wins", "draws", "losses", *PENTANOMIAL, "unpaired")
 """The columns of a pair's :class:`~arena.competition.records.Record`, in its fields' order."""
 if tuple(f.name for f in fields(Record)) != _COUNTS:
@@ -118,6 +125,54 @@ class PairArrays:
         held, self.tables_touched = tables.arrays_since(self.tid, self.tables_touched)
         self.tables.update(held)
         return len(changed)
+
+    def saved(self) -> Saved | None:
+        """What :meth:`of_saved` takes back: the arrays as a ``.npz`` file's bytes (no pickle) with the marks they
+        were read up to (``None`` before a first read for a field)."""
+        if self.touched < 0 or self.among is None:
+            return None
+        size, rows = len(self.places), len(self.tables)
+        faults = json.dumps({str(place): kinds for place, kinds in self.faults.items()}).encode()
+        out = io.BytesIO()
+        np.savez(
+            out,
+            version=self.version[:size], opponent=self.opponent[:size], values=self.values[:size],
+            faults=np.frombuffer(faults, dtype=np.uint8), among=np.array(sorted(self.among), dtype=np.int64),
+            rowids=self.tables.rowids[:rows], quads=self.tables.quads[:rows], counts=self.tables.counts[:rows],
+        )  # fmt: skip
+        return Saved(SAVED_LAYOUT, self.touched, self.tables_touched, out.getvalue())
+
+    @classmethod
+    def of_saved(cls, tid: int, saved: Saved) -> PairArrays:
+        """The arrays :meth:`saved` kept: as they were, to be brought up to date by :meth:`refresh` (what changed
+        since their marks). ``ValueError`` if they are not arrays of this layout, whole."""
+        if saved.layout != SAVED_LAYOUT:
+            raise ValueError("saved by another layout of the standings' arrays")
+        try:
+            with np.load(io.BytesIO(saved.arrays), allow_pickle=False) as held:
+                parts = {name: held[name] for name in _SAVED}
+            faults = json.loads(parts["faults"].tobytes())
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            raise ValueError(f"unreadable saved standings: {error}") from None
+        version, opponent, values = parts["version"], parts["opponent"], parts["values"]
+        rowids, quads, counts = parts["rowids"], parts["quads"], parts["counts"]
+        size, rows = len(version), len(rowids)
+        if (
+            len(opponent) != size or values.shape != (size, len(COLUMNS)) or quads.shape != (rows, 4)
+            or counts.shape != (rows, 5) or not isinstance(faults, dict) or bool(np.any(np.diff(rowids) <= 0))
+        ):  # fmt: skip
+            raise ValueError("saved standings whose arrays do not fit together")
+        arrays = cls(tid)
+        arrays.version, arrays.opponent = version.astype(np.int64), opponent.astype(np.int64)
+        arrays.values = values.astype(np.float64)
+        arrays.places = {pair: k for k, pair in enumerate(zip(version.tolist(), opponent.tolist(), strict=True))}
+        if len(arrays.places) != size:
+            raise ValueError("saved standings with a pair twice")
+        arrays.faults = {int(place): dict(kinds) for place, kinds in faults.items()}
+        arrays.among = set(parts["among"].tolist())
+        arrays.tables.update(TableArrays(rowids.astype(np.int64), quads.astype(np.int32), counts.astype(np.int32)))
+        arrays.touched, arrays.tables_touched = saved.pairs_touched, saved.tables_touched
+        return arrays
 
     def _hold(self, rows: FieldRows) -> None:
         """Hold ``rows`` (the first read: nothing held yet)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sqlite3
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import trio
 
-from .._errors import ConfigError
+from .._errors import ConfigError, StoreError
 from ..bots.spec import BotSpec, resolve
 from ..competition.board import disqualification
 from ..competition.config import TournamentConfig
@@ -354,7 +355,9 @@ class Competition:
             await trio.sleep_forever()
 
     def close(self) -> None:
-        """Close the database."""
+        """Keep the standings' arrays for the next start, and close the database."""
+        with contextlib.suppress(StoreError, sqlite3.Error):  # (a database not writable now: the next start reads
+            self.standings.save()  # every row, as without them)
         self.state.close()
         self.store.close()
 

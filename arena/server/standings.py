@@ -271,9 +271,32 @@ class Standings:
         """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
         began = time.thread_time()
         with self.c.store.reader() as store:
+            if self._pairs.touched < 0:  # the first drawing: from the arrays the last stop saved, if it did
+                self._restore(store)
             table = self._tabulate(playing, seen, taken_at, store)
         give_back_freed()  # the drawing's arrays, freed: see _memory
         return replace(table, cpu_s=time.thread_time() - began)
+
+    def _restore(self, store: Store) -> None:
+        """Hold the arrays the last clean stop saved (:meth:`save`), to be brought up to date by what changed
+        since, as at every drawing; none, or unreadable ones: the first drawing reads the tables, as it would."""
+        saved = store.repos.saved.get(self.c.tid)
+        if saved is None:
+            return
+        try:
+            arrays = PairArrays.of_saved(self.c.tid, saved)
+        except ValueError:
+            return
+        with self._pairs_lock:
+            self._pairs = arrays
+
+    def save(self) -> None:
+        """Keep the standings' arrays in the database for the next start (at a clean stop): it reads them and
+        what changed since, not every pair's and deal's row (:mod:`arena.competition.database.saved`)."""
+        with self._pairs_lock:
+            saved = self._pairs.saved()
+        if saved is not None:
+            self.c.store.repos.saved.put(self.c.tid, saved)
 
     async def draw_first(self) -> None:
         """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a

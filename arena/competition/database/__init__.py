@@ -17,8 +17,10 @@
   sessions, login codes), :mod:`~arena.competition.database.submissions`
   (uploads and entries), :mod:`~arena.competition.database.ratings` (rating
   history, kept bounded by :mod:`~arena.competition.database.thinning`),
-  :mod:`~arena.competition.database.settings` and
-  :mod:`~arena.competition.database.logs` (the log retention's records);
+  :mod:`~arena.competition.database.settings`,
+  :mod:`~arena.competition.database.logs` (the log retention's records) and
+  :mod:`~arena.competition.database.saved` (the standings' arrays a stop
+  left, where the next start begins);
 * :mod:`~arena.competition.database.sizes`: where a database's bytes go, by
   table and index (what ``benchmarks/bench_scale.py --tables`` prints).
 
@@ -38,6 +40,7 @@ from .logs import MatchLogs
 from .matches import Matches
 from .pairs import PairTotalsTable
 from .ratings import RatingHistory
+from .saved import SavedStandings
 from .settings import Settings
 from .submissions import Submissions
 from .tables import TableTotals
@@ -62,3 +65,4 @@ class Repositories:
         self.ratings = RatingHistory(db)
         self.settings = Settings(db)
         self.logs = MatchLogs(db)
+        self.saved = SavedStandings(db)

@@ -327,6 +327,19 @@ SERVER_MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 6: each match's log path relative to the database's folder when the log is under it (``logs/KEY.jsonl.gz``:
     # a data folder moved elsewhere still finds its logs, and 60 bytes a match less at a path of 60 characters).
     (lambda db: _relative_logs(db),),
+    # 7: the standings' arrays a clean stop leaves, per competition, with the ``touched`` marks they were read up to
+    # (arena.competition.database.saved): the next start reads them and what changed since. A later migration that
+    # rewrites rows of pair_totals or table_totals without moving their ``touched`` on deletes these rows.
+    (
+        """CREATE TABLE standings_saved (
+            tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+            layout TEXT NOT NULL,
+            pairs_touched INTEGER NOT NULL,
+            tables_touched INTEGER NOT NULL,
+            arrays BLOB NOT NULL,
+            saved_at TEXT NOT NULL
+        )""",
+    ),
 )
 """The server's schema, as migrations in order. Append; never edit one that has shipped."""
 
