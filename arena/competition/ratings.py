@@ -295,7 +295,7 @@ class Fitter:
         """(:meth:`of_arrays`: its totals as they came, never added to.)"""
         self._tables: dict[tuple[int, int, int, int], list[int]] = {}
         """Deals at two tables by quad ``(a1, b1, a2, b2)``: their pentanomial counts (never all 0)."""
-        self._table_arrays: list[tuple[Places, npt.NDArray[np.int64], bool]] = []
+        self._table_arrays: list[tuple[npt.NDArray[np.integer], npt.NDArray[np.integer], bool]] = []
         """Quads and counts added in bulk (:meth:`add_table_arrays`), as they came, and whether in the fit's order."""
 
     def add(self, outcome: Outcome) -> None:
@@ -358,8 +358,10 @@ class Fitter:
         between drawings of the standings). Checked: quads out of order are
         a ``ValueError``.
         """
-        quads = np.asarray(quads, dtype=np.intp).reshape(-1, 4)
-        counts = np.asarray(counts, dtype=np.int64).reshape(-1, 5)
+        quads = np.asarray(quads).reshape(-1, 4)  # (kept in their own integer type: a server's are int32)
+        counts = np.asarray(counts).reshape(-1, 5)
+        if not (np.issubdtype(quads.dtype, np.integer) and np.issubdtype(counts.dtype, np.integer)):
+            raise ValueError("a quad's places and its counts are whole numbers")
         if len(quads) != len(counts):
             raise ValueError(f"{len(quads)} quads but {len(counts)} rows of counts")
         if len(quads) and (quads.min() < 0 or quads.max() >= len(self.names)):
@@ -484,9 +486,11 @@ class Fitter:
         if len(parts) == 1 and parts[0][2]:  # each quad once, in order, already (checked when added)
             places, counts, _ = parts[0]
             kept = counts.any(axis=1)
+            if kept.all():  # (as a server's are: no copy of them)
+                return _Tables(n, places, counts)
             return _Tables(n, places[kept], counts[kept]) if kept.any() else None
-        places = np.concatenate([p for p, _, _ in parts])
-        counts = np.concatenate([c for _, c, _ in parts])
+        places = np.concatenate([p.astype(np.intp) for p, _, _ in parts])
+        counts = np.concatenate([c.astype(np.int64) for _, c, _ in parts])
         # (np.take, not places[order]: ten times quicker on a server's 250,000 rows)
         if n < ONE_KEY:  # the quad as one number: a sort of one key, not four
             key = quad_keys(places, n)
@@ -626,12 +630,16 @@ class _Tables:
     spread, three times a drawing of the standings).
     """
 
-    def __init__(self, n: int, places: Places, counts: npt.NDArray[np.int64]) -> None:
+    def __init__(self, n: int, places: npt.NDArray[np.integer], counts: npt.NDArray[np.integer]) -> None:
         self.n = n
-        self.seats = [np.ascontiguousarray(places[:, seat]) for seat in range(4)]
+        small = np.int32 if n * n < 2**31 else np.int64  # (a server's 250,000 deals: 6 MB of cells, not 12)
+        self.seats: list[npt.NDArray[np.integer]] = [
+            np.ascontiguousarray(places[:, seat], dtype=small) for seat in range(4)
+        ]
         """Each seat's versions (``a1``, ``b1``, ``a2``, ``b2``) as a contiguous array: gathered, counted."""
-        c = counts.astype(np.float64)
-        self.lost, self.half_lost, self.half_won, self.won = c[:, 0], c[:, 1], c[:, 3], c[:, 4]
+        self.lost, self.half_lost, self.half_won, self.won = (
+            np.ascontiguousarray(counts[:, k], dtype=np.float64) for k in (0, 1, 3, 4)
+        )
         """Team ONE's deals by class: totals 0, 0.5, 1.5, 2 (a total of 1 tells nothing)."""
         self.pairs = [
             (self.seats[s] * n + self.seats[t], float(TEAM_SIGNS[s] * TEAM_SIGNS[t]))
