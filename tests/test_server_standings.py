@@ -186,3 +186,25 @@ def test_a_stop_saves_the_standings_and_the_next_start_draws_from_them_what_a_fu
     assert all(
         abs(a.rating - b.rating) < 1e-9 for a, b in zip(restored.board.standings, cold.board.standings, strict=True)
     )
+
+
+def test_a_board_is_as_of_the_first_result_it_does_not_hold(competition: Competition) -> None:
+    """``as_of``: the board holds every result recorded before it. A table drawn long ago with no result since is
+    current now; once results come, it is as of the first of them (a table drawn at the start of a server that
+    took seconds to draw is not seconds behind results that came later)."""
+    standings = competition.standings
+    playing = [v for v in competition.versions() if v.playing]
+    standings.snapshot = standings._tabulate(playing, competition.played, time.time() - 100, None)
+    standings.forget_board()
+    assert competition.board().as_of > time.time() - 5  # nothing recorded since it was taken
+    play(competition, 1, "A")
+    standings.recorded(competition.played)
+    first = time.time()
+    play(competition, 2, "B")
+    standings.recorded(competition.played)
+    standings.forget_board()
+    as_of = competition.board().as_of
+    assert first - 5 < as_of <= first  # as of the first result it lacks, not of the second, nor of now
+    standings._recorded_at.clear()  # (not known: as of when it was taken)
+    standings.forget_board()
+    assert competition.board().as_of < time.time() - 90

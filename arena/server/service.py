@@ -291,6 +291,7 @@ class Competition:
 
     def _recorded(self, match: PlayedMatch) -> None:
         self.played += 1
+        self.standings.recorded(self.played)
         self.log_upkeep.charge(match)
         if self._count_faults(match):  # a disqualification shows at once (its row's status), the table follows
             self.field_changed()

@@ -68,7 +68,8 @@ class Board:
     waiting: list[tuple[Participant, Version]]
     """Current versions that do not play: being checked, or not admitted (with the reason)."""
     as_of: float
-    """When the results the ratings are computed from were taken (Unix time): the age of what readers see."""
+    """The standings hold every result recorded before this time (Unix time): when their results were taken, or
+    later, up to the first result recorded after that (:meth:`Standings.recorded`): the age of what readers see."""
 
     def reasons(self) -> dict[int, str]:
         """Why each disqualified version of the field is (by its faults, its disk, or the organiser), by version id:
@@ -181,6 +182,8 @@ class Standings:
         self._pairs_lock = threading.Lock()
         self._history_mark = c.played // HISTORY_EVERY
         self._field: dict[str, Player] | None = None
+        self._recorded_at: dict[int, float] = {}
+        """When each result the table does not hold yet was recorded (Unix time), by its number (``played``)."""
 
     def forget(self) -> None:
         """Something but a result changed (a version, a switch, a disqualification): field and board anew."""
@@ -245,9 +248,23 @@ class Standings:
         order = {row.bot: index for index, row in enumerate(table.board.standings)}
         rows.sort(key=lambda r: (bool(r.status), order.get(r.version.row.name, len(order))))
         waiting = [(owners[v.participant_id], v) for v in c.versions() if v.row.current and not v.playing]
-        self._board = Board(rows, table.board, c.played, c.stamp, c.paused, c.frozen, waiting, table.taken_at)
+        as_of = self._as_of(table)
+        self._board = Board(rows, table.board, c.played, c.stamp, c.paused, c.frozen, waiting, as_of)
         self._board_at = time.monotonic()
         return self._board
+
+    def recorded(self, count: int) -> None:
+        """Result number ``count`` (the ladder's ``played``) was recorded now."""
+        self._recorded_at[count] = time.time()
+        if len(self._recorded_at) > 100_000:  # (no table drawn for a long while: the oldest are the ones asked)
+            self._recorded_at = dict(sorted(self._recorded_at.items())[:1000])
+
+    def _as_of(self, table: Snapshot) -> float:
+        """Up to when ``table`` holds every result recorded: now when none came after it, else when the first
+        that did came (no later than that: a result recorded while the table was drawn is not in it)."""
+        if self.c.played <= table.seen:
+            return time.time()
+        return max(table.taken_at, self._recorded_at.get(table.seen + 1, table.taken_at))
 
     def _tabulate(self, playing: list[Version], seen: int, taken_at: float, store: Store | None) -> Snapshot:
         """The leaderboard of the ``playing`` versions from the store's pair totals (in a thread, given its own
@@ -338,6 +355,7 @@ class Standings:
             fresh = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
             if fresh.ids == frozenset(v.id for v in c.versions() if v.playing):  # the field did not change meanwhile
                 self.snapshot = fresh
+                self._recorded_at = {n: at for n, at in self._recorded_at.items() if n > fresh.seen}
                 self._strengths = fresh.strengths
                 self._keep_ratings(fresh)
                 self.forget_board()

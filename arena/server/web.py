@@ -501,7 +501,7 @@ class Pages:
         """Server-sent events: the leaderboard each time it changes (at most once a second).
 
         Each ``board`` event carries the table's HTML, the matches played, the
-        switches and ``as_of``: when the results it shows were taken (Unix time).
+        switches and ``as_of``: the table holds every result recorded before it (Unix time).
         """
 
         async def stream() -> AsyncIterator[str]:
