@@ -169,3 +169,26 @@ def test_saved_arrays_of_another_layout_or_damaged_are_refused_not_misread(tmp_p
     for bad in (other, cut, Saved(saved.layout, 1, 1, b"not arrays")):
         with pytest.raises(ValueError):
             PairArrays.of_saved(tid, bad)
+
+
+def test_a_running_servers_arrays_total_each_field_as_a_first_read_does(tmp_path: Path) -> None:
+    """The arrays keep, between drawings, which rows are of the field's versions (new rows added to it): drawn
+    again after new pairs, for another field and back, each total is that of a first read."""
+    from .test_ladder_book import _versions
+
+    rng = random.Random(5)
+    with Store.open(tmp_path / "running.sqlite") as store:
+        tid = store.create_competition(name="t", seed=1, game="rps-poker/1", config={}).id
+        ids = _versions(store, tid, [f"v{i}" for i in range(7)])
+        labels = sorted(ids)
+        running = PairArrays(tid)
+        whole_field = sorted(ids.values())
+        fields = [whole_field[:5], whole_field[:5], whole_field[1:], whole_field[:5], whole_field]
+        for turn, field in enumerate(fields):
+            _deals(store, tid, ids, labels[: 4 + turn % 4], rng, 15)  # (new pairs as more versions play)
+            running.refresh(store, whole_field)
+            fresh = PairArrays(tid)
+            fresh.refresh(store, whole_field)
+            names = {vid: f"v{vid}" for vid in field}
+            got, want = running.totals(names), fresh.totals(names)
+            assert got.rows == want.rows and got.matches == want.matches, turn

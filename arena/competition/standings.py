@@ -79,6 +79,8 @@ class PairArrays:
         self.tables_touched = -1
         self.among: set[int] | None = None
         """The versions whose pair rows the arrays hold, when they were read for a field (``None``: every row)."""
+        self._field_mask: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
+        """A field's versions and which rows are of two of them (:meth:`_in_field`)."""
 
     @classmethod
     def of_pairs(
@@ -174,11 +176,25 @@ class PairArrays:
         arrays.touched, arrays.tables_touched = saved.pairs_touched, saved.tables_touched
         return arrays
 
+    def _in_field(self, ids: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.bool_]:
+        """Which of the first ``size`` rows are of two of ``ids`` (sorted): kept for the next drawing of the same
+        field, whose rows are those and a few new ones (a pair's place never changes)."""
+        kept = self._field_mask
+        if kept is None or not np.array_equal(kept[0], ids) or len(kept[1]) > size:
+            kept = (ids.copy(), np.zeros(0, dtype=bool))
+        held = len(kept[1])
+        if held < size:
+            more = np.isin(self.version[held:size], ids) & np.isin(self.opponent[held:size], ids)
+            kept = (kept[0], np.concatenate([kept[1], more]))
+        self._field_mask = kept
+        return kept[1]
+
     def _hold(self, rows: FieldRows) -> None:
         """Hold ``rows`` (the first read: nothing held yet)."""
         pairs = zip(rows.version.tolist(), rows.opponent.tolist(), strict=True)
         self.places = {pair: k for k, pair in enumerate(pairs)}
         self.values, self.version, self.opponent = rows.values, rows.version, rows.opponent
+        self._field_mask = None
         self.faults = dict(rows.faults)
 
     def put(self, pair: Pair, totals: PairTotals) -> None:
@@ -209,7 +225,7 @@ class PairArrays:
         n, size = len(ids), len(self.places)
         version, opponent, values = self.version[:size], self.opponent[:size], self.values[:size]
         chosen = np.flatnonzero(
-            np.isin(version, ids) & np.isin(opponent, ids) & (values[:, _AT["matches"]] > 0)
+            self._in_field(ids, size) & (values[:, _AT["matches"]] > 0)
         ) if n else np.zeros(0, dtype=np.int64)  # fmt: skip
         rows_of = values[chosen]
         i = np.searchsorted(ids, version[chosen]).astype(np.intp)
@@ -226,7 +242,9 @@ class PairArrays:
             for name in _COUNTS:
                 setattr(rows[label], name, round(counts[name][k]))
         rows = {label: rows[label] for label in names.values()}  # (in the field's order, as its cells)
-        for place in self.faults.keys() & set(chosen.tolist()):
+        chosen_mask = np.zeros(size, dtype=bool)
+        chosen_mask[chosen] = True
+        for place in sorted(place for place in self.faults if chosen_mask[place]):  # (a few: no set of 90,000)
             row = rows[names[int(version[place])]]
             for kind, count in self.faults[place].items():
                 row.faults[kind] = row.faults.get(kind, 0) + count
