@@ -335,12 +335,12 @@ class Standings:
         in the same transaction as each result), so it costs the field's
         pairs, not the history, and a replaced or disqualified version needs
         no recount. A drawing starts at most once every ``BOARD_EVERY_S``,
-        and at least twice the CPU time the last one took after it ended (the
-        standings take at most a third of a CPU: on a large field they lag a
-        little more, and the pages and the ladder stay quick). The wait is by
-        the drawing's CPU time, not its wall time: on a busy machine a
-        drawing waits for the CPU too, and a wait grown by that would only
-        add to the lag.
+        and no sooner than three times the CPU time the last one took after
+        it began: the standings take at most a third of a CPU (on a large
+        field they lag a little more, and the pages and the ladder stay
+        quick). The wait is by the drawing's CPU time, not its wall time: on
+        a busy machine a drawing waits for the CPU too, and a wait grown by
+        that would only add to the lag.
         """
         c = self.c
         while True:
@@ -360,7 +360,7 @@ class Standings:
                 self._keep_ratings(fresh)
                 self.forget_board()
                 c.results_changed()
-            await trio.sleep(max(BOARD_EVERY_S - (time.monotonic() - started), 2 * fresh.cpu_s))
+            await trio.sleep(max(0.0, max(BOARD_EVERY_S, 3 * fresh.cpu_s) - (time.monotonic() - started)))
 
     def _keep_ratings(self, table: Snapshot) -> None:
         """A point of each version's rating chart, about every ``HISTORY_EVERY`` matches of the ladder."""
