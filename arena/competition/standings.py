@@ -30,6 +30,7 @@ import io
 import json
 import operator
 import zipfile
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 
@@ -47,7 +48,7 @@ from .table_fit import add_table_totals
 from .totals import COLUMNS, Pair, PairTotals, Quad, deal_totals, exact, table_deal, table_result
 
 _AT = {name: i for i, name in enumerate(COLUMNS)}
-SAVED_LAYOUT = json.dumps({"standings arrays": 1, "columns": list(COLUMNS)})
+SAVED_LAYOUT = json.dumps({"standings arrays": 1, "file": "npz, deflated", "columns": list(COLUMNS)})
 """What :meth:`PairArrays.saved` keeps, and how: arrays saved by another are read again from the tables."""
 _SAVED = ("version", "opponent", "values", "faults", "among", "rowids", "quads", "counts")
 _COUNTS = ("matches", "wins", "draws", "losses", *PENTANOMIAL, "unpaired")
@@ -129,8 +130,8 @@ class PairArrays:
         return len(changed)
 
     def saved(self) -> Saved | None:
-        """What :meth:`of_saved` takes back: the arrays as a ``.npz`` file's bytes (no pickle) with the marks they
-        were read up to (``None`` before a first read for a field)."""
+        """What :meth:`of_saved` takes back: the arrays as a ``.npz`` file's bytes (no pickle), deflated, with the
+        marks they were read up to (``None`` before a first read for a field)."""
         if self.touched < 0 or self.among is None:
             return None
         size, rows = len(self.places), len(self.tables)
@@ -142,7 +143,8 @@ class PairArrays:
             faults=np.frombuffer(faults, dtype=np.uint8), among=np.array(sorted(self.among), dtype=np.int64),
             rowids=self.tables.rowids[:rows], quads=self.tables.quads[:rows], counts=self.tables.counts[:rows],
         )  # fmt: skip
-        return Saved(SAVED_LAYOUT, self.touched, self.tables_touched, out.getvalue())
+        # Deflated (level 1: a million matches' 29 MB in 4 MB, 0.2 s at a stop, 0.1 s at a start).
+        return Saved(SAVED_LAYOUT, self.touched, self.tables_touched, zlib.compress(out.getvalue(), 1))
 
     @classmethod
     def of_saved(cls, tid: int, saved: Saved) -> PairArrays:
@@ -151,10 +153,10 @@ class PairArrays:
         if saved.layout != SAVED_LAYOUT:
             raise ValueError("saved by another layout of the standings' arrays")
         try:
-            with np.load(io.BytesIO(saved.arrays), allow_pickle=False) as held:
+            with np.load(io.BytesIO(zlib.decompress(saved.arrays)), allow_pickle=False) as held:
                 parts = {name: held[name] for name in _SAVED}
             faults = json.loads(parts["faults"].tobytes())
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
             raise ValueError(f"unreadable saved standings: {error}") from None
         version, opponent, values = parts["version"], parts["opponent"], parts["values"]
         rowids, quads, counts = parts["rowids"], parts["quads"], parts["counts"]
