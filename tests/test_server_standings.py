@@ -208,3 +208,27 @@ def test_a_board_is_as_of_the_first_result_it_does_not_hold(competition: Competi
     standings._recorded_at.clear()  # (not known: as of when it was taken)
     standings.forget_board()
     assert competition.board().as_of < time.time() - 90
+
+
+def test_the_standings_arrays_are_saved_while_they_are_drawn_not_only_at_a_stop(
+    competition: Competition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash leaves no clean stop: the arrays saved every ``SAVE_EVERY_S`` are where its next start begins."""
+    from arena.server import standings as standings_module
+
+    monkeypatch.setattr(standings_module, "SAVE_EVERY_S", 0.0)
+    play(competition, 1, "A")
+    saved = competition.store.repos.saved
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(competition.standings.keep_drawn)
+            with trio.fail_after(60):
+                while saved.get(competition.tid) is None:
+                    await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+
+    assert saved.get(competition.tid) is None
+    trio.run(main)
+    found = saved.get(competition.tid)
+    assert found is not None and found.pairs_touched >= 1

@@ -21,6 +21,7 @@ import trio
 
 from ..bots.spec import BotSpec
 from ..competition.board import Leaderboard, Standing
+from ..competition.database.saved import Saved
 from ..competition.ladder import Player, RatingView
 from ..competition.ratings import ELO_PER_NAT
 from ..competition.render import standing_data
@@ -37,6 +38,9 @@ BOARD_EVERY_S = 1.0
 """While matches finish, the standings are computed at most this often (readers may see them a second late)."""
 HISTORY_EVERY = 10
 """A rating snapshot is kept every this many matches, for each bot's chart."""
+SAVE_EVERY_S = 600.0
+"""While the standings are drawn, their arrays are saved this often (and at a clean stop): after a crash, the next
+start reads the last save and what changed since (:mod:`arena.competition.database.saved`)."""
 
 
 @dataclass
@@ -182,6 +186,8 @@ class Standings:
         self._pairs_lock = threading.Lock()
         self._history_mark = c.played // HISTORY_EVERY
         self._field: dict[str, Player] | None = None
+        self._saved_at = time.monotonic()
+        """When the arrays were last saved (or the standings began): see ``SAVE_EVERY_S``."""
         self._recorded_at: dict[int, float] = {}
         """When each result the table does not hold yet was recorded (Unix time), by its number (``played``)."""
 
@@ -308,12 +314,18 @@ class Standings:
             self._pairs = arrays
 
     def save(self) -> None:
-        """Keep the standings' arrays in the database for the next start (at a clean stop): it reads them and
-        what changed since, not every pair's and deal's row (:mod:`arena.competition.database.saved`)."""
-        with self._pairs_lock:
-            saved = self._pairs.saved()
+        """Keep the standings' arrays in the database for the next start (at a clean stop, and every
+        ``SAVE_EVERY_S`` while the standings are drawn): it reads them and what changed since, not every pair's
+        and deal's row (:mod:`arena.competition.database.saved`)."""
+        saved = self._saved()
         if saved is not None:
             self.c.store.repos.saved.put(self.c.tid, saved)
+
+    def _saved(self) -> Saved | None:
+        """The arrays as :meth:`save` keeps them (deflated: a fifth of a second at a million matches, in a thread
+        while the standings are drawn)."""
+        with self._pairs_lock:
+            return self._pairs.saved()
 
     async def draw_first(self) -> None:
         """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a
@@ -360,6 +372,11 @@ class Standings:
                 self._keep_ratings(fresh)
                 self.forget_board()
                 c.results_changed()
+            if time.monotonic() - self._saved_at > SAVE_EVERY_S:  # (a crash's next start reads from here on)
+                self._saved_at = time.monotonic()
+                saved = await trio.to_thread.run_sync(self._saved)
+                if saved is not None:
+                    c.store.repos.saved.put(c.tid, saved)
             await trio.sleep(max(0.0, max(BOARD_EVERY_S, 3 * fresh.cpu_s) - (time.monotonic() - started)))
 
     def _keep_ratings(self, table: Snapshot) -> None:
