@@ -294,15 +294,16 @@ class Standings:
         """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
         began = time.thread_time()
         with self.c.store.reader() as store:
-            if self._pairs.touched < 0:  # the first drawing: from the arrays the last stop saved, if it did
+            if self._pairs.touched < 0:  # the first drawing: from the arrays saved last, if there are any
                 self._restore(store)
             table = self._tabulate(playing, seen, taken_at, store)
         give_back_freed()  # the drawing's arrays, freed: see _memory
         return replace(table, cpu_s=time.thread_time() - began)
 
     def _restore(self, store: Store) -> None:
-        """Hold the arrays the last clean stop saved (:meth:`save`), to be brought up to date by what changed
-        since, as at every drawing; none, or unreadable ones: the first drawing reads the tables, as it would."""
+        """Hold the arrays saved last (:meth:`save`: at a stop, or while the standings were drawn), to be brought
+        up to date by what changed since, as at every drawing; none, or unreadable ones: the first drawing reads
+        the tables, as it would."""
         saved = store.repos.saved.get(self.c.tid)
         if saved is None:
             return
