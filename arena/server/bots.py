@@ -186,12 +186,11 @@ class BotPages:
         )  # fmt: skip
 
     def _faults(self, versions: list[Version]) -> list[tuple[PlayedMatch, Any]]:
-        """The latest 50 faults of ``versions``, each with its match named by version."""
-        return [
-            (labelled, fault)
-            for match, fault in self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
-            for labelled in self.c.catalogue.labelled([match])
-        ]
+        """The latest 50 faults of ``versions``, each with its match named by version (named together: one
+        naming of 50 matches, not 50 of one)."""
+        found = self.c.store.latest_faults(self.c.tid, [v.id for v in versions], 50)
+        named = self.c.catalogue.labelled([match for match, _ in found])
+        return [(labelled, fault) for labelled, (_, fault) in zip(named, found, strict=True)]
 
     def _stderr_files(self, owner: Participant) -> list[str]:
         """The names of ``owner``'s latest 40 stderr files, newest first."""
