@@ -720,8 +720,12 @@ async def test_cpu_busy_loops_running_from_the_start_exhaust_the_background_allo
     if mode == "frozen":
         assert record.faults == []
         return
-    assert_fault(record, "timeout", "while no request was pending")
-    assert "of a CPU on average" in record.faults[0].reason
+    # The loops' CPU between moves is named either way: the background allowance ran out between two requests, or
+    # (a loaded machine: ci58) a move's budget was spent before its request by what ran between moves.
+    assert [fault.kind for fault in record.faults] == ["timeout"], record.faults
+    reason = record.faults[0].reason
+    between = "while no request was pending" in reason and "of a CPU on average" in reason
+    assert between or "of it before the request, between moves" in reason, reason
 
 
 async def test_cpu_a_pooled_bot_burns_while_idle_ends_it_and_its_next_match_says_why(tmp_path: Path) -> None:
