@@ -1,9 +1,10 @@
-"""What the benchmarks that start ``arena serve`` share: starting it and reading the address it serves on."""
+"""What the benchmarks that start ``arena serve`` share: starting it, reading the address it serves on, stopping it."""
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -37,3 +38,14 @@ def start_serving(
         os.killpg(process.pid, 9)
     process.wait()
     raise SystemExit("the server did not start:\n" + "".join(said[-20:]))
+
+
+def stop_serving(process: subprocess.Popen[str], timeout: float = 30) -> None:
+    """Stop a server :func:`start_serving` started as an organiser does (SIGTERM: a clean stop), killing its
+    session if it takes more than ``timeout`` seconds."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

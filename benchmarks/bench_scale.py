@@ -53,7 +53,6 @@ import math
 import os
 import random
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -69,7 +68,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from _serving import start_serving  # noqa: E402
+from _serving import start_serving, stop_serving  # noqa: E402
 
 from arena.bots.spec import hash_path, load_folder  # noqa: E402
 from arena.competition.database.sizes import bytes_by_table  # noqa: E402
@@ -342,13 +341,9 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
     with contextlib.closing(sqlite3.connect(database)) as db:  # (the refit's close saved the standings' arrays)
         db.execute("DELETE FROM standings_saved")
         db.commit()
-    started = time.monotonic()
-    process, url = start_serving([sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"])
+    process, url, out["start s, nothing saved"] = first_page(config_path)
     try:
         with httpx.Client(base_url=url, timeout=120) as client:
-            while client.get("/").status_code != 200:
-                time.sleep(0.05)
-            out["start s, nothing saved"] = time.monotonic() - started
             server = psutil.Process(process.pid)
             standings = client.get("/api/standings").json()
             if standings["matches"] == played:  # the table drawn at start, of the database as served
@@ -405,30 +400,27 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
         out["standings lag max s"] = max(ages, default=math.nan)
         out["ladder matches/s"] = (last_count - first_count) / seconds
     finally:
-        stop(process)
+        stop_serving(process)
     # Started again after that clean stop, which saved the standings' arrays (as every stop does): the start an
     # organiser sees after an upgrade or a restart.
+    process, _url, out["start s"] = first_page(config_path)
+    stop_serving(process)
+    out["database B/match"] = database.stat().st_size / size  # (as a stop leaves it: the saved arrays with it)
+    return out
+
+
+def first_page(config_path: Path) -> tuple[subprocess.Popen[str], str, float]:
+    """``arena serve`` on ``config_path`` started, and seconds from its start to its first page (``/``) answered."""
     started = time.monotonic()
     process, url = start_serving([sys.executable, "-m", "arena", "serve", str(config_path), "--jobs", "2"])
     try:
         with httpx.Client(base_url=url, timeout=120) as client:
             while client.get("/").status_code != 200:
                 time.sleep(0.05)
-            out["start s"] = time.monotonic() - started
-    finally:
-        stop(process)
-    out["database B/match"] = database.stat().st_size / size  # (as a stop leaves it: the saved arrays with it)
-    return out
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    """Stop a server as an organiser does (SIGTERM: a clean stop), killing it if it takes more than 30 s."""
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    except BaseException:
+        stop_serving(process)
+        raise
+    return process, url, time.monotonic() - started
 
 
 def results_time(config_path: Path) -> tuple[float, float]:

@@ -48,7 +48,6 @@ import os
 import platform
 import random
 import re
-import signal
 import ssl
 import subprocess
 import sys
@@ -68,7 +67,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from _serving import start_serving  # noqa: E402
+from _serving import start_serving, stop_serving  # noqa: E402
 
 from arena.sandbox import _cgroup, capabilities  # noqa: E402
 from arena.server.state import State  # noqa: E402
@@ -482,12 +481,7 @@ def main() -> None:
         try:
             trio.run(run, args, url, tokens, psutil.Process(process.pid))
         finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop_serving(process, timeout=20)
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
