@@ -52,9 +52,12 @@ def weight(bot: BotProcess) -> str:
     if "unified" in dirs:
         group = dirs["unified"]
         found = f"cpu.weight {(group / 'cpu.weight').read_text().strip()}"
-    elif "cpu" in dirs:  # v1, cpu apart from cpuacct: the background bots' parent carries the weight
-        group = dirs["cpu"]
+    elif "cpu" in dirs and dirs["cpu"].parent.name == _cgroup.BACKGROUND:  # v1, cpu apart from cpuacct: the
+        group = dirs["cpu"]  # background bots' common parent carries the weight
         found = f"cpu.shares {(group.parent / 'cpu.shares').read_text().strip()} (parent)"
+    elif "cpu" in dirs:
+        group = dirs["cpu"]
+        found = f"cpu.shares {(group / 'cpu.shares').read_text().strip()}"
     elif (dirs["cpuacct"] / "cpu.shares").exists():  # v1, cpu mounted with cpuacct
         group = dirs["cpuacct"]
         found = f"cpu.shares {(group / 'cpu.shares').read_text().strip()}"
@@ -93,8 +96,24 @@ async def test_bots_started_in_the_background_and_their_tasks_get_a_small_cpu_we
     )  # fmt: skip
     assert weights["background"] == weights["its task"] == small
     assert weights["ordinary"] == weights["after"]
-    # Where v1 mounts cpu apart, an ordinary bot stays out of it (its session's autogroup weighs it).
-    assert weights["ordinary"] in ("cpu.weight 100", "cpu.shares 1024", "not in the cpu hierarchy")
+    assert weights["ordinary"] in ("cpu.weight 100", "cpu.shares 1024")
+
+
+async def test_every_bot_is_in_the_arenas_cpu_group_so_all_of_them_weigh_one_session() -> None:
+    """A bot left in the root of the cpu hierarchy is weighed by its session's autogroup, as a session of its own:
+    a server answering pages beside four bots got a fifth of the CPU. Inside the arena's group, all the bots
+    together weigh what the server's session weighs."""
+    base = weighting()
+    spec = resolve(str(BOT))
+    async with open_bot(spec, spawn_options(spec, Limits(), None)) as bot:
+        assert bot.jail is not None and bot.jail.cgroup is not None and bot.process is not None
+        with trio.fail_after(30):
+            while not joined(bot):
+                await trio.sleep(0.01)
+        key = "unified" if base.version == 2 else "cpu" if "cpu" in base.parents else "cpuacct"
+        group = bot.jail.cgroup.dirs[key]
+        assert group.parent == base.parents[key], (group, base.parents)
+        assert str(bot.process.pid) in (group / "cgroup.procs").read_text().split()
 
 
 @pytest.mark.slow

@@ -18,10 +18,17 @@ an equal share: ``cpu.weight`` (v2) or ``cpu.shares`` (v1) of about an eighth
 of an ordinary bot's. Niceness cannot do this: with autogroup scheduling
 (Debian's default) each bot's session is a scheduling group of its own, and
 nice only orders the tasks inside one. A cgroup of the ``cpu`` controller
-takes its tasks out of their autogroup. Where v1 mounts ``cpu`` on its own
-(not with ``cpuacct``), ordinary bots stay out of it and the background bots'
-common parent gets the small weight: together they weigh an eighth of one
-ordinary bot.
+takes its tasks out of their autogroup.
+
+Every bot's group is in the ``cpu`` hierarchy, inside the arena's parent
+group, so all the bots together weigh what one session does: the arena's own
+process (a server's pages, a tournament's supervisor) gets its share however
+many bots play, where with a session of its own per bot a server answering
+pages beside four bots got a fifth of the CPU. On v2, and on v1 where ``cpu``
+is mounted with ``cpuacct``, that is the bot's one group; where v1 mounts
+``cpu`` on its own, each bot has a group there too, and background bots go
+one level down (``background``), whose small weight they share: together they
+weigh an eighth of one ordinary bot.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ BACKGROUND_WEIGHT = 12
 """A background bot's ``cpu.weight`` (v2), beside an ordinary bot's 100."""
 BACKGROUND_SHARES = 128
 """A background bot's ``cpu.shares`` (v1), beside an ordinary bot's 1024."""
+BACKGROUND = "background"
+"""The v1 ``cpu`` group (inside the bots' parent) that background bots' groups go in, where ``cpu`` is apart."""
 
 
 def _own_paths(text: str) -> dict[str, str]:
@@ -115,8 +124,9 @@ class CgroupBase:
     parents: dict[str, Path]
     """``memory``, ``pids``, ``cpuacct`` (v1) or ``unified`` (v2) -> the directory bots' groups go in.
 
-    On v1 also ``cpu``, where background bots' groups go, when the ``cpu``
-    controller is mounted apart from ``cpuacct`` and writable here.
+    On v1 also ``cpu`` when the ``cpu`` controller is mounted apart from
+    ``cpuacct`` and writable here: ordinary bots' groups go in it, background
+    bots' in its ``background`` group.
     """
     background: str = ""
     """How a background bot is weighted here (``""``: it cannot be)."""
@@ -125,7 +135,9 @@ class CgroupBase:
 
     def create(self, name: str, *, memory_bytes: int, tasks: int, background: bool = False) -> BotCgroup:
         """A fresh group for one bot with its limits set (and, for a ``background`` bot, a small CPU weight)."""
-        dirs = {c: parent / name for c, parent in self.parents.items() if c != "cpu" or background}
+        dirs = {c: parent / name for c, parent in self.parents.items()}
+        if background and "cpu" in dirs:
+            dirs["cpu"] = self.parents["cpu"] / BACKGROUND / name
         group = BotCgroup(version=self.version, dirs=dirs, freezable=self.freezer)
         try:
             for path in dirs.values():
@@ -415,8 +427,9 @@ def _with_background(base: CgroupBase, cpu: Path | None) -> CgroupBase:
     else:
         parent = cpu / _PREFIX
         try:
-            parent.mkdir(exist_ok=True)
-            _write(parent / "cpu.shares", BACKGROUND_SHARES)
+            (parent / BACKGROUND).mkdir(parents=True, exist_ok=True)
+            _write(parent / "cpu.shares", 1024)  # (an older arena gave it the background's weight)
+            _write(parent / BACKGROUND / "cpu.shares", BACKGROUND_SHARES)
         except OSError:
             return base
         weighted = CgroupBase(1, {**base.parents, "cpu": parent}, background=f"{shares}, all of them together")

@@ -993,7 +993,8 @@ def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
     stale: dict[str, dict[str, Path]] = {}
     for controller, parent in cgroup.parents.items():
         with contextlib.suppress(OSError):
-            for group in parent.glob("bot-*"):
+            groups = [*parent.glob("bot-*"), *(parent / _cgroup.BACKGROUND).glob("bot-*")]
+            for group in groups:
                 with contextlib.suppress(OSError):
                     token, made = group.name[4:], group.stat().st_mtime
                     owner = _group_owner_alive(token, made)
