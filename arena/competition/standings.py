@@ -351,10 +351,11 @@ class TableRows:
 
     def add_to(self, fitter: Fitter, ids: npt.NDArray[np.int64]) -> None:
         """Add to ``fitter`` (of the versions ``ids``, sorted, in their order) the rows of four of ``ids``, in the
-        fit's order (:meth:`field_deals`)."""
+        fit's order (:meth:`field_deals`). Not copied: the arrays change at the next call, and ``fitter`` is used
+        before it (a drawing's)."""
         places, counts = self.field_deals(ids)
         if len(places):
-            fitter.add_table_arrays(places, counts, in_order=len(ids) < ONE_KEY)
+            fitter.add_table_arrays(places, counts, in_order=len(ids) < ONE_KEY, copy=False)
 
     def field_deals(self, ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
         """The rows of four of ``ids`` (sorted), as places in ``ids``, with their counts: each quad once,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import sqlite3
 import stat
@@ -39,6 +40,7 @@ from ..competition.plan import Plan, enter_version, open_competition
 from ..competition.store import PlayedMatch, Store
 from ..games import Game, get_game
 from ..supervisor.matchlog import LIVE_ENV
+from . import checkpoints
 from .catalogue import Catalogue, owned
 from .config import ServerConfig
 from .disk import Owned
@@ -90,6 +92,7 @@ class Competition:
         private_folder(self.data_dir)
         private_database(self.data_dir / DB_NAME)
         self.store = Store.open(self.data_dir / DB_NAME)  # first: it refuses another program's database
+        checkpoints.hand_off(self.store.db)  # (checkpoints in a thread while the competition runs: see there)
         try:
             self.state = State(self.store)  # the same connection: one database, one writer in this process
             self.plan = self._plan()
@@ -342,6 +345,7 @@ class Competition:
         (:meth:`LadderHost.opened <arena.server.ladder_host.LadderHost.opened>`);
         checks always run here.
         """
+        self.standings.start()  # (its process imports the arena meanwhile)
         self.submissions.requeue_unfinished()
         await self.host.admit_field(say)
         os.environ[LIVE_ENV] = "1"  # the ladder's logs are written step by step (the worker inherits it): live pages
@@ -350,15 +354,20 @@ class Competition:
             for _ in range(CHECKS_UNDER_WAY * self.config.check_jobs):  # they share config.check_jobs slots
                 nursery.start_soon(self.submissions.checker)
             nursery.start_soon(keep_running, "the standings", self.standings.keep_drawn, say)
+            checkpointed = functools.partial(checkpoints.keep_checkpointed, self.store.path)
+            nursery.start_soon(keep_running, "the database's checkpoints", checkpointed, say)
             nursery.start_soon(keep_running, "the logs' disk watch", self.log_upkeep.watch_disk, say)
             nursery.start_soon(keep_running, "the log pruner", self.log_upkeep.prune_every, say)
             task_status.started()
             await trio.sleep_forever()
 
     def close(self) -> None:
-        """Keep the standings' arrays for the next start, and close the database."""
-        with contextlib.suppress(StoreError, sqlite3.Error):  # (a database not writable now: the next start reads
-            self.standings.save()  # every row, as without them)
+        """Keep the standings' arrays for the next start, stop their drawing process, and close the database."""
+        try:
+            with contextlib.suppress(StoreError, sqlite3.Error, ConnectionError):  # (a database not writable now,
+                self.standings.save()  # or no drawing process: the next start reads every row, as without them)
+        finally:
+            self.standings.close()
         self.state.close()
         self.store.close()
 

@@ -1,9 +1,10 @@
 """A competition server's standings: the field that may play, its leaderboard, the ratings the ladder pairs by.
 
 :class:`Standings` is the standings part of :class:`~arena.server.service.Competition`:
-it keeps every pair's totals as arrays (:class:`~arena.competition.standings.PairArrays`),
-draws the field's table from them in a worker thread as results come in
-(:meth:`Standings.keep_drawn`: at most once every ``BOARD_EVERY_S``), and puts
+a child process of its own (:mod:`.drawing`) keeps every pair's totals as arrays
+(:class:`~arena.competition.standings.PairArrays`) and draws the field's table from
+them as results come in (:meth:`Standings.keep_drawn`: at most once every
+``BOARD_EVERY_S``), and this puts
 it together with the owners, switches and versions for the pages
 (:meth:`Standings.board`). It reads the competition's versions, owners,
 switches and faults through the competition it belongs to (:class:`Host`: what it
@@ -12,9 +13,8 @@ reads), and tells it when a new table is drawn (``results_changed``).
 
 from __future__ import annotations
 
-import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import trio
@@ -26,11 +26,10 @@ from ..competition.ladder import Player, RatingView
 from ..competition.ratings import ELO_PER_NAT
 from ..competition.render import standing_data
 from ..competition.schedule import Entrant
-from ..competition.standings import PairArrays
 from ..competition.store import Store
 from ..games import Game
-from ._memory import give_back_freed
 from .config import ServerConfig
+from .drawing import Drawer, DrawingProcess, Drawn
 from .state import Participant, State
 from .versions import Version
 
@@ -134,7 +133,9 @@ class Snapshot:
     strengths: dict[str, float]
     """The rating fit's strengths, by bot (the next fit starts from them)."""
     cpu_s: float = 0.0
-    """The CPU time its drawing took (of the thread that drew it)."""
+    """The CPU time its drawing took."""
+    read_every_pair: bool = False
+    """Whether its drawing read every pair's row of the field (a first one, with no arrays saved)."""
 
 
 class Host(Protocol):
@@ -181,9 +182,10 @@ class Standings:
         self._board_at = 0.0
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
-        self._pairs = PairArrays(c.tid)
-        """Every pair's totals, as arrays, read from the store by what changed (in the standings' thread)."""
-        self._pairs_lock = threading.Lock()
+        self._apart = DrawingProcess(c.store.db.path, c.tid)
+        """The child process that holds every pair's totals, as arrays, and draws the tables (:mod:`.drawing`)."""
+        self._here = Drawer(c.tid)
+        """Arrays of this process, for a table wanted before the child drew one (a test, a self-check)."""
         self._history_mark = c.played // HISTORY_EVERY
         self._field: dict[str, Player] | None = None
         self._saved_at = time.monotonic()
@@ -226,7 +228,7 @@ class Standings:
         """The leaderboard of the current field (cached until something changes: :meth:`forget`, or a result).
 
         The table itself (ratings over every match of the field) is drawn in
-        a worker thread by :meth:`keep_drawn`, from the store's totals per
+        the drawing process by :meth:`keep_drawn`, from the store's totals per
         pair of versions, as results come in; this only puts it together
         with the owners, switches and versions. When the field changed, a
         version the table does not have yet shows an empty row until the
@@ -273,46 +275,35 @@ class Standings:
         return max(table.taken_at, self._recorded_at.get(table.seen + 1, table.taken_at))
 
     def _tabulate(self, playing: list[Version], seen: int, taken_at: float, store: Store | None) -> Snapshot:
-        """The leaderboard of the ``playing`` versions from the store's pair totals (in a thread, given its own
-        read-only ``store``; here with ``None``).
+        """The leaderboard of the ``playing`` versions from the store's pair totals, drawn in this process (on
+        ``store``, a read-only connection of a thread's, or the competition's with ``None``).
 
         ``seen``: how many matches of the ladder were recorded when it began; ``taken_at``: when.
         """
         names = {v.id: v.row.name for v in playing}
-        with self._pairs_lock:  # (one drawing at a time: the arrays are brought up to date in place)
-            self._pairs.refresh(store or self.c.store, names)
-            totals = self._pairs.totals(names)
-        totals.start = self._strengths
-        board = totals.board(
-            max_faults=self.c.config.max_faults, points_name=self.c.game.points_name, head_to_head=False
+        drawn = self._here.draw(store or self.c.store, names, self._strengths, **self._drawing_config())
+        return self._snapshot(names, seen, taken_at, drawn)
+
+    async def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Snapshot:
+        """:meth:`_tabulate` in the drawing process (:mod:`.drawing`), waited for in a worker thread."""
+        names = {v.id: v.row.name for v in playing}
+        self._apart.start()  # (here, in the main thread: see the drawing's lifetimes)
+        config = self._drawing_config()
+        drawn: Drawn = await trio.to_thread.run_sync(
+            self._apart.ask, "draw", names, self._strengths, config["max_faults"], config["points_name"]
         )
-        fit = totals.ratings
-        strengths = dict(zip(fit.names, fit.strengths, strict=True)) if fit is not None else {}
-        return Snapshot(frozenset(names), seen, board, {name: vid for vid, name in names.items()}, taken_at, strengths)
+        return self._snapshot(names, seen, taken_at, drawn)
 
-    def _tabulate_apart(self, playing: list[Version], seen: int, taken_at: float) -> Snapshot:
-        """:meth:`_tabulate` in a worker thread, on a read-only connection of its own (SQLite's are per thread)."""
-        began = time.thread_time()
-        with self.c.store.reader() as store:
-            if self._pairs.touched < 0:  # the first drawing: from the arrays saved last, if there are any
-                self._restore(store)
-            table = self._tabulate(playing, seen, taken_at, store)
-        give_back_freed()  # the drawing's arrays, freed: see _memory
-        return replace(table, cpu_s=time.thread_time() - began)
+    def _drawing_config(self) -> dict[str, Any]:
+        return {"max_faults": self.c.config.max_faults, "points_name": self.c.game.points_name}
 
-    def _restore(self, store: Store) -> None:
-        """Hold the arrays saved last (:meth:`save`: at a stop, or while the standings were drawn), to be brought
-        up to date by what changed since, as at every drawing; none, or unreadable ones: the first drawing reads
-        the tables, as it would."""
-        saved = store.repos.saved.get(self.c.tid)
-        if saved is None:
-            return
-        try:
-            arrays = PairArrays.of_saved(self.c.tid, saved)
-        except ValueError:
-            return
-        with self._pairs_lock:
-            self._pairs = arrays
+    @staticmethod
+    def _snapshot(names: dict[int, str], seen: int, taken_at: float, drawn: Drawn) -> Snapshot:
+        by_name = {name: vid for vid, name in names.items()}
+        return Snapshot(
+            frozenset(names), seen, drawn.board, by_name, taken_at, drawn.strengths, drawn.cpu_s,
+            drawn.read_every_pair,
+        )  # fmt: skip
 
     def save(self) -> None:
         """Keep the standings' arrays in the database for the next start (at a clean stop, and every
@@ -323,14 +314,24 @@ class Standings:
             self.c.store.repos.saved.put(self.c.tid, saved)
 
     def _saved(self) -> Saved | None:
-        """The arrays as :meth:`save` keeps them (deflated: a fifth of a second at a million matches, in a thread
-        while the standings are drawn)."""
-        with self._pairs_lock:
-            return self._pairs.saved()
+        """The arrays as :meth:`save` keeps them (deflated: a fifth of a second at a million matches, in the
+        drawing process), or this process's where none runs."""
+        if self._apart.running:
+            saved: Saved | None = self._apart.ask("saved")
+            return saved
+        return self._here.saved()
+
+    def start(self) -> None:
+        """Start the drawing process ahead of the first drawing (from the main thread: see :mod:`.drawing`)."""
+        self._apart.start()
+
+    def close(self) -> None:
+        """Stop the drawing process (after :meth:`save`, which asks it for its arrays)."""
+        self._apart.stop()
 
     async def draw_first(self) -> None:
-        """Draw the first table, in a thread (the field's pair totals are read once, here, by the primary key: a
-        retired version's rows stay on disk)."""
+        """Draw the first table, in the drawing process (from the arrays saved last and what changed since, or
+        the field's pair totals read once, by the primary key: a retired version's rows stay on disk)."""
         c = self.c
         playing = [v for v in c.versions() if v.playing]
         if self._strengths is None:  # the fit starts from the last snapshot's ratings: the same fit (to its
@@ -338,18 +339,18 @@ class Standings:
             latest = c.state.latest_ratings([v.id for v in playing])
             names = {v.id: v.row.name for v in playing}
             self._strengths = {names[vid]: elo / ELO_PER_NAT for vid, elo in latest.items()}
-        self.snapshot = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
+        self.snapshot = await self._tabulate_apart(playing, c.played, time.time())
         self._strengths = self.snapshot.strengths
 
     async def keep_drawn(self) -> None:
-        """Keep the standings' table up to date with the results, drawn in a worker thread.
+        """Keep the standings' table up to date with the results, drawn in the drawing process.
 
         The table is drawn from the store's totals per pair of versions (kept
         in the same transaction as each result), so it costs the field's
         pairs, not the history, and a replaced or disqualified version needs
         no recount. A drawing starts at most once every ``BOARD_EVERY_S``,
         and no sooner than three times the CPU time the last one took after
-        it began: the standings take at most a third of a CPU (on a large
+        it began: the drawing takes at most a third of a CPU (on a large
         field they lag a little more, and the pages and the ladder stay
         quick). The wait is by the drawing's CPU time, not its wall time: on
         a busy machine a drawing waits for the CPU too, and a wait grown by
@@ -365,7 +366,7 @@ class Standings:
                 await changed.wait()
                 continue
             started = time.monotonic()
-            fresh = await trio.to_thread.run_sync(self._tabulate_apart, playing, c.played, time.time())
+            fresh = await self._tabulate_apart(playing, c.played, time.time())
             if fresh.ids == frozenset(v.id for v in c.versions() if v.playing):  # the field did not change meanwhile
                 self.snapshot = fresh
                 self._recorded_at = {n: at for n, at in self._recorded_at.items() if n > fresh.seen}

@@ -93,12 +93,18 @@ class Database:
         any other means than SQLite drops every POSIX lock it holds on it, this connection's too (another process
         could then think itself the last one, checkpoint and delete the WAL under it).
         """
-        uri = f"file:{_uri_path(self.path)}?mode=ro"
-        reader = Database(
-            sqlite3.connect(uri, uri=True, isolation_level=None, timeout=OPEN_TIMEOUT_S), self.path, readonly=True
-        )
+        reader = Database.reader_of(self.path)
         reader.log_base, reader._log_bases = self.log_base, self._log_bases
         return reader
+
+    @classmethod
+    def reader_of(cls, path: Path) -> Database:
+        """A read-only connection on the database at ``path`` that a server keeps open, for another process of
+        the server's (no look at the file's header: see :meth:`reader`; no migration: the server ran them)."""
+        uri = f"file:{_uri_path(path)}?mode=ro"
+        return Database(
+            sqlite3.connect(uri, uri=True, isolation_level=None, timeout=OPEN_TIMEOUT_S), path, readonly=True
+        )
 
     def close(self) -> None:
         """Close the connection; the last writer to leave puts the database back to one file (no ``-wal``,
