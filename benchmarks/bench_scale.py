@@ -18,8 +18,11 @@ measured from outside, with the ladder playing:
   the standings read every row of the field's pairs and deals), then again
   after that run's clean stop, which saved the standings' arrays as every
   stop does (``start s``: what an organiser restarting a server waits);
-* **RSS**: the server's process and its own children (the match worker), the
-  bots' processes apart, and the server's process alone;
+* **RSS**: the server's process and its own children (the match worker, the
+  standings' drawing process), the bots' processes apart, and the server's
+  process alone; beside it the same processes' **PSS** (each shared page
+  counted once over them all: a sum of RSS counts the interpreter's and
+  numpy's shared pages once per process);
 * **p95** of ``/``, a bot page, ``/api/bots/NAME``, ``/api/matches`` (latest
   100), ``/api/matches?bot=``, a match page and ``/api/standings``, requested
   one after another for ``--seconds``;
@@ -295,13 +298,13 @@ def refit(config_path: Path) -> tuple[int, dict[str, float]]:
         competition.close()
 
 
-def server_rss(process: psutil.Process) -> int:
-    """The resident memory of the server: its process and its own children (the match worker), not the bots'
-    processes the worker starts (bytes)."""
+def server_rss(process: psutil.Process, *, proportional: bool = False) -> int:
+    """The resident memory of the server: its process and its own children (the match worker, the standings'
+    drawing process), not the bots' processes the worker starts (bytes); with ``proportional``, their PSS."""
     total = 0
     for each in [process, *process.children()]:
         with contextlib.suppress(psutil.Error):
-            total += each.memory_info().rss
+            total += each.memory_full_info().pss if proportional else each.memory_info().rss
     return total
 
 
@@ -367,6 +370,7 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
             ages: list[float] = []
             rss: list[int] = []
             main_rss: list[int] = []
+            pss: list[int] = []
             first_count = seen = standings["matches"]
             spy = None
             if profile is not None:
@@ -389,6 +393,7 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
                         seen = standing["matches"]
                 rss.append(server_rss(server))
                 main_rss.append(server.memory_info().rss)
+                pss.append(server_rss(server, proportional=True))
             last_count = client.get("/api/standings").json()["matches"]
             if spy is not None:
                 spy.wait(timeout=seconds + 60)
@@ -396,6 +401,7 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
             out[f"{name} p95 ms"] = 1000 * percentile(values, 0.95)
         out["server RSS MiB (all)"] = max(rss) / 2**20
         out["server RSS MiB (main)"] = max(main_rss) / 2**20
+        out["server PSS MiB (all)"] = max(pss) / 2**20
         out["standings lag p95 s"] = percentile(ages, 0.95)
         out["standings lag max s"] = max(ages, default=math.nan)
         out["ladder matches/s"] = (last_count - first_count) / seconds

@@ -96,3 +96,17 @@ async def test_telling_a_worker_about_a_bot_it_never_saw_is_harmless(message: st
             worker.forget(12345)
         state = await worker.pool_state()
     assert state.idle == {}
+
+
+async def test_a_worker_playing_matches_never_loads_numpy() -> None:
+    """The worker plays matches and sends their records: numpy (what the standings need) would be 11 MiB of it,
+    counted in a server's memory for nothing. Read from the worker's own memory map after a match."""
+    specs = {"a": load_folder(BOT).with_name("a"), "b": load_folder(BOT).with_name("b")}
+    async with open_match_worker(
+        "rps-poker", {}, Limits(), tournament_id=1, jobs=1, stderr_dir=None, stamp="t"
+    ) as worker:
+        played = await worker.play(scheduled("m", "a", "b"), specs, None)
+        assert played.key == "m" and worker.pid is not None
+        maps = Path(f"/proc/{worker.pid}/maps").read_text()
+    assert "python" in maps  # (the map is the interpreter's)
+    assert "numpy" not in maps

@@ -6,7 +6,8 @@ and a bot that passes becomes a new version on a rolling ladder that plays
 duplicate pairs continuously. Everyone sees the live leaderboard, bot pages
 and replays; the organiser pauses, freezes, disqualifies and downloads.
 One process, one trio nursery: Hypercorn serves the Starlette app while the
-ladder plays.
+ladder plays (its matches in a match worker, the standings drawn in a process
+of their own: nothing heavy shares the pages' interpreter).
 
 * :mod:`~arena.server.config`: the server's TOML config;
 * :mod:`~arena.server.archive`: uploads to bot folders (archives checked entry by entry);
@@ -16,6 +17,8 @@ ladder plays.
 * :mod:`~arena.server.participants`: the service's part for accounts: participants, sessions, login codes,
   invitations, approvals and the organiser's token;
 * :mod:`~arena.server.standings`: its standings (the field, the leaderboard, the ratings the ladder pairs by);
+  :mod:`~arena.server.drawing`: the process of its own that draws them (no lock shared with the pages);
+* :mod:`~arena.server.checkpoints`: the database's checkpoints, in a thread rather than in a commit on the loop;
 * :mod:`~arena.server.versions`: a version of a participant's bot, with its owner and folder;
 * :mod:`~arena.server.catalogue`: the service's part that reads the bot versions and recorded matches;
 * :mod:`~arena.server.submissions`: the service's part that takes uploads, checks them and admits them;

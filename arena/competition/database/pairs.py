@@ -9,12 +9,12 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-import numpy.typing as npt
-
 from ..totals import COLUMNS, Pair, PairTotals, from_row, to_row
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (numpy is imported where it is used: a match worker, which imports this, never is)
+    import numpy as np
+    import numpy.typing as npt
+
     from .connection import Database
 
 _TOTALS = ", ".join(COLUMNS)
@@ -131,6 +131,8 @@ class PairTotalsTable:
         newest = self.db.value(
             "SELECT touched FROM pair_totals WHERE tournament_id = ? ORDER BY touched DESC LIMIT 1", (tid,)
         )
+        import numpy as np
+
         table = np.array([row[:-1] for row in rows], dtype=np.float64).reshape(-1, len(COLUMNS) + 2)
         order = np.lexsort((table[:, 1], table[:, 0]))  # by the primary key, as the lookup gave them (SQLite's
         table = table[order]  # ORDER BY read the table through the key's index: 1.7x slower)

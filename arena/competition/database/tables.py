@@ -8,12 +8,12 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
-import numpy.typing as npt
-
 from ..totals import Quad
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (numpy is imported where it is used: a match worker, which imports this, never is)
+    import numpy as np
+    import numpy.typing as npt
+
     from .connection import Database
 
 _ROW = "rowid, a1, b1, a2, b2, t0, t1, t2, t3, t4"
@@ -37,6 +37,8 @@ class TableArrays(NamedTuple):
     @classmethod
     def of(cls, rows: list[tuple[int, ...]]) -> TableArrays:
         """The arrays of ``rows`` (``rowid, a1, b1, a2, b2, t0 ... t4``), sorted by rowid."""
+        import numpy as np
+
         table = np.array(rows, dtype=np.int64).reshape(-1, 10)
         table = table[np.argsort(table[:, 0], kind="stable")]
         return cls(table[:, 0].copy(), table[:, 1:5].astype(np.int32), table[:, 5:].astype(np.int32))
