@@ -53,6 +53,10 @@ HEADER_SIZE = 4
 DRAWING_MAIN = "from arena.server.drawing import main; main()"
 """The child's command (not ``-m``: its classes must be this module's, not ``__main__``'s, to unpickle)."""
 PR_SET_PDEATHSIG = 1
+NICENESS = 5
+"""The child's nice value: in the server's session (one scheduling group of the kernel's autogroups) it yields
+to the server's own process, whose pages are waited for, as a background task should (a drawing a little later
+is a board a little older)."""
 STOP_GRACE_S = 5.0
 """How long a stopping child may take to exit before it is killed."""
 
@@ -129,6 +133,8 @@ def main() -> None:
         os._exit(0)  # the server died before the death signal was set
     for number in (signal.SIGINT, signal.SIGTERM):  # a Ctrl-C or a stop reaches the whole group: the server stops us
         signal.signal(number, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     wire_in, wire_out = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
