@@ -125,10 +125,10 @@ class Drawer:
 
 # The child's side -----------------------------------------------------------------------------------
 def main() -> None:
-    """The child (``python -c DRAWING_MAIN PARENT_PID DATABASE TID``): draw tables for the process ``PARENT_PID``."""
+    """The child (``python -c DRAWING_MAIN PARENT_PID DATABASE``): draw tables for the process ``PARENT_PID``."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
-    parent, database, tid = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    parent, database = int(sys.argv[1]), Path(sys.argv[2])
     if os.getppid() != parent:
         os._exit(0)  # the server died before the death signal was set
     for number in (signal.SIGINT, signal.SIGTERM):  # a Ctrl-C or a stop reaches the whole group: the server stops us
@@ -140,13 +140,15 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(2, 1)  # a stray print must not corrupt the wire
     os.close(null)
-    drawer = Drawer(tid)
+    drawers: dict[int, Drawer] = {}
+    """By competition id (a server has one)."""
     store: Store | None = None
     try:
         while (request := _receive(wire_in)) is not None:
-            kind, args = request
-            if store is None:
+            kind, tid, args = request
+            if store is None:  # (at the first request: the server, started with this, has made the file by then)
                 store = Store(Database.reader_of(database))
+            drawer = drawers.setdefault(tid, Drawer(tid))
             if kind == "draw":
                 names, strengths, max_faults, points_name = args
                 answer: Any = drawer.draw(
@@ -184,15 +186,15 @@ def _receive(wire: IO[bytes]) -> Any:
 
 # The server's side ----------------------------------------------------------------------------------
 class DrawingProcess:
-    """The child that draws the standings of competition ``tid`` from the database at ``database``.
+    """The child that draws the standings from the database at ``database``.
 
-    Started at the first request (:meth:`start`, from the main thread); a request and its answer are one
+    Started ahead (:meth:`start`, from the main thread: ``arena serve`` does so first, and the child imports
+    the arena while the server opens its database), or at the first request; a request and its answer are one
     exchange at a time (:meth:`ask`, blocking: the standings call it from a worker thread).
     """
 
-    def __init__(self, database: Path, tid: int) -> None:
+    def __init__(self, database: Path) -> None:
         self.database = database
-        self.tid = tid
         self.process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -209,20 +211,21 @@ class DrawingProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         self.process = subprocess.Popen(
-            [sys.executable, "-c", DRAWING_MAIN, str(os.getpid()), str(self.database), str(self.tid)],
+            [sys.executable, "-c", DRAWING_MAIN, str(os.getpid()), str(self.database)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
         )
 
-    def ask(self, kind: str, *args: Any) -> Any:
-        """The child's answer to request ``kind`` (blocking). ``ConnectionError`` if it is not running or dies."""
+    def ask(self, kind: str, tid: int, *args: Any) -> Any:
+        """The child's answer to request ``kind`` about competition ``tid`` (blocking). ``ConnectionError`` if it is
+        not running or dies."""
         with self._lock:
             process = self.process
             if process is None or process.stdin is None or process.stdout is None:
                 raise ConnectionError("the standings' drawing process is not running")
             try:
-                _send(process.stdin, (kind, args))
+                _send(process.stdin, (kind, tid, args))
                 reply = _receive(process.stdout)
             except (OSError, ValueError):  # (a pipe closed under it)
                 reply = None

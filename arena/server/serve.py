@@ -18,7 +18,8 @@ from .._errors import ConfigError
 from ..supervisor import _process
 from ._listen import Budget, serve
 from .config import ServerConfig
-from .service import Competition
+from .drawing import DrawingProcess
+from .service import DB_NAME, Competition
 from .web import create_app
 
 
@@ -67,7 +68,13 @@ async def run_server(
     printed start with ``url`` (the server's public address), else the address it serves on.
     """
     _check_port(config.host, config.port)
-    competition = Competition(config, fresh=fresh)
+    drawing = DrawingProcess(config.data_dir / DB_NAME)  # started first: it imports what it needs meanwhile
+    drawing.start()
+    try:
+        competition = Competition(config, fresh=fresh, drawing=drawing)
+    except BaseException:
+        drawing.stop()
+        raise
     switch = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     waits = _process.SYNC_WAIT.set(0.0)  # pages, checks and matches started here wait in trio's loop only

@@ -44,6 +44,7 @@ from . import checkpoints
 from .catalogue import Catalogue, owned
 from .config import ServerConfig
 from .disk import Owned
+from .drawing import DrawingProcess
 from .files import private_folder
 from .ladder_host import LadderHost, keep_running
 from .log_upkeep import LogUpkeep
@@ -85,7 +86,7 @@ class Competition:
     ``field``, ``board`` and ``ratings`` here are its names).
     """
 
-    def __init__(self, config: ServerConfig, *, fresh: bool = False) -> None:
+    def __init__(self, config: ServerConfig, *, fresh: bool = False, drawing: DrawingProcess | None = None) -> None:
         self.config = config
         self.data_dir = config.data_dir
         self.game: Game = get_game(config.game, config.params)
@@ -131,7 +132,7 @@ class Competition:
         self.stamp = 0
         self._switches: dict[str, bool] = {}
         """The organiser's switches as last read or set (``paused``, ``frozen``)."""
-        self.standings = Standings(self)
+        self.standings = Standings(self, drawing)
         """The field, its leaderboard and ratings (:mod:`arena.server.standings`)."""
         self.host = LadderHost(self)
         """The ladder and where it plays: its pool, match worker or cluster (:mod:`arena.server.ladder_host`)."""

@@ -172,7 +172,7 @@ class Standings:
     """The standings of competition ``c``: its field, its leaderboard (cached until something changes) and the
     ratings the ladder pairs by."""
 
-    def __init__(self, c: Host) -> None:
+    def __init__(self, c: Host, drawing: DrawingProcess | None = None) -> None:
         self.c = c
         self.snapshot: Snapshot | None = None
         """The last table drawn (``None`` until the first drawing)."""
@@ -182,8 +182,9 @@ class Standings:
         self._board_at = 0.0
         self._strengths: dict[str, float] | None = None
         """The last rating fit's strengths, by bot: the next fit starts there."""
-        self._apart = DrawingProcess(c.store.db.path, c.tid)
-        """The child process that holds every pair's totals, as arrays, and draws the tables (:mod:`.drawing`)."""
+        self._apart = drawing or DrawingProcess(c.store.db.path)
+        """The child process that holds every pair's totals, as arrays, and draws the tables (:mod:`.drawing`:
+        ``arena serve`` starts it ahead)."""
         self._here = Drawer(c.tid)
         """Arrays of this process, for a table wanted before the child drew one (a test, a self-check)."""
         self._history_mark = c.played // HISTORY_EVERY
@@ -290,7 +291,7 @@ class Standings:
         self._apart.start()  # (here, in the main thread: see the drawing's lifetimes)
         config = self._drawing_config()
         drawn: Drawn = await trio.to_thread.run_sync(
-            self._apart.ask, "draw", names, self._strengths, config["max_faults"], config["points_name"]
+            self._apart.ask, "draw", self.c.tid, names, self._strengths, config["max_faults"], config["points_name"]
         )
         return self._snapshot(names, seen, taken_at, drawn)
 
@@ -317,7 +318,7 @@ class Standings:
         """The arrays as :meth:`save` keeps them (deflated: a fifth of a second at a million matches, in the
         drawing process), or this process's where none runs."""
         if self._apart.running:
-            saved: Saved | None = self._apart.ask("saved")
+            saved: Saved | None = self._apart.ask("saved", self.c.tid)
             return saved
         return self._here.saved()
 
