@@ -8,6 +8,9 @@ much CPU a weight buys depends on what else the machine runs
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +176,36 @@ async def test_a_check_that_fails_in_the_background_is_judged_again_at_an_ordina
         assert done["status"] == "failed", done
         assert calls == [True]  # a crash is judged once: no CPU weight explains it
         assert "starts and answers its first request" in str(done["message"]), done
+
+
+WEIGHED = """
+import json, subprocess, sys
+from arena.sandbox import weigh_server
+line = weigh_server()
+child = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True).stdout
+print(json.dumps({"line": line, "own": open("/proc/self/cgroup").read(), "child": child}))
+"""
+
+
+def test_a_server_and_what_it_starts_weigh_four_times_its_bots() -> None:
+    """A server's pages wait on its process, which weighed what all its bots together weigh: under a busy ladder
+    its main thread waited for a CPU 11 s of 30. ``arena serve`` moves itself (a fresh process here: never the
+    test's) into a group of four times the bots' parent's weight, and its children (the match worker, the
+    standings' drawing) are born there."""
+    base = weighting()
+    done = subprocess.run(
+        [sys.executable, "-c", WEIGHED], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1]
+    )
+    found = json.loads(done.stdout)
+    assert "four times" in found["line"], found["line"]
+    key, name, weight = (
+        ("", "cpu.weight", _cgroup.SERVER_WEIGHT) if base.version == 2
+        else ("cpu", "cpu.shares", _cgroup.SERVER_SHARES)
+    )  # fmt: skip
+    for text in (found["own"], found["child"]):
+        groups = {c: path for _, cs, path in (line.split(":", 2) for line in text.splitlines()) for c in cs.split(",")}
+        assert groups[key].endswith("/" + _cgroup.SERVER_GROUP), text
+    bots = base.parents["unified"] if base.version == 2 else base.parents.get("cpu") or base.parents["cpuacct"]
+    group = bots.parent / _cgroup.SERVER_GROUP
+    assert (group / name).read_text().strip() == str(weight)
+    assert (bots / name).read_text().strip() == str(100 if base.version == 2 else 1024)

@@ -35,6 +35,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from ..bots.spec import BotSpec, hash_path
+from . import _cgroup
 from ._builds import (
     BUILD_DIR,
     DONE_SUFFIX,
@@ -133,6 +134,12 @@ def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | N
     return built(build_root((policy or current_policy()).build_root), build_key(spec))
 
 
+def weigh_server() -> str:
+    """Give this process (a competition server) and what it starts four times its bots' CPU weight, where the
+    arena has the cpu controller (:func:`arena.sandbox._cgroup.weigh_server`); a line saying what was done."""
+    return _cgroup.weigh_server(capabilities().cgroup)
+
+
 def forget_capabilities() -> None:
     """Forget what :func:`capabilities` found on this machine: its next call probes again (``arena sandbox
     --refresh``)."""
@@ -194,4 +201,5 @@ __all__ = [
     "supervisor_tag",
     "unheld",
     "usage",
+    "weigh_server",
 ]

@@ -99,10 +99,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         finally:
             competition.close()
         return 0
+    from ..sandbox import weigh_server
     from .safety import refuse_exposed_data, sandbox_line
 
     _say(sandbox_line(config))  # before anything is made: a refusal leaves nothing behind
     refuse_exposed_data(config)
+    _say(weigh_server())  # (before the server starts its match worker and its drawing: they inherit it)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
         trio.run(
