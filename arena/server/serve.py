@@ -6,6 +6,7 @@ The ladder's matches are played in the competition's match worker process (see :
 from __future__ import annotations
 
 import functools
+import gc
 import signal
 import socket
 import sys
@@ -111,8 +112,12 @@ async def run_server(
                 say(f"  {login_url(base, code)}")
             field = len(competition.field())
             say(f"serving {config.title} ({competition.game.game_id}) on {address}: {field} bots on the ladder")
+            # What the start made is kept for good: no collection of the oldest generation walks it again (those
+            # of a million matches' server took up to 114 ms on the loop, five in 40 s; 51 ms at most after this).
+            gc.freeze()
             task_status.started(address)
     finally:
+        gc.unfreeze()
         sys.setswitchinterval(switch)
         _process.SYNC_WAIT.reset(waits)
         competition.close()
