@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 import trio
 
 from arena.server.service import Competition
@@ -119,3 +120,29 @@ async def test_a_serving_server_keeps_what_its_start_made_out_of_the_collectors_
         assert gc.get_freeze_count() > 1000
         nursery.cancel_scope.cancel()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_first_drawing_whose_process_died_is_drawn_again_by_a_new_one(
+    competition: Competition,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first table is drawn before the server serves: a process that died drawing it (killed by the kernel
+    for memory, say) is replaced once, rather than the server's start failing."""
+    from arena.server.drawing import DrawingProcess
+
+    play(competition, 0, "A")
+    asked = DrawingProcess.ask
+    calls: list[int] = []
+
+    def dies_once(self: DrawingProcess, kind: str, tid: int, *args: object) -> object:
+        calls.append(tid)
+        if len(calls) == 1:
+            assert self.process is not None
+            self.process.kill()  # (as the kernel would, mid-drawing)
+        return asked(self, kind, tid, *args)
+
+    monkeypatch.setattr(DrawingProcess, "ask", dies_once)
+    trio.run(competition.standings.draw_first)
+    assert len(calls) == 2
+    assert competition.standings.snapshot is not None
+    assert sum(r.matches for r in competition.standings.snapshot.board.standings) == 2

@@ -340,7 +340,10 @@ class Standings:
             latest = c.state.latest_ratings([v.id for v in playing])
             names = {v.id: v.row.name for v in playing}
             self._strengths = {names[vid]: elo / ELO_PER_NAT for vid, elo in latest.items()}
-        self.snapshot = await self._tabulate_apart(playing, c.played, time.time())
+        try:
+            self.snapshot = await self._tabulate_apart(playing, c.played, time.time())
+        except ConnectionError:  # (the process died while it drew: a new one, once, before the server gives up)
+            self.snapshot = await self._tabulate_apart(playing, c.played, time.time())
         self._strengths = self.snapshot.strengths
 
     async def keep_drawn(self) -> None:
