@@ -15,12 +15,13 @@ from typing import Any, Protocol
 import msgspec
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ..competition.render import standing_data
 from ..competition.store import PlayedMatch
 from . import retention
+from ._text import JSONResponse
 from .accounts import AccountPages
 from .admin import AdminPages
 from .bots import BOT_PAGE_MATCHES, RECORD_FIELDS, BotPages, _before

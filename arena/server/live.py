@@ -30,12 +30,13 @@ from typing import Any, Protocol
 import trio
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from ..competition.ladder import InPlay
 from ..competition.schedule import Scheduled
 from ..replay import LoggedMatch, RulesUnavailable, Timeline, index_records, verify
 from ..replay.watch import LogTail
+from ._text import JSONResponse
 from .service import Competition
 from .state import Participant
 

@@ -20,13 +20,14 @@ from typing import Any
 
 import trio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from protocol import SEATS
 
 from ..competition.ladder import InPlay, other_table
 from ..competition.schedule import Scheduled
 from ..replay import LoggedMatch, Timeline, from_log, index_records
+from ._text import JSONResponse
 from .live import LIVE_RENDER_S, LivePages, _so_far
 
 NEW_MATCHES = 10

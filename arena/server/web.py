@@ -44,7 +44,6 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
-    JSONResponse,
     Response,
     StreamingResponse,
 )
@@ -55,7 +54,7 @@ from ..competition.schedule import Scheduled
 from ..competition.store import PlayedMatch
 from . import access
 from ._clients import client_address
-from ._text import num
+from ._text import JSONResponse, num
 from .accounts import FORM_OVERHEAD, AccountPages
 from .admin import AdminPages
 from .api import Api, _nan
