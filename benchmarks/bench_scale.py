@@ -298,6 +298,10 @@ def refit(config_path: Path) -> tuple[int, dict[str, float]]:
         competition.close()
 
 
+PSS_EVERY_S = 2.0
+"""How often the server's PSS is sampled while the pages are timed (its RSS: between each round of them)."""
+
+
 def server_rss(process: psutil.Process, *, proportional: bool = False) -> int:
     """The resident memory of the server: its process and its own children (the match worker, the standings'
     drawing process), not the bots' processes the worker starts (bytes); with ``proportional``, their PSS."""
@@ -371,6 +375,7 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
             rss: list[int] = []
             main_rss: list[int] = []
             pss: list[int] = []
+            pss_at = 0.0
             first_count = seen = standings["matches"]
             spy = None
             if profile is not None:
@@ -393,7 +398,9 @@ def measure(config_path: Path, seconds: float, size: int, profile: Path | None =
                         seen = standing["matches"]
                 rss.append(server_rss(server))
                 main_rss.append(server.memory_info().rss)
-                pss.append(server_rss(server, proportional=True))
+                if time.monotonic() >= pss_at:  # (now and then: reading smaps takes the server's memory map lock)
+                    pss.append(server_rss(server, proportional=True))
+                    pss_at = time.monotonic() + PSS_EVERY_S
             last_count = client.get("/api/standings").json()["matches"]
             if spy is not None:
                 spy.wait(timeout=seconds + 60)
