@@ -981,6 +981,16 @@ def test_the_apis_json_is_the_standard_librarys_byte_for_byte() -> None:
     tiny = {"small": 1e-7, "huge": 1e22}
     assert json.loads(JSONResponse(tiny).body) == json.loads(Standard(tiny).body) == tiny
     assert json.loads(JSONResponse({"nan": math.nan}).body) == {"nan": None}  # (the standard one refused it)
+    from markupsafe import Markup
+
+    class Count(int):
+        pass
+
+    subclassed = {"html": Markup("<b>a &amp; b</b>"), "count": Count(3), "at": {1: [Markup("x")]}}  # (a live view)
+    assert JSONResponse(subclassed).body == Standard(subclassed).body
+    unknown = {"thing": object()}  # what neither knows: refused, as before
+    with pytest.raises(TypeError):
+        JSONResponse(unknown)
 
 
 async def test_while_the_leaderboard_is_read_each_new_table_is_put_into_html_before_anyone_asks(

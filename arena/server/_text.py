@@ -25,4 +25,16 @@ class JSONResponse(starlette.responses.JSONResponse):
     library: ``1e-07``), the same number; a NaN is ``null``, where the standard library's was refused."""
 
     def render(self, content: Any) -> bytes:
-        return msgspec.json.encode(content)
+        try:
+            return msgspec.json.encode(content, enc_hook=_plain)
+        except (TypeError, ValueError):  # (what msgspec does not know: as the standard library writes it)
+            return super().render(content)
+
+
+def _plain(value: Any) -> Any:
+    """A value msgspec does not encode as the standard library does, as a plain one: a ``str`` subclass (a page's
+    ``Markup``, in a live match's view) as its text, an ``int`` or ``float`` subclass as its number."""
+    for kind in (str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
