@@ -62,7 +62,7 @@ _columns = operator.attrgetter(*COLUMNS)
 class PairArrays:
     """Every pair's totals of competition ``tid``, as arrays, brought up to date from the store on demand.
 
-    Used from one thread at a time (the server's standings are drawn in a worker thread, one drawing at once).
+    Used from one thread at a time (a server's standings are drawn in a process of their own, one drawing at once).
     """
 
     def __init__(self, tid: int) -> None:

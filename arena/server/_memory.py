@@ -1,6 +1,6 @@
 """How the server hands the memory its standings freed back to the system.
 
-Each drawing of the standings (in a worker thread, :mod:`.standings`) makes
+Each drawing of the standings (in their process, :mod:`.drawing`) makes
 arrays of the field's pairs and deals, a few hundred kB to a few MB each, and
 frees them when it is done. glibc keeps freed space for the thread's heap it
 came from, in pieces the next drawing's arrays do not always fit: at 100,000
