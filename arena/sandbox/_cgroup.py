@@ -461,15 +461,13 @@ def weigh_server(base: CgroupBase | None) -> str:
         return "no cpu controller of the arena's: the server weighs one session, as each bot does"
     if base.version == 2:
         group, name, weight = base.parents["unified"].parent / SERVER_GROUP, "cpu.weight", SERVER_WEIGHT
-        join = "cgroup.procs"
     else:
         bots = base.parents.get("cpu") or base.parents["cpuacct"]
         group, name, weight = bots.parent / SERVER_GROUP, "cpu.shares", SERVER_SHARES
-        join = "cgroup.procs"
     try:
         group.mkdir(exist_ok=True)
         _write(group / name, weight)
-        _write(group / join, os.getpid())
+        _write(group / "cgroup.procs", os.getpid())
     except OSError as error:
         return f"the server weighs one session, as each bot does ({group}: {error.strerror or error})"
     return f"the server's processes weigh four times all its bots together ({name} {weight} in {group})"
