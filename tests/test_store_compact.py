@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from arena.competition.database.schema import SERVER_MIGRATIONS
+from arena.competition.database.schema import MIGRATIONS, SERVER_MIGRATIONS
 from arena.competition.store import PlayedMatch, Store
 from arena.competition.totals import Pair, PairTotals, deal_totals
 from arena.replay.cli import log_path_from_db
@@ -150,11 +150,11 @@ def test_a_results_database_keeps_its_logs_paths_as_given(tmp_path: Path) -> Non
 
 def _old_layout(path: Path, folder: Path) -> None:
     """Take ``path`` back to the layout before results schema 5 and server schema 6: the index of every match's
-    deal, and each log's full path under ``folder``."""
+    deal, and each log's full path under ``folder`` (and no index of the bot pages' records: results schema 7)."""
     with contextlib.closing(sqlite3.connect(path)) as db:
         db.executescript(
             "DROP INDEX matches_by_odd_deal; CREATE INDEX matches_by_deal ON matches (tournament_id, deal);"
-            " DROP TABLE table_seats; DELETE FROM schema_migrations WHERE version >= 5;"
+            " DROP TABLE table_seats; DROP INDEX pair_records; DELETE FROM schema_migrations WHERE version >= 5;"
             " DROP TABLE standings_saved; DELETE FROM server_migrations WHERE version >= 6;"
         )
         db.execute("UPDATE matches SET log_path = ? || log_path", (f"{folder}/",))
@@ -169,7 +169,7 @@ def test_a_database_of_the_old_layout_migrates_reading_every_match_log_and_repla
     _old_layout(path, tmp_path.resolve())
     with Store.open(path) as store:
         State(store)  # (the server's migrations)
-        assert store.schema_version() == 6 and store.db.schema_version("server") == len(SERVER_MIGRATIONS)
+        assert store.schema_version() == len(MIGRATIONS) and store.db.schema_version("server") == len(SERVER_MIGRATIONS)
         assert store.matches(tid) == matches  # nothing lost
         assert store.pair_totals(tid) == totals
         for match in played:

@@ -222,7 +222,7 @@ def answers(path: Path) -> dict[str, Any]:
             )
         ask("matches", lambda: [m.key for m in store.matches(tid)])
         ask("matches current", lambda: [m.key for m in store.matches(tid, current=True)])
-        ask("finished_times", lambda: store.finished_times(tid, ["ann~bob~0-0", "nope"]))
+        ask("finished_times", lambda: store.finished_times(tid, store.matches_of_keys(tid, ["ann~bob~0-0", "nope"])))
         ask("holders", lambda: store.holders(tid))
         ask("claim recorded", lambda: store.claim_match(tid, "ann~bob~0-0", 999))
         ask("participants", state.participants)

@@ -146,7 +146,12 @@ def labelled_by_version(match: PlayedMatch, label: dict[int, str]) -> PlayedMatc
     if a == match.bot_a and b == match.bot_b and all(f.bot == (a if f.seat == "A" else b) for f in match.faults):
         return match  # (first versions: their label is the bot's name)
     faults = tuple(replace(f, bot=a if f.seat == "A" else b) for f in match.faults)
-    return replace(match, bot_a=a, bot_b=b, faults=faults)
+    # A copy with three fields changed, made as a copy of its fields (``dataclasses.replace`` builds it through
+    # ``__init__``, every field by name: eight times as long; a page of matches names a hundred). PlayedMatch is a
+    # frozen dataclass with its fields in ``__dict__`` and nothing made from them at ``__init__``.
+    named = object.__new__(PlayedMatch)
+    named.__dict__.update(match.__dict__, bot_a=a, bot_b=b, faults=faults)
+    return named
 
 
 def _story(version: VersionRow) -> str:

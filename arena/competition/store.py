@@ -288,9 +288,9 @@ class Store:
         """The recorded matches of ``tid`` in the order they finished (only the current standings' with ``current``)."""
         return self.repos.matches.of(tid, current=current)
 
-    def finished_times(self, tid: int, keys: Sequence[str]) -> dict[str, str]:
-        """When each of the matches ``keys`` of ``tid`` finished (ISO 8601, UTC), by key (for the pages' dates)."""
-        return self.repos.matches.finished_times(tid, keys)
+    def finished_times(self, tid: int, matches: Sequence[PlayedMatch]) -> dict[str, str]:
+        """When each of ``matches`` (as read from ``tid``) finished (ISO 8601, UTC), by key (for the pages' dates)."""
+        return self.repos.matches.finished_times(tid, [m.row_id for m in matches])
 
     # Totals -------------------------------------------------------------
     def pair_totals(self, tid: int, *, among: Iterable[int] | None = None) -> dict[Pair, PairTotals]:

@@ -97,7 +97,7 @@ class BotPages:
         current = next((v for v in versions if v.playing), None)
         board = self.c.board()
         standing = next((row for row in board.board.standings if current and row.bot == owner.name), None)
-        playing = {v.id: v.row.name for v in self.c.versions() if v.playing}
+        playing = self.c.catalogue.playing_names()
         # The current version's rows against the bots playing now (by the primary key), not every row of every
         # version of the bot's (a version alive for months met every version since, retired ones too).
         records = self.c.store.records([current.id], among=playing) if current else {}
@@ -135,7 +135,8 @@ class BotPages:
         """Version ``version_id``'s rating chart (:func:`_chart`), as drawn since the last snapshot was kept."""
         kept = self._history(version_id)
         if not kept.drawn:
-            kept.chart, kept.drawn = _chart(kept.points, self.c.catalogue.rating_dates(version_id)), True
+            dates = self.c.catalogue.rating_dates(version_id, _chart_picks(kept.points))  # (the axis's, not all)
+            kept.chart, kept.drawn = _chart(kept.points, dates), True
         return kept.chart
 
     def _history(self, version_id: int) -> _History:
@@ -168,7 +169,7 @@ class BotPages:
                 "newer": urlencode(wanted) if before is not None else None,
                 "older": urlencode({**wanted, "before": older}) if older is not None else None,
             },
-            "dated": self.c.store.finished_times(self.c.tid, [m.key for m in matches]),
+            "dated": self.c.store.finished_times(self.c.tid, matches),
             "tables": self.other_tables(matches),
         }
 
@@ -286,22 +287,28 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
     inner_h = CHART_H - CHART_TOP - CHART_BOTTOM
 
     first, y_span = xs[0], y_high - y_low
+    bottom = CHART_TOP + inner_h
 
     def px(x: float) -> float:
         return round(CHART_LEFT + (x - first) / x_span * inner_w, 1)
 
     def py(y: float) -> float:
-        return round(CHART_TOP + inner_h - (y - y_low) / y_span * inner_h, 1)
+        return round(bottom - (y - y_low) / y_span * inner_h, 1)
 
-    # Each point's x once (three of the chart's polylines share it), each y as written: a few hundred points.
-    at = [f"{px(x)}," for x in xs]
-    line = " ".join([f"{x}{py(h[1])}" for x, h in zip(at, history, strict=True)])
+    # Each point's x once (three of the chart's polylines share it), each y as written: a few hundred points, each
+    # written in the comprehension (not by px and py: a call a number was half the chart's time). ``f"{v:.1f}"``
+    # writes what ``round(v, 1)`` does (both round the exact binary value to one decimal).
+    at = [f"{CHART_LEFT + (x - first) / x_span * inner_w:.1f}," for x in xs]
+    line = " ".join([f"{x}{bottom - (h[1] - y_low) / y_span * inner_h:.1f}" for x, h in zip(at, history, strict=True)])
     band = " ".join(
-        [f"{x}{py(hi)}" for x, hi in zip(at, highs, strict=True)]
-        + [f"{x}{py(lo)}" for x, lo in zip(reversed(at), reversed(lows), strict=True)]
+        [f"{x}{bottom - (hi - y_low) / y_span * inner_h:.1f}" for x, hi in zip(at, highs, strict=True)]
+        + [
+            f"{x}{bottom - (lo - y_low) / y_span * inner_h:.1f}"
+            for x, lo in zip(reversed(at), reversed(lows), strict=True)
+        ]
     )
     y_ticks = [{"y": py(v), "label": f"{v:+.0f}".replace("-", "\u2212")} for v in _frange(y_low, y_high, step)]
-    picks = sorted({xs[0], xs[len(xs) // 2], xs[-1]})
+    picks = _chart_picks(history)
     x_ticks = [{"x": px(n), "label": f"match {n}", "date": (dates.get(n) or "")[:16].replace("T", " ")} for n in picks]
     return {
         "line": line,
@@ -318,6 +325,14 @@ def _chart(history: list[tuple[int, float, float | None]], dates: dict[int, str]
     }  # fmt: skip
 
 
+def _chart_picks(history: list[tuple[int, float, float | None]]) -> list[int]:
+    """The snapshots (by match count) a chart of ``history`` labels on its x axis: the first, the middle one and
+    the last."""
+    if not history:
+        return []
+    return sorted({history[0][0], history[len(history) // 2][0], history[-1][0]})
+
+
 def _opponent_html(opponents: list[tuple[str, Record]], chosen: str | None) -> dict[str, Markup]:
     """The rows of the bot page's table of its opponents (``opponents``: each one's name and record) and the
     options of its filter by opponent (``chosen`` selected), by the names the template gives them. The names are
@@ -330,10 +345,18 @@ def _opponent_html(opponents: list[tuple[str, Record]], chosen: str | None) -> d
         named = escape(name)
         rows.append(
             f'<tr><td><a href="/bots/{named}">{named}</a></td><td class="num">{won}-{drew}-{lost}</td>'
-            f'<td class="num">{num(points_for, 0)} - {num(against, 0)}</td></tr>\n'
+            f'<td class="num">{_whole(points_for)} - {_whole(against)}</td></tr>\n'
         )
         options.append(f"<option selected>{named}</option>" if name == chosen else f"<option>{named}</option>")
     return {"opponent_rows": Markup("".join(rows)), "opponent_options": Markup("".join(options))}
+
+
+def _whole(points: float) -> str:
+    """``num(points, 0)`` of a record's points (a float, as the store's totals are), written here: a few hundred a
+    page."""
+    if points.is_integer():
+        return str(int(points))
+    return num(points, 0)
 
 
 def _tick_step(span: float) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
 
 from .._errors import ArenaError
@@ -44,6 +45,9 @@ class Catalogue:
         """Each current version's spec (by version id), named by its label."""
         self._labels: tuple[list[Version] | None, dict[int, str]] | None = None
         """Each version's label by id, and the reading of the versions it was made from."""
+        self._by_owner: tuple[list[Version] | None, dict[int, list[Version]], dict[int, str]] | None = None
+        """Each participant's versions and the playing versions' names by id, and the reading they were made
+        from (a bot page asks six times: each went through every version of the competition)."""
         self._over: dict[str, None] = {}
         """Keys of matches whose deals are over, the latest :data:`DEALS_OVER_KEPT` found (in the order found)."""
 
@@ -80,7 +84,23 @@ class Catalogue:
                 for row in rows
                 if row.id in entries
             ]  # the server's own paths are not shown
-        return [v for v in self.cached if pid is None or v.participant_id == pid]
+        if pid is None:
+            return list(self.cached)
+        return list(self._owners()[1].get(pid, ()))
+
+    def playing_names(self) -> dict[int, str]:
+        """The name of each version playing now (its participant's), by version id."""
+        self.versions()
+        return self._owners()[2]
+
+    def _owners(self) -> tuple[list[Version] | None, dict[int, list[Version]], dict[int, str]]:
+        if self._by_owner is None or self._by_owner[0] is not self.cached:  # (once per reading of the versions)
+            by_owner: dict[int, list[Version]] = {}
+            for v in self.cached or ():
+                by_owner.setdefault(v.participant_id, []).append(v)
+            playing = {v.id: v.row.name for v in self.cached or () if v.playing}
+            self._by_owner = (self.cached, by_owner, playing)
+        return self._by_owner
 
     def version(self, pid: int, number: int) -> Version | None:
         """Version ``number`` of participant ``pid``'s bot."""
@@ -90,9 +110,10 @@ class Catalogue:
         """``(matches, elo, error95)`` snapshots of version ``version_id``'s rating, oldest first (its chart)."""
         return self.state.rating_history(version_id)
 
-    def rating_dates(self, version_id: int) -> dict[int, str]:
-        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
-        return self.state.rating_dates(version_id)
+    def rating_dates(self, version_id: int, at: Iterable[int] | None = None) -> dict[int, str]:
+        """When each snapshot of version ``version_id`` (after ``at`` matches only, when given) was taken (ISO 8601,
+        UTC), by the ladder's match count."""
+        return self.state.rating_dates(version_id, at)
 
     def match(self, key: str) -> PlayedMatch | None:
         """The recorded match ``key``."""

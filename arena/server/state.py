@@ -27,6 +27,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -286,9 +287,10 @@ class State:
         """The newest snapshot's elo of each of ``version_ids`` that has one."""
         return self.repos.ratings.latest(version_ids)
 
-    def rating_dates(self, version_id: int) -> dict[int, str]:
-        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count."""
-        return self.repos.ratings.dates(version_id)
+    def rating_dates(self, version_id: int, at: Iterable[int] | None = None) -> dict[int, str]:
+        """When each snapshot of version ``version_id`` (after ``at`` matches only, when given) was taken (ISO 8601,
+        UTC), by the ladder's match count."""
+        return self.repos.ratings.dates(version_id, at)
 
     # Switches -------------------------------------------------------------------
     def setting(self, key: str, default: str = "") -> str:

@@ -160,17 +160,16 @@ class Matches:
             out.setdefault(row["bot"], Counter())[row["kind"]] = row["count"]
         return out
 
-    def finished_times(self, tid: int, keys: Sequence[str]) -> dict[str, str]:
-        """When each of the matches ``keys`` of ``tid`` finished (ISO 8601, UTC), by key (for the pages' dates)."""
+    def finished_times(self, tid: int, ids: Sequence[int]) -> dict[str, str]:
+        """When each of the matches ``ids`` (row ids) of ``tid`` finished (ISO 8601, UTC), by key (for the pages'
+        dates), by the primary key (by the keys' index, each row was looked up twice: a third of a bot page's
+        reads)."""
         out: dict[str, str] = {}
-        for start in range(0, len(keys), 500):  # (SQLite's limit on a statement's parameters)
-            chunk = list(keys[start : start + 500])
+        for start in range(0, len(ids), 500):  # (SQLite's limit on a statement's parameters)
+            chunk = list(ids[start : start + 500])
             marks = ", ".join("?" * len(chunk))
-            for row in self.db.rows(
-                f"SELECT match_key, finished_at FROM matches WHERE tournament_id = ? AND match_key IN ({marks})",
-                (tid, *chunk),
-            ):
-                out[row["match_key"]] = row["finished_at"]
+            query = f"SELECT match_key, finished_at FROM matches WHERE id IN ({marks}) AND +tournament_id = ?"
+            out.update(self.db.tuples(query, (*chunk, tid)))
         return out
 
     # Matches ------------------------------------------------------------
