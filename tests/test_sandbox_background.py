@@ -183,7 +183,13 @@ import json, subprocess, sys
 from arena.sandbox import weigh_server
 line = weigh_server()
 child = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True).stdout
-print(json.dumps({"line": line, "own": open("/proc/self/cgroup").read(), "child": child}))
+# Where a process it starts (the match worker) makes its bots' groups.
+BASE = (
+    "from arena.sandbox import _cgroup; import json;"
+    " print(json.dumps({c: str(p) for c, p in _cgroup.detect()[0].parents.items()}))"
+)
+bots = json.loads(subprocess.run([sys.executable, "-c", BASE], capture_output=True, text=True, check=True).stdout)
+print(json.dumps({"line": line, "own": open("/proc/self/cgroup").read(), "child": child, "bots": bots}))
 """
 
 
@@ -209,3 +215,6 @@ def test_a_server_and_what_it_starts_weigh_four_times_its_bots() -> None:
     group = bots.parent / _cgroup.SERVER_GROUP
     assert (group / name).read_text().strip() == str(weight)
     assert (bots / name).read_text().strip() == str(100 if base.version == 2 else 1024)
+    # The worker's bots are where the server's would have been, beside its group: not inside it, weighed against
+    # the server's own process (they were, and a page waited up to 89 ms for a CPU).
+    assert found["bots"] == {c: str(p) for c, p in base.parents.items()}, found["bots"]

@@ -382,13 +382,15 @@ def _write(path: Path, value: int | str) -> None:
 
 
 def detect() -> tuple[CgroupBase | None, str]:
-    """A usable cgroup base and a one-line account of why (or why not)."""
+    """A usable cgroup base and a one-line account of why (or why not): beside the arena's own groups (those a
+    server had before :func:`weigh_server` moved it, for the processes it starts: :data:`HOME_ENV`)."""
     texts = []
     for name in ("/proc/self/mountinfo", "/proc/self/cgroup"):
         try:
             texts.append(Path(name).read_text())
         except OSError:
             texts.append("")
+    texts[1] = os.environ.get(HOME_ENV) or texts[1]
     groups, unreachable = own_groups(*texts)
     v1: dict[str, Path] = {c: groups[c] / _PREFIX for c in ("memory", "pids", "cpuacct") if c in groups}
     if len(v1) == 3:
@@ -438,6 +440,14 @@ def _with_background(base: CgroupBase, cpu: Path | None) -> CgroupBase:
     return weighted
 
 
+HOME_ENV = "ARENA_CGROUP_HOME"
+"""Where the arena's own groups are (the text of ``/proc/self/cgroup``), as the server had them before
+:func:`weigh_server` moved it: the processes it starts (the match worker) make their bots' groups beside them, as
+the server would have. Detected from their own groups, the worker's bots were made inside the server's group
+(``arena-server/arena-sandbox/...``), weighed against the server's own process there (a page waited up to 89 ms
+for a CPU), and on cgroup v2, where a group with processes gives its children no controllers, would have had no
+group at all. Bots do not see it (their environment is made afresh)."""
+
 SERVER_GROUP = "arena-server"
 """The ``cpu`` group (beside the bots' parent) a competition server's own processes go in: see :func:`weigh_server`."""
 SERVER_SHARES = 4096
@@ -464,12 +474,14 @@ def weigh_server(base: CgroupBase | None) -> str:
     else:
         bots = base.parents.get("cpu") or base.parents["cpuacct"]
         group, name, weight = bots.parent / SERVER_GROUP, "cpu.shares", SERVER_SHARES
+    home = Path("/proc/self/cgroup").read_text()
     try:
         group.mkdir(exist_ok=True)
         _write(group / name, weight)
         _write(group / "cgroup.procs", os.getpid())
     except OSError as error:
         return f"the server weighs one session, as each bot does ({group}: {error.strerror or error})"
+    os.environ.setdefault(HOME_ENV, home)  # (its bots' groups stay where they were: see HOME_ENV)
     return f"the server's processes weigh four times all its bots together ({name} {weight} in {group})"
 
 
