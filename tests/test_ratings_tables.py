@@ -14,6 +14,7 @@ from arena.competition.ratings import (
     TableDeal,
     _derivatives,
     _sigmoid,
+    _Tables,
     fit,
 )
 
@@ -318,3 +319,19 @@ def test_a_fitter_of_stored_pair_totals_takes_table_deals_too() -> None:
     for name in names:
         assert got[name].elo == pytest.approx(one[name].elo, abs=1e-9)
         assert got[name].error95 == pytest.approx(one[name].error95, abs=1e-9)
+
+
+def test_a_fit_holds_its_deals_at_two_tables_in_few_bytes() -> None:
+    """A drawing of a server's standings holds the field's deals at two tables while it fits (250,000 at a million
+    matches): their four seats and their counts, whole numbers kept as such, no array of each two seats' cells
+    (made at each use). It held 72 bytes a deal; now 32."""
+    deals = 10_000
+    rng = np.random.default_rng(5)
+    places = np.array([rng.permutation(40)[:4] for _ in range(deals)], dtype=np.intp)
+    counts = rng.integers(0, 4, size=(deals, 5))
+    tables = _Tables(40, places, counts)
+    held = 0
+    for value in vars(tables).values():
+        for array in value if isinstance(value, list) else [value]:
+            held += getattr(array, "nbytes", 0)
+    assert held <= 32 * deals, held / deals

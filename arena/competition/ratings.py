@@ -116,6 +116,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -652,16 +653,23 @@ class _Tables:
             np.ascontiguousarray(places[:, seat], dtype=small) for seat in range(4)
         ]
         """Each seat's versions (``a1``, ``b1``, ``a2``, ``b2``) as a contiguous array: gathered, counted."""
-        self.lost, self.half_lost, self.half_won, self.won = (
-            np.ascontiguousarray(counts[:, k], dtype=np.float64) for k in (0, 1, 3, 4)
+        whole: type[np.signedinteger[Any]] = (
+            np.int32 if len(counts) and counts.max() < 2**30 else np.int64  # (two of them summed: no overflow)
         )
-        """Team ONE's deals by class: totals 0, 0.5, 1.5, 2 (a total of 1 tells nothing)."""
-        self.pairs = [
-            (self.seats[s] * n + self.seats[t], float(TEAM_SIGNS[s] * TEAM_SIGNS[t]))
-            for s in range(4)
-            for t in range(s + 1, 4)
-        ]
-        """For each two seats ``s < t``: the cell ``(q_s, q_t)`` of each quad, flattened, and its sign."""
+        self.lost, self.half_lost, self.half_won, self.won = (
+            np.ascontiguousarray(counts[:, k], dtype=whole) for k in (0, 1, 3, 4)
+        )
+        """Team ONE's deals by class: totals 0, 0.5, 1.5, 2 (a total of 1 tells nothing). Whole numbers, kept as
+        such (half the bytes of floats, where they fit: a drawing of a server's standings holds these while it
+        fits); each is made a float as it meets one, exactly."""
+
+    def _cells(self) -> Iterator[tuple[npt.NDArray[np.integer], float]]:
+        """For each two seats ``s < t``: the cell ``(q_s, q_t)`` of each quad, flattened, and its sign (made at each
+        use, not kept: six arrays of every deal, 6 MiB of a drawing at a million matches, for a few passes)."""
+        n = self.n
+        for s in range(4):
+            for t in range(s + 1, 4):
+                yield self.seats[s] * n + self.seats[t], float(TEAM_SIGNS[s] * TEAM_SIGNS[t])
 
     @property
     def places(self) -> Places:
@@ -698,7 +706,7 @@ class _Tables:
         """``sum_q weight_q v_q v_q'`` as an ``n x n`` matrix."""
         n = self.n
         upper = np.zeros(n * n)
-        for cells, sign in self.pairs:
+        for cells, sign in self._cells():
             upper += sign * np.bincount(cells, weights=weight, minlength=n * n)
         square = upper.reshape(n, n)
         total: Matrix = square + square.T
