@@ -300,7 +300,7 @@ def refit(config_path: Path) -> tuple[int, dict[str, float]]:
 
 
 PSS_EVERY_S = 2.0
-"""How often the server's PSS is sampled while the pages are timed (its RSS: between each round of them)."""
+"""How often the server's PSS is sampled while the pages are timed (its RSS: every 20 ms, :class:`PeakRss`)."""
 
 
 def server_rss(process: psutil.Process, *, proportional: bool = False) -> int:

@@ -218,3 +218,22 @@ def test_a_server_and_what_it_starts_weigh_four_times_its_bots() -> None:
     # The worker's bots are where the server's would have been, beside its group: not inside it, weighed against
     # the server's own process (they were, and a page waited up to 89 ms for a CPU).
     assert found["bots"] == {c: str(p) for c, p in base.parents.items()}, found["bots"]
+
+
+def test_only_a_home_that_describes_where_the_process_is_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server's worker makes its bots' groups where the server's own were (ARENA_CGROUP_HOME): only where the
+    worker is in those groups or in the server's group beside them. An inherited or mistyped value that says
+    something else is not followed: bots' groups outside the arena's own would escape its enclosing limits."""
+    home = "12:pids:/user/arena\n4:memory:/user/arena\n1:cpu:/\n"
+    worker = "12:pids:/user/arena\n4:memory:/user/arena\n1:cpu:/arena-server\n"
+    monkeypatch.delenv(_cgroup.HOME_ENV, raising=False)
+    assert _cgroup._home(worker) == worker
+    monkeypatch.setenv(_cgroup.HOME_ENV, home)
+    assert _cgroup._home(worker) == home
+    assert _cgroup._home(home) == home
+    for wrong in ("garbage", "0::/../..", "12:pids:/\n4:memory:/\n1:cpu:/\n", home.replace("12:pids", "11:blkio")):
+        monkeypatch.setenv(_cgroup.HOME_ENV, wrong)
+        assert _cgroup._home(worker) == worker, wrong
+    monkeypatch.setenv(_cgroup.HOME_ENV, "0::/user/arena\n")  # v2: the server's group is inside the home
+    assert _cgroup._home("0::/user/arena/arena-server\n") == "0::/user/arena\n"
+    assert _cgroup._home("0::/elsewhere\n") == "0::/elsewhere\n"

@@ -259,6 +259,27 @@ def test_reading_a_database_leaves_no_files_beside_it(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite"]
 
 
+def test_a_reader_reads_a_database_without_the_migrations_that_only_add_an_index(tmp_path: Path) -> None:
+    """``arena results`` on a database an older arena wrote: a migration that only adds an index (results schema
+    7's of the bot pages' records) changes nothing a reader reads, so it is not refused for it (a reader never
+    migrates); one that changes the layout still is."""
+    path = tmp_path / "r.sqlite"
+    with Store.open(path) as store:
+        tid = new_tournament(store)
+        store.record_match(tid, match("k-a"))
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX pair_records")
+    db.execute("DELETE FROM schema_migrations WHERE version = 7")
+    db.commit()
+    with Store.open(path, readonly=True) as reader:
+        assert len(reader.matches(tid)) == 1
+    db.execute("DELETE FROM schema_migrations WHERE version = 6")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="run a tournament on it once"):
+        Store.open(path, readonly=True)
+
+
 def test_a_database_from_a_newer_arena_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite"
     Store.open(path).close()

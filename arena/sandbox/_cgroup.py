@@ -390,7 +390,7 @@ def detect() -> tuple[CgroupBase | None, str]:
             texts.append(Path(name).read_text())
         except OSError:
             texts.append("")
-    texts[1] = os.environ.get(HOME_ENV) or texts[1]
+    texts[1] = _home(texts[1])
     groups, unreachable = own_groups(*texts)
     v1: dict[str, Path] = {c: groups[c] / _PREFIX for c in ("memory", "pids", "cpuacct") if c in groups}
     if len(v1) == 3:
@@ -448,6 +448,21 @@ the server would have. Detected from their own groups, the worker's bots were ma
 for a CPU), and on cgroup v2, where a group with processes gives its children no controllers, would have had no
 group at all. Bots do not see it (their environment is made afresh)."""
 
+
+def _home(own: str) -> str:
+    """The groups (``/proc/self/cgroup``'s text) the arena's bots' groups are made beside: :data:`HOME_ENV`'s
+    where this process is in them or in their server's group (a server's worker), else its own (an inherited
+    value that does not describe where this process is, an organiser's typo among them, is not followed)."""
+    home = os.environ.get(HOME_ENV, "")
+    mine, theirs = _own_paths(own), _own_paths(home)
+    if not home or mine.keys() != theirs.keys():
+        return own
+    for controller, path in mine.items():
+        if path not in (theirs[controller], theirs[controller].rstrip("/") + "/" + SERVER_GROUP):
+            return own
+    return home
+
+
 SERVER_GROUP = "arena-server"
 """The ``cpu`` group (beside the bots' parent) a competition server's own processes go in: see :func:`weigh_server`."""
 SERVER_SHARES = 4096
@@ -474,14 +489,21 @@ def weigh_server(base: CgroupBase | None) -> str:
     else:
         bots = base.parents.get("cpu") or base.parents["cpuacct"]
         group, name, weight = bots.parent / SERVER_GROUP, "cpu.shares", SERVER_SHARES
-    home = Path("/proc/self/cgroup").read_text()
+    home = _home(Path("/proc/self/cgroup").read_text())
     try:
         group.mkdir(exist_ok=True)
         _write(group / name, weight)
         _write(group / "cgroup.procs", os.getpid())
     except OSError as error:
         return f"the server weighs one session, as each bot does ({group}: {error.strerror or error})"
-    os.environ.setdefault(HOME_ENV, home)  # (its bots' groups stay where they were: see HOME_ENV)
+    os.environ[HOME_ENV] = home  # (its bots' groups stay where they were: see HOME_ENV)
+    # Bots' groups an arena before this one made inside the server's group (empty: their bots died with it).
+    with contextlib.suppress(OSError):
+        for old in sorted((group / _PREFIX).rglob("*"), key=lambda p: -len(p.parts)):
+            if old.is_dir():
+                with contextlib.suppress(OSError):
+                    old.rmdir()
+        (group / _PREFIX).rmdir()
     return f"the server's processes weigh four times all its bots together ({name} {weight} in {group})"
 
 

@@ -288,8 +288,8 @@ class State:
         return self.repos.ratings.latest(version_ids)
 
     def rating_dates(self, version_id: int, at: Iterable[int] | None = None) -> dict[int, str]:
-        """When each snapshot of version ``version_id`` (after ``at`` matches only, when given) was taken (ISO 8601,
-        UTC), by the ladder's match count."""
+        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count: only
+        those at the match counts ``at``, when given."""
         return self.repos.ratings.dates(version_id, at)
 
     # Switches -------------------------------------------------------------------

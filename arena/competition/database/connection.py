@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._errors import StoreError
-from .schema import _SCHEMA_1_TABLES, APPLICATION_ID, RELATIVE_LOGS, SCHEMA, TRACKS, upgrade, version
+from .schema import _SCHEMA_1_TABLES, APPLICATION_ID, INDEXES_ONLY, RELATIVE_LOGS, SCHEMA, TRACKS, upgrade, version
 
 OPEN_TIMEOUT_S = 10.0
 """How long a statement waits for another connection's write lock (the store's, the pages' readers')."""
@@ -187,7 +187,7 @@ class Database:
             raise StoreError(
                 f"{self.path} has schema version {found}, newer than this arena knows ({known}): upgrade arena"
             )
-        if found < known:
+        if found < known and not set(range(found + 1, known + 1)) <= INDEXES_ONLY:
             raise StoreError(
                 f"{self.path} has schema version {found}; run a tournament on it once (it is upgraded then)"
             )

@@ -96,8 +96,8 @@ class RatingHistory:
         return out
 
     def dates(self, version_id: int, at: Iterable[int] | None = None) -> dict[int, str]:
-        """When each snapshot of version ``version_id`` (those after ``at`` matches only, when given) was taken
-        (ISO 8601, UTC), by the ladder's match count (by the primary key)."""
+        """When each snapshot of version ``version_id`` was taken (ISO 8601, UTC), by the ladder's match count (by
+        the primary key): only those at the match counts ``at`` (the first 500 of them), when given."""
         query, args = "SELECT matches, at FROM rating_history WHERE version_id = ?", [version_id]
         if at is not None:
             wanted = sorted(set(at))[:500]  # (a chart's axis: a few)
