@@ -181,7 +181,7 @@ async def test_a_check_that_fails_in_the_background_is_judged_again_at_an_ordina
 WEIGHED = """
 import json, subprocess, sys
 from arena.sandbox import weigh_server
-line = weigh_server()
+line = weigh_server(int(sys.argv[1]))
 child = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True).stdout
 # Where a process it starts (the match worker) makes its bots' groups.
 BASE = (
@@ -193,21 +193,21 @@ print(json.dumps({"line": line, "own": open("/proc/self/cgroup").read(), "child"
 """
 
 
-def test_a_server_and_what_it_starts_weigh_four_times_its_bots() -> None:
+@pytest.mark.parametrize(("times", "said"), [(1, "as much as"), (4, "four times")])  # (4 last: the default)
+def test_a_server_and_what_it_starts_weigh_server_weight_times_its_bots(times: int, said: str) -> None:
     """A server's pages wait on its process, which weighed what all its bots together weigh: under a busy ladder
     its main thread waited for a CPU 11 s of 30. ``arena serve`` moves itself (a fresh process here: never the
-    test's) into a group of four times the bots' parent's weight, and its children (the match worker, the
-    standings' drawing) are born there."""
+    test's) into a group of ``server_weight`` times the bots' parent's weight (4 by default; 1 for an organiser
+    who wants the ladder's matches first), and its children (the match worker, the standings' drawing) are born
+    there."""
     base = weighting()
     done = subprocess.run(
-        [sys.executable, "-c", WEIGHED], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1]
-    )
-    found = json.loads(done.stdout)
-    assert "four times" in found["line"], found["line"]
-    key, name, weight = (
-        ("", "cpu.weight", _cgroup.SERVER_WEIGHT) if base.version == 2
-        else ("cpu", "cpu.shares", _cgroup.SERVER_SHARES)
+        [sys.executable, "-c", WEIGHED, str(times)],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1],
     )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert said in found["line"], found["line"]
+    key, name, weight = ("", "cpu.weight", 100 * times) if base.version == 2 else ("cpu", "cpu.shares", 1024 * times)
     for text in (found["own"], found["child"]):
         groups = {c: path for _, cs, path in (line.split(":", 2) for line in text.splitlines()) for c in cs.split(",")}
         assert groups[key].endswith("/" + _cgroup.SERVER_GROUP), text

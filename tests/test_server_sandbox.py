@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from arena._errors import ConfigError
 from arena.sandbox import SandboxPolicy, capabilities, unheld
+from arena.server.config import load
 
 from .conftest import REPO, SAMPLE_BOTS
 from .servertools import server_process, write_config
@@ -139,3 +141,13 @@ def test_the_self_check_fails_a_seed_and_data_a_jail_can_read(tmp_path: Path) ->
     assert "FAIL  data unreadable from a jail" in failed, done.stdout
     assert "FAIL  sandbox canary secret" in failed
     assert done.stdout.splitlines()[-1].startswith(f"{config}: FAILED: ")
+
+
+def test_the_servers_cpu_weight_is_the_configs_from_1_to_8(tmp_path: Path) -> None:
+    """``server_weight``: how many times its bots the server weighs for the CPU (4 by default: pages first; 1 for
+    an organiser who wants the ladder's matches first); anything else is one line naming the key."""
+    assert load(write_config(tmp_path)).server_weight == 4
+    assert load(write_config(tmp_path, extra="server_weight = 1")).server_weight == 1
+    for wrong in ("0", "9", '"high"'):
+        with pytest.raises(ConfigError, match="server_weight"):
+            load(write_config(tmp_path, extra=f"server_weight = {wrong}"))

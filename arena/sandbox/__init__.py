@@ -134,10 +134,10 @@ def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | N
     return built(build_root((policy or current_policy()).build_root), build_key(spec))
 
 
-def weigh_server() -> str:
-    """Give this process (a competition server) and what it starts four times its bots' CPU weight, where the
+def weigh_server(times: int = _cgroup.SERVER_TIMES) -> str:
+    """Give this process (a competition server) and what it starts ``times`` its bots' CPU weight, where the
     arena has the cpu controller (:func:`arena.sandbox._cgroup.weigh_server`); a line saying what was done."""
-    return _cgroup.weigh_server(capabilities().cgroup)
+    return _cgroup.weigh_server(capabilities().cgroup, times)
 
 
 def forget_capabilities() -> None:

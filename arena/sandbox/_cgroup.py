@@ -465,30 +465,32 @@ def _home(own: str) -> str:
 
 SERVER_GROUP = "arena-server"
 """The ``cpu`` group (beside the bots' parent) a competition server's own processes go in: see :func:`weigh_server`."""
-SERVER_SHARES = 4096
-"""Its ``cpu.shares`` (v1), beside the bots' parent's 1024: the server's pages before the ladder's bots."""
-SERVER_WEIGHT = 400
-"""Its ``cpu.weight`` (v2), beside the bots' parent's 100."""
+SERVER_TIMES = 4
+"""How many times all its bots together a server's processes weigh by default (the config's ``server_weight``):
+its ``cpu.shares`` (v1) are that many times the bots' parent's 1024, its ``cpu.weight`` (v2) that many times 100."""
+_WORDS = {1: "as much as", 2: "twice", 3: "three times", 4: "four times"}
 
 
-def weigh_server(base: CgroupBase | None) -> str:
+def weigh_server(base: CgroupBase | None, times: int = SERVER_TIMES) -> str:
     """Move this process (and the processes it starts from now on: a server's match worker and standings'
-    drawing) into a ``cpu`` group of four times the bots' weight, beside the bots' parent; a line saying so.
+    drawing) into a ``cpu`` group of ``times`` the bots' weight, beside the bots' parent; a line saying so.
 
-    All the ladder's bots together weigh one session (their parent's weight), the server's process as much:
-    under a busy ladder on two CPUs, its main thread was runnable and waiting for a CPU 11 s of 30, and a bot
-    page's p95 was 102 ms. At four times their weight: 5 s, and 47 ms; the ladder's bots lose what the
-    pages take, a few percent of the machine. Nothing else changes: a bot still gets its CPU time by its
-    own groups, and a bot's process never stays here (it joins its own groups before it runs). Where the
-    ``cpu`` controller is not the arena's to use, the server stays where it is.
+    All the ladder's bots together weigh one session (their parent's weight), the server's process ``times`` that
+    (the config's ``server_weight``, 4 by default). Under a busy ladder on two CPUs at a million matches, at one
+    time, its main thread was runnable and waiting for a CPU 11 s of 30 and a bot page's p95 was 102 ms; at four,
+    every page's p95 is within 50 ms, and where the bots keep the machine busy the ladder plays about a sixth
+    slower (30 matches a second against 36: docs/server/scale.md). Nothing else changes: a bot still gets its
+    CPU time by its own groups, and a bot's process never stays here (it joins its own groups before it runs).
+    Where the ``cpu`` controller is not the arena's to use, the server stays where it is. (One group for every
+    server of the machine: the last one started sets its weight.)
     """
     if base is None or not base.background:
         return "no cpu controller of the arena's: the server weighs one session, as each bot does"
     if base.version == 2:
-        group, name, weight = base.parents["unified"].parent / SERVER_GROUP, "cpu.weight", SERVER_WEIGHT
+        group, name, weight = base.parents["unified"].parent / SERVER_GROUP, "cpu.weight", 100 * times
     else:
         bots = base.parents.get("cpu") or base.parents["cpuacct"]
-        group, name, weight = bots.parent / SERVER_GROUP, "cpu.shares", SERVER_SHARES
+        group, name, weight = bots.parent / SERVER_GROUP, "cpu.shares", 1024 * times
     home = _home(Path("/proc/self/cgroup").read_text())
     try:
         group.mkdir(exist_ok=True)
@@ -504,7 +506,8 @@ def weigh_server(base: CgroupBase | None) -> str:
                 with contextlib.suppress(OSError):
                     old.rmdir()
         (group / _PREFIX).rmdir()
-    return f"the server's processes weigh four times all its bots together ({name} {weight} in {group})"
+    much = _WORDS.get(times, f"{times} times")
+    return f"the server's processes weigh {much} all its bots together ({name} {weight} in {group})"
 
 
 LAUNCHERS = "launchers"

@@ -104,7 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     _say(sandbox_line(config))  # before anything is made: a refusal leaves nothing behind
     refuse_exposed_data(config)
-    _say(weigh_server())  # (before the server starts its match worker and its drawing: they inherit it)
+    _say(weigh_server(config.server_weight))  # (before the server starts its match worker and drawing: they inherit it)
     jobs = config.jobs if config.cluster else effective_jobs(config.jobs)  # 0 on a cluster: its threads
     with locked(config.data_dir):
         trio.run(

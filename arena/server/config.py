@@ -11,6 +11,8 @@
     house_bots = ["../sample_bots/rps-poker/random-python"]   # the organiser's own entries
     sandbox_min = "all"             # refuse to serve below this sandbox level: all (every property held),
                                     # or strong, isolated, basic, none (see `arena sandbox`)
+    server_weight = 4               # the server's processes weigh this many times all its bots together for
+                                    # the CPU (1 to 8): 4, pages first; 1, the ladder's matches first
 
     [params]                        # the game's parameters
     [limits]                        # per-bot limits, as for tournaments
@@ -91,7 +93,7 @@ from .archive import UploadLimits
 from .retention import Retention
 
 _TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
-_TOP |= {"sandbox_min"}  # the weakest sandbox the server serves strangers with
+_TOP |= {"sandbox_min", "server_weight"}  # the weakest sandbox for strangers; the server's CPU weight
 _TABLES = {
     "ladder": {"duplicate", "placement_pairs", "pair_budget", "version_slots"},
     "access": {"registration", "replays", "registrations_per_hour"},
@@ -184,6 +186,10 @@ class ServerConfig:
 
     sandbox_min: str = EVERY_PROPERTY
     """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
+    server_weight: int = 4
+    """How many times all its bots together the server's processes weigh for the CPU, where the arena has the
+    ``cpu`` controller (:func:`arena.sandbox.weigh_server`): 4 keeps pages within 50 ms under a busy ladder at a
+    million matches on two CPUs, at about a sixth of the ladder's pace; 1 gives the bots their share first."""
 
     @property
     def title(self) -> str:
@@ -256,6 +262,9 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     sandbox_min = check.get(data, ("sandbox_min",), str, EVERY_PROPERTY)
     if sandbox_min not in SERVING_LEVELS:
         raise check.error(("sandbox_min",), f"must be one of {', '.join(SERVING_LEVELS)}, not {sandbox_min!r}")
+    server_weight = check.get(data, ("server_weight",), int, 4)
+    if not 1 <= server_weight <= 8:
+        raise check.error(("server_weight",), f"must be a whole number from 1 to 8, not {server_weight}")
     workers = check.get(data, ("workers",), int, None)
     if workers is not None and workers not in (0, 1):
         raise check.error(
@@ -314,4 +323,5 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         human_games_per_address=number("server", "human_games_per_address", 2, 1),
         human_idle_s=seconds("server", "human_idle_s", 60.0),
         sandbox_min=sandbox_min,
+        server_weight=server_weight,
     )
