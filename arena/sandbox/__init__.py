@@ -134,7 +134,10 @@ def built_folder(spec: BotSpec, policy: SandboxPolicy | None = None) -> Path | N
     return built(build_root((policy or current_policy()).build_root), build_key(spec))
 
 
-def weigh_server(times: int = _cgroup.SERVER_TIMES) -> str:
+SERVER_TIMES = _cgroup.SERVER_TIMES
+
+
+def weigh_server(times: int = SERVER_TIMES) -> str:
     """Give this process (a competition server) and what it starts ``times`` its bots' CPU weight, where the
     arena has the cpu controller (:func:`arena.sandbox._cgroup.weigh_server`); a line saying what was done."""
     return _cgroup.weigh_server(capabilities().cgroup, times)
@@ -171,6 +174,7 @@ __all__ = [
     "LEVELS",
     "PROFILES",
     "PROPERTIES",
+    "SERVER_TIMES",
     "SERVING_LEVELS",
     "Capabilities",
     "Jail",

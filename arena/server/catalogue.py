@@ -73,6 +73,16 @@ class Catalogue:
 
     def versions(self, pid: int | None = None) -> list[Version]:
         """Every version of the competition (of participant ``pid``), oldest first."""
+        if pid is None:
+            return list(self._read())
+        return list(self._owners()[1].get(pid, ()))
+
+    def playing_names(self) -> dict[int, str]:
+        """The name of each version playing now (its participant's), by version id."""
+        return self._owners()[2]
+
+    def _read(self) -> list[Version]:
+        """Every version, as last read (read now if not since :meth:`forget`)."""
         if self.cached is None:
             entries = self.state.entries()
             rows = sorted(self.store.versions(self.tid), key=lambda v: v.id)
@@ -84,22 +94,15 @@ class Catalogue:
                 for row in rows
                 if row.id in entries
             ]  # the server's own paths are not shown
-        if pid is None:
-            return list(self.cached)
-        return list(self._owners()[1].get(pid, ()))
-
-    def playing_names(self) -> dict[int, str]:
-        """The name of each version playing now (its participant's), by version id."""
-        self.versions()
-        return self._owners()[2]
+        return self.cached
 
     def _owners(self) -> tuple[list[Version] | None, dict[int, list[Version]], dict[int, str]]:
-        if self._by_owner is None or self._by_owner[0] is not self.cached:  # (once per reading of the versions)
+        every = self._read()
+        if self._by_owner is None or self._by_owner[0] is not every:  # (once per reading of the versions)
             by_owner: dict[int, list[Version]] = {}
-            for v in self.cached or ():
+            for v in every:
                 by_owner.setdefault(v.participant_id, []).append(v)
-            playing = {v.id: v.row.name for v in self.cached or () if v.playing}
-            self._by_owner = (self.cached, by_owner, playing)
+            self._by_owner = (every, by_owner, {v.id: v.row.name for v in every if v.playing})
         return self._by_owner
 
     def version(self, pid: int, number: int) -> Version | None:

@@ -87,7 +87,7 @@ from ..competition.config import (
     read_toml,
 )
 from ..games import get_game
-from ..sandbox import EVERY_PROPERTY, SERVING_LEVELS
+from ..sandbox import EVERY_PROPERTY, SERVER_TIMES, SERVING_LEVELS
 from ._clients import Network, parse_networks
 from .archive import UploadLimits
 from .retention import Retention
@@ -186,7 +186,7 @@ class ServerConfig:
 
     sandbox_min: str = EVERY_PROPERTY
     """The weakest sandbox the server serves strangers with (one of :data:`arena.sandbox.SERVING_LEVELS`)."""
-    server_weight: int = 4
+    server_weight: int = SERVER_TIMES
     """How many times all its bots together the server's processes weigh for the CPU, where the arena has the
     ``cpu`` controller (:func:`arena.sandbox.weigh_server`): 4 keeps pages within 50 ms under a busy ladder at a
     million matches on two CPUs, at about a sixth of the ladder's pace; 1 gives the bots their share first."""
@@ -262,7 +262,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
     sandbox_min = check.get(data, ("sandbox_min",), str, EVERY_PROPERTY)
     if sandbox_min not in SERVING_LEVELS:
         raise check.error(("sandbox_min",), f"must be one of {', '.join(SERVING_LEVELS)}, not {sandbox_min!r}")
-    server_weight = check.get(data, ("server_weight",), int, 4)
+    server_weight = check.get(data, ("server_weight",), int, SERVER_TIMES)
     if not 1 <= server_weight <= 8:
         raise check.error(("server_weight",), f"must be a whole number from 1 to 8, not {server_weight}")
     workers = check.get(data, ("workers",), int, None)
