@@ -323,7 +323,9 @@ def test_each_move_shows_the_time_it_took(browser: Any, pages: dict[str, Path]) 
     page = open_page(browser, pages["rps-poker"], "#step=2")
     took = page.text_content("#seat-A .stat.took b")
     value = float(took.split()[0]) * (1000 if took.endswith(" s") else 1)
-    assert abs(value - expected) < 0.11, (took, expected)
+    # To the precision shown: a tenth of a millisecond, or a hundredth of a second for a move of a second or more
+    # (a first move on a loaded machine took 1,031.7 ms, shown "1.03 s": ci67).
+    assert abs(value - expected) < (5.01 if took.endswith(" s") else 0.11), (took, expected)
     page.click("#messages summary")
     assert re.search(r"\(\d+(\.\d+)? m?s\)", page.text_content("#messages-body"))
     page.close()
