@@ -192,8 +192,17 @@ def axe_violations(page: Any) -> list[str]:
 
 
 def sideways(page: Any) -> int:
-    """How many pixels the page scrolls sideways (0: it fits its viewport)."""
-    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+    """How many pixels the page scrolls sideways (0: it fits its viewport). A page that navigates meanwhile (a live
+    match's page goes to its replay when the match ends: ci67 lost the in-play pages' test to it) is measured as
+    it lands."""
+    for attempt in range(3):
+        try:
+            return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+        except Exception as error:  # (playwright's Error: the page navigated while it was asked)
+            if "Execution context was destroyed" not in str(error) or attempt == 2:
+                raise
+            page.wait_for_load_state()
+    raise AssertionError("unreachable")
 
 
 def picture(page: Any, name: str) -> None:
