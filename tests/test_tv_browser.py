@@ -90,8 +90,10 @@ def test_the_tv_follows_matches_in_play_and_shows_nothing_hidden(tmp_path: Path,
         public = s.page()
         # (a match the TV shows may end before its live page loads, which then goes on to the match's page: take
         # the TV's first match again until one is drawn with its score while in play, read in one step of the page)
+        # (and with a step played: a match's first moment reads 'no score yet' and 'starting', no step: ci69)
         drawn = """() => !location.pathname.endsWith('/live') ? 'gone'
-            : document.querySelector('#tv .tv-points') !== null
+            : document.querySelector('#tv .tv-points:not(.tv-none)') !== null
+            && /step \\d+/.test(document.getElementById('tv').innerText)
             && [document.querySelectorAll('#live-hidden').length, document.getElementById('tv').innerText]"""
         deadline = time.monotonic() + 120
         shown: Any = "gone"
