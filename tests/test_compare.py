@@ -30,9 +30,10 @@ from arena.competition.compare import (
     iter_compare_schedule,
     rounds_for,
 )
+from arena.competition.compare_cli import _unfinished
 from arena.competition.config import BotEntry, TournamentConfig
 from arena.competition.plan import Plan, open_competition, prepare
-from arena.competition.runner import run_tournament
+from arena.competition.runner import Summary, run_tournament
 from arena.competition.schedule import Entrant, Scheduled, make_schedule
 from arena.competition.sprt import NELO_PER_T, Sprt
 from arena.competition.store import FaultRow, PlayedMatch, Store
@@ -411,8 +412,33 @@ def test_a_new_version_that_crashes_is_disqualified_and_the_test_ends_without_a_
     assert main(["compare", "rps-poker", *args, "--seed", "3", "--jobs", "2", "--processes", "1"]) == 2
     out = capsys.readouterr().out
     # (the matches that finished after the third fault are recorded, and the verdict says how many it did not count)
-    counted = r"\(2 matches(; \d+ more recorded, in pairs it did not count)?\)"
-    assert re.search(rf"No verdict after 1 pair {counted}: \S+ was disqualified: 3 faults, more than the 2", out), out
+    # (so are the matches of pairs whose first leg waited: one pair counted, or none when deal 1's first leg ended
+    # after the third fault; see the test above)
+    counted = r"(1 pair \(2 matches|0 pairs \(0 matches)(; \d+ more recorded, in pairs it did not count)?\)"
+    assert re.search(rf"No verdict after {counted}: \S+ was disqualified: 3 faults, more than the 2", out), out
+
+
+def test_a_run_that_disqualifies_a_compared_bot_before_its_first_pair_is_whole_ends_the_test_with_why() -> None:
+    # At two at once the legs of one deal are not played together: deal 1's first leg was slow, both legs of deal 2
+    # and deal 3's first ended before it, each with new's fault, and the run disqualified new at the third.
+    schedule = list(iter_compare_schedule(H2H, seed=1, rounds=10))
+    comparison = Comparison(H2H, Sprt(), rounds=10, seed=1, max_faults=2)
+    for s in (schedule[2], schedule[3], schedule[4], schedule[0]):
+        assert comparison.add(won_by(s, "base", "new")) == []  # pair 1 lacks its second leg: nothing counted
+    assert not comparison.finished
+    why = "3 faults, more than the 2 allowed (timeout x3)"
+    _unfinished(comparison, Summary(tournament_id=1, seed=1, scheduled=20, already_done=0, disqualified={"new": why}))
+    assert comparison.finished and comparison.stopped == f"new was disqualified: {why}"
+    comparison.recorded = 4
+    assert comparison.verdict_line() == (
+        "No verdict after 0 pairs (0 matches; 4 more recorded, in pairs it did not count):"
+        f" new was disqualified: {why}."
+    )
+    # (with no compared bot disqualified, a pair left unplayed is one another arena on the database may yet play)
+    other = Comparison(H2H, Sprt(), rounds=10, seed=1)
+    other.add(won_by(schedule[0], "new"))
+    _unfinished(other, Summary(tournament_id=1, seed=1, scheduled=20, already_done=0, left_to_others=1))
+    assert other.stopped.startswith("a pair is incomplete (1 match left to another arena on this database)")
 
 
 def test_processes_forget_a_deal_only_when_every_match_on_it_has_ended(

@@ -33,7 +33,7 @@ from .compare import Comparison, Roles, check_roles, iter_compare_schedule, plur
 from .config import BotEntry, TournamentConfig, effective_jobs, expand_bot
 from .plan import OpenedCompetition, Plan, open_competition, prepare
 from .progress import QuietProgress
-from .runner import admit, game_error_status, run_tournament, supervisor_processes
+from .runner import Summary, admit, game_error_status, run_tournament, supervisor_processes
 from .schedule import Entrant, Scheduled
 from .sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, MODELS, Sprt
 from .store import PlayedMatch, Store
@@ -297,17 +297,35 @@ def _play(
             pin=pin,
         )
     )
-    if not summary.interrupted and not comparison.finished:
-        # every match this arena could play is recorded, yet a pair lacks one (another arena has it)
-        others = summary.left_to_others
-        comparison.stopped = "a pair is incomplete" + (
-            f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
-        )
-        comparison.stopped += "; run the same command again to go on"
+    _unfinished(comparison, summary)
     if summary.game_errors:
         comparison.stopped = f"{plural(len(summary.game_errors), 'game error')} (the game's own code failed)"
         game_error_status(summary)
     return summary.interrupted, len(summary.game_errors)
+
+
+def _unfinished(comparison: Comparison, summary: Summary) -> None:
+    """Say why a run that played all it could ended before the comparison did (``comparison.stopped``).
+
+    The run disqualifies a bot at its faults in the order its matches end; the comparison counts faults in schedule
+    order, pair by pair. So a run can disqualify a compared bot while an earlier pair lacks a leg it never started
+    (legs of one deal are not played at once: both legs of a later deal ended first): that bot's disqualification
+    is why, not a missing match that another run could play.
+    """
+    if summary.interrupted or comparison.finished:
+        return
+    compared = [
+        name for name in (comparison.roles.new.name, comparison.roles.base.name) if name in summary.disqualified
+    ]
+    if compared:
+        comparison.stopped = f"{printable(compared[0])} was disqualified: {summary.disqualified[compared[0]]}"
+        return
+    # every match this arena could play is recorded, yet a pair lacks one (another arena has it)
+    others = summary.left_to_others
+    comparison.stopped = "a pair is incomplete" + (
+        f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
+    )
+    comparison.stopped += "; run the same command again to go on"
 
 
 def _keep_verdict(store: Store, tid: int, comparison: Comparison) -> None:
