@@ -60,6 +60,32 @@ async def test_a_bot_runs_with_the_python_the_organisers_path_finds(tmp_path: Pa
     assert record.faults == [], record.faults
 
 
+async def test_a_command_line_bot_naming_a_venvs_python_by_its_path_runs_in_that_venv(
+    tmp_path: Path, venv: Path
+) -> None:
+    # (the venv's bin/python is a link to the Python it was made from: run by the link's target, the bot would not
+    # find the venv's packages; `arena tournament rps-poker "/path/to/venv/bin/python bot.py" ...` did so)
+    script = tmp_path / "scripts" / "bot.py"
+    script.parent.mkdir()
+    script.write_text(BOT)
+    assert (venv / "bin" / "python").is_symlink()
+    bot = BotSpec(name="venv-bot", command=(str(venv / "bin" / "python"), "bot.py"), cwd=script.parent)
+    opponent = resolve(str(SAMPLE_BOTS / "rps-poker" / "minimal-python"))
+    record = await play_match(get_game("rps-poker"), (bot, opponent), seed=5, limits=Limits(), log_dir=tmp_path)
+    assert record.faults == [], record.faults
+    # ... and a link elsewhere than in an installation still runs its target (the jail reads that, not the link)
+    link = tmp_path / "links" / "my-bot"
+    link.parent.mkdir()
+    executable = script.with_name("run-bot")
+    plain = [line.replace("only_in_this_venv.ACTION", "0") for line in BOT.splitlines() if "import only" not in line]
+    executable.write_text("\n".join(["#!/usr/bin/env python3", *plain, ""]))
+    executable.chmod(0o755)
+    link.symlink_to(executable)
+    linked = BotSpec(name="linked-bot", command=(str(link),), cwd=link.parent)
+    record = await play_match(get_game("rps-poker"), (linked, opponent), seed=5, limits=Limits(), log_dir=tmp_path)
+    assert record.faults == [], record.faults
+
+
 async def test_where_the_jail_cannot_read_that_python_a_crash_says_which_ran(tmp_path: Path, venv: Path) -> None:
     saved = current_policy()
     for layer in ("uid", "rlimits"):

@@ -629,7 +629,8 @@ class Jail:
         if not folder_bot:
             # A command-line bot is not given the folder it was named from (the organiser's results may be
             # there): its files are named by absolute path and it runs in its scratch folder.
-            argv = [str((self.spec.cwd / a).resolve()) if _exists(self.spec.cwd / a) else a for a in argv]
+            argv = [_named(self.spec.cwd / a, program=i == 0) if _exists(self.spec.cwd / a) else a
+                    for i, a in enumerate(argv)]  # fmt: skip
         cwd = self.spec.cwd if folder_bot else self.scratch
         if self.uid is None or "bwrap" in self.layers:
             return cwd, argv, readable
@@ -1006,6 +1007,18 @@ def sweep_stale(root: Path, cgroup: _cgroup.CgroupBase | None) -> None:
         left = _cgroup.BotCgroup(version=cgroup.version, dirs=dirs)
         left.kill_all()
         left.remove()
+
+
+def _named(path: Path, *, program: bool) -> str:
+    """A file a command-line bot's command names, by absolute path: its links resolved (the jail reads their
+    targets), but for the program, one inside an installation it belongs to keeps its path (see
+    :meth:`Jail._program`): a venv's ``bin/python`` is a link to the Python it was made from, and run by its
+    target it would be that Python without the venv's packages."""
+    if program:
+        plain = Path(os.path.abspath(path))
+        if any(plain.is_relative_to(p) for p in installation(plain)):
+            return str(plain)
+    return str(path.resolve())
 
 
 def _exists(path: Path) -> bool:
