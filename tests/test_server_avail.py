@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 import trio
 
+from arena._errors import ConfigError
 from arena.checks.bot import Report, check_bot
 from arena.competition.ladder import Ladder
 from arena.server._queue import CheckSlots, FairQueue
+from arena.server.config import load
 
-from .servertools import Kit, bot_archive, minimal_bot, running, write_config
+from .servertools import PLAYS_ON, Kit, bot_archive, minimal_bot, running, write_config
 
 SLOW_BOT = """\
 import json, sys, time
@@ -139,6 +141,21 @@ async def test_disqualify_ends_a_pair_played_in_the_servers_own_process(tmp_path
             while held(ladder, "slowpoke"):
                 await trio.sleep(0.02)
         assert not [m for m in kit.matches if "slowpoke" in (m.bot_a, m.bot_b)]
+
+
+@pytest.mark.slow
+async def test_a_ladder_whose_slots_rest_plays_no_faster_than_its_rest_allows(tmp_path: Path) -> None:
+    config = write_config(tmp_path, ladder=f"{PLAYS_ON}\nrest_s = 0.5", extra="workers = 0")
+    async with running(config, jobs=1) as kit:
+        await kit.wait_matches(2)
+        start, before = trio.current_time(), kit.competition.played
+        await trio.sleep(2.0)
+        played, elapsed = kit.competition.played - before, trio.current_time() - start
+    # One slot: a pair (two matches) and half a second's rest, over and over (without the rest: hundreds).
+    assert played <= 2 * (elapsed / 0.5 + 1), played
+    for value, error in (("-1", "must be from 0 to 3600 seconds, not -1"), ('"1s"', "rest_s")):
+        with pytest.raises(ConfigError, match=error):
+            load(write_config(tmp_path, ladder=f"rest_s = {value}"))
 
 
 # Checks ------------------------------------------------------------------------------------------------

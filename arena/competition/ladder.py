@@ -288,6 +288,9 @@ class Policy:
     heavy_slots: int = 0
     """At most this many slots may hold deals of an owner that is waiting so (0: a quarter of the slots, at
     least one): slow bots never hold the ladder."""
+    rest_s: float = 0.0
+    """After each deal (or pair) a slot rests this long before it takes the next: at most ``slots / rest_s``
+    deals a second, the rest of the machine's CPU left to other work (0: the slots play on at once)."""
 
     def share(self, slots: int, versions: int) -> int:
         """The most slots one version may hold, of ``slots``, in a field of ``versions``."""
@@ -1234,6 +1237,8 @@ class Ladder:
                 for label in self._departed(pair):  # its processes released since the drop would idle
                     pool.drop(field[label].spec.name)
             self.wake()  # the other slots may now take the pair's versions again
+            if self.policy.rest_s:
+                await trio.sleep(self.policy.rest_s)
 
     def _note_idle(self) -> None:
         """Say when the ladder stops with two versions or more to play and nothing in play (every pair is

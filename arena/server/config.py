@@ -24,6 +24,7 @@
     placement_pairs = 4             # pairs (or tables) a new version plays first, against a spread of the field
     pair_budget = 12                # at most this many pairs (or tables) between two versions
     version_slots = 0               # most ladder slots one version holds at once (0: ceil(slots / versions))
+    rest_s = 0                      # seconds a slot rests after each deal (0: none): caps the ladder's pace and CPU
 
     [access]
     registration = "invite"         # invite: one-time codes the organiser makes (`arena serve CONFIG --invite N`,
@@ -95,7 +96,7 @@ from .retention import Retention
 _TOP = {"name", "game", "game_module", "max_faults", "jobs", "workers", "cluster", "house_bots", "params", "limits"}
 _TOP |= {"sandbox_min", "server_weight"}  # the weakest sandbox for strangers; the server's CPU weight
 _TABLES = {
-    "ladder": {"duplicate", "placement_pairs", "pair_budget", "version_slots"},
+    "ladder": {"duplicate", "placement_pairs", "pair_budget", "version_slots", "rest_s"},
     "access": {"registration", "replays", "registrations_per_hour"},
     "uploads": {
         "max_bytes",
@@ -114,6 +115,8 @@ REGISTRATION = ("invite", "open", "approve")
 DUPLICATE = ("tables", "swapped")
 """The ladder's duplicate schemes (:data:`arena.competition.ladder.SCHEMES`), the default first."""
 REPLAYS = ("public", "owners", "after-end")
+MAX_REST_S = 3600
+"""The longest ``[ladder] rest_s``: an hour between a slot's deals (longer is a paused ladder: ``/admin``)."""
 
 
 @dataclass
@@ -130,6 +133,9 @@ class LadderPolicy:
     """At most this many duplicate pairs between any two versions; settled pairs stop."""
     version_slots: int = 0
     """Most of the ladder's slots one version may hold at once; 0: its fair share, ceil(slots / versions)."""
+    rest_s: float = 0.0
+    """Seconds a slot rests after each deal before it takes the next (0: none): caps the ladder's pace, and so its
+    CPU, on a machine that does other work."""
 
 
 @dataclass
@@ -270,6 +276,9 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
         raise check.error(
             ("workers",), f"must be 0 (matches in the server's process) or 1 (in a worker process), not {workers}"
         )
+    rest: float = check.get(tables["ladder"], ("ladder", "rest_s"), (int, float), 0.0)
+    if not 0 <= rest <= MAX_REST_S:
+        raise check.error(("ladder", "rest_s"), f"must be from 0 to {MAX_REST_S} seconds, not {rest}")
     proxies = check.get(tables["server"], ("server", "trusted_proxies"), list, [])
     if not all(isinstance(entry, str) for entry in proxies):
         raise check.error(("server", "trusted_proxies"), "must be a list of addresses or networks, as strings")
@@ -293,6 +302,7 @@ def parse(data: dict[str, Any], *, path: Path, text: str) -> ServerConfig:
             placement_pairs=number("ladder", "placement_pairs", 4, 0),
             pair_budget=number("ladder", "pair_budget", 12, 1),
             version_slots=number("ladder", "version_slots", 0, 0),
+            rest_s=rest,
         ),
         registration=choice("access", "registration", REGISTRATION),
         replays=choice("access", "replays", REPLAYS),

@@ -162,7 +162,7 @@ class LadderHost:
             ladder = c.config.ladder
             self.ladder = Ladder(
                 c.store, c.tid, c.game, c.config.limits, seed=c.seed,
-                policy=Policy(ladder.placement_pairs, ladder.pair_budget, ladder.version_slots),
+                policy=Policy(ladder.placement_pairs, ladder.pair_budget, ladder.version_slots, rest_s=ladder.rest_s),
                 field=c.field, ratings=c.ratings, recorded=c._recorded, log_dir=c.logs,
                 slots=max(1, jobs) + ahead, remote=remote, book=PairBook(),  # (read by _play); a slot per job
                 scheme=ladder.duplicate, say=say,
