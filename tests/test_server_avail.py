@@ -145,7 +145,8 @@ async def test_disqualify_ends_a_pair_played_in_the_servers_own_process(tmp_path
 
 @pytest.mark.slow
 async def test_a_ladder_whose_slots_rest_plays_no_faster_than_its_rest_allows(tmp_path: Path) -> None:
-    config = write_config(tmp_path, ladder=f"{PLAYS_ON}\nrest_s = 0.5", extra="workers = 0")
+    config = write_config(tmp_path, ladder=PLAYS_ON.replace("rest_s = 0.2", "rest_s = 0.5"), extra="workers = 0")
+    assert load(config).ladder.rest_s == 0.5
     async with running(config, jobs=1) as kit:
         await kit.wait_matches(2)
         start, before = trio.current_time(), kit.competition.played
