@@ -67,6 +67,10 @@ class BotSpec:
     owner: str = ""
     """Whose bot it is where builds must not be shared between owners (a server's participant): part of its
     build key, so two owners' byte-identical folders are built apart. ``""``: the organiser's own bots."""
+    from_folder: bool = False
+    """Read from a bot folder's ``bot.toml`` (:func:`load_folder`): its jail reads that folder, and only it, and
+    its command runs there, whatever the folder holds by then (a build may delete its ``bot.toml``). Else a
+    command-line bot: the files its command names are made readable, through their links."""
 
     @property
     def process_mode(self) -> str:
@@ -205,6 +209,7 @@ def load_folder(folder: Path, *, source: str = "") -> BotSpec:
         game=game,
         source=source or str(folder),
         digest=hash_path(folder),
+        from_folder=True,
     )
 
 

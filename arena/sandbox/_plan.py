@@ -37,7 +37,7 @@ import psutil
 from protocol import Limits
 
 from ..bots.js import HOST_JS
-from ..bots.spec import MANIFEST, BotSpec
+from ..bots.spec import BotSpec
 from . import _builds, _cgroup, _masks, _native, _tree
 from ._launch import LAUNCH_CODE, OVERLAID, landlock_abi, seccomp_filter
 from ._programs import find_program, installation, is_system
@@ -374,7 +374,7 @@ def bot_paths(spec: BotSpec) -> list[Path]:
     The JavaScript host shipped with Arena is readable when the command names it.
     """
     host = [HOST_JS] if str(HOST_JS) in spec.command else []
-    if (spec.cwd / MANIFEST).is_file():
+    if spec.from_folder:  # (not whether a bot.toml is there now: a build may have deleted its own)
         return [spec.cwd, *host]
     found = []
     for arg in spec.command:
@@ -625,7 +625,7 @@ class Jail:
         """The bot's working folder, command and readable paths; copied into the jail if its UID could not read them."""
         readable = bot_paths(self.spec)
         argv = list(self.spec.command)
-        folder_bot = (self.spec.cwd / MANIFEST).is_file()
+        folder_bot = self.spec.from_folder
         if not folder_bot:
             # A command-line bot is not given the folder it was named from (the organiser's results may be
             # there): its files are named by absolute path and it runs in its scratch folder.
@@ -743,7 +743,7 @@ class Jail:
         server, the data folder, the participant's name and the submission's
         number). ``None`` where it does not apply.
         """
-        if os.geteuid() != 0 or self.writable or not (cwd / MANIFEST).is_file() or not _overlay_known():
+        if os.geteuid() != 0 or self.writable or not self.spec.from_folder or not _overlay_known():
             return None
         at, empty = self.home / "bot", self.home / "layer"
         at.mkdir(mode=0o755)
@@ -1015,7 +1015,7 @@ def _named(path: Path, *, program: bool) -> str:
     :meth:`Jail._program`): a venv's ``bin/python`` is a link to the Python it was made from, and run by its
     target it would be that Python without the venv's packages."""
     if program:
-        plain = Path(os.path.abspath(path))
+        plain = path.parent.resolve() / path.name  # (its folders' links resolved, as the kernel would: not "..")
         if any(plain.is_relative_to(p) for p in installation(plain)):
             return str(plain)
     return str(path.resolve())

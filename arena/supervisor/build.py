@@ -137,7 +137,7 @@ async def _run_build(
     """
     limits = policy.build_limits()
     seconds = min(spec.build_timeout_s, policy.build_time_s)
-    builder = BotSpec(name=f"{spec.name}.build", command=spec.build, cwd=folder, profile=spec.profile)
+    builder = BotSpec(name=f"{spec.name}.build", command=spec.build, cwd=folder, profile=spec.profile, from_folder=True)
     with contextlib.suppress(FileNotFoundError):
         log_path.unlink()
     options = SpawnOptions(
