@@ -427,7 +427,8 @@ def test_a_run_that_disqualifies_a_compared_bot_before_its_first_pair_is_whole_e
         assert comparison.add(won_by(s, "base", "new")) == []  # pair 1 lacks its second leg: nothing counted
     assert not comparison.finished
     why = "3 faults, more than the 2 allowed (timeout x3)"
-    _unfinished(comparison, Summary(tournament_id=1, seed=1, scheduled=20, already_done=0, disqualified={"new": why}))
+    summary = Summary(tournament_id=1, seed=1, scheduled=20, already_done=0, disqualified={"new": why})
+    assert _unfinished(comparison, summary) == []
     assert comparison.finished and comparison.stopped == f"new was disqualified: {why}"
     comparison.recorded = 4
     assert comparison.verdict_line() == (
@@ -439,6 +440,18 @@ def test_a_run_that_disqualifies_a_compared_bot_before_its_first_pair_is_whole_e
     other.add(won_by(schedule[0], "new"))
     _unfinished(other, Summary(tournament_id=1, seed=1, scheduled=20, already_done=0, left_to_others=1))
     assert other.stopped.startswith("a pair is incomplete (1 match left to another arena on this database)")
+    # Against a field, an opponent the run disqualified before pair 1's last leg: its pairs are skipped, the
+    # test goes on with the others' (a next run, starting from the faults recorded, would not play that leg).
+    field = list(iter_compare_schedule(FIELD, seed=1, rounds=1))
+    against = Comparison(FIELD, Sprt(), rounds=1, seed=1, max_faults=2)
+    assert {field[0].bot_a, field[0].bot_b} & {"x"} and {field[4].bot_a, field[4].bot_b} & {"y"}
+    for s in (*field[4:8], *field[0:2]):
+        assert against.add(won_by(s, "new")) == []  # pair 1 (against x) lacks its last two legs
+    summary = Summary(tournament_id=1, seed=1, scheduled=8, already_done=0, disqualified={"x": why})
+    lines = _unfinished(against, summary)
+    assert lines[0] == f"x was disqualified ({why}): its pairs from pair 1 on are not counted"
+    assert lines[1].startswith("Pair 2 of 2 (c1-vs-y):")
+    assert against.finished and not against.stopped and (against.pairs_done, against.pairs_skipped) == (1, 1)
 
 
 def test_processes_forget_a_deal_only_when_every_match_on_it_has_ended(

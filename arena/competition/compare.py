@@ -241,6 +241,17 @@ class Comparison:
         if self.finished:
             return []
         self._results[match.key] = match
+        return self._advance()
+
+    def disqualify(self, bot: str, why: str) -> list[str]:
+        """Take ``bot`` as disqualified (a run did, counting its faults as its matches ended, so a pair this test
+        waits for may never be played); the lines to print, as :meth:`add`."""
+        if self.finished or bot in self.banned:
+            return []
+        self.banned[bot] = why
+        return self._advance()
+
+    def _advance(self) -> list[str]:
         lines: list[str] = []
         while (pair := self._next) is not None and not self.finished:
             if not self._follow(pair):

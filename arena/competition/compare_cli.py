@@ -297,35 +297,36 @@ def _play(
             pin=pin,
         )
     )
-    _unfinished(comparison, summary)
+    for line in _unfinished(comparison, summary):
+        print(line, flush=True)
     if summary.game_errors:
         comparison.stopped = f"{plural(len(summary.game_errors), 'game error')} (the game's own code failed)"
         game_error_status(summary)
     return summary.interrupted, len(summary.game_errors)
 
 
-def _unfinished(comparison: Comparison, summary: Summary) -> None:
-    """Say why a run that played all it could ended before the comparison did (``comparison.stopped``).
+def _unfinished(comparison: Comparison, summary: Summary) -> list[str]:
+    """Go on, or say why not, where a run that played all it could ended before the comparison did; the lines to
+    print.
 
     The run disqualifies a bot at its faults in the order its matches end; the comparison counts faults in schedule
-    order, pair by pair. So a run can disqualify a compared bot while an earlier pair lacks a leg it never started
-    (legs of one deal are not played at once: both legs of a later deal ended first): that bot's disqualification
-    is why, not a missing match that another run could play.
+    order, pair by pair. So a run can disqualify a bot while an earlier pair lacks a leg it never started (legs of
+    one deal are not played at once: both legs of a later deal ended first), and no later run plays that leg
+    (each starts from the faults recorded): the comparison takes the run's disqualifications, which end it (a
+    compared bot) or skip the opponent's pairs; only a pair still lacking a match is left to another run.
     """
     if summary.interrupted or comparison.finished:
-        return
-    compared = [
-        name for name in (comparison.roles.new.name, comparison.roles.base.name) if name in summary.disqualified
-    ]
-    if compared:
-        comparison.stopped = f"{printable(compared[0])} was disqualified: {summary.disqualified[compared[0]]}"
-        return
+        return []
+    lines = [line for bot, why in summary.disqualified.items() for line in comparison.disqualify(bot, why)]
+    if comparison.finished:
+        return lines
     # every match this arena could play is recorded, yet a pair lacks one (another arena has it)
     others = summary.left_to_others
     comparison.stopped = "a pair is incomplete" + (
         f" ({plural(others, 'match')} left to another arena on this database)" if others else ""
     )
     comparison.stopped += "; run the same command again to go on"
+    return lines
 
 
 def _keep_verdict(store: Store, tid: int, comparison: Comparison) -> None:

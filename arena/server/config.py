@@ -115,8 +115,9 @@ REGISTRATION = ("invite", "open", "approve")
 DUPLICATE = ("tables", "swapped")
 """The ladder's duplicate schemes (:data:`arena.competition.ladder.SCHEMES`), the default first."""
 REPLAYS = ("public", "owners", "after-end")
-MAX_REST_S = 3600
-"""The longest ``[ladder] rest_s``: an hour between a slot's deals (longer is a paused ladder: ``/admin``)."""
+MAX_REST_S = 60
+"""The longest ``[ladder] rest_s``: a minute between a slot's deals (a resting slot finishes its rest even when the
+field changes; a ladder to stop is paused: ``/admin``)."""
 
 
 @dataclass
