@@ -218,6 +218,18 @@ async def test_a_seats_peak_memory_counts_a_spike_freed_before_its_answer(tmp_pa
     assert record.stats[0].peak_rss >= 96 << 20 > record.stats[1].peak_rss
 
 
+async def test_a_request_to_a_process_whose_output_was_closed_under_it_is_no_crash() -> None:
+    # (ci84: a Ctrl-C stopped a tournament's processes while a match went on to its next request; marking what the
+    # bot had written unasked polled descriptor -1, and the arena ended in a ValueError's traceback)
+    good = resolve(str(GOOD))
+    async with open_bot(good, spawn_options(good, FAST, None)) as bot:
+        assert bot.process.stdout is not None
+        await bot.process.stdout.aclose()
+        bot.mark_unasked()
+        with pytest.raises(trio.ClosedResourceError):
+            await bot.read_line(output_budget=1 << 16)
+
+
 async def test_a_late_answer_is_never_taken_for_a_later_request(tmp_path: Path) -> None:
     # One process plays two matches; its late answer to match 1 arrives during match 2.
     game = get_game("rps-poker")

@@ -384,6 +384,8 @@ class BotProcess:
         told apart from answers; costs one ``poll`` when nothing is there.
         """
         fd = self.stdout_fd
+        if fd < 0:  # closed under the match (its processes stopped at Ctrl-C): reading it says so, as trio would
+            return
         if self._stdout_poll is None:
             self._stdout_poll = select.poll()
             self._stdout_poll.register(fd, select.POLLIN)
