@@ -142,7 +142,9 @@ async def test_the_slowest_answer_leaves_start_up_out(tmp_path: Path) -> None:
     report = await run_check(command("check_slow_start.py"), tmp_path, limits=Limits(), matches=2)
     assert report.ok, [c.lines() for c in report.checks if c.passed is False]
     startup = report.get("starts and answers its first request").detail
-    assert int(startup.split("after ")[1].split(" ms")[0]) >= 1000  # it sleeps 1 s before it reads
+    # It sleeps 1 s as it starts, before it reads: its start-up counts from the first request's sending, a moment
+    # after its sleep began (999 ms beside two busy loops, ci94), and its answers take milliseconds.
+    assert int(startup.split("after ")[1].split(" ms")[0]) >= 900
     slowest = report.get("answers within limits").detail
     assert int(slowest.split("slowest answer ")[1].split(" ms")[0]) < 1000, slowest
 
