@@ -257,7 +257,12 @@ async def test_a_fork_bomb_is_contained_and_other_matches_go_on(tmp_path: Path) 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run, "bomb", hostile("fork_bomb"))
         nursery.start_soon(run, "calm", resolve(str(SAMPLE_BOTS / "rps-poker" / "random-python")))
-    assert_fault(records["bomb"], "timeout", "of CPU")
+    # Contained either way: its CPU time runs out, or, on a loaded machine, its forks' memory (each writes its copy
+    # of the interpreter's pages) reaches the jail's limit first (ci95, beside two busy loops).
+    (fault,) = records["bomb"].faults
+    assert (fault.seat, fault.kind) in {("A", "timeout"), ("A", "memory_limit")}, fault
+    assert "of CPU" in fault.reason or "128 MiB" in fault.reason, fault.reason
+    assert records["bomb"].result.forfeit == ["A"]
     assert records["calm"].faults == []
 
 
