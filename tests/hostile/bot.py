@@ -3,7 +3,8 @@
 Attacks that the sandbox should block exit with code 4 when blocked (so the
 arena records a precise crash), and play on normally when they succeed (so a
 test expecting the crash fails). Paths come hex-encoded: a path named on a
-bot's command line is granted to it. Mode ``write`` answers its trigger with
+bot's command line is granted to it (``read_named`` reads a plain one, as a
+link in its own folder that its command names). Mode ``write`` answers its trigger with
 the hex-encoded bytes of its argument, ``ID`` in them replaced by the request's id.
 
 The ``collude_*`` modes run in both seats of a match: each copy tries to find
@@ -113,9 +114,9 @@ def attack() -> None:
         except OSError:
             sys.exit(BLOCKED)
         time.sleep(0.3)  # the test checks what reached the arena's socket
-    if mode == "read_file":
+    if mode in ("read_file", "read_named"):
         try:
-            with open(path_arg()) as file:
+            with open(path_arg() if mode == "read_file" else arg) as file:
                 file.read()
         except OSError:
             sys.exit(BLOCKED)
